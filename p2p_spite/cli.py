@@ -1,0 +1,140 @@
+"""The ``p2p-spite`` command: parses arguments and wires the parts together."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import UserError
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _seed_arg(text: str) -> bytes:
+    from .engine import parse_seed
+
+    try:
+        return parse_seed(text.strip().lower())
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .bots import LEVELS
+
+    levels = ", ".join(LEVELS)
+    parser = argparse.ArgumentParser(
+        prog="p2p-spite",
+        description="Spite & Malice for two, peer to peer in the terminal.",
+    )
+    parser.add_argument("--version", action="version", version=f"p2p-spite {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "replay",
+        help="replay a match record (--check: verify it)",
+        description="Replay a match record deterministically from its seed.",
+    )
+    p.add_argument("file", type=Path, help="the record (JSON) to replay")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="verify every move and result; print one summary line (exit 0) or the first error (exit 1)",
+    )
+    p.set_defaults(run=_run_replay)
+
+    p = sub.add_parser(
+        "selfplay",
+        help="computer against computer, written as a record",
+        description="Play computer against computer in one process and write the record.",
+    )
+    p.add_argument("--seed", type=_seed_arg, help="match seed, 64 hex digits (default: a fresh one, printed)")
+    p.add_argument("--record", type=Path, required=True, help="where to write the record")
+    p.add_argument("--games", type=_positive_int, help="stop after this many games")
+    p.add_argument("--target", type=_positive_int, default=50, help="points that win the match (default 50)")
+    p.add_argument(
+        "--bots", default="easy,easy", help=f"two levels, seat 0 first, e.g. random,easy (levels: {levels})"
+    )
+    p.set_defaults(run=_run_selfplay)
+    return parser
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from . import record
+
+    if not args.check:
+        raise UserError("the replay viewer is not available yet; use --check")
+    rec = record.load(args.file)
+    match = record.verify(rec)
+    moves = match.total_moves
+    games = len(rec.games)
+    line = (
+        f"ok: {games} game{'s' * (games != 1)}, {moves} move{'s' * (moves != 1)}, "
+        f"scores {match.scores[0]}-{match.scores[1]}"
+    )
+    if match.over:
+        winner = match.winner
+        assert winner is not None
+        name = match.players[winner] or f"seat {winner}"
+        line += f", match won by {name} (seat {winner})"
+    print(line)
+    return 0
+
+
+def _run_selfplay(args: argparse.Namespace) -> int:
+    from . import record
+    from .bots import make_bot
+    from .engine import Match, new_seed
+    from .selfplay import play_match
+
+    names = [n.strip() for n in args.bots.split(",")]
+    if len(names) != 2:
+        raise UserError("--bots takes two levels, e.g. random,easy", exit_code=2)
+    try:
+        bots = [make_bot(n, seed) for seed, n in enumerate(names)]
+    except ValueError as e:
+        raise UserError(str(e), exit_code=2) from None
+    seed = args.seed
+    if seed is None:
+        seed = new_seed()
+        print(f"seed {seed.hex()}")
+    match = Match(seed, args.target, players=(f"{names[0]} bot", f"{names[1]} bot"))
+    play_match(match, bots, max_games=args.games)
+    path = record.save(match, args.record)
+    print(
+        f"{match.game_number} game(s), {match.total_moves} moves, scores "
+        f"{match.scores[0]}-{match.scores[1]}; record written to {path}"
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run = getattr(args, "run", None)
+    if run is None:
+        parser.print_help()
+        return 2
+    try:
+        result: int = run(args)
+        return result
+    except UserError as e:
+        print(f"p2p-spite: {e}", file=sys.stderr)
+        return e.exit_code
+    except ValueError as e:  # RecordError and other bad-input errors
+        print(f"p2p-spite: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("p2p-spite: interrupted", file=sys.stderr)
+        return 130

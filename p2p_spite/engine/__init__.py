@@ -1,0 +1,62 @@
+"""The rules of Spite & Malice: pure, deterministic, no I/O.
+
+``legal_moves(state)`` and ``apply(state, move)`` are the heart; a seat sees a
+game only through ``view(state, seat)``.
+"""
+
+from .cards import ACE, KING, QUEEN, Card, card_str, card_symbol, cards_str, parse_card, rank, suit
+from .match import DEFAULT_TARGET, Match, MatchOverError, new_seed
+from .moves import CENTER, HAND, PAYOFF, SIDE, Move, move_from_json
+from .rng import Stream, parse_seed
+from .state import (
+    DRAW_STOCK,
+    WIN_PAYOFF,
+    WIN_RESIGN,
+    GameOverError,
+    GameState,
+    IllegalMoveError,
+    Result,
+    RulesError,
+    apply,
+    fits,
+    legal_moves,
+)
+from .view import PlayerView, view
+
+__all__ = [
+    "ACE",
+    "CENTER",
+    "DEFAULT_TARGET",
+    "DRAW_STOCK",
+    "HAND",
+    "KING",
+    "PAYOFF",
+    "QUEEN",
+    "SIDE",
+    "WIN_PAYOFF",
+    "WIN_RESIGN",
+    "Card",
+    "GameOverError",
+    "GameState",
+    "IllegalMoveError",
+    "Match",
+    "MatchOverError",
+    "Move",
+    "PlayerView",
+    "Result",
+    "RulesError",
+    "Stream",
+    "apply",
+    "card_str",
+    "card_symbol",
+    "cards_str",
+    "fits",
+    "legal_moves",
+    "move_from_json",
+    "new_seed",
+    "parse_card",
+    "parse_seed",
+    "rank",
+    "suit",
+    "view",
+]

@@ -1,0 +1,105 @@
+"""A match: games to a target score, all from one seed (SPEC section 1)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from .moves import Move
+from .rng import SEED_BYTES
+from .state import GameOverError, GameState, Result, RulesError
+
+DEFAULT_TARGET = 50
+
+
+class MatchOverError(RulesError):
+    """An action on a match that is already decided."""
+
+
+def new_seed() -> bytes:
+    """A fresh random match seed (for a match nobody needs to agree on)."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+class Match:
+    """The games of a match, their moves and the scores.
+
+    ``games[-1]`` is the game being played.  When it ends, the scores are
+    updated; the next game starts only when :meth:`next_game` is called, so a
+    driver can show the finished game first.
+    """
+
+    def __init__(
+        self,
+        seed: bytes,
+        target: int = DEFAULT_TARGET,
+        players: Sequence[str] = ("", ""),
+    ) -> None:
+        if len(seed) != SEED_BYTES:
+            raise ValueError(f"a seed is {SEED_BYTES} bytes, not {len(seed)}")
+        if type(target) is not int or target < 1:
+            raise ValueError(f"the target must be a positive integer, not {target!r}")
+        self.seed = seed
+        self.target = target
+        self.players = (str(players[0]), str(players[1]))
+        self.scores = [0, 0]
+        self.games: list[GameState] = [GameState.deal(seed, 1)]
+        self.moves: list[list[Move]] = [[]]
+
+    @property
+    def game(self) -> GameState:
+        return self.games[-1]
+
+    @property
+    def game_number(self) -> int:
+        return len(self.games)
+
+    @property
+    def results(self) -> list[Result | None]:
+        return [g.result for g in self.games]
+
+    @property
+    def winner(self) -> int | None:
+        """The seat that reached the target, if any."""
+        for seat in (0, 1):
+            if self.scores[seat] >= self.target:
+                return seat
+        return None
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def total_moves(self) -> int:
+        return sum(len(m) for m in self.moves)
+
+    def apply(self, move: Sequence[Any]) -> Move:
+        """Play a move in the current game; return it as a Move."""
+        game = self.game
+        game.apply(move)
+        m = move if type(move) is Move else Move(*move)
+        self.moves[-1].append(m)
+        if game.result is not None:
+            self._score(game.result)
+        return m
+
+    def resign(self, seat: int) -> Result:
+        result = self.game.resign(seat)
+        self._score(result)
+        return result
+
+    def _score(self, result: Result) -> None:
+        if result.winner is not None:
+            self.scores[result.winner] += result.points
+
+    def next_game(self) -> GameState:
+        """Deal the next game once the current one is over."""
+        if self.over:
+            raise MatchOverError("the match is over")
+        if self.game.result is None:
+            raise GameOverError("the current game is still being played")
+        self.games.append(GameState.deal(self.seed, len(self.games) + 1))
+        self.moves.append([])
+        return self.game

@@ -1,0 +1,360 @@
+"""One game of Spite & Malice: the state, its legal moves and how moves apply.
+
+The state is mutable, like python-chess's ``Board``: :meth:`GameState.apply`
+checks a move completely before it touches anything, so an illegal move
+raises :class:`IllegalMoveError` and leaves the state exactly as it was.
+Use :meth:`GameState.copy` to branch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from .cards import Card, card_str, rank
+from .moves import CENTER, CENTER_STACKS, HAND, PAYOFF, SIDE, SIDE_STACKS, Move
+from .rng import Stream
+
+HAND_SIZE = 5
+PAYOFF_SIZE = 20
+STACK_COMPLETE = 12
+
+WIN_PAYOFF = "payoff"
+WIN_RESIGN = "resign"
+DRAW_STOCK = "stock"
+
+
+class Result(NamedTuple):
+    """How a game ended: ``winner`` is a seat, or None for a draw."""
+
+    winner: int | None
+    points: int
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winner": self.winner, "points": self.points, "reason": self.reason}
+
+
+class RulesError(Exception):
+    """Base of the errors the engine raises."""
+
+
+class IllegalMoveError(RulesError, ValueError):
+    """A move the rules refuse, with the move and the reason."""
+
+    def __init__(self, move: Sequence[Any], reason: str) -> None:
+        self.move = list(move) if isinstance(move, (list, tuple)) else move
+        self.reason = reason
+        super().__init__(f"illegal move {self.move}: {reason}")
+
+
+class GameOverError(RulesError):
+    """An action on a game that has already ended."""
+
+
+def fits(card: Card, stack_len: int) -> bool:
+    """May ``card`` go on a center stack holding ``stack_len`` cards?"""
+    r = card % 13
+    return r == 12 or r == stack_len
+
+
+def generate_moves(
+    seat: int,
+    hand: Sequence[Card],
+    payoff_top: Card | None,
+    side_tops: Sequence[Card | None],
+    center_lens: Sequence[int],
+) -> list[Move]:
+    """Every legal move for the seat to move, from what that seat can see.
+
+    Order: pay-off to centers, side tops to centers, hand to centers, then the
+    discards (hand to side stacks), each by index.  Two copies of a card (two
+    decks) give two moves.
+    """
+    moves: list[Move] = []
+    append = moves.append
+    if payoff_top is not None:
+        for i, n in enumerate(center_lens):
+            if fits(payoff_top, n):
+                append(Move(seat, PAYOFF, None, CENTER, i))
+    for s, top in enumerate(side_tops):
+        if top is not None:
+            for i, n in enumerate(center_lens):
+                if fits(top, n):
+                    append(Move(seat, SIDE, s, CENTER, i))
+    for card in hand:
+        for i, n in enumerate(center_lens):
+            if fits(card, n):
+                append(Move(seat, HAND, card, CENTER, i))
+    for card in hand:
+        for s in range(SIDE_STACKS):
+            append(Move(seat, HAND, card, SIDE, s))
+    return moves
+
+
+class GameState:
+    """Everything about one game.  Every pile is a list whose last item is its top."""
+
+    __slots__ = (
+        "game",
+        "stream",
+        "payoff",
+        "hands",
+        "sides",
+        "center",
+        "stock",
+        "starter",
+        "turn",
+        "ply",
+        "result",
+    )
+
+    game: int
+    stream: Stream
+    payoff: list[list[Card]]
+    hands: list[list[Card]]
+    sides: list[list[list[Card]]]
+    center: list[list[Card]]
+    stock: list[Card]
+    starter: int
+    turn: int
+    ply: int
+    result: Result | None
+
+    @classmethod
+    def deal(cls, seed: bytes, game: int = 1) -> GameState:
+        """The fresh deal of game ``game`` of the match with ``seed`` (SPEC 2)."""
+        stream = Stream(seed, game)
+        deck = list(range(104))
+        stream.shuffle(deck)
+        s = cls.__new__(cls)
+        s.game = game
+        s.stream = stream
+        s.payoff = [deck[0:20], deck[20:40]]
+        s.hands = [deck[40:45], deck[45:50]]
+        s.sides = [[[] for _ in range(SIDE_STACKS)] for _ in range(2)]
+        s.center = [[] for _ in range(CENTER_STACKS)]
+        s.stock = deck[50:104]
+        r0, r1 = rank(s.payoff[0][-1]), rank(s.payoff[1][-1])
+        s.starter = 0 if r0 > r1 else 1 if r1 > r0 else stream.below(2)
+        s.turn = s.starter
+        s.ply = 0
+        s.result = None
+        s._refill(s.turn)
+        return s
+
+    def copy(self) -> GameState:
+        s = GameState.__new__(GameState)
+        s.game = self.game
+        s.stream = self.stream.copy()
+        s.payoff = [p[:] for p in self.payoff]
+        s.hands = [h[:] for h in self.hands]
+        s.sides = [[st[:] for st in sd] for sd in self.sides]
+        s.center = [c[:] for c in self.center]
+        s.stock = self.stock[:]
+        s.starter = self.starter
+        s.turn = self.turn
+        s.ply = self.ply
+        s.result = self.result
+        return s
+
+    # -- queries -------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    def payoff_top(self, seat: int) -> Card | None:
+        pile = self.payoff[seat]
+        return pile[-1] if pile else None
+
+    def side_tops(self, seat: int) -> list[Card | None]:
+        return [st[-1] if st else None for st in self.sides[seat]]
+
+    def legal_moves(self) -> list[Move]:
+        """The moves the seat to move may make now (none once the game is over)."""
+        if self.result is not None:
+            return []
+        seat = self.turn
+        return generate_moves(
+            seat,
+            self.hands[seat],
+            self.payoff_top(seat),
+            self.side_tops(seat),
+            [len(c) for c in self.center],
+        )
+
+    def card_count(self) -> int:
+        """All cards in play; 104 whenever the engine is right."""
+        return (
+            sum(len(p) for p in self.payoff)
+            + sum(len(h) for h in self.hands)
+            + sum(len(st) for sd in self.sides for st in sd)
+            + sum(len(c) for c in self.center)
+            + len(self.stock)
+        )
+
+    def digest(self) -> bytes:
+        """A SHA-256 of the whole state, for peers to compare (desync check)."""
+        parts: list[bytes] = [
+            self.game.to_bytes(4, "big"),
+            bytes((self.turn, self.starter)),
+            self.stream.index.to_bytes(8, "big"),
+            repr(tuple(self.result) if self.result else None).encode(),
+        ]
+        piles = [*self.payoff, *self.hands, *self.sides[0], *self.sides[1], *self.center, self.stock]
+        for pile in piles:
+            parts.append(bytes((255, *pile)))
+        return hashlib.sha256(b"".join(parts)).digest()
+
+    def check(self, move: Sequence[Any]) -> str | None:
+        """Why ``move`` is illegal now, or None if it is legal."""
+        try:
+            self._resolve(move)
+        except IllegalMoveError as e:
+            return e.reason
+        return None
+
+    # -- changes -------------------------------------------------------------
+
+    def _resolve(self, move: Sequence[Any]) -> tuple[Card, list[Card] | None]:
+        """Check ``move`` fully; give its card and the pile it leaves (None: the hand)."""
+        if self.result is not None:
+            raise IllegalMoveError(move, "the game is over")
+        try:
+            seat, source, arg, target, index = move
+        except (TypeError, ValueError):
+            raise IllegalMoveError(move, "a move is [seat, source, arg, target, index]") from None
+        if type(seat) is not int or seat != self.turn:
+            if type(seat) is int and seat in (0, 1):
+                raise IllegalMoveError(move, f"it is seat {self.turn}'s turn, not seat {seat}'s")
+            raise IllegalMoveError(move, f"seat must be 0 or 1, not {seat!r}")
+        if target == CENTER:
+            if type(index) is not int or not 0 <= index < CENTER_STACKS:
+                raise IllegalMoveError(move, f"center index must be 0..2, not {index!r}")
+            pile: list[Card] | None
+            if source == HAND:
+                if type(arg) is not int or arg not in self.hands[seat]:
+                    raise IllegalMoveError(move, f"{_card_name(arg)} is not in seat {seat}'s hand")
+                card, pile = arg, None
+            elif source == PAYOFF:
+                if arg is not None:
+                    raise IllegalMoveError(move, f"a pay-off move has arg null, not {arg!r}")
+                pile = self.payoff[seat]
+                card = pile[-1]
+            elif source == SIDE:
+                if type(arg) is not int or not 0 <= arg < SIDE_STACKS:
+                    raise IllegalMoveError(move, f"side stack index must be 0..3, not {arg!r}")
+                pile = self.sides[seat][arg]
+                if not pile:
+                    raise IllegalMoveError(move, f"side stack {arg} of seat {seat} is empty")
+                card = pile[-1]
+            else:
+                raise IllegalMoveError(move, f"unknown source {source!r}")
+            n = len(self.center[index])
+            if not fits(card, n):
+                raise IllegalMoveError(
+                    move,
+                    f"{card_str(card)} does not fit center {index}, "
+                    f"which needs {'an Ace' if n == 0 else _rank_name(n + 1)} or a King",
+                )
+            return card, pile
+        if target == SIDE:
+            if source != HAND:
+                raise IllegalMoveError(move, "only a hand card may go on a side stack")
+            if type(index) is not int or not 0 <= index < SIDE_STACKS:
+                raise IllegalMoveError(move, f"side stack index must be 0..3, not {index!r}")
+            if type(arg) is not int or arg not in self.hands[seat]:
+                raise IllegalMoveError(move, f"{_card_name(arg)} is not in seat {seat}'s hand")
+            return arg, None
+        raise IllegalMoveError(move, f"unknown target {target!r}")
+
+    def apply(self, move: Sequence[Any]) -> None:
+        """Play ``move`` (a Move or its 5-item record form) for the seat to move.
+
+        Raises IllegalMoveError, with the state untouched, if the rules refuse it.
+        """
+        card, pile = self._resolve(move)
+        seat = self.turn
+        hand = self.hands[seat]
+        index = move[4]
+        if pile is None:
+            hand.remove(card)
+        else:
+            pile.pop()
+        self.ply += 1
+        if move[3] == SIDE:
+            self.sides[seat][index].append(card)
+            self.turn = other = 1 - seat
+            self._refill(other)
+            return
+        stack = self.center[index]
+        stack.append(card)
+        if len(stack) == STACK_COMPLETE:
+            self.stock.extend(stack)
+            stack.clear()
+            self.stream.shuffle(self.stock)
+        if pile is not None and not pile and pile is self.payoff[seat]:
+            self.result = Result(seat, len(self.payoff[1 - seat]), WIN_PAYOFF)
+        elif not hand:
+            self._refill(seat)
+
+    def resign(self, seat: int) -> Result:
+        """Seat ``seat`` resigns: the opponent wins the cards left in its pay-off."""
+        if self.result is not None:
+            raise GameOverError("the game is already over")
+        if type(seat) is not int or seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+        self.result = Result(1 - seat, len(self.payoff[seat]), WIN_RESIGN)
+        return self.result
+
+    def _refill(self, seat: int) -> None:
+        hand, stock = self.hands[seat], self.stock
+        while len(hand) < HAND_SIZE:
+            if not stock:
+                self.result = Result(None, 0, DRAW_STOCK)
+                return
+            hand.append(stock.pop())
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState game={self.game} ply={self.ply} turn={self.turn} "
+            f"payoff={len(self.payoff[0])}/{len(self.payoff[1])} stock={len(self.stock)} "
+            f"center={[len(c) for c in self.center]} result={self.result}>"
+        )
+
+
+def _rank_name(r: int) -> str:
+    return (
+        "an Ace",
+        "a 2",
+        "a 3",
+        "a 4",
+        "a 5",
+        "a 6",
+        "a 7",
+        "an 8",
+        "a 9",
+        "a 10",
+        "a Jack",
+        "a Queen",
+        "a King",
+    )[r - 1]
+
+
+def _card_name(arg: Any) -> str:
+    if type(arg) is int and 0 <= arg < 104:
+        return f"card {arg} ({card_str(arg)})"
+    return f"card {arg!r}"
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """The legal moves of the seat to move."""
+    return state.legal_moves()
+
+
+def apply(state: GameState, move: Sequence[Any]) -> GameState:
+    """Apply ``move`` to ``state`` in place and return it (IllegalMoveError if refused)."""
+    state.apply(move)
+    return state

@@ -1,0 +1,304 @@
+"""Match records (SPEC section 3): read, write, verify.
+
+A record is one UTF-8 JSON object; with only ``format``, ``version`` and
+``seed`` it is a bare seed file.  :func:`verify` replays a record through the
+engine and raises :class:`RecordError` naming the game, the move and the
+reason at the first thing that disagrees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Result, parse_seed
+from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN
+
+FORMAT = "p2p-spite-record"
+VERSION = 1
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+
+_KNOWN_KEYS = {"format", "version", "seed", "players", "target", "games", "scores"}
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay; says where and why."""
+
+    def __init__(self, reason: str, game: int | None = None, move: int | None = None) -> None:
+        self.reason = reason
+        self.game = game
+        self.move = move
+        where = ""
+        if game is not None:
+            where = f"game {game}, move {move}: " if move is not None else f"game {game}: "
+        super().__init__(where + reason)
+
+
+@dataclass
+class GameRecord:
+    moves: list[Any]
+    result: Any = None  # the raw JSON result, checked by verify()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Record:
+    seed: bytes
+    players: tuple[str, str] = ("", "")
+    target: int = DEFAULT_TARGET
+    games: list[GameRecord] = field(default_factory=list)
+    scores: list[Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seed_hex(self) -> str:
+        return self.seed.hex()
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(text: str | bytes) -> Record:
+    """Parse a record's text and check its shape (not its moves: see verify)."""
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise RecordError(f"not a JSON record: {e}") from None
+    return from_json(data)
+
+
+def from_json(data: Any) -> Record:
+    if not isinstance(data, dict):
+        raise RecordError("a record is a JSON object")
+    if data.get("format") != FORMAT:
+        raise RecordError(f"format must be {FORMAT!r}, not {data.get('format')!r}")
+    version = data.get("version")
+    if not _is_int(version) or version != VERSION:
+        raise RecordError(f"unsupported record version {version!r} (this reads version {VERSION})")
+    try:
+        seed = parse_seed(data.get("seed"))  # type: ignore[arg-type]
+    except ValueError as e:
+        raise RecordError(f"bad seed: {e}") from None
+    players: tuple[str, str] = ("", "")
+    if "players" in data:
+        p = data["players"]
+        if not (isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)):
+            raise RecordError("players must be an array of two strings")
+        players = (p[0], p[1])
+    target = data.get("target", DEFAULT_TARGET)
+    if not _is_int(target) or target < 1:
+        raise RecordError(f"target must be a positive integer, not {target!r}")
+    games_raw = data.get("games", [])
+    if not isinstance(games_raw, list):
+        raise RecordError("games must be an array")
+    games: list[GameRecord] = []
+    for n, g in enumerate(games_raw, 1):
+        if not isinstance(g, dict):
+            raise RecordError("a game is a JSON object", game=n)
+        moves = g.get("moves", [])
+        if not isinstance(moves, list):
+            raise RecordError("moves must be an array", game=n)
+        extra = {k: v for k, v in g.items() if k not in ("moves", "result")}
+        games.append(GameRecord(moves, g.get("result"), extra))
+    scores = data.get("scores")
+    if scores is not None and not (
+        isinstance(scores, list) and len(scores) == 2 and all(_is_int(s) for s in scores)
+    ):
+        raise RecordError("scores must be an array of two integers")
+    extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
+    return Record(seed, players, target, games, scores, extra)
+
+
+def load(path: str | os.PathLike[str]) -> Record:
+    """Read a record file (RecordError if it is unreadable or malformed)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_RECORD_BYTES + 1)
+    except OSError as e:
+        raise RecordError(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordError(f"larger than {MAX_RECORD_BYTES} bytes")
+    return loads(raw)
+
+
+def _parse_result(raw: Any, game: int) -> Result:
+    if not isinstance(raw, dict):
+        raise RecordError("result must be an object", game=game)
+    winner, points, reason = raw.get("winner"), raw.get("points"), raw.get("reason")
+    if reason == DRAW_STOCK:
+        if winner is not None or points != 0 or not _is_int(points):
+            raise RecordError('a draw is {"winner": null, "points": 0, "reason": "stock"}', game=game)
+        return Result(None, 0, DRAW_STOCK)
+    if reason not in (WIN_PAYOFF, WIN_RESIGN):
+        raise RecordError(f"unknown result reason {reason!r}", game=game)
+    if type(winner) is not int or winner not in (0, 1):
+        raise RecordError(f"result winner must be 0 or 1, not {winner!r}", game=game)
+    if type(points) is not int or points < 0:
+        raise RecordError(f"result points must be a non-negative integer, not {points!r}", game=game)
+    return Result(winner, points, reason)
+
+
+def describe_result(result: Result) -> str:
+    if result.winner is None:
+        return "a draw (the stock ran out)"
+    how = "played out the pay-off pile" if result.reason == WIN_PAYOFF else "won by resignation"
+    return f"seat {result.winner} {how}, {result.points} points"
+
+
+def verify(record: Record) -> Match:
+    """Replay ``record`` from its seed; return the match, or raise RecordError."""
+    match = Match(record.seed, record.target, record.players)
+    last = len(record.games)
+    for n, g in enumerate(record.games, 1):
+        if n > 1:
+            if match.over:
+                raise RecordError(f"the match was already decided after game {n - 1}", game=n)
+            match.next_game()
+        state = match.game
+        played = match.moves[-1]
+        apply = state.apply
+        for i, m in enumerate(g.moves, 1):
+            if state.result is not None:
+                raise RecordError(
+                    f"a move after the game ended ({describe_result(state.result)})", game=n, move=i
+                )
+            if type(m) is not list:
+                raise RecordError("a move is an array [seat, source, arg, target, index]", game=n, move=i)
+            try:
+                apply(m)
+            except IllegalMoveError as e:
+                raise RecordError(f"illegal move {json.dumps(m)}: {e.reason}", game=n, move=i) from None
+            played.append(Move(*m))
+        if state.result is not None:
+            match._score(state.result)
+        if g.result is None:
+            if state.result is not None:
+                raise RecordError(
+                    f"the game ended after {len(g.moves)} moves ({describe_result(state.result)}) "
+                    "but the record gives no result",
+                    game=n,
+                )
+            if n != last:
+                raise RecordError("only the last game may be unfinished, and this one has no result", game=n)
+            continue
+        claimed = _parse_result(g.result, n)
+        if claimed.reason == WIN_RESIGN:
+            if state.result is not None:
+                raise RecordError(
+                    f"the record says a resignation, but the game had already ended "
+                    f"({describe_result(state.result)})",
+                    game=n,
+                )
+            actual = match.resign(1 - claimed.winner)  # type: ignore[operator]
+        else:
+            if state.result is None:
+                raise RecordError(
+                    f"the record says {describe_result(claimed)}, but the game is not over "
+                    f"after its {len(g.moves)} moves",
+                    game=n,
+                )
+            actual = state.result
+        if actual != claimed:
+            raise RecordError(
+                f"the record says {describe_result(claimed)}, but the replay gives {describe_result(actual)}",
+                game=n,
+            )
+    if record.scores is not None and list(record.scores) != match.scores:
+        raise RecordError(f"the record's scores {record.scores} disagree with the replay's {match.scores}")
+    return match
+
+
+def to_json(match: Match, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The record of ``match`` as a JSON-ready dict."""
+    games: list[dict[str, Any]] = []
+    for state, moves in zip(match.games, match.moves, strict=True):
+        g: dict[str, Any] = {"moves": [list(m) for m in moves]}
+        if state.result is not None:
+            g["result"] = state.result.to_json()
+        games.append(g)
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "seed": match.seed.hex(),
+        "players": list(match.players),
+        "target": match.target,
+        "games": games,
+        "scores": list(match.scores),
+    }
+    if extra:
+        for k, v in extra.items():
+            data.setdefault(k, v)
+    return data
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """Readable JSON: one line per move, the rest indented."""
+    lines = ["{"]
+    items = list(data.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k < len(items) - 1 else ""
+        if key == "games" and isinstance(value, list):
+            lines.append('  "games": [')
+            for gi, game in enumerate(value):
+                gcomma = "," if gi < len(value) - 1 else ""
+                lines.append("    {")
+                gitems = list(game.items())
+                for j, (gk, gv) in enumerate(gitems):
+                    jcomma = "," if j < len(gitems) - 1 else ""
+                    if gk == "moves" and gv:
+                        lines.append('      "moves": [')
+                        for mi, mv in enumerate(gv):
+                            mcomma = "," if mi < len(gv) - 1 else ""
+                            lines.append("        " + json.dumps(mv) + mcomma)
+                        lines.append("      ]" + jcomma)
+                    else:
+                        lines.append(f"      {json.dumps(gk)}: {json.dumps(gv)}{jcomma}")
+                lines.append("    }" + gcomma)
+            lines.append("  ]" + comma)
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def save(match: Match, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> Path:
+    """Write the record of ``match`` atomically (never a half-written file)."""
+    return write_atomic(path, dumps(to_json(match, extra)))
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` via a temporary file, fsync and rename."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    try:
+        dirfd = os.open(target.parent, os.O_RDONLY)
+    except OSError:
+        return target
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(dirfd)
+    finally:
+        os.close(dirfd)
+    return target

@@ -1,0 +1,108 @@
+"""The contract between a seat's match session and whoever drives it.
+
+A :class:`Session` is one seat's side of a match in progress: the network
+layer implements it (a LAN peer, or the local computer joined over loopback),
+and the terminal interface or a headless bot drives it.  It hands out only
+that seat's :class:`PlayerView`, and tells what happens as a stream of
+events, each carrying the view right after it, so a driver that paces what
+it shows never reads state that is ahead of what it has shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from .engine import Move, PlayerView, Result
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    game: int
+    starter: int
+    view: PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class MovePlayed:
+    """A move by either seat (the local one too), already checked and applied."""
+
+    seat: int
+    move: Move
+    view: PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    game: int
+    result: Result
+    scores: tuple[int, int]
+    view: PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    winner: int | None  # None: stopped before anyone reached the target
+    scores: tuple[int, int]
+    record_path: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReceived:
+    seat: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionChanged:
+    """``state`` is one of "connected", "reconnecting", "lost", "closed"."""
+
+    state: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFailed:
+    """The match cannot go on (peer vanished, desync, a peer's illegal move...).
+
+    ``message`` is one line for the user.  The record was saved first.
+    """
+
+    message: str
+    record_path: str | None = None
+
+
+Event = GameStarted | MovePlayed | GameEnded | MatchEnded | ChatReceived | ConnectionChanged | SessionFailed
+
+
+class Session(Protocol):
+    """One seat's side of a match."""
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def names(self) -> tuple[str, str]: ...
+
+    def view(self) -> PlayerView:
+        """The current view of this seat (of the current game)."""
+        ...
+
+    async def play(self, move: Move) -> None:
+        """Check ``move`` locally (IllegalMoveError if refused; nothing changes),
+        apply it, record it and send it.  A MovePlayed event follows."""
+        ...
+
+    async def chat(self, text: str) -> None: ...
+
+    async def resign(self) -> None:
+        """Resign the current game (the opponent scores; the match goes on)."""
+        ...
+
+    async def close(self, reason: str = "quit") -> None:
+        """Leave the match: tell the peer, save the record, close the connection."""
+        ...
+
+    async def next_event(self) -> Event:
+        """Wait for the next event, in order."""
+        ...

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from .engine import Move, PlayerView, Result
+from .engine import Card, Move, PlayerView, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +29,7 @@ class MovePlayed:
 
     seat: int
     move: Move
+    card: Card  # the card the move placed
     view: PlayerView
 
 

@@ -1,0 +1,1 @@
+"""What a person sees and types: the move notation and the terminal interface."""

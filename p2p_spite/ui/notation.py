@@ -1,0 +1,116 @@
+"""The short move syntax players type, and plain-words descriptions of moves.
+
+``h3 c1``  hand card 3 to center 1      ``p c2``   pay-off card to center 2
+``s4 c1``  side stack 4 to center 1     ``h2 s3``  hand card 2 to side stack 3
+(ends the turn).  Numbers are 1-based as shown on screen; a card's name may
+stand for a hand card: ``7h c1``, ``10s s2``, ``kd c3``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, card_symbol
+from ..engine.cards import parse_card
+
+
+class NotationError(ValueError):
+    """Text that is not a move; the message says what was expected."""
+
+
+_SOURCE = re.compile(
+    r"^(?:(h|hand)\s*(\d+)|(p|pay|payoff)\s*1?|(s|side)\s*(\d+)|(10|[2-9atjqk])\s*([cdhs]))$"
+)
+_TARGET = re.compile(r"^(?:(c|center|centre)|(s|side))\s*(\d+)$")
+_SPLIT = re.compile(r"^\s*(.+?)\s*(?:\s|->|>|\bto\b|\bon\b)\s*((?:c|center|centre|s|side)\s*\d+)\s*$")
+_COMPACT = re.compile(r"^\s*((?:h|s)\d+|p|(?:10|[2-9atjqk])[cdhs])\s*((?:c|s)\d+)\s*$")
+
+SYNTAX_HELP = (
+    "h3 c1 (hand card 3 to center 1), p c2 (pay-off), s4 c1 (side stack), h2 s3 (discard, ends turn)"
+)
+
+
+def parse_move(text: str, view: PlayerView, hand: Sequence[Card] | None = None) -> Move:
+    """The move written ``text`` for ``view``'s seat.
+
+    ``hand`` is the hand in the order it is shown (default: the view's order).
+    Raises NotationError if the text is not a move; legality is the engine's job.
+    """
+    shown = tuple(view.hand if hand is None else hand)
+    t = text.strip().lower()
+    m = _COMPACT.match(t) or _SPLIT.match(t)
+    if not m:
+        raise NotationError(f"not a move: {text.strip()!r}; try {SYNTAX_HELP}")
+    src, dst = m.group(1).strip(), m.group(2).strip()
+    sm, tm = _SOURCE.match(src), _TARGET.match(dst)
+    if not sm:
+        raise NotationError(f"unknown source {src!r}: use h1..h{len(shown)}, p, s1..s4 or a card like 7h")
+    if not tm:
+        raise NotationError(f"unknown target {dst!r}: use c1..c3 or s1..s4")
+    seat = view.seat
+    if sm.group(1):
+        n = int(sm.group(2))
+        if not 1 <= n <= len(shown):
+            raise NotationError(f"there is no hand card {n}: your hand holds {len(shown)} cards")
+        source, arg = HAND, shown[n - 1]
+    elif sm.group(3):
+        source, arg = PAYOFF, None
+    elif sm.group(4):
+        n = int(sm.group(5))
+        if not 1 <= n <= 4:
+            raise NotationError(f"there is no side stack {n}: they are s1..s4")
+        source, arg = SIDE, n - 1
+    else:
+        card = _card_in_hand(sm.group(6) + sm.group(7), shown)
+        source, arg = HAND, card
+    k = int(tm.group(3))
+    if tm.group(1):
+        if not 1 <= k <= 3:
+            raise NotationError(f"there is no center stack {k}: they are c1..c3")
+        return Move(seat, source, arg, CENTER, k - 1)
+    if not 1 <= k <= 4:
+        raise NotationError(f"there is no side stack {k}: they are s1..s4")
+    if source != HAND:
+        raise NotationError("only a hand card can go on a side stack (that ends your turn)")
+    return Move(seat, source, arg, SIDE, k - 1)
+
+
+def _card_in_hand(name: str, hand: Sequence[Card]) -> Card:
+    try:
+        wanted = parse_card(name) % 52
+    except ValueError:
+        raise NotationError(f"not a card: {name!r}") from None
+    for card in hand:
+        if card % 52 == wanted:
+            return card
+    raise NotationError(f"you have no {card_symbol(wanted)} in your hand")
+
+
+def move_notation(move: Move, hand: Sequence[Card]) -> str:
+    """The short form of ``move``, numbering hand cards as ``hand`` is shown."""
+    if move.source == HAND:
+        src = f"h{list(hand).index(move.arg) + 1}" if move.arg in hand else f"{move.arg}"
+    elif move.source == SIDE:
+        src = f"s{(move.arg or 0) + 1}"
+    else:
+        src = "p"
+    dst = ("c" if move.target == CENTER else "s") + str(move.slot + 1)
+    return f"{src} {dst}"
+
+
+def describe_move(move: Move, card: Card, who: str) -> str:
+    """Plain words: ``Bob played 7♥ from hand on center 2``."""
+    where = {HAND: "from hand", PAYOFF: "from pay-off", SIDE: f"from side stack {(move.arg or 0) + 1}"}
+    if move.target == SIDE:
+        return f"{who} discarded {card_symbol(card)} on side stack {move.slot + 1}"
+    return f"{who} played {card_symbol(card)} {where[move.source]} on center {move.slot + 1}"
+
+
+__all__ = [
+    "SYNTAX_HELP",
+    "NotationError",
+    "describe_move",
+    "move_notation",
+    "parse_move",
+]

@@ -90,7 +90,8 @@ def _card_in_hand(name: str, hand: Sequence[Card]) -> Card:
 def move_notation(move: Move, hand: Sequence[Card]) -> str:
     """The short form of ``move``, numbering hand cards as ``hand`` is shown."""
     if move.source == HAND:
-        src = f"h{list(hand).index(move.arg) + 1}" if move.arg in hand else f"{move.arg}"
+        card = move.arg
+        src = f"h{list(hand).index(card) + 1}" if card is not None and card in hand else str(card)
     elif move.source == SIDE:
         src = f"s{(move.arg or 0) + 1}"
     else:

@@ -1,11 +1,45 @@
-"""Computer players.  Each decides from its seat's :class:`PlayerView` alone."""
+"""Computer players.  Each decides from its seat's :class:`PlayerView` alone.
+
+Levels (``make_bot(level, seed)``, and wherever ``--bot``/``--bots`` is taken):
+
+``random``
+    A uniformly random legal move.  Mostly discards, so its games rarely end
+    before the stock runs out.
+``easy``
+    The sensible baseline: plays its pay-off card whenever it fits, then any
+    side-stack or hand card that fits a center (never a King), and discards
+    low cards onto matching or descending side stacks.  No look-ahead.
+``medium``
+    Plans each whole turn: searches every sequence of center plays (pay-off,
+    side tops, hand, Kings as wild cards) to get pay-off cards down and to
+    empty its hand, and keeps its side stacks in descending runs.  It does not
+    look at what the opponent needs.
+``hard``
+    ``medium``'s search, plus: every plan is scored by the chance that the
+    center stacks it leaves let the opponent play its pay-off top next turn
+    (estimated from the opponent's face-up pay-off top and side stacks and
+    from hands sampled among the cards it cannot see), and a finer discard
+    rule.  See docs/bots.md and p2p_spite/bots/planner.py.
+
+The strongest level is ``STRONGEST`` (``"hard"``).  A hint for a human is
+``best_move(view)``: the move the strongest level would make in that view.
+
+Fairness is structural: a bot's only input is a :class:`PlayerView`, which
+holds no hidden card (not the opponent's hand, nor the stock, nor the pay-off
+cards under the tops).  Bots that need randomness use their own
+``random.Random(seed)``.
+"""
 
 from __future__ import annotations
 
+from ..engine import Move, PlayerView
 from .base import Bot
+from .planner import HardBot, MediumBot, PlannerBot, Weights
 from .simple import EasyBot, RandomBot
 
-LEVELS: dict[str, type] = {"random": RandomBot, "easy": EasyBot}
+LEVELS: dict[str, type] = {"random": RandomBot, "easy": EasyBot, "medium": MediumBot, "hard": HardBot}
+
+STRONGEST = "hard"
 
 
 def make_bot(level: str, seed: int | None = None) -> Bot:
@@ -18,4 +52,30 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
     return bot
 
 
-__all__ = ["LEVELS", "Bot", "EasyBot", "RandomBot", "make_bot"]
+def best_move(view: PlayerView, seed: int = 0) -> Move:
+    """The move the strongest level would make now (for a ``hint``).
+
+    ``view`` must be the view of the seat to move.  Stateless: a fresh bot
+    plans from the view alone, so the same view always gives the same move.
+    Raises ValueError when the view's seat has no move (not its turn, or the
+    game is over).
+    """
+    if not view.my_turn:
+        raise ValueError("best_move: it is not this view's seat's turn (or the game is over)")
+    bot: Bot = LEVELS[STRONGEST](seed)
+    return bot.choose(view)
+
+
+__all__ = [
+    "LEVELS",
+    "STRONGEST",
+    "Bot",
+    "EasyBot",
+    "HardBot",
+    "MediumBot",
+    "PlannerBot",
+    "RandomBot",
+    "Weights",
+    "best_move",
+    "make_bot",
+]

@@ -1,0 +1,475 @@
+"""The planning levels, ``medium`` and ``hard``: they search whole turns.
+
+A turn is a run of center plays ended by one discard.  Everything a turn can
+do is known in advance from the seat's view, except two things: a new pay-off
+top appears when the pay-off card is played, and five new cards arrive when
+the hand empties.  The planner therefore searches every sequence of center
+plays (pay-off, side tops, hand, Kings as wild cards) up to those two chance
+events, scores each way of ending the turn (each discard, or a refill), and
+plays the first move of the best plan.  After a chance event it plans again
+from the new view.
+
+The score of a plan, in "pay-off cards" of 100 points:
+
+* +100 for each pay-off card it plays (a win outweighs everything);
+* minus ``threat`` times the chance that the opponent can play its pay-off
+  top on its next turn, given the center stacks the plan leaves.  That chance
+  is estimated from what is face up (the opponent's pay-off top and its side
+  stacks) and from hands sampled from the cards this seat cannot see (never
+  the real hidden cards: the planner only ever holds a :class:`PlayerView`);
+* a bonus for emptying the hand (five fresh cards, and the turn goes on);
+* the worth of what it keeps: Kings and other useful cards in hand, side
+  stacks in descending runs (bottom to top, so they play out upward), few
+  buried cards.
+
+``medium`` runs the same search without looking at the opponent (no threat
+term) and with a plainer discard rule.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Move, PlayerView
+
+Card = int
+
+_STACK_FULL = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The knobs of the planner (tuned with scripts/bench_bots)."""
+
+    payoff: float = 100.0
+    win: float = 1_000_000.0
+    threat: float = 90.0  # times P(opponent plays its pay-off top next turn)
+    refill: float = 20.0  # emptying the hand: five more cards this turn
+    king: float = 14.0  # a King kept in hand
+    near: float = 3.0  # a hand card close to what a center needs
+    run: float = 4.0  # discard continues a descending run (rank one below the top)
+    pair: float = 2.0  # discard on a card of the same rank
+    empty: float = -1.5  # discard opens an empty side stack
+    bury: float = -4.0  # discard breaks a run (buries the top under a card needed later)
+    bury_king: float = -12.0  # discard covers a King
+    depth: float = -0.3  # per card already in the stack a discard lands on
+    samples: int = 40  # sampled opponent hands for the threat estimate
+    node_limit: int = 6000  # search states per decision, a safety net for the time budget
+    look_at_opponent: bool = True
+
+
+HARD = Weights()
+MEDIUM = Weights(threat=0.0, samples=0, look_at_opponent=False, run=2.0, pair=1.0, bury=-2.0)
+
+
+def _r(card: Card) -> int:
+    """Rank 1..13."""
+    return card % 13 + 1
+
+
+def _fits(card: Card, n: int) -> bool:
+    r = card % 13
+    return r == 12 or r == n
+
+
+class _Search:
+    """One decision: the search over the turn's plans from one view."""
+
+    def __init__(self, view: PlayerView, w: Weights, rng: random.Random) -> None:
+        self.w = w
+        self.seat = seat = view.seat
+        self.opp = opp = 1 - seat
+        self.stacks: tuple[tuple[Card, ...], ...] = view.sides[seat]
+        self.payoff_top = view.payoff_tops[seat]
+        self.payoff_count = view.payoff_counts[seat]
+        self.opp_refill = 5 - view.hand_counts[opp]
+        self.memo: dict[tuple[object, ...], tuple[float, tuple[Move, ...]]] = {}
+        self.nodes = 0
+        self.threat_cache: dict[tuple[int, int, int], float] = {}
+        self.masks: list[int] = []
+        self.opp_top = view.payoff_tops[opp]
+        if w.look_at_opponent and w.threat > 0 and self.opp_top is not None:
+            self.masks = _opponent_masks(view, w.samples, rng)
+
+    # -- the opponent --------------------------------------------------------
+
+    def threat(self, centers: tuple[int, int, int]) -> float:
+        """P(the opponent can play its pay-off top next turn) with these centers."""
+        if not self.masks:
+            return 0.0
+        got = self.threat_cache.get(centers)
+        if got is None:
+            bits = (1 << centers[0]) | (1 << centers[1]) | (1 << centers[2])
+            got = sum(1 for m in self.masks if m & bits) / len(self.masks)
+            self.threat_cache[centers] = got
+        return got
+
+    # -- leaves --------------------------------------------------------------
+
+    def hand_worth(self, hand: tuple[Card, ...], centers: tuple[int, int, int]) -> float:
+        w = self.w
+        total = 0.0
+        for c in hand:
+            r = c % 13
+            if r == 12:
+                total += w.king
+            else:
+                d = min((r - n) % 12 for n in centers)
+                if d < 3:
+                    total += w.near * (3 - d) / 3
+        return total
+
+    def discard_worth(self, card: Card, stack: tuple[Card, ...], d: int) -> float:
+        """What putting ``card`` on a side stack (with ``d`` cards played off it) is worth."""
+        w = self.w
+        n = len(stack) - d
+        if n == 0:
+            return w.empty
+        top = stack[n - 1] % 13
+        r = card % 13
+        v = w.depth * n
+        if top == 12:
+            return v + w.bury_king
+        if r == top - 1:
+            return v + w.run
+        if r == top:
+            return v + w.pair
+        if r > top:
+            return v + w.bury
+        return v + w.bury * 0.5
+
+    def end_turn(
+        self,
+        hand: tuple[Card, ...],
+        depth: tuple[int, int, int, int],
+        centers: tuple[int, int, int],
+        stock: int,
+    ) -> tuple[float, Move | None]:
+        """The best discard from here: its value and the move."""
+        base = -self.w.threat * self.threat(centers)
+        best = -1e18
+        best_move: Move | None = None
+        seen: set[int] = set()
+        stacks = self.stacks
+        for i, c in enumerate(hand):
+            r = c % 13
+            if r in seen:
+                continue
+            seen.add(r)
+            rest = hand[:i] + hand[i + 1 :]
+            keep = self.hand_worth(rest, centers)
+            empty_done = False
+            for s in range(4):
+                n = len(stacks[s]) - depth[s]
+                if n == 0:
+                    if empty_done:
+                        continue
+                    empty_done = True
+                v = keep + self.discard_worth(c, stacks[s], depth[s])
+                if v > best:
+                    best = v
+                    best_move = Move(self.seat, HAND, c, SIDE, s)
+        if stock < self.opp_refill:
+            # The opponent's refill will find the stock empty: a draw.
+            return self.draw_value(), best_move
+        return base + best, best_move
+
+    def draw_value(self) -> float:
+        return 0.0
+
+    # -- the search ----------------------------------------------------------
+
+    def search(
+        self,
+        hand: tuple[Card, ...],
+        depth: tuple[int, int, int, int],
+        centers: tuple[int, int, int],
+        pay: bool,
+        stock: int,
+    ) -> tuple[float, tuple[Move, ...]]:
+        key = (tuple(sorted(c % 13 for c in hand)), depth, centers, pay, stock)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        self.nodes += 1
+        w = self.w
+        seat = self.seat
+        value, last = self.end_turn(hand, depth, centers, stock)
+        best: tuple[float, tuple[Move, ...]] = (value, (last,) if last is not None else ())
+        if self.nodes <= w.node_limit:
+            # Pay-off first: on equal values the plan plays it as soon as it can.
+            if pay and self.payoff_top is not None:
+                done: set[int] = set()
+                for i, n in enumerate(centers):
+                    if n in done or not _fits(self.payoff_top, n):
+                        continue
+                    done.add(n)
+                    move = Move(seat, PAYOFF, None, CENTER, i)
+                    if self.payoff_count == 1:
+                        best = (w.win, (move,))
+                        break
+                    cen, st = _play(centers, i, stock)
+                    v, plan = self.search(hand, depth, cen, False, st)
+                    if v + w.payoff > best[0]:
+                        best = (v + w.payoff, (move, *plan))
+            stacks = self.stacks
+            for s in range(4):
+                left = len(stacks[s]) - depth[s]
+                if left == 0:
+                    continue
+                top = stacks[s][left - 1]
+                done = set()
+                for i, n in enumerate(centers):
+                    if n in done or not _fits(top, n):
+                        continue
+                    done.add(n)
+                    cen, st = _play(centers, i, stock)
+                    v, plan = self.search(hand, _bump(depth, s), cen, pay, st)
+                    if v > best[0]:
+                        best = (v, (Move(seat, SIDE, s, CENTER, i), *plan))
+            ranks: set[int] = set()
+            for j, c in enumerate(hand):
+                r = c % 13
+                if r in ranks:
+                    continue
+                ranks.add(r)
+                rest = hand[:j] + hand[j + 1 :]
+                done = set()
+                for i, n in enumerate(centers):
+                    if n in done or not _fits(c, n):
+                        continue
+                    done.add(n)
+                    cen, st = _play(centers, i, stock)
+                    move = Move(seat, HAND, c, CENTER, i)
+                    if rest:
+                        v, plan = self.search(rest, depth, cen, pay, st)
+                        if v > best[0]:
+                            best = (v, (move, *plan))
+                    else:
+                        v = self.refill_value(depth, cen, st)
+                        if v > best[0]:
+                            best = (v, (move,))
+        self.memo[key] = best
+        return best
+
+    def refill_value(
+        self, depth: tuple[int, int, int, int], centers: tuple[int, int, int], stock: int
+    ) -> float:
+        """The hand is empty: five unknown cards arrive and the turn goes on."""
+        if stock < 5:
+            return self.draw_value()
+        # The turn still has to end with a discard, usually leaving things much
+        # as they are now; count half the threat of the present centers.
+        return self.w.refill - 0.5 * self.w.threat * self.threat(centers)
+
+
+def _bump(depth: tuple[int, int, int, int], s: int) -> tuple[int, int, int, int]:
+    a, b, c, d = depth
+    if s == 0:
+        return (a + 1, b, c, d)
+    if s == 1:
+        return (a, b + 1, c, d)
+    if s == 2:
+        return (a, b, c + 1, d)
+    return (a, b, c, d + 1)
+
+
+def _play(centers: tuple[int, int, int], i: int, stock: int) -> tuple[tuple[int, int, int], int]:
+    n = centers[i] + 1
+    if n == _STACK_FULL:
+        n = 0
+        stock += _STACK_FULL
+    if i == 0:
+        return (n, centers[1], centers[2]), stock
+    if i == 1:
+        return (centers[0], n, centers[2]), stock
+    return (centers[0], centers[1], n), stock
+
+
+def unseen_ranks(view: PlayerView) -> list[int]:
+    """The ranks (0..12) of the cards this seat cannot see, one entry per card.
+
+    Computed from the view alone: the full deck minus the seat's hand, every
+    side stack, the center stacks and both pay-off tops.
+    """
+    counts = [8] * 13
+    seen: list[Card] = list(view.hand)
+    for sd in view.sides:
+        for st in sd:
+            seen.extend(st)
+    for cen in view.center:
+        seen.extend(cen)
+    for t in view.payoff_tops:
+        if t is not None:
+            seen.append(t)
+    for c in seen:
+        counts[c % 13] -= 1
+    out: list[int] = []
+    for r, k in enumerate(counts):
+        out.extend([r] * max(k, 0))
+    return out
+
+
+def _opponent_masks(view: PlayerView, samples: int, rng: random.Random) -> list[int]:
+    """For sampled opponent hands: bit n set if, from a center holding n cards,
+    the opponent could climb to its pay-off top and play it."""
+    opp = 1 - view.seat
+    top = view.payoff_tops[opp]
+    assert top is not None
+    target = top % 13  # center length it needs (0..11); 12 = a King, fits anywhere
+    if target == 12:
+        return [(1 << 12) - 1]
+    pool = unseen_ranks(view)
+    stacks = [tuple(c % 13 for c in st) for st in view.sides[opp]]
+    k = min(5, len(pool))
+    masks: list[int] = []
+    for _ in range(samples):
+        hand = [0] * 13
+        for r in rng.sample(pool, k):
+            hand[r] += 1
+        m = 0
+        for n in range(_STACK_FULL):
+            if _can_reach(n, target, hand, stacks):
+                m |= 1 << n
+        masks.append(m)
+    return masks
+
+
+def _can_reach(n: int, target: int, hand: list[int], stacks: list[tuple[int, ...]]) -> bool:
+    """Greedy: can cards from the hand counts and side stacks lift a center from
+    ``n`` cards to ``target`` cards?  Side tops first, natural cards before Kings."""
+    if n == target:
+        return True
+    h = hand[:]
+    left = [len(st) for st in stacks]
+    cur = n
+    for _ in range(_STACK_FULL):
+        need = cur  # the rank index (0 = Ace) a center of cur cards takes
+        for s, st in enumerate(stacks):
+            if left[s] and st[left[s] - 1] == need:
+                left[s] -= 1
+                break
+        else:
+            if h[need]:
+                h[need] -= 1
+            else:
+                for s, st in enumerate(stacks):
+                    if left[s] and st[left[s] - 1] == 12:
+                        left[s] -= 1
+                        break
+                else:
+                    if h[12]:
+                        h[12] -= 1
+                    else:
+                        return False
+        cur = (cur + 1) % _STACK_FULL
+        if cur == target:
+            return True
+    return False
+
+
+class PlannerBot:
+    """A bot that plans each turn with :class:`_Search` (see the module doc)."""
+
+    name = "planner"
+
+    def __init__(self, seed: int | None = None, weights: Weights = HARD) -> None:
+        self._rng = random.Random(seed)
+        self.weights = weights
+        self._plan: list[Move] = []
+        self._expect: tuple[object, ...] | None = None
+        self.last_nodes = 0
+
+    @staticmethod
+    def _signature(view: PlayerView) -> tuple[object, ...]:
+        return (
+            view.game,
+            view.ply,
+            tuple(sorted(view.hand)),
+            tuple(len(c) for c in view.center),
+            view.sides[view.seat],
+            view.payoff_counts[view.seat],
+        )
+
+    def choose(self, view: PlayerView) -> Move:
+        legal = view.legal_moves()
+        if not legal:
+            raise ValueError("choose() called when the view's seat has no move")
+        if self._plan and self._expect == self._signature(view) and self._plan[0] in legal:
+            move = self._plan.pop(0)
+        else:
+            move = self._think(view)
+            if move not in legal:  # never happens; a safety net against planner bugs
+                move = legal[-1]
+        self._expect = self._predict(view, move) if self._plan else None
+        return move
+
+    def _think(self, view: PlayerView) -> Move:
+        search = _Search(view, self.weights, self._rng)
+        me = view.seat
+        hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))
+        centers = (len(view.center[0]), len(view.center[1]), len(view.center[2]))
+        pay = view.payoff_tops[me] is not None
+        _, plan = search.search(hand, (0, 0, 0, 0), centers, pay, view.stock_count)
+        self.last_nodes = search.nodes
+        if not plan:
+            raise ValueError("no plan: the view has no legal move")
+        moves = list(plan)
+        first = moves.pop(0)
+        # Keep the rest of the plan only up to the next chance event: a pay-off
+        # play reveals a new top, so planning starts again after it.
+        rest: list[Move] = []
+        if first.source != PAYOFF and first.target == CENTER:
+            for m in moves:
+                rest.append(m)
+                if m.source == PAYOFF or m.target == SIDE:
+                    break
+            if rest and rest[-1].source == PAYOFF:
+                rest.pop()
+        self._plan = rest
+        return first
+
+    def _predict(self, view: PlayerView, move: Move) -> tuple[object, ...] | None:
+        """The signature of the view after ``move`` (None if it cannot be known)."""
+        if move.target != CENTER or move.source == PAYOFF:
+            return None
+        me = view.seat
+        hand = list(view.hand)
+        sides = list(view.sides[me])
+        if move.source == HAND:
+            assert move.arg is not None
+            hand.remove(move.arg)
+            if not hand:
+                return None
+        else:
+            assert move.arg is not None
+            sides[move.arg] = sides[move.arg][:-1]
+        lens = [len(c) for c in view.center]
+        lens[move.slot] = (lens[move.slot] + 1) % _STACK_FULL
+        return (
+            view.game,
+            view.ply + 1,
+            tuple(sorted(hand)),
+            tuple(lens),
+            tuple(sides),
+            view.payoff_counts[me],
+        )
+
+
+class HardBot(PlannerBot):
+    """Plans whole turns and watches what the opponent needs (see the module doc)."""
+
+    name = "hard"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed, HARD)
+
+
+class MediumBot(PlannerBot):
+    """Plans whole turns to get pay-off cards down, but ignores the opponent."""
+
+    name = "medium"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed, MEDIUM)

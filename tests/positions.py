@@ -1,0 +1,56 @@
+"""Hand-built positions for rules tests (cards written as in SPEC: 7S, TC, KH)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from p2p_spite.engine import GameState, Stream
+from p2p_spite.engine.cards import parse_card
+
+SEED = bytes(range(32))
+
+
+def cards(text: str) -> list[int]:
+    """Card ids for names; a second copy of a name takes the second deck."""
+    seen: Counter[str] = Counter()
+    out = []
+    for name in text.split():
+        key = name.upper()
+        out.append(parse_card(key, deck=seen[key]))
+        seen[key] += 1
+    return out
+
+
+def make_state(
+    payoff: Sequence[str] = ("5C 9D", "4H 8S"),
+    hands: Sequence[str] = ("AC 2C 3C 4D KS", "6D 7D 8D 9H TH"),
+    sides: Sequence[Sequence[str]] = (("", "", "", ""), ("", "", "", "")),
+    center: Sequence[str] = ("", "", ""),
+    stock: str | None = None,
+    turn: int = 0,
+) -> GameState:
+    """A game in the given position.  The stock (top last) defaults to every
+    card not placed elsewhere, so 104 cards are in play."""
+    s = GameState.__new__(GameState)
+    s.game = 1
+    s.stream = Stream(SEED, 1)
+    # Parse all named cards together so duplicates take deck 1.
+    groups = [*payoff, *hands, *(x for sd in sides for x in sd), *center]
+    all_ids = cards(" ".join(groups))
+    it = iter(all_ids)
+    piles = [[next(it) for _ in g.split()] for g in groups]
+    s.payoff = piles[0:2]
+    s.hands = piles[2:4]
+    s.sides = [piles[4:8], piles[8:12]]
+    s.center = piles[12:15]
+    if stock is None:
+        used = set(all_ids)
+        s.stock = [c for c in range(104) if c not in used]
+    else:
+        s.stock = [c for c in cards(stock) if c not in set(all_ids)] if stock else []
+    s.starter = turn
+    s.turn = turn
+    s.ply = 0
+    s.result = None
+    return s

@@ -1,0 +1,304 @@
+"""Computer opponents: legality, fairness (view only), clear positions, strength.
+
+The 1,000-game measurements live in scripts/bench_bots; here the margins are
+small and the seeds fixed, so the file stays fast and deterministic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+
+import pytest
+
+from p2p_spite.bots import LEVELS, STRONGEST, Bot, best_move, make_bot
+from p2p_spite.bots.planner import HardBot, unseen_ranks
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
+from p2p_spite.engine.cards import rank
+
+from .positions import cards, make_state
+
+
+def seed(i: int) -> bytes:
+    return hashlib.sha256(f"test_bots {i}".encode()).digest()
+
+
+def play_game(bots: list[Bot], game_seed: bytes, max_plies: int = 3000, check: bool = True) -> GameState:
+    state = GameState.deal(game_seed, 1)
+    while state.result is None and state.ply < max_plies:
+        seat = state.turn
+        move = bots[seat].choose(view(state, seat))
+        if check:
+            assert move in state.legal_moves(), f"{bots[seat].name} chose illegal {move}"
+        state.apply(move)  # raises IllegalMoveError if the bot cheated
+    return state
+
+
+# -- levels and the API -------------------------------------------------------
+
+
+def test_levels_are_registered() -> None:
+    for level in ("random", "easy", "medium", "hard"):
+        assert level in LEVELS
+        assert make_bot(level, 1).name == level
+    assert STRONGEST in LEVELS
+    with pytest.raises(ValueError, match="hard"):
+        make_bot("genius")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "games"),
+    [("random", "hard", 4), ("hard", "easy", 4), ("medium", "hard", 4), ("easy", "medium", 3)],
+)
+def test_bots_only_make_legal_moves(a: str, b: str, games: int) -> None:
+    for i in range(games):
+        state = play_game([make_bot(a, i), make_bot(b, i + 100)], seed(1000 + i))
+        assert state.card_count() == 104
+
+
+def test_best_move_is_legal_and_stateless() -> None:
+    state = GameState.deal(seed(7), 1)
+    for _ in range(60):
+        if state.result is not None:
+            break
+        v = view(state, state.turn)
+        m = best_move(v)
+        assert m in state.legal_moves()
+        assert best_move(v) == m  # same view, same advice
+        state.apply(m)
+    v = view(state, 1 - state.turn)
+    with pytest.raises(ValueError):
+        best_move(v)
+
+
+# -- fairness -----------------------------------------------------------------
+
+
+def _reachable_objects(obj: object, seen: set[int] | None = None) -> list[object]:
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return []
+    seen.add(id(obj))
+    out = [obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            out += _reachable_objects(getattr(obj, f.name), seen)
+    elif isinstance(obj, (tuple, list)):
+        for x in obj:
+            out += _reachable_objects(x, seen)
+    return out
+
+
+def test_view_holds_only_plain_visible_data() -> None:
+    """What a bot is handed: ints, tuples, None and the result; no state, no list."""
+    state = GameState.deal(seed(3), 1)
+    bots = [make_bot("easy", 0), make_bot("easy", 1)]
+    for _ in range(80):
+        seat = state.turn
+        for who in (0, 1):
+            v = view(state, who)
+            for x in _reachable_objects(v):
+                assert isinstance(x, (PlayerView, int, tuple, Result, str, type(None))), type(x)
+                assert not isinstance(x, (GameState, list))
+            hidden = set(state.hands[1 - who]) | set(state.stock)
+            hidden |= {c for p in state.payoff for c in p[:-1]}
+            visible = set(v.hand) | {c for sd in v.sides for st in sd for c in st}
+            visible |= {c for cen in v.center for c in cen} | {t for t in v.payoff_tops if t is not None}
+            assert visible.isdisjoint(hidden)
+            # Every card id the view holds is open to `who` in the state.
+            open_cards = set(state.hands[who]) | {c for sd in state.sides for st in sd for c in st}
+            open_cards |= {c for cen in state.center for c in cen}
+            open_cards |= {p[-1] for p in state.payoff if p}
+            assert visible == open_cards
+        state.apply(bots[seat].choose(view(state, seat)))
+        if state.result is not None:
+            break
+
+
+def _shuffle_hidden(state: GameState, who: int, rng: random.Random) -> GameState:
+    """A state that looks the same to ``who`` but has its hidden cards permuted:
+    the opponent's hand, the stock and both pay-off piles under their tops."""
+    other = state.copy()
+    opp = 1 - who
+    slots: list[tuple[list[int], int]] = []
+    slots += [(other.hands[opp], i) for i in range(len(other.hands[opp]))]
+    slots += [(other.stock, i) for i in range(len(other.stock))]
+    for p in other.payoff:
+        slots += [(p, i) for i in range(len(p) - 1)]
+    values = [pile[i] for pile, i in slots]
+    rng.shuffle(values)
+    for (pile, i), c in zip(slots, values, strict=True):
+        pile[i] = c
+    return other
+
+
+@pytest.mark.parametrize("level", ["hard", "medium", "easy"])
+def test_decisions_ignore_hidden_cards(level: str) -> None:
+    """Two games that differ only in cards the bot cannot see: the same views,
+    and so the same decisions."""
+    rng = random.Random(5)
+    for g in range(3):
+        state = GameState.deal(seed(50 + g), 1)
+        driver = [make_bot("easy", 0), make_bot("easy", 1)]
+        for step in range(120):
+            if state.result is not None:
+                break
+            seat = state.turn
+            if step % 7 == 0:
+                twin = _shuffle_hidden(state, seat, rng)
+                assert twin.digest() != state.digest() or not state.stock
+                v1, v2 = view(state, seat), view(twin, seat)
+                assert v1 == v2
+                m1 = make_bot(level, 42).choose(v1)
+                m2 = make_bot(level, 42).choose(v2)
+                assert m1 == m2
+            state.apply(driver[seat].choose(view(state, seat)))
+
+
+def test_unseen_ranks_counts_only_what_the_view_hides() -> None:
+    state = GameState.deal(seed(9), 1)
+    v = view(state, 0)
+    pool = unseen_ranks(v)
+    hidden = [*state.hands[1], *state.stock, *state.payoff[0][:-1], *state.payoff[1][:-1]]
+    assert sorted(pool) == sorted(c % 13 for c in hidden)
+
+
+# -- clear positions ----------------------------------------------------------
+
+
+def play_turn(bot: Bot, state: GameState) -> list[Move]:
+    """Let ``bot`` play until its turn ends (or the game does); the moves made."""
+    seat = state.turn
+    moves = []
+    while state.result is None and state.turn == seat:
+        m = bot.choose(view(state, seat))
+        state.apply(m)
+        moves.append(m)
+    return moves
+
+
+def test_hard_uses_a_king_to_bridge_to_its_payoff() -> None:
+    # Pay-off top 5; a center holds A 2 3 and needs a 4: the King bridges it.
+    state = make_state(
+        payoff=("9C 5C", "3H QS"),
+        hands=("KS 9D TD JD QD", "6D 7D 8D 9H TH"),
+        center=("AC 2C 3C", "", ""),
+    )
+    moves = play_turn(HardBot(0), state)
+    assert moves[0] == Move(0, HAND, cards("KS")[0], CENTER, 0)
+    assert moves[1] == Move(0, PAYOFF, None, CENTER, 0)
+    assert len(state.payoff[0]) == 1
+
+
+def test_hard_chains_hand_side_and_king_to_reach_its_payoff() -> None:
+    # Needs 5 6 7 on the center holding A-4 before its 8: 5 in hand, 6 on a
+    # side stack (under nothing), no 7 anywhere but a King in hand.
+    state = make_state(
+        payoff=("2C 8C", "3H QS"),
+        hands=("5D KS JD QD QH", "6D 7D 8D 9H TH"),
+        sides=(("6S", "", "", ""), ("", "", "", "")),
+        center=("AC 2C 3C 4C", "", ""),
+    )
+    play_turn(HardBot(0), state)
+    assert len(state.payoff[0]) == 1  # the 8 went down
+    assert [rank(c) for c in state.center[0]][-1] == 8
+
+
+def test_hard_prefers_a_natural_card_to_a_king() -> None:
+    # 4 and a King in hand, the center needs a 4, the pay-off top is a 5.
+    state = make_state(
+        payoff=("9C 5C", "3H QS"),
+        hands=("4D KS JD QD QH", "6D 7D 8D 9H TH"),
+        center=("AC 2C 3C", "", ""),
+    )
+    moves = play_turn(HardBot(0), state)
+    assert moves[0] == Move(0, HAND, cards("4D")[0], CENTER, 0)
+    assert cards("KS")[0] in state.hands[0]
+
+
+def test_hard_does_not_hand_the_opponent_its_payoff() -> None:
+    # The opponent's pay-off top is a 6; a center needs a 5.  Hard cannot use
+    # its 5 for itself (its pay-off top is a Queen), so it keeps it.
+    state = make_state(
+        payoff=("2C QC", "3H 6S"),
+        hands=("5D 9D TD JD 9S", "2D 7D 8D 9H TH"),
+        center=("AC 2C 3C 4C", "", ""),
+    )
+    play_turn(HardBot(0), state)
+    assert all(len(c) != 5 for c in state.center)
+    # The plain baseline does play it.
+    state = make_state(
+        payoff=("2C QC", "3H 6S"),
+        hands=("5D 9D TD JD 9S", "2D 7D 8D 9H TH"),
+        center=("AC 2C 3C 4C", "", ""),
+    )
+    play_turn(make_bot("easy", 0), state)
+    assert any(len(c) == 5 for c in state.center)
+
+
+def test_hard_plays_past_the_opponents_need() -> None:
+    # Opponent needs a center at 5 for its 6.  Hard holds 5 and 6: playing both
+    # lifts the center past the danger instead of leaving it at 4 (a 5 or a
+    # King from the opponent would do) -- and empties more of its hand.
+    state = make_state(
+        payoff=("2C QC", "3H 6S"),
+        hands=("5D 6D TD JD 9S", "2D 7D 8D 9H TH"),
+        center=("AC 2C 3C 4C", "", ""),
+    )
+    play_turn(HardBot(0), state)
+    assert all(len(c) != 5 for c in state.center)
+    assert len(state.center[0]) >= 6
+
+
+def test_hard_discards_onto_a_descending_run() -> None:
+    # Nothing to play; the 8 goes on the 9 (bottom to top: 9 8 plays out 8, 9).
+    state = make_state(
+        payoff=("2C QC", "3H 6S"),
+        hands=("8D JH JD QD QH", "2D 7D 8D 9H TH"),
+        sides=(("9S", "3S", "", ""), ("", "", "", "")),
+        center=("AC 2C", "AD", "AH"),
+    )
+    moves = play_turn(HardBot(0), state)
+    assert moves == [Move(0, HAND, cards("8D")[0], SIDE, 0)]
+
+
+def test_hard_keeps_its_kings() -> None:
+    state = make_state(
+        payoff=("2C QC", "3H 6S"),
+        hands=("KD KH 9D 4S 7S", "2D 7D 8D 9H TH"),
+        sides=(("TS", "", "", ""), ("", "", "", "")),
+        center=("AC 2C", "AD", ""),
+    )
+    play_turn(HardBot(0), state)
+    assert cards("KD KH")[0] in state.hands[0] and cards("KD KH")[1] in state.hands[0]
+
+
+# -- strength (small, safe margins; scripts/bench_bots measures properly) --------
+
+
+def test_hard_never_loses_to_random() -> None:
+    for i in range(12):
+        for hard_seat in (0, 1):
+            bots = [make_bot("random", i), make_bot("random", i)]
+            bots[hard_seat] = make_bot("hard", i)
+            state = play_game(bots, seed(2000 + i), check=False)
+            assert state.result is not None
+            assert state.result.winner in (None, hard_seat)
+
+
+def test_hard_beats_easy() -> None:
+    wins = losses = 0
+    for i in range(10):
+        for hard_seat in (0, 1):
+            bots = [make_bot("easy", i), make_bot("easy", i)]
+            bots[hard_seat] = make_bot("hard", i)
+            state = play_game(bots, seed(3000 + i), check=False)
+            assert state.result is not None
+            if state.result.winner == hard_seat:
+                wins += 1
+            elif state.result.winner is not None:
+                losses += 1
+    # bench: about 99% of decided games; here at least 80% of ~10-15.
+    assert wins >= 6
+    assert wins >= 4 * losses

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p_spite import record
 from p2p_spite.cli import main
@@ -264,3 +266,44 @@ def test_match_record_of_a_live_match_is_valid() -> None:
     m = Match(bytes(range(32)), target=5)
     m.apply(m.game.legal_moves()[-1])
     assert record.verify(record.loads(record.dumps(record.to_json(m)))).total_moves == 1
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 200) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=6) | st.dictionaries(st.text(max_size=8), children, max_size=6)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_fuzzed_records_fail_cleanly(data: st.DataObject) -> None:
+    """Random changes anywhere in a real record give a RecordError or a valid match, nothing else."""
+    rec = copy.deepcopy(load_json("resign-then-unfinished.json"))
+    for _ in range(data.draw(st.integers(1, 3))):
+        games = rec.get("games")
+        if not (isinstance(games, list) and all(isinstance(x, dict) for x in games)):
+            break
+        g = data.draw(st.integers(0, len(games) - 1))
+        target = data.draw(st.sampled_from(["move", "result", "top", "game"]))
+        value = data.draw(json_values)
+        if target == "move" and isinstance(rec["games"][g].get("moves"), list) and rec["games"][g]["moves"]:
+            i = data.draw(st.integers(0, len(rec["games"][g]["moves"]) - 1))
+            if data.draw(st.booleans()) and isinstance(rec["games"][g]["moves"][i], list):
+                rec["games"][g]["moves"][i][data.draw(st.integers(0, 4))] = value
+            else:
+                rec["games"][g]["moves"][i] = value
+        elif target == "result":
+            rec["games"][g]["result"] = value
+        elif target == "game":
+            rec["games"][g] = value
+        else:
+            rec[data.draw(st.sampled_from(["seed", "version", "target", "players", "scores", "games"]))] = (
+                value
+            )
+    try:
+        record.verify(record.loads(json.dumps(rec)))
+    except RecordError as e:
+        assert "\n" not in str(e)

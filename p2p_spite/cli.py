@@ -67,6 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots", default="easy,easy", help=f"two levels, seat 0 first, e.g. random,easy (levels: {levels})"
     )
     p.set_defaults(run=_run_selfplay)
+
+    from .net.commands import add_commands
+
+    host_p, join_p = add_commands(sub, _seed_arg, levels)
+    host_p.set_defaults(run=_run_host)
+    join_p.set_defaults(run=_run_join)
     return parser
 
 
@@ -117,6 +123,18 @@ def _run_selfplay(args: argparse.Namespace) -> int:
         f"{match.scores[0]}-{match.scores[1]}; record written to {path}"
     )
     return 0
+
+
+def _run_host(args: argparse.Namespace) -> int:
+    from .net.commands import run_host
+
+    return run_host(args)
+
+
+def _run_join(args: argparse.Namespace) -> int:
+    from .net.commands import run_join
+
+    return run_join(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

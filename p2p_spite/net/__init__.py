@@ -1,0 +1,44 @@
+"""Playing over a network: two peers, each with its own engine, exchanging moves.
+
+The API the rest of the program uses:
+
+``await host_session(*, bind, port, name, seed=None, target=50, games=None,
+record_path=None, on_listening=None, code=None, resume=None, on_warning=...)``
+    listen, wait for a peer, do the handshake; returns a :class:`NetSession`
+    (a :class:`p2p_spite.session.Session`).  ``port=0`` takes a free port;
+    ``on_listening(host, port)`` gets the real one.
+
+``await join_session(*, host, port, name, record_path=None, code=None, resume=None)``
+    connect to a host; returns a :class:`NetSession`.  UserError (one line)
+    if the host cannot be reached or refuses.
+
+``await run_bot(session, level, *, seed=None, on_event=None) -> int``
+    drive a session with a computer player to the end; 0 if the match ended,
+    1 if it failed.  Closes the session.
+
+``await play_lines(session) -> int``
+    a plain line prompt for a person (the full-screen UI can replace it).
+
+Both ends can run in one process and one event loop (e.g. host on
+127.0.0.1 port 0 and a computer joining it).  See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from .headless import run_bot
+from .journal import Saved, load_saved
+from .lineplay import play_lines
+from .peer import DEFAULT_PORT, NetSession, host_session, join_session
+from .protocol import PROTOCOL_VERSION
+
+__all__ = [
+    "DEFAULT_PORT",
+    "PROTOCOL_VERSION",
+    "NetSession",
+    "Saved",
+    "host_session",
+    "join_session",
+    "load_saved",
+    "play_lines",
+    "run_bot",
+]

@@ -1,0 +1,214 @@
+"""One seat's copy of the match: actions, their sequence numbers and history hash.
+
+No I/O here beyond an optional :class:`ActionSink` (the journal) that is told
+about every action *before* it is sent or shown.  An *action* is a move or a
+resignation; the actions of a match are numbered 0, 1, 2, ... across all its
+games, and ``history[n]`` is the hash chain over the first ``n`` actions, so
+two peers can tell at a glance whether their histories agree and where.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..engine import IllegalMoveError, Match, Move, view
+from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
+
+RESIGN = "resign"
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A move (``move`` set) or a resignation of ``seat`` in ``game``."""
+
+    game: int
+    seat: int
+    move: Move | None = None
+
+    def key(self) -> bytes:
+        if self.move is None:
+            return b"R" + self.game.to_bytes(4, "big") + bytes((self.seat,))
+        m = self.move
+        arg = b"-" if m.arg is None else m.arg.to_bytes(2, "big")
+        return (
+            b"M"
+            + self.game.to_bytes(4, "big")
+            + f"{m.seat}|{m.source}|".encode()
+            + arg
+            + f"|{m.target}|{m.slot}".encode()
+        )
+
+    def to_json(self) -> list[Any]:
+        if self.move is None:
+            return [self.game, RESIGN, self.seat]
+        return [self.game, list(self.move)]
+
+
+def history_root(seed: bytes) -> bytes:
+    return hashlib.sha256(b"p2p-spite/history/v1" + seed).digest()
+
+
+def chain(prev: bytes, action: Action) -> bytes:
+    return hashlib.sha256(prev + action.key()).digest()
+
+
+class ActionSink(Protocol):
+    def append(self, n: int, action: Action) -> None:
+        """Action number ``n`` was accepted (write it down before it is sent or shown)."""
+        ...
+
+    def game_over(self, match: Match) -> None:
+        """A game ended (a good moment for a full checkpoint)."""
+        ...
+
+
+class GameCore:
+    """The match as this seat knows it, plus the events a driver should see."""
+
+    def __init__(
+        self,
+        match: Match,
+        seat: int,
+        match_id: bytes,
+        max_games: int | None = None,
+    ) -> None:
+        self.match = match
+        self.seat = seat
+        self.match_id = match_id
+        self.max_games = max_games
+        self.sink: ActionSink | None = None
+        self.actions: list[Action] = []
+        self.history: list[bytes] = [history_root(match.seed)]
+        self.digests: list[bytes] = []  # the game state's digest right after each action
+        self.finished = False  # the match is over (target reached or max_games played)
+        self._check_finished()
+
+    # -- queries ---------------------------------------------------------------
+
+    @property
+    def position(self) -> int:
+        return len(self.actions)
+
+    @property
+    def head(self) -> bytes:
+        return self.history[-1]
+
+    def view(self) -> Any:
+        return view(self.match.game, self.seat)
+
+    def start_events(self) -> list[Event]:
+        """What a driver needs to see first: the current game (or the end)."""
+        g = self.match.game
+        evs: list[Event] = [GameStarted(g.game, g.starter, view(g, self.seat))]
+        if self.finished:
+            evs.append(self.end_event(None))
+        return evs
+
+    def end_event(self, record_path: str | None) -> MatchEnded:
+        s = self.match.scores
+        return MatchEnded(self.match.winner, (s[0], s[1]), record_path)
+
+    # -- actions ---------------------------------------------------------------
+
+    def check_move(self, move: Move, seat: int) -> Move:
+        """Raise IllegalMoveError unless ``move`` is legal for ``seat`` now; nothing changes."""
+        if self.finished:
+            raise IllegalMoveError(move, "the match is over")
+        if move.seat != seat:
+            raise IllegalMoveError(move, f"seat {seat} cannot play for seat {move.seat}")
+        reason = self.match.game.check(move)
+        if reason is not None:
+            raise IllegalMoveError(move, reason)
+        return move
+
+    def digest_after(self, action: Action) -> bytes:
+        """The state digest after ``action`` (checked legal), without changing anything."""
+        g = self.match.game.copy()
+        if action.move is None:
+            g.resign(action.seat)
+        else:
+            g.apply(action.move)
+        return g.digest()
+
+    def check_resign(self, seat: int) -> Action:
+        if self.finished:
+            raise IllegalMoveError([], "the match is over")
+        g = self.match.game
+        if g.result is not None:
+            raise IllegalMoveError([], "the game is over")
+        if g.turn != seat:
+            raise IllegalMoveError([], "a player may resign only during their own turn")
+        return Action(g.game, seat)
+
+    @classmethod
+    def replay(
+        cls,
+        match: Match,
+        seat: int,
+        match_id: bytes,
+        max_games: int | None,
+        actions: Sequence[Action],
+    ) -> GameCore:
+        """The core after ``actions`` from a fresh ``match`` (IllegalMoveError if one is refused)."""
+        core = cls(match, seat, match_id, max_games)
+        for a in actions:
+            if a.move is None:
+                if core.finished or core.match.game.result is not None:
+                    raise IllegalMoveError([], "a resignation after the game ended")
+            else:
+                core.check_move(a.move, a.seat)
+            core.apply(a)
+        return core
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply a checked action: sink first, then the events (next game dealt if due)."""
+        match = self.match
+        n = len(self.actions)
+        if action.move is None:
+            match.resign(action.seat)
+            card = None
+        else:
+            move = action.move
+            card = self._card_of(move)
+            match.apply(move)
+        g = match.game
+        self.digests.append(g.digest())
+        self.actions.append(action)
+        self.history.append(chain(self.history[-1], action))
+        if self.sink is not None:
+            self.sink.append(n, action)
+        evs: list[Event] = []
+        if action.move is not None and card is not None:
+            evs.append(MovePlayed(action.seat, action.move, card, view(g, self.seat)))
+        if g.result is not None:
+            if self.sink is not None:
+                self.sink.game_over(match)
+            s = match.scores
+            evs.append(GameEnded(g.game, g.result, (s[0], s[1]), view(g, self.seat)))
+            self._check_finished()
+            if not self.finished:
+                ng = match.next_game()
+                evs.append(GameStarted(ng.game, ng.starter, view(ng, self.seat)))
+        return evs
+
+    def _card_of(self, move: Move) -> int:
+        g = self.match.game
+        if move.source == "hand":
+            assert move.arg is not None
+            return move.arg
+        if move.source == "payoff":
+            top = g.payoff_top(move.seat)
+            assert top is not None
+            return top
+        assert move.arg is not None
+        return g.sides[move.seat][move.arg][-1]
+
+    def _check_finished(self) -> None:
+        m = self.match
+        if m.game.result is None:
+            return
+        if m.over or (self.max_games is not None and m.game_number >= self.max_games):
+            self.finished = True

@@ -1,0 +1,45 @@
+"""Driving a session with a computer player (no terminal interface)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..bots import make_bot
+from ..engine import IllegalMoveError
+from ..session import Event, MatchEnded, Session, SessionFailed
+
+
+async def run_bot(
+    session: Session,
+    level: str,
+    *,
+    seed: int | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> int:
+    """Play ``session`` with a bot of ``level`` until the match ends; return an exit code.
+
+    0: the match ended (MatchEnded); 1: it failed (SessionFailed).  The bot
+    decides only from the views the events carry, at full speed.  The session
+    is closed before returning.  ``on_event`` sees every event (for printing).
+    ValueError if the level is unknown.
+    """
+    bot = make_bot(level, seed)
+    try:
+        while True:
+            ev = await session.next_event()
+            if on_event is not None:
+                on_event(ev)
+            if isinstance(ev, MatchEnded):
+                return 0
+            if isinstance(ev, SessionFailed):
+                return 1
+            v = getattr(ev, "view", None)
+            if v is not None and v.my_turn:
+                try:
+                    await session.play(bot.choose(v))
+                except IllegalMoveError:
+                    if getattr(session, "closed_for_play", False):
+                        continue  # the session just stopped: its SessionFailed event follows
+                    raise
+    finally:
+        await session.close("match over")

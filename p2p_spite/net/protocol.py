@@ -1,0 +1,617 @@
+"""The protocol core: one connection's state machine, with no I/O.
+
+Bytes in (:meth:`Endpoint.receive_data`), events out (:meth:`Endpoint.next_event`),
+bytes to send (:meth:`Endpoint.data_to_send`); h11-style.  Every rule of the
+protocol lives here: the versioned handshake, the join-code challenge, the
+commit-reveal seed agreement, the history sync that lets a match go on after a
+reconnect, and the checks on every move from the peer (shape, sequence number,
+the local engine's verdict, the state digest).
+
+Errors: :class:`RemoteProtocolError` when the peer broke a rule (a ``refuse``
+message telling it why is already queued in :meth:`data_to_send`),
+:class:`PeerRefused` when the peer refused us, :class:`LocalProtocolError` when
+this side misused the endpoint.  After any of them the endpoint is closed.
+See docs/protocol.md for the messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final
+
+from ..engine import DEFAULT_TARGET, IllegalMoveError, Match, move_from_json
+from ..session import ChatReceived, Event
+from .game import Action, GameCore
+from .wire import FrameDecoder, LocalProtocolError, ProtocolError, RemoteProtocolError, encode
+
+PROTOCOL_VERSION: Final = 1
+APP: Final = "p2p-spite"
+HOST: Final = "host"
+JOIN: Final = "join"
+MAX_NAME: Final = 40
+MAX_CHAT: Final = 500
+NONCE_BYTES: Final = 16
+MATCH_ID_BYTES: Final = 16
+MAX_GAMES: Final = 10_000
+MAX_TARGET: Final = 100_000
+
+__all__ = [
+    "APP",
+    "HOST",
+    "JOIN",
+    "MAX_CHAT",
+    "MAX_NAME",
+    "PROTOCOL_VERSION",
+    "Acked",
+    "Endpoint",
+    "Handshaken",
+    "LocalConfig",
+    "LocalProtocolError",
+    "NeedData",
+    "PeerBye",
+    "PeerRefused",
+    "Phase",
+    "Pong",
+    "ProtocolError",
+    "RemoteProtocolError",
+    "commitment",
+    "derive_code_key",
+]
+
+
+class PeerRefused(ProtocolError):
+    """The peer sent ``refuse``: it will not go on with us (``code`` says why)."""
+
+
+class Phase(Enum):
+    HELLO = "hello"  # waiting for the peer's hello
+    AUTH = "auth"  # join-code challenge-response
+    SETUP = "setup"  # the joiner waits for the host's match settings
+    SEED = "seed"  # commit-reveal of the two halves of the seed
+    SYNC = "sync"  # comparing histories (position + hash)
+    PLAY = "play"
+    CLOSED = "closed"
+
+
+# -- events that are about the link, not the game ------------------------------
+
+
+class NeedData:
+    """next_event(): nothing more until more bytes arrive."""
+
+
+NEED_DATA: Final = NeedData()
+
+
+@dataclass(frozen=True, slots=True)
+class Handshaken:
+    """The handshake is done: the match is agreed and the histories line up."""
+
+    peer_name: str
+    seed_from_host: bool  # the host chose the seed (True) or both drew it (False)
+    resumed_at: int  # actions both sides already had (0 for a fresh match)
+
+
+@dataclass(frozen=True, slots=True)
+class Acked:
+    n: int  # the peer has applied and written down the first n actions
+
+
+@dataclass(frozen=True, slots=True)
+class PeerBye:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    k: int
+
+
+LinkEvent = Handshaken | Acked | PeerBye | Pong
+
+
+# -- crypto helpers -------------------------------------------------------------
+
+
+def derive_code_key(code: str) -> bytes:
+    """The key a join code stands for (slow on purpose: guessing codes offline is costly)."""
+    norm = "".join(ch for ch in code.upper() if ch.isalnum())
+    return hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000)
+
+
+def _auth_mac(key: bytes, role: str, host_nonce: bytes, join_nonce: bytes) -> bytes:
+    return hmac.new(
+        key, b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + join_nonce, "sha256"
+    ).digest()
+
+
+def commitment(role: str, secret: bytes, match_id: bytes) -> bytes:
+    """A seat's commitment to its half of the seed: bound to its role and the match."""
+    return hashlib.sha256(b"p2p-spite/commit/v1|" + role.encode() + b"|" + match_id + secret).digest()
+
+
+def seed_from(host_secret: bytes, join_secret: bytes, match_id: bytes) -> bytes:
+    return hashlib.sha256(b"p2p-spite/seed/v1|" + match_id + host_secret + join_secret).digest()
+
+
+# -- configuration -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class LocalConfig:
+    role: str  # HOST or JOIN
+    name: str
+    code_key: bytes | None = None  # derive_code_key(code), or None: no join code
+    # the host's match settings (ignored on the joiner):
+    seed: bytes | None = None  # None: commit-reveal
+    target: int = DEFAULT_TARGET
+    max_games: int | None = None
+    protocol_version: int = PROTOCOL_VERSION  # tests may pretend to be another version
+
+
+# -- field checks -------------------------------------------------------------------
+
+
+def _int(msg: dict[str, Any], key: str, lo: int, hi: int) -> int:
+    v = msg.get(key)
+    if type(v) is not int or not lo <= v <= hi:
+        raise RemoteProtocolError(f"{msg['t']}: {key} must be an integer in {lo}..{hi}", "malformed")
+    return v
+
+
+def _opt_int(msg: dict[str, Any], key: str, lo: int, hi: int) -> int | None:
+    return None if msg.get(key) is None else _int(msg, key, lo, hi)
+
+
+def _bin(msg: dict[str, Any], key: str, size: int) -> bytes:
+    v = msg.get(key)
+    if type(v) is not bytes or len(v) != size:
+        raise RemoteProtocolError(f"{msg['t']}: {key} must be {size} bytes", "malformed")
+    return v
+
+
+def _str(msg: dict[str, Any], key: str, most: int) -> str:
+    v = msg.get(key)
+    if type(v) is not str or len(v) > most:
+        raise RemoteProtocolError(
+            f"{msg['t']}: {key} must be a string of at most {most} characters", "malformed"
+        )
+    return v
+
+
+def clean_text(text: str, most: int) -> str:
+    """Printable characters only (a peer must not drive the terminal), at most ``most``."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)[:most]
+
+
+# -- the endpoint ---------------------------------------------------------------------
+
+
+class Endpoint:
+    """One side of one connection.  ``core`` is the match (None until agreed, for a new one)."""
+
+    def __init__(self, config: LocalConfig, core: GameCore | None = None) -> None:
+        if config.role not in (HOST, JOIN):
+            raise ValueError(f"role must be {HOST!r} or {JOIN!r}")
+        self.config = config
+        self.role = config.role
+        self.peer_role = JOIN if config.role == HOST else HOST
+        self.core = core
+        self.phase = Phase.HELLO
+        self.peer_name = ""
+        self.seed_from_host = False
+        self._decoder = FrameDecoder()
+        self._out = bytearray()
+        self._events: list[Event | LinkEvent] = []
+        self._nonce = secrets.token_bytes(NONCE_BYTES)
+        self._peer_nonce = b""
+        self._auth_sent = False
+        self._match_id = core.match_id if core is not None else b""
+        self._secret = b""
+        self._my_commit = b""
+        self._peer_commit = b""
+        self._revealed = False
+        self._sync_sent = False
+        self._peer_sync: tuple[int, bytes] | None = None
+        self._catch_up_to: tuple[int, bytes] | None = None  # (position, hash) the peer had
+        self._resumed_at = 0
+        self._started = False
+
+    # -- plumbing -----------------------------------------------------------------
+
+    def initiate(self) -> None:
+        """Queue this side's hello (call once, right after connecting)."""
+        if self._started:
+            raise LocalProtocolError("initiate() called twice")
+        self._started = True
+        c = self.core
+        self._send(
+            {
+                "t": "hello",
+                "proto": self.config.protocol_version,
+                "app": APP,
+                "role": self.role,
+                "name": self.config.name[:MAX_NAME],
+                "nonce": self._nonce,
+                "code": self.config.code_key is not None,
+                "match": c.match_id if c is not None else None,
+            }
+        )
+
+    def receive_data(self, data: bytes) -> None:
+        if self.phase is Phase.CLOSED:
+            return
+        self._decoder.feed(data)
+
+    def data_to_send(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    @property
+    def pending_bytes(self) -> int:
+        """Received bytes that do not make a whole frame yet (a frame cut short)."""
+        return self._decoder.pending
+
+    def next_event(self) -> Event | LinkEvent | NeedData:
+        """The next event, processing at most one more frame; NEED_DATA if none."""
+        while not self._events:
+            if self.phase is Phase.CLOSED:
+                return NEED_DATA
+            try:
+                msg = self._decoder.next_message()
+                if msg is None:
+                    return NEED_DATA
+                self._handle(msg)
+            except RemoteProtocolError as e:
+                self._refuse(e.code, str(e))
+                raise
+            except PeerRefused:
+                self.phase = Phase.CLOSED
+                raise
+        return self._events.pop(0)
+
+    def _send(self, msg: dict[str, Any]) -> None:
+        self._out += encode(msg)
+
+    def _refuse(self, code: str, text: str) -> None:
+        if self.phase is not Phase.CLOSED:
+            self._send({"t": "refuse", "code": code, "msg": text[:400]})
+            self.phase = Phase.CLOSED
+
+    def refuse(self, code: str, text: str) -> None:
+        """Tell the peer we stop (e.g. the seat is taken), and close."""
+        self._refuse(code, text)
+
+    # -- what this side does ----------------------------------------------------------
+
+    def _need_play(self) -> GameCore:
+        if self.phase is not Phase.PLAY or self.core is None:
+            raise LocalProtocolError(f"not playing (phase {self.phase.value})")
+        return self.core
+
+    def send_action(self, n: int) -> None:
+        """Send action number ``n`` (already applied to the core) to the peer."""
+        core = self._need_play()
+        a = core.actions[n]
+        d = core.digests[n]
+        if a.move is None:
+            self._send({"t": "resign", "n": n, "g": a.game, "d": d})
+        else:
+            self._send({"t": "move", "n": n, "m": list(a.move), "d": d})
+
+    def send_chat(self, text: str) -> None:
+        self._need_play()
+        self._send({"t": "chat", "text": clean_text(text, MAX_CHAT)})
+
+    def send_ping(self, k: int) -> None:
+        if self.phase is not Phase.CLOSED:
+            self._send({"t": "ping", "k": k})
+
+    def send_bye(self, reason: str) -> None:
+        if self.phase is not Phase.CLOSED:
+            self._send({"t": "bye", "reason": clean_text(reason, 200)})
+            self.phase = Phase.CLOSED
+
+    # -- what the peer does -------------------------------------------------------------
+
+    def _handle(self, msg: dict[str, Any]) -> None:
+        t = msg["t"]
+        if t == "refuse":
+            code = msg.get("code")
+            text = msg.get("msg")
+            code = code if isinstance(code, str) else "refused"
+            text = clean_text(text, 400) if isinstance(text, str) else "no reason given"
+            raise PeerRefused(text, clean_text(code, 40))
+        if t in ("ping", "pong") and self.phase is not Phase.HELLO:
+            k = _int(msg, "k", 0, 2**53)
+            if t == "ping":
+                self._send({"t": "pong", "k": k})
+            else:
+                self._events.append(Pong(k))
+            return
+        if t == "bye" and self.phase is not Phase.HELLO:
+            reason = msg.get("reason")
+            self._events.append(PeerBye(clean_text(reason, 200) if isinstance(reason, str) else ""))
+            self.phase = Phase.CLOSED
+            return
+        handler = _HANDLERS.get((self.phase, t))
+        if handler is None:
+            known = t in _KNOWN
+            what = f"a {t!r} message" if known else f"a message of unknown type {clean_text(t, 20)!r}"
+            raise RemoteProtocolError(
+                f"{what} during the {self.phase.value} phase", "unexpected" if known else "unknown-type"
+            )
+        handler(self, msg)
+
+    def _on_hello(self, msg: dict[str, Any]) -> None:
+        proto = msg.get("proto")
+        mine = self.config.protocol_version
+        if msg.get("app") != APP:
+            raise RemoteProtocolError("not a p2p-spite peer", "not-p2p-spite")
+        if proto != mine:
+            raise RemoteProtocolError(
+                f"protocol version mismatch: the {self.peer_role} speaks version {proto!r}, "
+                f"the {self.role} speaks version {mine}",
+                "version",
+            )
+        if msg.get("role") != self.peer_role:
+            raise RemoteProtocolError(
+                f"the peer says it is a {msg.get('role')!r}, expected {self.peer_role!r}", "role"
+            )
+        self.peer_name = clean_text(_str(msg, "name", MAX_NAME), MAX_NAME)
+        self._peer_nonce = _bin(msg, "nonce", NONCE_BYTES)
+        wants_code = msg.get("code")
+        if type(wants_code) is not bool:
+            raise RemoteProtocolError("hello: code must be true or false", "malformed")
+        peer_match = msg.get("match")
+        if peer_match is not None and (type(peer_match) is not bytes or len(peer_match) != MATCH_ID_BYTES):
+            raise RemoteProtocolError("hello: match must be 16 bytes or nil", "malformed")
+        if self.role == HOST:
+            if self.config.code_key is not None and not wants_code:
+                raise RemoteProtocolError("this host needs a join code (join with --code)", "code-needed")
+        elif wants_code and self.config.code_key is None:
+            raise RemoteProtocolError("the host needs a join code: join with --code CODE", "code-needed")
+        if self.role == HOST and self.config.code_key is None and wants_code:
+            # the joiner brought a code we do not use: it cannot authenticate us; say so
+            raise RemoteProtocolError("this host does not use a join code (join without --code)", "no-code")
+        if self.config.code_key is not None:
+            self.phase = Phase.AUTH
+            if self.role == JOIN:
+                self._send_auth()
+        else:
+            self._after_auth()
+
+    def _nonces(self) -> tuple[bytes, bytes]:
+        return (self._nonce, self._peer_nonce) if self.role == HOST else (self._peer_nonce, self._nonce)
+
+    def _send_auth(self) -> None:
+        key = self.config.code_key
+        assert key is not None
+        self._send({"t": "auth", "mac": _auth_mac(key, self.role, *self._nonces())})
+        self._auth_sent = True
+
+    def _on_auth(self, msg: dict[str, Any]) -> None:
+        key = self.config.code_key
+        assert key is not None
+        mac = _bin(msg, "mac", 32)
+        if not hmac.compare_digest(mac, _auth_mac(key, self.peer_role, *self._nonces())):
+            raise RemoteProtocolError("wrong join code", "bad-code")
+        if self.role == HOST:
+            self._send_auth()  # only now: a guesser learns nothing from the host
+        self._after_auth()
+
+    def _after_auth(self) -> None:
+        if self.role == JOIN:
+            self.phase = Phase.SETUP
+            return
+        c = self.core
+        cfg = self.config
+        if c is None:
+            self._match_id = secrets.token_bytes(MATCH_ID_BYTES)
+            self.seed_from_host = cfg.seed is not None
+            self._send(
+                {
+                    "t": "setup",
+                    "match": self._match_id,
+                    "seed": cfg.seed,
+                    "target": cfg.target,
+                    "games": cfg.max_games,
+                    "players": [cfg.name[:MAX_NAME], self.peer_name],
+                    "resume": False,
+                }
+            )
+            if cfg.seed is None:
+                self._start_commit()
+            else:
+                self._make_core(cfg.seed, cfg.target, cfg.max_games, (cfg.name[:MAX_NAME], self.peer_name))
+        else:
+            m = c.match
+            self._send(
+                {
+                    "t": "setup",
+                    "match": c.match_id,
+                    "seed": m.seed,
+                    "target": m.target,
+                    "games": c.max_games,
+                    "players": list(m.players),
+                    "resume": True,
+                }
+            )
+            self._start_sync()
+
+    def _on_setup(self, msg: dict[str, Any]) -> None:
+        match_id = _bin(msg, "match", MATCH_ID_BYTES)
+        seed = msg.get("seed")
+        if seed is not None:
+            seed = _bin(msg, "seed", 32)
+        target = _int(msg, "target", 1, MAX_TARGET)
+        games = _opt_int(msg, "games", 1, MAX_GAMES)
+        players = msg.get("players")
+        if not (
+            isinstance(players, list)
+            and len(players) == 2
+            and all(type(p) is str and len(p) <= MAX_NAME for p in players)
+        ):
+            raise RemoteProtocolError("setup: players must be two names", "malformed")
+        resume = msg.get("resume")
+        if type(resume) is not bool or (resume and seed is None):
+            raise RemoteProtocolError(
+                "setup: resume must be true or false (and a resumed match has its seed)", "malformed"
+            )
+        c = self.core
+        self._match_id = match_id
+        if c is None:
+            if resume:
+                raise RemoteProtocolError(
+                    "the host is resuming a match this side does not have (join with --resume RECORD)",
+                    "no-match",
+                )
+            self.seed_from_host = seed is not None
+            names = (clean_text(players[0], MAX_NAME), clean_text(players[1], MAX_NAME))
+            if seed is None:
+                self._pending_setup = (target, games, names)
+                self._start_commit()
+            else:
+                self._make_core(seed, target, games, names)
+        else:
+            if match_id != c.match_id or seed != c.match.seed:
+                raise RemoteProtocolError("the host is playing a different match", "other-match")
+            if target != c.match.target or games != c.max_games:
+                raise RemoteProtocolError(
+                    "the host's match settings differ from this side's record", "other-match"
+                )
+            self.seed_from_host = True
+            self._start_sync()
+
+    def _start_commit(self) -> None:
+        self.phase = Phase.SEED
+        self._secret = secrets.token_bytes(32)
+        self._my_commit = commitment(self.role, self._secret, self._match_id)
+        self._send({"t": "commit", "c": self._my_commit})
+
+    def _on_commit(self, msg: dict[str, Any]) -> None:
+        if self._peer_commit:
+            raise RemoteProtocolError("a second commitment", "unexpected")
+        c = _bin(msg, "c", 32)
+        if hmac.compare_digest(c, self._my_commit):
+            raise RemoteProtocolError("the peer echoed our commitment", "echo")
+        self._peer_commit = c
+        self._send({"t": "reveal", "r": self._secret})
+        self._revealed = True
+
+    def _on_reveal(self, msg: dict[str, Any]) -> None:
+        if not self._peer_commit:
+            raise RemoteProtocolError("a reveal before its commitment", "unexpected")
+        r = _bin(msg, "r", 32)
+        if not hmac.compare_digest(commitment(self.peer_role, r, self._match_id), self._peer_commit):
+            raise RemoteProtocolError("the peer's reveal does not match its commitment", "bad-reveal")
+        host_r, join_r = (self._secret, r) if self.role == HOST else (r, self._secret)
+        seed = seed_from(host_r, join_r, self._match_id)
+        if self.role == HOST:
+            cfg = self.config
+            self._make_core(seed, cfg.target, cfg.max_games, (cfg.name[:MAX_NAME], self.peer_name))
+        else:
+            target, games, names = self._pending_setup
+            self._make_core(seed, target, games, names)
+
+    def _make_core(self, seed: bytes, target: int, games: int | None, names: tuple[str, str]) -> None:
+        match = Match(seed, target, names)
+        self.core = GameCore(match, 0 if self.role == HOST else 1, self._match_id, games)
+        self._start_sync()
+
+    def _start_sync(self) -> None:
+        c = self.core
+        assert c is not None
+        self.phase = Phase.SYNC
+        self._send({"t": "sync", "pos": c.position, "hist": c.head})
+        self._sync_sent = True
+
+    def _on_sync(self, msg: dict[str, Any]) -> None:
+        c = self.core
+        assert c is not None
+        pos = _int(msg, "pos", 0, 10_000_000)
+        hist = _bin(msg, "hist", 32)
+        mine = c.position
+        if pos <= mine and not hmac.compare_digest(c.history[pos], hist):
+            raise RemoteProtocolError(
+                f"the two histories disagree (the peer has {pos} actions, this side {mine})", "history"
+            )
+        self.phase = Phase.PLAY
+        self._resumed_at = min(pos, mine)
+        if pos > mine:
+            self._catch_up_to = (pos, hist)
+        self._events.append(Handshaken(self.peer_name, self.seed_from_host, self._resumed_at))
+        for n in range(pos, mine):  # the peer missed these: send them again
+            self.send_action(n)
+
+    def _on_action(self, msg: dict[str, Any]) -> None:
+        c = self.core
+        assert c is not None
+        n = _int(msg, "n", 0, 10_000_000)
+        if n != c.position:
+            raise RemoteProtocolError(
+                f"action number {n} out of sequence (expected {c.position})", "sequence"
+            )
+        d = _bin(msg, "d", 32)
+        peer_seat = 1 - c.seat
+        try:
+            if msg["t"] == "move":
+                try:
+                    move = move_from_json(msg.get("m"))
+                except ValueError as e:
+                    raise RemoteProtocolError(f"a malformed move: {e}", "malformed") from None
+                c.check_move(move, peer_seat)
+                action = Action(c.match.game_number, peer_seat, move)
+            else:
+                g = _int(msg, "g", 1, MAX_GAMES)
+                action = c.check_resign(peer_seat)
+                if g != action.game:
+                    raise RemoteProtocolError(
+                        f"a resignation of game {g} during game {action.game}", "sequence"
+                    )
+        except IllegalMoveError as e:
+            raise RemoteProtocolError(
+                f"{self.peer_name or 'the peer'} sent an illegal move: {e.reason}", "illegal-move"
+            ) from None
+        if not hmac.compare_digest(c.digest_after(action), d):
+            raise RemoteProtocolError(
+                f"the game states disagree after action {n} (desync): the match is stopped", "desync"
+            )
+        self._events.extend(c.apply(action))
+        if self._catch_up_to is not None and c.position >= self._catch_up_to[0]:
+            pos, hist = self._catch_up_to
+            self._catch_up_to = None
+            if not hmac.compare_digest(c.history[pos], hist):
+                raise RemoteProtocolError("the two histories disagree after catching up", "history")
+        self._send({"t": "ack", "n": c.position})
+
+    def _on_ack(self, msg: dict[str, Any]) -> None:
+        c = self.core
+        assert c is not None
+        n = _int(msg, "n", 0, c.position)
+        self._events.append(Acked(n))
+
+    def _on_chat(self, msg: dict[str, Any]) -> None:
+        c = self.core
+        assert c is not None
+        self._events.append(ChatReceived(1 - c.seat, clean_text(_str(msg, "text", MAX_CHAT * 4), MAX_CHAT)))
+
+
+_HANDLERS: dict[tuple[Phase, str], Any] = {
+    (Phase.HELLO, "hello"): Endpoint._on_hello,
+    (Phase.AUTH, "auth"): Endpoint._on_auth,
+    (Phase.SETUP, "setup"): Endpoint._on_setup,
+    (Phase.SEED, "commit"): Endpoint._on_commit,
+    (Phase.SEED, "reveal"): Endpoint._on_reveal,
+    (Phase.SYNC, "sync"): Endpoint._on_sync,
+    (Phase.PLAY, "move"): Endpoint._on_action,
+    (Phase.PLAY, "resign"): Endpoint._on_action,
+    (Phase.PLAY, "ack"): Endpoint._on_ack,
+    (Phase.PLAY, "chat"): Endpoint._on_chat,
+}
+_KNOWN = {t for _, t in _HANDLERS} | {"refuse", "ping", "pong", "bye"}

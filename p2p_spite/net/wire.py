@@ -1,0 +1,120 @@
+"""Frames and messages on the wire: length-prefixed msgpack maps, with hard limits.
+
+A frame is a 4-byte big-endian length ``N`` (1 <= N <= MAX_FRAME) followed by
+``N`` bytes holding exactly one msgpack map with a string key ``"t"`` (the
+message type).  The length is checked before any of the body is buffered, and
+the body is decoded by a ``msgpack.Unpacker`` whose limits (string, binary,
+array and map lengths; no ext types; msgpack's own nesting cap) make a hostile
+frame cheap to refuse.  See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Final
+
+import msgpack
+
+MAX_FRAME: Final = 16 * 1024  # bytes in one frame's body
+MAX_STR: Final = 2048  # bytes in one string
+MAX_BIN: Final = 64  # bytes in one binary value (nonces, hashes)
+MAX_ARRAY: Final = 16  # items in one array (a move has 5)
+MAX_MAP: Final = 16  # keys in one map
+MAX_BUFFERED: Final = 4 + MAX_FRAME  # never more than one frame waits in memory
+_HEADER = struct.Struct(">I")
+
+
+class ProtocolError(Exception):
+    """Base of the protocol errors.  ``code`` is a short machine word."""
+
+    code = "protocol"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer sent something this side refuses (its fault, not ours)."""
+
+
+class LocalProtocolError(ProtocolError):
+    """This side tried something the protocol does not allow now (a bug or misuse here)."""
+
+
+def encode(msg: dict[str, Any]) -> bytes:
+    """One frame holding ``msg`` (LocalProtocolError if it would break the limits)."""
+    body: bytes = msgpack.packb(msg, use_bin_type=True)
+    if not 0 < len(body) <= MAX_FRAME:
+        raise LocalProtocolError(f"a message of {len(body)} bytes is over the {MAX_FRAME}-byte frame limit")
+    return _HEADER.pack(len(body)) + body
+
+
+class FrameDecoder:
+    """Bytes in, decoded messages out; refuses a frame before buffering it if too large."""
+
+    __slots__ = ("_buf", "_unpacker", "_need")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._need = 0  # length of the frame body being read; 0 while reading a header
+        self._unpacker = msgpack.Unpacker(
+            raw=False,
+            use_list=True,
+            strict_map_key=True,
+            max_buffer_size=MAX_FRAME,
+            max_str_len=MAX_STR,
+            max_bin_len=MAX_BIN,
+            max_array_len=MAX_ARRAY,
+            max_map_len=MAX_MAP,
+            max_ext_len=0,
+        )
+
+    @property
+    def pending(self) -> int:
+        """Bytes received but not yet making a whole frame."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+
+    def next_message(self) -> dict[str, Any] | None:
+        """The next whole message, or None if more bytes are needed.
+
+        Raises RemoteProtocolError for a bad frame; the decoder is then unusable.
+        """
+        buf = self._buf
+        if not self._need:
+            if len(buf) < 4:
+                return None
+            (n,) = _HEADER.unpack_from(buf)
+            if n == 0 or n > MAX_FRAME:
+                raise RemoteProtocolError(f"a frame of {n} bytes (the limit is {MAX_FRAME})", "frame")
+            del buf[:4]
+            self._need = n
+        n = self._need
+        if len(buf) < n:
+            return None
+        body = bytes(buf[:n])
+        del buf[:n]
+        self._need = 0
+        return decode_body(self._unpacker, body)
+
+
+def decode_body(unpacker: Any, body: bytes) -> dict[str, Any]:
+    """Decode one frame body (exactly one msgpack map with a string ``t``)."""
+    start = unpacker.tell()
+    try:
+        unpacker.feed(body)
+        obj = unpacker.unpack()
+    except msgpack.OutOfData:
+        raise RemoteProtocolError("a frame that holds a truncated message", "decode") from None
+    except (ValueError, TypeError, msgpack.UnpackException, msgpack.ExtraData) as e:
+        # StackError (too deep), BufferFull, limits exceeded, bad bytes, unhashable keys...
+        raise RemoteProtocolError(f"an undecodable frame ({type(e).__name__})", "decode") from None
+    if unpacker.tell() - start != len(body):
+        raise RemoteProtocolError("a frame with bytes after its message", "decode")
+    if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
+        raise RemoteProtocolError("a message that is not a map with a type", "decode")
+    return obj

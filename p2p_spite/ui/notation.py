@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, card_symbol
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, card_symbol, fits
 from ..engine.cards import parse_card
 
 
@@ -108,10 +108,56 @@ def describe_move(move: Move, card: Card, who: str) -> str:
     return f"{who} played {card_symbol(card)} {where[move.source]} on center {move.slot + 1}"
 
 
+RANK_WORDS = ("an Ace", "a 2", "a 3", "a 4", "a 5", "a 6", "a 7", "an 8", "a 9", "a 10", "a Jack", "a Queen")
+
+
+def explain_illegal(move: Move, view: PlayerView) -> str:
+    """Why ``move`` is refused, in the player's terms (1-based numbers, card names).
+
+    Only for a move that is not in ``view.legal_moves()``; the engine decides
+    legality, this only puts the reason into words.
+    """
+    if view.result is not None:
+        return "the game is over"
+    if not view.my_turn:
+        return "it is not your turn: wait for your opponent's discard"
+    me = view.seat
+    card: Card | None
+    if move.source == HAND:
+        card = move.arg
+        if card is None or card not in view.hand:
+            return "that card is not in your hand"
+        what = f"{card_symbol(card)} from your hand"
+    elif move.source == PAYOFF:
+        card = view.payoff_tops[me]
+        if card is None:
+            return "your pay-off pile is empty"
+        what = f"your pay-off card {card_symbol(card)}"
+    else:
+        n = (move.arg or 0) + 1
+        stack = view.sides[me][n - 1] if 0 <= n - 1 < 4 else ()
+        if not stack:
+            return f"your side stack {n} is empty"
+        card = stack[-1]
+        what = f"{card_symbol(card)} from side stack {n}"
+    if move.target == SIDE:
+        if move.source != HAND:
+            return "only a hand card can go on a side stack (it ends your turn)"
+        return f"you cannot discard {what} now"
+    if not 0 <= move.slot < 3:
+        return f"there is no center stack {move.slot + 1}"
+    n = len(view.center[move.slot])
+    if not fits(card, n):
+        need = RANK_WORDS[n] if n < len(RANK_WORDS) else "a Queen"
+        return f"{what} does not fit center {move.slot + 1}: it needs {need} (or a King)"
+    return f"you cannot play {what} on center {move.slot + 1} now"
+
+
 __all__ = [
     "SYNTAX_HELP",
     "NotationError",
     "describe_move",
+    "explain_illegal",
     "move_notation",
     "parse_move",
 ]

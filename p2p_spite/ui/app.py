@@ -1,0 +1,809 @@
+"""The full-screen game: board, messages, a move line and a toolbar.
+
+:class:`GameApp` drives one :class:`~p2p_spite.session.Session`.  Two tasks
+run beside the prompt_toolkit application in the same event loop:
+
+* the *reader* takes every event from the session as soon as it comes (so the
+  network is never held up by the screen); chat and connection news show at
+  once, game events go to a queue;
+* the *shower* takes the game events in order and shows them, pacing the
+  opponent's moves (a bot plays at full speed; a person wants to follow), and
+  waits for Enter between games.
+
+The board is always drawn from the view carried by the last event shown, and
+moves typed are read against that same view, so what a player types always
+refers to what they see.  Legality is the engine's: the app checks a move
+against ``view.legal_moves()`` only to explain a refusal in the player's
+terms, then sends it through the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.output import Output
+
+from ..engine import CENTER, HAND, SIDE, Card, IllegalMoveError, Move, PlayerView
+from ..engine.cards import card_symbol
+from ..session import (
+    ChatReceived,
+    ConnectionChanged,
+    Event,
+    GameEnded,
+    GameStarted,
+    MatchEnded,
+    MovePlayed,
+    Session,
+    SessionFailed,
+)
+from .board import RULE, BoardInfo, Line, app_style, hand_order, render_board, width_of, wrap
+from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
+
+MIN_COLS = 64
+P = "\u203a"  # the prompt mark
+MIN_MSG_ROWS = 3
+FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
+
+COMMANDS = ("help", "hint", "chat ", "resign", "quit")
+
+HELP = [
+    "Moves: h3 c1  hand card 3 to center 1     p c2   your pay-off card to center 2",
+    "       s4 c1  side stack 4 to center 1    h2 s3  discard hand card 2 on side stack 3",
+    "       (a discard ends your turn; a card name works too: 7h c1, 10s s2, kd c3)",
+    "Tab lists the legal moves; with a mouse, click a card, then the stack to play it on.",
+    "Centers build up from Ace to Queen, any suit.  Kings (K*) are wild; on a center",
+    "K=5 shows the rank a King stands for.  Empty your pay-off pile to win the game.",
+    "Commands: hint, chat TEXT, resign (this game), quit (the match), help.",
+    "Keys: PgUp/PgDn scroll the messages, Esc clears, F1 help, Ctrl-C quit.",
+]
+
+
+@dataclass
+class _Confirm:
+    kind: str  # "quit" or "resign"
+    question: str
+
+
+class MoveCompleter(Completer):
+    """Completes the legal moves (as shown numbers) and the commands."""
+
+    def __init__(self, app: GameApp) -> None:
+        self.app = app
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        typed = " ".join(text.lower().split())
+        if text.endswith(" ") and typed:
+            typed += " "
+        for notation, meta in self.app.move_choices():
+            if notation.startswith(typed):
+                yield Completion(notation, start_position=-len(text), display_meta=meta)
+        if len(typed) >= 2 or (typed and not self.app.move_choices()):
+            for cmd in COMMANDS:
+                if cmd.startswith(typed) and cmd != typed:
+                    yield Completion(cmd, start_position=-len(text))
+
+
+class _MessageControl(FormattedTextControl):
+    """The message pane: the mouse wheel scrolls it."""
+
+    def __init__(self, app: GameApp) -> None:
+        super().__init__(app._message_text, focusable=False)
+        self._game = app
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
+        if mouse_event.event_type == MouseEventType.SCROLL_UP:
+            self._game.scroll(3)
+            return None
+        if mouse_event.event_type == MouseEventType.SCROLL_DOWN:
+            self._game.scroll(-3)
+            return None
+        return super().mouse_handler(mouse_event)
+
+
+class GameApp:
+    """The game screen for the seat of ``session``.
+
+    ``pace``: seconds between the opponent's moves as shown.  ``wait_between_games``:
+    hold the finished game on screen until Enter.  ``hint``: the move suggested
+    for a view (default: ``bots.best_move``, the strongest level).
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        pace: float = 0.45,
+        wait_between_games: bool = True,
+        target: int | None = None,
+        hint: Callable[[PlayerView], Move] | None = None,
+        mouse: bool = True,
+    ) -> None:
+        self.session = session
+        self.seat = session.seat
+        self.names = tuple(n or f"Player {i + 1}" for i, n in enumerate(session.names))
+        self.opp_name = self.names[1 - self.seat]
+        self.pace = pace
+        self.wait_between_games = wait_between_games
+        self.target = target if target is not None else getattr(session, "target", None)
+        self._hint_fn = hint
+
+        self.view: PlayerView | None = None  # the view of the last event shown
+        self.scores: tuple[int, int] = (0, 0)
+        self.messages: list[Line] = []
+        self._scroll = 0
+        self.connection = "connected"
+        self.connection_detail = ""
+        self.selected: str | None = None
+        self.highlight: frozenset[str] = frozenset()
+        self.confirm: _Confirm | None = None
+        self.finished = False  # the match is over (or failed)
+        self.waiting_next_game = False
+        self.exit_reason: str | None = None
+
+        self._pending: deque[Event] = deque()
+        self._pending_ready = asyncio.Event()
+        self._continue = asyncio.Event()
+        self._shown_changed = asyncio.Event()
+        self._last_shown = 0.0
+        self._lock = asyncio.Lock()
+        self._tasks: list[asyncio.Task[None]] = []
+
+        self.buffer = Buffer(
+            multiline=False,
+            completer=MoveCompleter(self),
+            complete_while_typing=True,
+            history=InMemoryHistory(),
+            accept_handler=self._accept,
+        )
+        self.app: Application[None] = Application(
+            layout=self._layout(),
+            key_bindings=self._bindings(),
+            style=app_style(),
+            full_screen=True,
+            mouse_support=mouse,
+            input=input,
+            output=output,
+        )
+        self.say("info", f"{self.names[0]} (host) against {self.names[1]}: waiting for the game to start...")
+
+    # -- running --------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Run until the player quits or leaves the finished match."""
+        loop = asyncio.get_running_loop()
+        self._last_shown = loop.time()
+        self._tasks = [asyncio.create_task(self._reader()), asyncio.create_task(self._shower())]
+        try:
+            await self.app.run_async()
+        finally:
+            for t in self._tasks:
+                t.cancel()
+            for t in self._tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
+            if self.exit_reason is None:
+                self.exit_reason = "quit"
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.session.close("quit"), 5)
+
+    async def _reader(self) -> None:
+        while True:
+            try:
+                ev = await self.session.next_event()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the session broke: say so, stop reading
+                self._show_failure(f"the connection failed: {e}")
+                return
+            if isinstance(ev, ChatReceived):
+                who = "You" if ev.seat == self.seat else self.names[ev.seat]
+                self.say("chat", f"{who}: {ev.text}")
+            elif isinstance(ev, ConnectionChanged):
+                self._show_connection(ev)
+            elif isinstance(ev, SessionFailed):
+                self._show_failure(ev.message, ev.record_path)
+            else:
+                self._pending.append(ev)
+                self._pending_ready.set()
+            self.invalidate()
+            if isinstance(ev, MatchEnded | SessionFailed):
+                return
+
+    async def _shower(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            while not self._pending:
+                self._pending_ready.clear()
+                await self._pending_ready.wait()
+            ev = self._pending[0]
+            if isinstance(ev, MovePlayed) and ev.seat != self.seat:
+                delay = self._last_shown + self.pace - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            elif isinstance(ev, GameStarted) and self._game_over_shown() and self.wait_between_games:
+                self.waiting_next_game = True
+                self.say("info", f"Press Enter to start game {ev.game}.")
+                self.invalidate()
+                self._continue.clear()
+                await self._continue.wait()
+                self.waiting_next_game = False
+            self._pending.popleft()
+            try:
+                self.show(ev)
+            except Exception as e:  # a bug in the words must not stop the game
+                self.view = getattr(ev, "view", self.view)
+                self.say("error", f"(display error: {e!r})")
+            self._last_shown = loop.time()
+            self._shown_changed.set()
+            self.invalidate()
+
+    def _game_over_shown(self) -> bool:
+        return self.view is not None and self.view.result is not None
+
+    def invalidate(self) -> None:
+        with contextlib.suppress(Exception):
+            self.app.invalidate()
+
+    # -- showing events -------------------------------------------------------
+
+    def say(self, kind: str, text: str) -> None:
+        """Add a message line of ``kind`` (me, opp, event, error, info, chat, help)."""
+        line: Line = [(f"class:msg.{kind}", text)]
+        if self._scroll:
+            self._scroll += len(wrap(line, self._cols()))
+        self.messages.append(line)
+        self.invalidate()
+
+    def show(self, ev: Event) -> None:
+        """Show one game event: messages, then the board from its view."""
+        prev = self.view
+        if isinstance(ev, GameStarted):
+            self.view = ev.view
+            self.selected = None
+            self.highlight = frozenset()
+            who = "You start" if ev.starter == self.seat else f"{self.names[ev.starter]} starts"
+            self.say("event", f"Game {ev.game} begins. {who}: the higher pay-off card plays first.")
+            if ev.view.my_turn:
+                self.say("info", "Your turn. Type a move (Tab lists them) or help.")
+        elif isinstance(ev, MovePlayed):
+            self.view = ev.view
+            self._describe(ev, prev)
+        elif isinstance(ev, GameEnded):
+            self.view = ev.view
+            self.scores = ev.scores
+            self.selected = None
+            self._describe_end(ev)
+        elif isinstance(ev, MatchEnded):
+            self.scores = ev.scores
+            self.finished = True
+            me, opp = self.scores[self.seat], self.scores[1 - self.seat]
+            if ev.winner is None:
+                self.say("event", f"The match stopped at {me}-{opp}.")
+            elif ev.winner == self.seat:
+                self.say("event", f"You win the match {me}-{opp}!")
+            else:
+                self.say("event", f"{self.names[ev.winner]} wins the match {opp}-{me}.")
+            if ev.record_path:
+                self.say("info", f"The record is saved in {ev.record_path}")
+            self.say("info", "Type quit (or press Ctrl-C) to leave.")
+        self.invalidate()
+
+    def _describe(self, ev: MovePlayed, prev: PlayerView | None) -> None:
+        mine = ev.seat == self.seat
+        who = "You" if mine else self.names[ev.seat]
+        self.say("me" if mine else "opp", describe_move(ev.move, ev.card, who))
+        m, v = ev.move, ev.view
+        self.highlight = frozenset() if mine else frozenset({self._target_token(m)})
+        self.selected = None
+        was = len(prev.center[m.slot]) if prev is not None and m.target == CENTER else 0
+        completed = was == 11 and not v.center[m.slot]
+        if completed:
+            self.say(
+                "event",
+                f"Center {m.slot + 1} is complete: its 12 cards are shuffled into the stock "
+                f"(now {v.stock_count}).",
+            )
+        if v.result is not None or prev is None:
+            return
+        seat = ev.seat
+        if m.target == CENTER and m.source == HAND and prev.hand_counts[seat] == 1:
+            n = v.hand_counts[seat]
+            if mine:
+                self.say("info", f"Your hand was empty: you drew {n} new cards.")
+            else:
+                self.say("info", f"{who} emptied their hand and drew {n} new cards.")
+        if m.target == SIDE:
+            if mine:
+                self.say("info", f"{self.opp_name}'s turn.")
+            else:
+                drawn = v.hand_counts[self.seat] - prev.hand_counts[self.seat]
+                extra = f" You drew {drawn} card{'s' * (drawn != 1)}." if drawn > 0 else ""
+                self.say("info", f"Your turn.{extra}")
+
+    def _describe_end(self, ev: GameEnded) -> None:
+        r = ev.result
+        g = ev.game
+        if r.winner is None:
+            self.say("event", f"The stock ran out: game {g} is a draw, nobody scores.")
+        else:
+            won = r.winner == self.seat
+            winner = "You" if won else self.names[r.winner]
+            loser = self.opp_name if won else "you"
+            if r.reason == "resign":
+                quitter = self.opp_name if won else "You"
+                verb = "score" if won else "scores"
+                self.say("event", f"{quitter} resigned game {g}: {winner} {verb} {r.points}.")
+            else:
+                self.say(
+                    "event",
+                    f"{winner} played the last pay-off card and win{'' if won else 's'} game {g}: "
+                    f"+{r.points} points ({loser} had {r.points} left).",
+                )
+        me, opp = self.scores[self.seat], self.scores[1 - self.seat]
+        self.say("info", f"Scores: you {me}, {self.opp_name} {opp}.")
+
+    def _show_connection(self, ev: ConnectionChanged) -> None:
+        self.connection = ev.state
+        self.connection_detail = ev.detail
+        text = {
+            "connected": "Connected.",
+            "reconnecting": "Connection lost: reconnecting...",
+            "lost": "The connection is lost.",
+            "closed": "The connection is closed.",
+        }.get(ev.state, ev.state)
+        if ev.detail:
+            text += f" ({ev.detail})"
+        self.say("error" if ev.state in ("lost", "reconnecting") else "info", text)
+
+    def _show_failure(self, message: str, record_path: str | None = None) -> None:
+        self.finished = True
+        self.connection = "lost"
+        self.say("error", f"The match cannot go on: {message}")
+        if record_path:
+            self.say("info", f"The record is saved in {record_path}")
+        self.say("info", "Type quit (or press Ctrl-C) to leave.")
+
+    @staticmethod
+    def _target_token(m: Move) -> str:
+        return f"c{m.slot + 1}" if m.target == CENTER else f"os{m.slot + 1}"
+
+    # -- input ----------------------------------------------------------------
+
+    def shown_hand(self) -> tuple[Card, ...]:
+        return hand_order(self.view.hand) if self.view is not None else ()
+
+    def move_choices(self) -> list[tuple[str, str]]:
+        """The legal moves now, as typed and described: ``("h3 c1", "7♥ to center 1")``."""
+        v = self.view
+        if v is None or self.finished or self.confirm is not None:
+            return []
+        hand = self.shown_hand()
+        out: list[tuple[str, str]] = []
+        for m in v.legal_moves():
+            card = self._card_of(m, v)
+            name = card_symbol(card) if card is not None else "?"
+            if m.target == CENTER:
+                meta = f"{name} to center {m.slot + 1}"
+            else:
+                meta = f"discard {name} on side {m.slot + 1}"
+            out.append((move_notation(m, hand), meta))
+        return out
+
+    @staticmethod
+    def _card_of(m: Move, v: PlayerView) -> Card | None:
+        if m.source == HAND:
+            return m.arg
+        if m.source == SIDE:
+            st = v.sides[v.seat][m.arg or 0]
+            return st[-1] if st else None
+        return v.payoff_tops[v.seat]
+
+    def _accept(self, buf: Buffer) -> bool:
+        text = buf.text
+        self.app.create_background_task(self.command(text))
+        return False
+
+    async def command(self, text: str) -> None:
+        """Handle one line typed (a move or a command)."""
+        async with self._lock:
+            await self._command(text.strip())
+        self.invalidate()
+
+    async def _command(self, text: str) -> None:
+        low = text.lower()
+        if self.confirm is not None:
+            conf, self.confirm = self.confirm, None
+            if low in ("y", "yes"):
+                if conf.kind == "quit":
+                    await self._quit()
+                else:
+                    await self._resign()
+            else:
+                self.say("info", "Carry on.")
+            return
+        if not text:
+            if self.waiting_next_game:
+                self._continue.set()
+            return
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        if word in ("help", "?", "h") and not rest:
+            for line in HELP:
+                self.say("help", line)
+        elif word in ("quit", "exit", "q") and not rest:
+            if self.finished:
+                await self._quit()
+            else:
+                self.confirm = _Confirm("quit", f"Quit the match? {self.opp_name} will be told. [y/N]")
+        elif word == "resign" and not rest:
+            v = self.view
+            if self.finished or v is None or v.result is not None:
+                self.say("error", "There is no game to resign.")
+            else:
+                n = v.payoff_counts[self.seat]
+                self.confirm = _Confirm(
+                    "resign", f"Resign game {v.game}? {self.opp_name} scores {n}. [y/N]"
+                )
+        elif word in ("chat", "say"):
+            if not rest.strip():
+                self.say("error", "chat what? Type chat and your message.")
+            else:
+                try:
+                    await asyncio.wait_for(self.session.chat(rest.strip()), 5)
+                except Exception as e:
+                    self.say("error", f"chat not sent: {e}")
+        elif word == "hint" and not rest:
+            await self._hint()
+        else:
+            await self._move(text)
+
+    async def _move(self, text: str) -> None:
+        v = self.view
+        if self.finished:
+            self.say("error", "The match is over: type quit to leave.")
+            return
+        if v is None:
+            self.say("error", "The game has not started yet.")
+            return
+        try:
+            move = parse_move(text, v, self.shown_hand())
+        except NotationError as e:
+            self.say("error", f"{text}: {e}. Type help for the moves.")
+            return
+        if v.result is not None:
+            extra = " Press Enter for the next game." if self.waiting_next_game else ""
+            self.say("error", f"{text}: this game is over.{extra}")
+            return
+        if move not in v.legal_moves():
+            self.say("error", f"{text}: {explain_illegal(move, v)}.")
+            return
+        self._shown_changed.clear()
+        try:
+            await asyncio.wait_for(self.session.play(move), 10)
+        except IllegalMoveError:
+            self.say("error", f"{text}: {explain_illegal(move, v)}.")
+            return
+        except Exception as e:
+            self.say("error", f"{text}: not sent ({e or type(e).__name__}).")
+            return
+        # Wait (briefly) for the move to show, so the next line typed reads the new board.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(3):
+                while self.view is v:
+                    self._shown_changed.clear()
+                    await self._shown_changed.wait()
+
+    async def _hint(self) -> None:
+        v = self.view
+        if v is None or not v.my_turn or self.finished:
+            self.say("error", "A hint is for your turn.")
+            return
+        try:
+            hint = self._hint_fn or default_hint
+            move: Move = await asyncio.wait_for(asyncio.to_thread(hint, v), 15)
+        except Exception as e:
+            self.say("error", f"no hint available ({e or type(e).__name__}).")
+            return
+        if self.view is not v:
+            return
+        text = move_notation(move, self.shown_hand())
+        card = self._card_of(move, v)
+        words = describe_move(move, card if card is not None else 0, "you").removeprefix("you ")
+        self.say("info", f"Hint: {text}  ({words}). Press Enter to play it.")
+        self.buffer.set_document(Document(text, len(text)))
+
+    async def _quit(self) -> None:
+        self.exit_reason = "quit"
+        self.say("info", "Leaving the match...")
+        self.invalidate()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.session.close("quit"), 5)
+        self.app.exit()
+
+    async def _resign(self) -> None:
+        try:
+            await asyncio.wait_for(self.session.resign(), 10)
+        except Exception as e:
+            self.say("error", f"could not resign: {e or type(e).__name__}")
+
+    def ask_quit(self) -> None:
+        if self.finished:
+            self.app.create_background_task(self.command("quit"))
+        elif self.confirm is not None and self.confirm.kind == "quit":
+            self.app.create_background_task(self.command("y"))
+        else:
+            self.confirm = _Confirm("quit", f"Quit the match? {self.opp_name} will be told. [y/N]")
+            self.invalidate()
+
+    # -- mouse ------------------------------------------------------------------
+
+    def click(self, token: str) -> None:
+        """A click on a board token: pick a card, then the stack it goes on."""
+        v = self.view
+        if v is None or not v.my_turn or self.finished:
+            return
+        sel = self.selected
+        is_source = token.startswith(("h", "p")) or (token.startswith("s") and sel is None)
+        if token == sel:
+            self.selected = None
+            self.buffer.reset()
+        elif sel is not None and (token.startswith("c") or (token.startswith("s") and sel.startswith("h"))):
+            self.selected = None
+            self.buffer.reset()
+            self.app.create_background_task(self.command(f"{sel} {token}"))
+        elif is_source or token.startswith("s"):
+            self.selected = token
+            self.buffer.set_document(Document(f"{token} ", len(token) + 1))
+        self.invalidate()
+
+    def scroll(self, lines: int) -> None:
+        total = self._message_lines(self._cols())
+        limit = max(0, len(total) - self._msg_rows())
+        self._scroll = max(0, min(limit, self._scroll + lines))
+        self.invalidate()
+
+    # -- layout -----------------------------------------------------------------
+
+    def _cols(self) -> int:
+        try:
+            return self.app.output.get_size().columns
+        except Exception:
+            return 80
+
+    def _rows(self) -> int:
+        try:
+            return self.app.output.get_size().rows
+        except Exception:
+            return 24
+
+    def board_info(self) -> BoardInfo | None:
+        if self.view is None:
+            return None
+        return BoardInfo(
+            view=self.view,
+            names=(self.names[0], self.names[1]),
+            scores=self.scores,
+            target=self.target,
+            selected=self.selected,
+            highlight=self.highlight,
+            on_click=self.click,
+            status="match over" if self.finished else None,
+        )
+
+    def _board_lines(self) -> list[Line]:
+        info = self.board_info()
+        cols = self._cols()
+        if info is None:
+            title = f" {self.names[0]} : {self.names[1]}"
+            return [[("class:header", title.ljust(cols))], [], [("class:label", "  Waiting for the game...")]]
+        return render_board(info, cols)
+
+    def too_small(self) -> bool:
+        return self._cols() < MIN_COLS or self._rows() < len(self._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
+
+    def _msg_rows(self) -> int:
+        return max(1, self._rows() - len(self._board_lines()) - FIXED_ROWS)
+
+    def _message_lines(self, width: int) -> list[Line]:
+        out: list[Line] = []
+        for m in self.messages:
+            out += wrap([("", " "), *m], width - 1)
+        return out
+
+    def _message_text(self) -> StyleAndTextTuples:
+        rows = self._msg_rows()
+        lines = self._message_lines(self._cols())
+        end = len(lines) - self._scroll
+        shown = lines[max(0, end - rows) : end]
+        frags: StyleAndTextTuples = []
+        if len(shown) < rows:
+            frags.append(("", "\n" * (rows - len(shown))))
+        for i, line in enumerate(shown):
+            if i:
+                frags.append(("", "\n"))
+            frags.extend(line)
+        return frags
+
+    def _board_text(self) -> StyleAndTextTuples:
+        frags: StyleAndTextTuples = []
+        for i, line in enumerate(self._board_lines()):
+            if i:
+                frags.append(("", "\n"))
+            frags.extend(line)
+        return frags
+
+    def _prompt(self) -> StyleAndTextTuples:
+        if self.confirm is not None:
+            return [("class:input.confirm", self.confirm.question + " ")]
+        v = self.view
+        if self.finished:
+            return [("class:input.prompt", f"(match over) {P} ")]
+        if self.waiting_next_game:
+            return [("class:input.prompt", f"Enter: next game {P} ")]
+        if v is not None and v.my_turn:
+            return [("class:input.prompt", f"your move {P} ")]
+        return [("class:input.prompt", f"{P} ")]
+
+    def _toolbar(self) -> StyleAndTextTuples:
+        state = self.connection
+        ok = state == "connected"
+        mark = {"connected": "●", "reconnecting": "◌", "lost": "✕", "closed": "○"}.get(state, "?")
+        left: StyleAndTextTuples = [
+            ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {state}"),
+            ("class:toolbar", f" · {self.opp_name} "),
+        ]
+        if self._scroll:
+            left.append(("class:toolbar.bad", f" ↑ scrolled ({self._scroll}) "))
+        keys = [("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")]
+        right: StyleAndTextTuples = []
+        for k, what in keys:
+            right += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}")]
+        right.append(("class:toolbar", " "))
+        cols = self._cols()
+        gap = cols - width_of(left) - width_of(right)
+        if gap < 1:
+            right = [("class:toolbar.key", " F1"), ("class:toolbar", " help "), ("class:toolbar.key", "^C"),
+                     ("class:toolbar", " quit ")]
+            gap = max(1, cols - width_of(left) - width_of(right))
+        return [*left, ("class:toolbar", " " * gap), *right]
+
+    def _small_text(self) -> StyleAndTextTuples:
+        cols, rows = self._cols(), self._rows()
+        need_rows = len(self._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
+        return [
+            ("class:small", f" The terminal is too small ({cols}x{rows}). "),
+            ("", "\n\n"),
+            ("", f" p2p-spite needs at least {MIN_COLS} columns and {need_rows} rows:\n"),
+            ("", " please enlarge the window.  The game goes on meanwhile;\n"),
+            ("", " quit with Ctrl-C."),
+        ]
+
+    def _layout(self) -> Layout:
+        small = Condition(self.too_small)
+        board = Window(
+            FormattedTextControl(self._board_text, focusable=False),
+            height=lambda: Dimension.exact(len(self._board_lines())),
+            dont_extend_height=True,
+        )
+        messages = Window(
+            _MessageControl(self),
+            height=lambda: Dimension.exact(self._msg_rows()),
+            wrap_lines=False,
+        )
+        self.input_window = Window(
+            BufferControl(self.buffer),
+            height=1,
+            get_vertical_scroll=lambda w: 0,
+        )
+        prompt = Window(
+            FormattedTextControl(self._prompt),
+            width=lambda: Dimension.exact(width_of(self._prompt())),
+            dont_extend_width=True,
+            height=1,
+        )
+        body = HSplit(
+            [
+                ConditionalContainer(HSplit([board, messages]), filter=~small),
+                ConditionalContainer(Window(FormattedTextControl(self._small_text)), filter=small),
+                Window(height=1, char=RULE, style="class:rule"),
+                VSplit([prompt, self.input_window], height=1),
+                Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
+            ]
+        )
+        root = FloatContainer(
+            content=body,
+            floats=[
+                Float(
+                    xcursor=True,
+                    ycursor=True,
+                    content=CompletionsMenu(max_height=10, scroll_offset=1),
+                )
+            ],
+        )
+        return Layout(root, focused_element=self.input_window)
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("pageup")
+        def _up(event: KeyPressEvent) -> None:
+            self.scroll(max(1, self._msg_rows() - 1))
+
+        @kb.add("pagedown")
+        def _down(event: KeyPressEvent) -> None:
+            self.scroll(-max(1, self._msg_rows() - 1))
+
+        @kb.add("c-c")
+        @kb.add("c-q")
+        def _quit(event: KeyPressEvent) -> None:
+            self.ask_quit()
+
+        @kb.add("c-d", filter=Condition(lambda: not self.buffer.text))
+        def _eof(event: KeyPressEvent) -> None:
+            self.ask_quit()
+
+        @kb.add("f1")
+        def _help(event: KeyPressEvent) -> None:
+            for line in HELP:
+                self.say("help", line)
+
+        @kb.add("escape", eager=True)
+        def _escape(event: KeyPressEvent) -> None:
+            if self.buffer.complete_state is not None:
+                self.buffer.cancel_completion()
+                return
+            self.selected = None
+            if self.confirm is not None:
+                self.confirm = None
+                self.say("info", "Carry on.")
+            self.buffer.reset()
+
+        @kb.add("c-l")
+        def _redraw(event: KeyPressEvent) -> None:
+            event.app.renderer.clear()
+
+        return kb
+
+
+def default_hint(view: PlayerView) -> Move:
+    """The strongest computer level's move for ``view``."""
+    from ..bots import best_move
+
+    return best_move(view)
+
+
+__all__ = ["GameApp", "MoveCompleter", "default_hint"]

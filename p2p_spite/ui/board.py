@@ -1,0 +1,453 @@
+"""Drawing the board as styled text lines (no prompt_toolkit application here).
+
+:func:`render_board` turns a :class:`BoardInfo` (a seat's view plus names,
+scores and what the interface highlights) into lines of prompt_toolkit
+fragments for a given width.  Cards are drawn as small chips, ``7♥`` red on
+white and ``Q♠`` black on white; a King carries a ``*`` (wild) and, on a
+center stack, the rank it stands for (``K♠=5``).  With NO_COLOR the chips keep
+their text and lose their colours; the top card of a pile is underlined.
+
+Every clickable chip carries a mouse handler that reports a token: ``h3``
+(hand card 3 as shown), ``p`` (own pay-off), ``s2`` (own side stack 2), ``c1``
+(center 1).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout.utils import explode_text_fragments
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
+
+from ..engine import Card, PlayerView
+from ..engine.cards import RANK_CHARS, SUIT_CHARS, SUIT_SYMBOLS, is_king, is_red, rank, suit
+
+Line = StyleAndTextTuples
+Click = Callable[[str], None]
+
+MIN_WIDTH = 64
+
+
+def _unicode_ok() -> bool:
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower()
+    if not enc:
+        return True
+    try:
+        "♣♦♥♠▮·─".encode(enc)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+UNICODE = _unicode_ok()
+SUITS = SUIT_SYMBOLS if UNICODE else SUIT_CHARS.lower()
+BACK = "▮" if UNICODE else "#"
+DOT = "·" if UNICODE else "."
+RULE = "─" if UNICODE else "-"
+
+
+def no_color() -> bool:
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def card_label(card: Card) -> str:
+    """``7♥``, ``10♣``, ``K♠`` (suit letters when the terminal cannot show symbols)."""
+    r = card % 13
+    return ("10" if r == 9 else RANK_CHARS[r]) + SUITS[suit(card)]
+
+
+def rank_label(r: int) -> str:
+    return "10" if r == 10 else RANK_CHARS[r - 1]
+
+
+def hand_order(hand: Sequence[Card]) -> tuple[Card, ...]:
+    """The hand as shown: by rank (Kings last), then suit."""
+    return tuple(sorted(hand, key=lambda c: (rank(c), suit(c), c)))
+
+
+COLOR_STYLE = Style.from_dict(
+    {
+        "card": "bg:#f4f4f4 #111111",
+        "card.red": "bg:#f4f4f4 #c41010",
+        "card.king": "bold",
+        "card.top": "bold",
+        "card.under": "bg:#c8c8c8",
+        "card.empty": "#6c6c6c",
+        "card.back": "#4f7fd0",
+        "card.selected": "bg:#ffd24a #000000 bold",
+        "card.last": "bg:#9fe09f",
+        "label": "#8a8a8a",
+        "needs": "#d7af00",
+        "name": "bold",
+        "name.me": "bold #5fafff",
+        "name.opp": "bold #ff875f",
+        "header": "bg:#262626 #d0d0d0",
+        "header.turn.me": "bg:#2e7d32 #ffffff bold",
+        "header.turn.opp": "bg:#8a5a00 #ffffff bold",
+        "header.turn.over": "bg:#555555 #ffffff bold",
+        "rule": "#4e4e4e",
+        "click": "",
+        "msg.me": "#5fafff",
+        "msg.opp": "#ff875f",
+        "msg.event": "#d7af00 bold",
+        "msg.error": "#ff5f5f bold",
+        "msg.info": "#a8a8a8",
+        "msg.chat": "#87d787",
+        "msg.help": "",
+        "input.prompt": "bold #5fafff",
+        "input.confirm": "bold #ffd24a",
+        "toolbar": "bg:#303030 #c6c6c6",
+        "toolbar.ok": "bg:#303030 #87d787 bold",
+        "toolbar.bad": "bg:#303030 #ff5f5f bold",
+        "toolbar.key": "bg:#303030 #ffffff bold",
+        "small": "bg:#870000 #ffffff bold",
+        "list.current": "reverse",
+        "list.game": "bold",
+    }
+)
+
+MONO_STYLE = Style.from_dict(
+    {
+        "card.top": "underline bold",
+        "card.king": "bold",
+        "card.selected": "reverse",
+        "card.last": "reverse",
+        "name": "bold",
+        "header": "reverse",
+        "header.turn.me": "bold",
+        "header.turn.opp": "",
+        "msg.event": "bold",
+        "msg.error": "bold",
+        "input.prompt": "bold",
+        "input.confirm": "bold",
+        "toolbar": "reverse",
+        "toolbar.key": "reverse bold",
+        "list.current": "reverse",
+        "list.game": "bold",
+        "small": "reverse bold",
+    }
+)
+
+
+def app_style() -> Style:
+    return MONO_STYLE if no_color() else COLOR_STYLE
+
+
+@dataclass
+class BoardInfo:
+    """What the board shows: ``view`` seen from its seat (drawn at the bottom)."""
+
+    view: PlayerView
+    names: tuple[str, str]  # by seat
+    scores: tuple[int, int] = (0, 0)
+    target: int | None = None
+    me_label: str = "You"  # the bottom seat's label
+    opp_hand: tuple[Card, ...] | None = None  # shown face up (replay)
+    selected: str | None = None  # a token: h3, p, s2
+    highlight: frozenset[str] = frozenset()  # tokens: c1, s2 (own), os2 (opponent's), p, op
+    status: str | None = None  # overrides the header's turn status
+    on_click: Click | None = None
+    header_extra: str = ""
+    hand: tuple[Card, ...] = field(default=())  # the hand as numbered (default: hand_order)
+
+    def shown_hand(self) -> tuple[Card, ...]:
+        return self.hand or hand_order(self.view.hand)
+
+
+def width_of(line: Line) -> int:
+    return sum(get_cwidth(c) for frag in line for c in frag[1])
+
+
+def _click(info: BoardInfo, token: str) -> Callable[[MouseEvent], None] | None:
+    cb = info.on_click
+    if cb is None:
+        return None
+
+    def handler(ev: MouseEvent) -> None:
+        if ev.event_type == MouseEventType.MOUSE_UP:
+            cb(token)
+
+    return handler
+
+
+def _frag(style: str, text: str, handler: Callable[[MouseEvent], None] | None = None) -> Line:
+    if handler is None:
+        return [(style, text)]
+    return [(style, text, handler)]
+
+
+def chip(
+    card: Card | None,
+    *,
+    top: bool = True,
+    king_as: int | None = None,
+    selected: bool = False,
+    last: bool = False,
+    width: int = 3,
+    handler: Callable[[MouseEvent], None] | None = None,
+) -> Line:
+    """One card: its label padded to ``width`` (Kings get ``*`` or ``=rank``)."""
+    if card is None:
+        text = (" " * (width - 1) + DOT) if width > 1 else DOT
+        return _frag("class:card.empty", text, handler)
+    label = card_label(card)
+    styles = ["class:card", "class:card.red" if is_red(card) else "class:card.black"]
+    if is_king(card):
+        styles.append("class:card.king")
+        label += f"={rank_label(king_as)}" if king_as is not None else "*"
+    if top:
+        styles.append("class:card.top")
+    else:
+        styles.append("class:card.under")
+    if last:
+        styles.append("class:card.last")
+    if selected:
+        styles.append("class:card.selected")
+    text = label.rjust(width)
+    return _frag(" ".join(styles), text, handler)
+
+
+def _pad(line: Line, width: int) -> Line:
+    w = width_of(line)
+    if w < width:
+        line = [*line, ("", " " * (width - w))]
+    return line
+
+
+def _stack_line(
+    info: BoardInfo, seat: int, index: int, width: int, label_style: str
+) -> Line:
+    """``s1 7♥ 8♣ 9♦`` within ``width`` columns; older cards elided when too long."""
+    view = info.view
+    mine = seat == view.seat
+    token = f"s{index + 1}" if mine else f"os{index + 1}"
+    handler = _click(info, token) if mine else None
+    stack = view.sides[seat][index]
+    line: Line = [*_frag(label_style, f"s{index + 1} ", handler)]
+    if not stack:
+        line += _frag("class:card.empty", DOT, handler)
+        return _pad(line, width)
+    room = (width - 3) // 4
+    shown = list(stack)
+    if len(shown) > room:
+        keep = max(1, room - 1)
+        hidden = len(shown) - keep
+        shown = shown[-keep:]
+        line += _frag("class:label", f"+{hidden}".rjust(3) + " ", handler)
+    for i, card in enumerate(shown):
+        is_top = i == len(shown) - 1
+        if i:
+            line.append(("", " "))
+        line += chip(
+            card,
+            top=is_top,
+            selected=is_top and mine and info.selected == token,
+            last=is_top and token in info.highlight,
+            handler=handler,
+        )
+    return _pad(line, width)
+
+
+def _stack_len_fits(stack: Sequence[Card], width: int) -> bool:
+    return len(stack) * 4 + 3 <= width
+
+
+def _sides(info: BoardInfo, seat: int, width: int, indent: int) -> list[Line]:
+    stacks = info.view.sides[seat]
+    avail = width - indent
+    col = avail // 2
+    mine = seat == info.view.seat
+    label = "class:name.me" if mine else "class:name.opp"
+    lines: list[Line] = []
+    if all(_stack_len_fits(st, col - 2) for st in stacks):
+        for a, b in ((0, 1), (2, 3)):
+            line: Line = [("", " " * indent)]
+            line += _stack_line(info, seat, a, col, label)
+            line += _stack_line(info, seat, b, avail - col, label)
+            lines.append(line)
+    else:
+        for i in range(4):
+            lines.append([("", " " * indent), *_stack_line(info, seat, i, avail, label)])
+    return lines
+
+
+def _header(info: BoardInfo, width: int) -> Line:
+    v = info.view
+    me, opp = v.seat, v.opponent
+    left = f" Game {v.game}"
+    if info.target:
+        left += f" {DOT} first to {info.target}"
+    if info.header_extra:
+        left += f" {DOT} {info.header_extra}"
+    score = f"{info.me_label} {info.scores[me]} : {info.scores[opp]} {info.names[opp]}"
+    if info.status is not None:
+        status, sstyle = info.status, "class:header.turn.over"
+    elif v.result is not None:
+        status, sstyle = "game over", "class:header.turn.over"
+    elif v.turn == me:
+        status = "your turn" if info.me_label == "You" else f"{info.names[me]} to play"
+        sstyle = "class:header.turn.me"
+    else:
+        status = f"{info.names[opp]}'s turn" if info.me_label == "You" else f"{info.names[opp]} to play"
+        sstyle = "class:header.turn.opp"
+    status = f" {status} "
+    mid_room = width - len(left) - len(status)
+    mid = score.center(max(mid_room, len(score) + 2))
+    line: Line = [("class:header", left + mid)]
+    line.append((sstyle, status))
+    return _pad([(s, t) for s, t, *_ in line], width)
+
+
+def _payoff(info: BoardInfo, seat: int) -> Line:
+    v = info.view
+    mine = seat == v.seat
+    token = "p" if mine else "op"
+    handler = _click(info, token) if mine else None
+    top = v.payoff_tops[seat]
+    count = v.payoff_counts[seat]
+    line: Line = [*_frag("class:label", "Pay-off ", handler)]
+    line += chip(
+        top, selected=mine and info.selected == "p", last=token in info.highlight, handler=handler
+    )
+    line += _frag("class:label", f" {count:>2} left", handler)
+    return line
+
+
+def _hand(info: BoardInfo, width: int) -> Line:
+    line: Line = [("class:label", "Hand    ")]
+    cards = info.shown_hand()
+    if not cards:
+        line.append(("class:card.empty", "(empty)"))
+    for i, card in enumerate(cards):
+        token = f"h{i + 1}"
+        handler = _click(info, token)
+        line += _frag("class:label", f" {i + 1}", handler)
+        line += _frag("", " ", handler)
+        line += chip(card, selected=info.selected == token, handler=handler)
+        line.append(("", " "))
+    return line
+
+
+def _center(info: BoardInfo, width: int, indent: int) -> Line:
+    v = info.view
+    line: Line = [("", " " * indent)]
+    col = (width - indent - 12) // 3
+    for i, stack in enumerate(v.center):
+        token = f"c{i + 1}"
+        handler = _click(info, token)
+        cell: Line = [*_frag("class:name", f"c{i + 1} ", handler)]
+        top = stack[-1] if stack else None
+        king_as = len(stack) if top is not None and is_king(top) else None
+        cell += chip(top, king_as=king_as, last=token in info.highlight, width=4, handler=handler)
+        need = len(stack) + 1
+        cell += _frag("class:label", " needs ", handler)
+        cell += _frag("class:needs", rank_label(need), handler)
+        line += _pad(cell, col)
+    line += [("class:label", "Stock "), ("class:name", f"{v.stock_count:>2}")]
+    return line
+
+
+def _rule(title: str, width: int, style: str) -> Line:
+    if not title:
+        return [("class:rule", RULE * width)]
+    head = f"{RULE * 2} "
+    tail = RULE * max(0, width - len(head) - len(title) - 1)
+    return [("class:rule", head), (style, title), ("class:rule", " " + tail)]
+
+
+def render_board(info: BoardInfo, width: int) -> list[Line]:
+    """The board, one fragment list per screen line, each at most ``width`` wide."""
+    v = info.view
+    me, opp = v.seat, v.opponent
+    width = max(width, MIN_WIDTH)
+    indent = 2
+    lines: list[Line] = [_header(info, width)]
+
+    # The opponent: name, pay-off, hand, then the side stacks.
+    opp_name = info.names[opp]
+    top: Line = [("", " " * indent), ("class:name.opp", opp_name[:14].ljust(15))]
+    top += _payoff(info, opp)
+    top.append(("", "    "))
+    if info.opp_hand is not None:
+        top.append(("class:label", "Hand "))
+        for card in hand_order(info.opp_hand):
+            top.append(("", " "))
+            top += chip(card)
+    else:
+        n = v.hand_counts[opp]
+        top += [("class:label", "Hand "), ("class:card.back", BACK * n), ("class:label", f" {n}")]
+    lines.append(top)
+    lines += _sides(info, opp, width, indent + 2)
+    lines.append(_rule("Center", width, "class:label"))
+    lines.append(_center(info, width, indent))
+    lines.append(_rule("", width, "class:label"))
+    lines += _sides(info, me, width, indent + 2)
+    bottom: Line = [("", " " * indent), ("class:name.me", info.me_label[:14].ljust(15))]
+    bottom += _payoff(info, me)
+    lines.append(bottom)
+    lines.append([("", " " * indent), *_hand(info, width)])
+    return [clip(line, width) for line in lines]
+
+
+def clip(line: Line, width: int) -> Line:
+    """``line`` cut to ``width`` columns."""
+    if width_of(line) <= width:
+        return line
+    out: Line = []
+    used = 0
+    for frag in explode_text_fragments(line):
+        w = get_cwidth(frag[1])
+        if used + w > width:
+            break
+        out.append(frag)
+        used += w
+    return out
+
+
+def wrap(line: Line, width: int, indent: int = 2) -> list[Line]:
+    """``line`` wrapped to ``width`` columns (at spaces when it can), continuation indented."""
+    if width < 8 or width_of(line) <= width:
+        return [line]
+    chars = explode_text_fragments(line)
+    out: list[Line] = []
+    cur: Line = []
+    used = 0
+    last_space = -1
+    for frag in chars:
+        w = get_cwidth(frag[1])
+        if used + w > width:
+            if last_space > indent:
+                rest = cur[last_space + 1 :]
+                cur = cur[:last_space]
+            else:
+                rest = []
+            out.append(cur)
+            cur = [("", " " * indent), *rest]
+            used = indent + sum(get_cwidth(f[1]) for f in rest)
+            last_space = -1
+        if frag[1] == " ":
+            last_space = len(cur)
+        cur.append(frag)
+        used += w
+    if cur:
+        out.append(cur)
+    return out
+
+
+__all__ = [
+    "BoardInfo",
+    "app_style",
+    "card_label",
+    "chip",
+    "clip",
+    "hand_order",
+    "render_board",
+    "width_of",
+    "wrap",
+]

@@ -1,0 +1,470 @@
+"""The game screen, driven for real through prompt_toolkit's pipe input.
+
+The peer is :class:`LocalSession`: an in-memory Session backed by the engine's
+Match, with the other seat played by a bot (or by the test, move by move).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2p_spite.bots import make_bot
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Card, IllegalMoveError, Match, Move, view
+from p2p_spite.session import (
+    ChatReceived,
+    Event,
+    GameEnded,
+    GameStarted,
+    MatchEnded,
+    MovePlayed,
+)
+from p2p_spite.ui.app import GameApp
+from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
+from p2p_spite.ui.notation import explain_illegal, move_notation
+
+TIMEOUT = 10.0
+
+
+class LocalSession:
+    """A Session on one machine: the real engine, the other seat a bot or the test."""
+
+    def __init__(
+        self,
+        seed: bytes,
+        seat: int = 0,
+        names: tuple[str, str] = ("Alice", "Bob"),
+        bot: str | None = "easy",
+        target: int = 50,
+    ) -> None:
+        self.seat = seat
+        self.names = names
+        self.match = Match(seed, target, names)
+        self.target = target
+        self.bot = make_bot(bot, 1) if bot else None
+        self.events: asyncio.Queue[Event] = asyncio.Queue()
+        self.sent: list[Move] = []
+        self.chats: list[str] = []
+        self.closed: str | None = None
+        self.resigned = 0
+        self._bot_task: asyncio.Task[None] | None = None
+        g = self.match.game
+        self.events.put_nowait(GameStarted(1, g.starter, view(g, seat)))
+        self._kick()
+
+    def view(self) -> Any:
+        return view(self.match.game, self.seat)
+
+    def _card(self, move: Move) -> Card:
+        g = self.match.game
+        if move.source == HAND:
+            assert move.arg is not None
+            return move.arg
+        if move.source == PAYOFF:
+            top = g.payoff_top(move.seat)
+            assert top is not None
+            return top
+        return g.sides[move.seat][move.arg or 0][-1]
+
+    def _apply(self, move: Move) -> None:
+        card = self._card(move)
+        self.match.apply(move)
+        g = self.match.game
+        self.events.put_nowait(MovePlayed(move.seat, move, card, view(g, self.seat)))
+        self._after()
+
+    def _after(self) -> None:
+        g = self.match.game
+        if g.result is not None:
+            sc = (self.match.scores[0], self.match.scores[1])
+            self.events.put_nowait(GameEnded(g.game, g.result, sc, view(g, self.seat)))
+            if self.match.over:
+                self.events.put_nowait(MatchEnded(self.match.winner, sc, None))
+                return
+            g = self.match.next_game()
+            self.events.put_nowait(GameStarted(g.game, g.starter, view(g, self.seat)))
+        self._kick()
+
+    def _kick(self) -> None:
+        g = self.match.game
+        busy = self._bot_task is not None and not self._bot_task.done()
+        if self.bot is not None and g.result is None and g.turn != self.seat and not busy:
+            self._bot_task = asyncio.get_event_loop().create_task(self._bot_turn())
+
+    async def _bot_turn(self) -> None:
+        assert self.bot is not None
+        while True:
+            await asyncio.sleep(0)
+            g = self.match.game
+            if g.result is not None or g.turn == self.seat:
+                return
+            self._apply(self.bot.choose(view(g, 1 - self.seat)))
+
+    def opponent(self, move: Move) -> None:
+        """Play ``move`` for the other seat (scripted peer)."""
+        self._apply(move)
+
+    async def play(self, move: Move) -> None:
+        g = self.match.game
+        if g.turn != self.seat or move.seat != self.seat:
+            raise IllegalMoveError(move, "not your turn")
+        self.match.game.check(move)
+        reason = g.check(move)
+        if reason is not None:
+            raise IllegalMoveError(move, reason)
+        self.sent.append(move)
+        self._apply(move)
+
+    async def chat(self, text: str) -> None:
+        self.chats.append(text)
+        self.events.put_nowait(ChatReceived(self.seat, text))
+
+    async def resign(self) -> None:
+        self.resigned += 1
+        self.match.resign(self.seat)
+        self._after()
+
+    async def close(self, reason: str = "quit") -> None:
+        self.closed = reason
+
+    async def next_event(self) -> Event:
+        return await self.events.get()
+
+
+def find_seed(starter: int) -> bytes:
+    """A seed whose game 1 is started by ``starter``."""
+    for i in range(200):
+        seed = i.to_bytes(32, "big")
+        if Match(seed).game.starter == starter:
+            return seed
+    raise AssertionError("no seed")
+
+
+class SizedOutput(DummyOutput):
+    def __init__(self, cols: int = 80, rows: int = 24) -> None:
+        self.size = Size(rows=rows, columns=cols)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+async def until(pred: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    async with asyncio.timeout(timeout):
+        while not pred():
+            await asyncio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def running(
+    session: LocalSession, cols: int = 80, rows: int = 24, **kw: Any
+) -> AsyncIterator[tuple[GameApp, Any]]:
+    with create_pipe_input() as inp:
+        kw.setdefault("pace", 0.01)
+        app = GameApp(session, input=inp, output=SizedOutput(cols, rows), **kw)  # type: ignore[arg-type]
+        task = asyncio.create_task(app.run())
+        try:
+            await until(lambda: app.view is not None)
+            yield app, inp
+        finally:
+            if not task.done():
+                app.app.exit()
+            async with asyncio.timeout(TIMEOUT):
+                await task
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 30))
+
+
+def texts(app: GameApp) -> str:
+    return "\n".join("".join(f[1] for f in m) for m in app.messages)
+
+
+def board_text(app: GameApp) -> str:
+    return "".join(f[1] for f in app._board_text())
+
+
+# -- moves typed ----------------------------------------------------------------
+
+
+def test_typed_move_is_applied_and_sent() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None and v.my_turn
+            hand = hand_order(v.hand)
+            centre = [m for m in v.legal_moves() if m.target == CENTER]
+            move = centre[0] if centre else Move(0, HAND, hand[0], SIDE, 0)
+            text = move_notation(move, hand)
+            inp.send_text(text + "\r")
+            await until(lambda: s.sent == [move])
+            await until(lambda: app.view is not None and app.view.ply == 1)
+            assert "You played" in texts(app) or "You discarded" in texts(app)
+
+    run(main())
+
+
+def test_illegal_move_is_refused_with_a_message_and_the_turn_kept() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            hand = hand_order(v.hand)
+            legal = v.legal_moves()
+            bad = next(
+                Move(0, HAND, c, CENTER, i)
+                for i in range(3)
+                for c in hand
+                if Move(0, HAND, c, CENTER, i) not in legal
+            )
+            inp.send_text(move_notation(bad, hand) + "\r")
+            await until(lambda: "does not fit center" in texts(app))
+            assert s.sent == []
+            assert app.view is v and app.view.my_turn
+            inp.send_text("x9 q7\r")
+            await until(lambda: "not a move" in texts(app) or "unknown" in texts(app))
+            assert s.sent == []
+
+    run(main())
+
+
+def test_completion_offers_exactly_the_legal_moves() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            hand = hand_order(v.hand)
+            want = {move_notation(m, hand) for m in v.legal_moves()}
+            inp.send_text("\t")
+            await until(lambda: app.buffer.complete_state is not None)
+            cs = app.buffer.complete_state
+            assert cs is not None
+            await until(lambda: len(cs.completions) == len(want))
+            # (prompt_toolkit may first insert the prefix all moves share.)
+            typed = app.buffer.document.text_before_cursor
+            got = [typed[: len(typed) + c.start_position] + c.text for c in cs.completions]
+            assert set(got) == want
+            assert len(got) == len(want)
+            # A prefix narrows them to that card's moves.
+            app.buffer.reset()
+            app.buffer.insert_text("h1")
+            await until(lambda: app.buffer.complete_state is not None)
+            cs = app.buffer.complete_state
+            assert cs is not None
+            await until(lambda: len(cs.completions) > 0)
+            typed = app.buffer.document.text_before_cursor
+            got2 = {typed[: len(typed) + c.start_position] + c.text for c in cs.completions}
+            assert got2 == {w for w in want if w.startswith("h1 ")}
+
+    run(main())
+
+
+def test_opponent_moves_show_on_the_board_one_by_one() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(1))
+        async with running(s, pace=0.05) as (app, _inp):
+            await until(lambda: app.view is not None and app.view.my_turn)
+            v = app.view
+            assert v is not None
+            opp_moves = [m for m in s.match.moves[0] if m.seat == 1]
+            assert v.ply == len(opp_moves) >= 1
+            said = texts(app)
+            assert said.count("Bob played") + said.count("Bob discarded") == len(opp_moves)
+            last = opp_moves[-1]
+            assert last.target == SIDE
+            # The discard is on the board, highlighted, and the header says it is our turn.
+            assert v.sides[1][last.slot]
+            assert app.highlight == {f"os{last.slot + 1}"}
+            assert "your turn" in board_text(app)
+
+    run(main())
+
+
+def test_a_peer_move_shows_while_the_player_is_typing() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(1), bot=None)
+        async with running(s) as (app, inp):
+            inp.send_text("chat hel")
+            await until(lambda: app.buffer.text == "chat hel")
+            g = s.match.game
+            first = g.legal_moves()
+            move = next((m for m in first if m.target == CENTER), first[-1])
+            s.opponent(move)
+            await until(lambda: app.view is not None and app.view.ply == 1)
+            assert "Bob " in texts(app)
+            assert app.buffer.text == "chat hel"  # the line being typed is untouched
+            inp.send_text("lo\r")
+            await until(lambda: s.chats == ["hello"])
+            await until(lambda: "You: hello" in texts(app))
+
+    run(main())
+
+
+def test_not_my_turn_is_explained() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(1), bot=None)
+        async with running(s) as (app, inp):
+            inp.send_text("h1 s1\r")
+            await until(lambda: "not your turn" in texts(app))
+            assert s.sent == []
+
+    run(main())
+
+
+def test_quit_asks_first_then_tells_the_peer() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            inp.send_text("quit\r")
+            await until(lambda: app.confirm is not None)
+            inp.send_text("n\r")
+            await until(lambda: app.confirm is None)
+            assert s.closed is None
+            inp.send_text("quit\r")
+            await until(lambda: app.confirm is not None)
+            inp.send_text("y\r")
+            await until(lambda: s.closed == "quit")
+        assert app.exit_reason == "quit"
+
+    run(main())
+
+
+def test_resign_asks_then_the_game_goes_to_the_opponent() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0), target=500)
+        async with running(s, wait_between_games=True) as (app, inp):
+            inp.send_text("resign\r")
+            await until(lambda: app.confirm is not None)
+            inp.send_text("y\r")
+            await until(lambda: "resigned game 1" in texts(app))
+            assert s.resigned == 1
+            assert app.scores[1] == 20
+            await until(lambda: app.waiting_next_game)
+            inp.send_text("\r")
+            await until(lambda: app.view is not None and app.view.game == 2)
+
+    run(main())
+
+
+def test_hint_fills_in_a_legal_move() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            inp.send_text("hint\r")
+            await until(lambda: "Hint:" in texts(app), timeout=20)
+            v = app.view
+            assert v is not None
+            legal = {move_notation(m, hand_order(v.hand)) for m in v.legal_moves()}
+            assert app.buffer.text in legal
+
+    run(main())
+
+
+def test_mouse_clicks_pick_a_card_then_a_stack() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, _inp):
+            app.click("h1")
+            assert app.selected == "h1" and app.buffer.text == "h1 "
+            app.click("s2")
+            v = app.view
+            assert v is not None
+            await until(lambda: len(s.sent) == 1)
+            assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[0], SIDE, 1)
+
+    run(main())
+
+
+def test_a_whole_match_against_a_bot_runs_to_the_end() -> None:
+    """Type the easy bot's moves for seat 0 until a short match is over."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0), target=1)
+        me = make_bot("easy", 7)
+        async with running(s, pace=0.0, wait_between_games=False) as (app, inp):
+            for _ in range(600):
+                if app.finished:
+                    break
+                v = app.view
+                if v is not None and v.my_turn and not s.events.qsize():
+                    inp.send_text(move_notation(me.choose(v), hand_order(v.hand)) + "\r")
+                    await until(lambda v=v: app.view is not v or app.finished)
+                else:
+                    await asyncio.sleep(0.005)
+            assert app.finished
+            assert "the match" in texts(app)
+
+    run(main())
+
+
+def test_small_terminal_gets_a_note_not_a_crash() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s, cols=50, rows=14) as (app, _inp):
+            assert app.too_small()
+            note = "".join(f[1] for f in app._small_text())
+            assert "too small" in note
+            await asyncio.sleep(0.05)  # it renders without raising
+        async with running(LocalSession(find_seed(0)), cols=80, rows=24) as (app, _inp):
+            assert not app.too_small()
+            assert app._msg_rows() >= 3
+
+    run(main())
+
+
+# -- the board and the words ------------------------------------------------------------
+
+
+def _mid_game() -> Any:
+    m = Match(bytes(32))
+    bots = [make_bot("easy", 0), make_bot("easy", 1)]
+    g = m.game
+    for _ in range(80):
+        if g.result is not None:
+            break
+        m.apply(bots[g.turn].choose(view(g, g.turn)))
+    return g
+
+
+@pytest.mark.parametrize("width", [64, 80, 120])
+def test_board_fits_its_width(width: int) -> None:
+    g = _mid_game()
+    info = BoardInfo(view(g, 0), ("Alice", "Bob"), (3, 7), 50)
+    lines = render_board(info, width)
+    assert all(width_of(line) <= width for line in lines)
+    assert len(lines) <= 13
+    text = "\n".join("".join(f[1] for f in line) for line in lines)
+    assert "Center" in text and "Stock" in text and "Hand" in text
+
+
+def test_board_shows_kings_on_centers_with_their_rank() -> None:
+    m = Match(bytes(32))
+    g = m.game
+    g.center[0] = [0, 1, 12]  # A, 2, then a King standing for 3
+    v = view(g, 0)
+    text = "".join(f[1] for line in render_board(BoardInfo(v, ("A", "B")), 80) for f in line)
+    assert "K♣=3" in text
+    assert "needs 4" in text
+
+
+def test_explain_illegal_speaks_in_the_players_numbers() -> None:
+    g = Match(bytes(32)).game
+    seat = g.turn
+    v = view(g, seat)
+    moves = [Move(seat, HAND, c, CENTER, i) for i in range(3) for c in v.hand]
+    bad = next(m for m in moves if m not in v.legal_moves())
+    why = explain_illegal(bad, v)
+    assert f"center {bad.slot + 1}" in why and "needs an Ace" in why
+    assert "side stack 1 is empty" in explain_illegal(Move(seat, SIDE, 0, CENTER, 0), v)
+    other = view(g, 1 - seat)
+    assert "not your turn" in explain_illegal(Move(1 - seat, HAND, other.hand[0], SIDE, 0), other)

@@ -1,0 +1,1 @@
+"""Shared test helpers (network tooling lives in tests/support/net.py)."""

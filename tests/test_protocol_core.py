@@ -1,0 +1,326 @@
+"""The protocol core alone: two endpoints linked in memory, no sockets."""
+
+from __future__ import annotations
+
+import struct
+
+import msgpack
+import pytest
+
+from p2p_spite import record
+from p2p_spite.bots import make_bot
+from p2p_spite.engine import Move
+from p2p_spite.net.game import Action
+from p2p_spite.net.protocol import (
+    HOST,
+    JOIN,
+    Endpoint,
+    Handshaken,
+    LocalConfig,
+    PeerRefused,
+    Phase,
+    RemoteProtocolError,
+    commitment,
+    derive_code_key,
+)
+from p2p_spite.net.wire import MAX_FRAME, FrameDecoder, encode
+from p2p_spite.session import MovePlayed
+from tests.support.net import drain, pair, pump
+
+SEED = bytes(range(32))
+
+
+def cfgs(**host: object) -> tuple[LocalConfig, LocalConfig]:
+    h = LocalConfig(HOST, "Ann", **host)  # type: ignore[arg-type]
+    j = LocalConfig(JOIN, "Bob")
+    return h, j
+
+
+def test_handshake_with_a_chosen_seed() -> None:
+    h, j, eh, ej = pair(*cfgs(seed=SEED, target=30, max_games=3))
+    assert [type(e) for e in eh] == [Handshaken] and [type(e) for e in ej] == [Handshaken]
+    assert ej[0].seed_from_host and ej[0].peer_name == "Ann" and eh[0].peer_name == "Bob"
+    assert h.phase is Phase.PLAY and j.phase is Phase.PLAY
+    assert h.core is not None and j.core is not None
+    assert h.core.match.seed == j.core.match.seed == SEED
+    assert j.core.match.target == 30 and j.core.max_games == 3
+    assert h.core.match.players == j.core.match.players == ("Ann", "Bob")
+    assert (h.core.seat, j.core.seat) == (0, 1)
+    assert h.core.match_id == j.core.match_id
+
+
+def test_commit_reveal_gives_both_the_same_fresh_seed() -> None:
+    seeds = set()
+    for _ in range(3):
+        h, j, eh, ej = pair(*cfgs())
+        assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
+        assert not ej[0].seed_from_host
+        assert h.core is not None and j.core is not None
+        assert h.core.match.seed == j.core.match.seed
+        seeds.add(h.core.match.seed)
+    assert len(seeds) == 3
+
+
+def test_commitments_are_bound_to_the_role() -> None:
+    s = b"x" * 32
+    mid = b"m" * 16
+    assert commitment(HOST, s, mid) != commitment(JOIN, s, mid)
+
+
+def _raw(ep: Endpoint, msg: dict[str, object]) -> None:
+    ep.receive_data(encode(msg))
+
+
+def _until_seed_phase() -> tuple[Endpoint, Endpoint, list[bytes]]:
+    """Host and joiner right after hello, with the host's setup+commit captured."""
+    h, j = Endpoint(LocalConfig(HOST, "Ann")), Endpoint(LocalConfig(JOIN, "Bob"))
+    h.initiate()
+    j.initiate()
+    j.receive_data(h.data_to_send())
+    h.receive_data(j.data_to_send())
+    drain(h, [])
+    drain(j, [])
+    frames = _frames(h.data_to_send())
+    return h, j, frames
+
+
+def _frames(data: bytes) -> list[bytes]:
+    out = []
+    while data:
+        (n,) = struct.unpack(">I", data[:4])
+        out.append(data[: 4 + n])
+        data = data[4 + n :]
+    return out
+
+
+def test_an_echoed_commitment_is_refused() -> None:
+    h, _j, frames = _until_seed_phase()
+    msgs = [msgpack.unpackb(f[4:]) for f in frames]
+    assert [m["t"] for m in msgs] == ["setup", "commit"]
+    # a joiner that echoes the host's commitment
+    _raw(h, {"t": "commit", "c": msgs[1]["c"]})
+    evs: list[object] = []
+    drain(h, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "echo"
+    assert h.phase is Phase.CLOSED and h.core is None
+
+
+def test_a_reveal_that_does_not_match_its_commitment_is_refused() -> None:
+    h = _until_seed_phase()[0]
+    _raw(h, {"t": "commit", "c": b"\x01" * 32})
+    _raw(h, {"t": "reveal", "r": b"\x02" * 32})
+    evs: list[object] = []
+    drain(h, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "bad-reveal"
+    assert h.core is None
+
+
+def test_a_reveal_before_the_commitment_is_refused() -> None:
+    h = _until_seed_phase()[0]
+    _raw(h, {"t": "reveal", "r": b"\x02" * 32})
+    evs: list[object] = []
+    drain(h, evs)
+    assert isinstance(evs[-1], RemoteProtocolError)
+
+
+def test_version_mismatch_is_refused_clearly_on_both_sides() -> None:
+    hc, jc = cfgs()
+    jc.protocol_version = 2
+    _h, _j, eh, ej = pair(hc, jc)
+    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "version"
+    assert "version 2" in str(eh[-1]) and "version 1" in str(eh[-1])
+    # the joiner sees the mismatch itself (and the host's refusal)
+    assert isinstance(ej[-1], RemoteProtocolError | PeerRefused) and ej[-1].code == "version"
+
+
+def test_join_code_right_wrong_and_missing() -> None:
+    key = derive_code_key("ABCD-EFGH")
+    ok_h, ok_j = LocalConfig(HOST, "Ann", key), LocalConfig(JOIN, "Bob", derive_code_key("abcd efgh"))
+    _h, _j, eh, ej = pair(ok_h, ok_j)
+    assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
+
+    _h, _j, eh, ej = pair(
+        LocalConfig(HOST, "Ann", key), LocalConfig(JOIN, "Bob", derive_code_key("ABCD-EFGX"))
+    )
+    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "bad-code"
+    assert isinstance(ej[-1], PeerRefused) and ej[-1].code == "bad-code"
+
+    _h, _j, eh, ej = pair(LocalConfig(HOST, "Ann", key), LocalConfig(JOIN, "Bob"))
+    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "code-needed"
+    assert ej[-1].code == "code-needed"
+
+
+def test_the_code_is_not_on_the_wire() -> None:
+    code = "QRST-WXYZ"
+    h, j = (
+        Endpoint(LocalConfig(HOST, "Ann", derive_code_key(code))),
+        Endpoint(LocalConfig(JOIN, "Bob", derive_code_key(code))),
+    )
+    h.initiate()
+    j.initiate()
+    wire = bytearray()
+    for _ in range(20):
+        for src, dst in ((h, j), (j, h)):
+            d = src.data_to_send()
+            wire += d
+            dst.receive_data(d)
+            drain(dst, [])
+    assert h.phase is Phase.PLAY
+    for form in (code, code.replace("-", ""), code.lower()):
+        assert form.encode() not in wire
+    assert derive_code_key(code) not in wire
+
+
+def _playing() -> tuple[Endpoint, Endpoint]:
+    h, j, eh, ej = pair(*cfgs(seed=SEED))
+    assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
+    return h, j
+
+
+def test_moves_flow_and_are_acknowledged() -> None:
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    g = h.core.match.game
+    mover, other = (h, j) if g.turn == 0 else (j, h)
+    assert mover.core is not None
+    move = mover.core.match.game.legal_moves()[0]
+    mover.core.apply(Action(1, move.seat, move))
+    mover.send_action(0)
+    ea, eb = pump(mover, other)
+    assert any(isinstance(e, MovePlayed) and e.move == move for e in eb)
+    assert other.core is not None and other.core.match.game.digest() == mover.core.match.game.digest()
+    assert [type(e).__name__ for e in ea] == ["Acked"]
+
+
+def _not_my_turn(h: Endpoint, j: Endpoint) -> tuple[Endpoint, Endpoint]:
+    """(the endpoint whose peer is NOT on turn, that peer)."""
+    assert h.core is not None
+    return (h, j) if h.core.match.game.turn == 0 else (j, h)
+
+
+def test_an_out_of_turn_move_is_refused_and_changes_nothing() -> None:
+    honest, cheat = _not_my_turn(*_playing())
+    assert honest.core is not None and cheat.core is not None
+    before = honest.core.match.game.digest()
+    seat = cheat.core.seat
+    card = cheat.core.match.game.hands[seat][0]
+    bad = Move(seat, "hand", card, "side", 0)
+    honest.receive_data(encode({"t": "move", "n": 0, "m": list(bad), "d": b"\0" * 32}))
+    evs: list[object] = []
+    drain(honest, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "illegal-move"
+    assert "turn" in str(evs[-1])
+    assert honest.core.match.game.digest() == before and honest.core.position == 0
+    # the cheat is told
+    cheat.receive_data(honest.data_to_send())
+    cevs: list[object] = []
+    drain(cheat, cevs)
+    assert isinstance(cevs[-1], PeerRefused) and cevs[-1].code == "illegal-move"
+
+
+def test_a_move_for_the_other_seat_is_refused() -> None:
+    h, j = _playing()
+    assert h.core is not None
+    # whoever is on turn, the peer may not move the honest side's own cards
+    honest = h
+    seat = 0
+    g = h.core.match.game
+    if g.turn != 0:
+        honest, seat = j, 1
+    assert honest.core is not None
+    m = honest.core.match.game.legal_moves()[0]
+    assert m.seat == seat
+    honest.receive_data(
+        encode({"t": "move", "n": 0, "m": list(m), "d": honest.core.digest_after(Action(1, seat, m))})
+    )
+    evs: list[object] = []
+    drain(honest, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "illegal-move"
+    assert honest.core.position == 0
+
+
+def test_desync_is_detected_and_changes_nothing() -> None:
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
+    assert mover.core is not None and other.core is not None
+    move = mover.core.match.game.legal_moves()[0]
+    before = other.core.match.game.digest()
+    other.receive_data(encode({"t": "move", "n": 0, "m": list(move), "d": b"\x07" * 32}))
+    evs: list[object] = []
+    drain(other, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "desync"
+    assert other.core.match.game.digest() == before and other.core.position == 0
+    mover.receive_data(other.data_to_send())
+    mevs: list[object] = []
+    drain(mover, mevs)
+    assert isinstance(mevs[-1], PeerRefused) and mevs[-1].code == "desync"
+
+
+def test_a_message_of_unknown_type_is_refused() -> None:
+    h, _j = _playing()
+    h.receive_data(encode({"t": "teleport", "x": 1}))
+    evs: list[object] = []
+    drain(h, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "unknown-type"
+
+
+def test_a_whole_match_in_memory_gives_identical_records() -> None:
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    bots = {0: make_bot("easy", 1), 1: make_bot("easy", 2)}
+    eps = {0: h, 1: j}
+    for _ in range(20_000):
+        if h.core.finished:
+            break
+        seat = h.core.match.game.turn
+        ep = eps[seat]
+        assert ep.core is not None
+        move = bots[seat].choose(ep.core.view())
+        n = ep.core.position
+        ep.core.apply(Action(ep.core.match.game_number, seat, move))
+        ep.send_action(n)
+        pump(h, j)
+    assert h.core.finished and j.core.finished
+    rh = record.to_json(h.core.match)
+    rj = record.to_json(j.core.match)
+    assert rh == rj
+    record.verify(record.from_json(rh))
+    assert h.core.head == j.core.head
+
+
+def test_frame_limits() -> None:
+    d = FrameDecoder()
+    d.feed(struct.pack(">I", MAX_FRAME + 1))
+    with pytest.raises(RemoteProtocolError):
+        d.next_message()
+    d = FrameDecoder()
+    d.feed(struct.pack(">I", 0))
+    with pytest.raises(RemoteProtocolError):
+        d.next_message()
+    deep = b"\x91" * 3000 + b"\x01"
+    d = FrameDecoder()
+    d.feed(struct.pack(">I", len(deep)) + deep)
+    with pytest.raises(RemoteProtocolError):
+        d.next_message()
+    big = msgpack.packb({"t": "chat", "text": "x" * 5000})
+    d = FrameDecoder()
+    d.feed(struct.pack(">I", len(big)) + big)
+    with pytest.raises(RemoteProtocolError):
+        d.next_message()
+    arr = msgpack.packb({"t": "x", "a": list(range(100))})
+    d = FrameDecoder()
+    d.feed(struct.pack(">I", len(arr)) + arr)
+    with pytest.raises(RemoteProtocolError):
+        d.next_message()
+    two = msgpack.packb({"t": "a"}) + msgpack.packb({"t": "b"})
+    d = FrameDecoder()
+    d.feed(struct.pack(">I", len(two)) + two)
+    with pytest.raises(RemoteProtocolError):
+        d.next_message()
+    # a frame arriving a byte at a time is fine
+    d = FrameDecoder()
+    for b in encode({"t": "ping", "k": 1}):
+        assert d.next_message() is None
+        d.feed(bytes([b]))
+    assert d.next_message() == {"t": "ping", "k": 1}

@@ -68,6 +68,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=_run_selfplay)
 
+    p = sub.add_parser(
+        "play",
+        help="play against the computer on this machine",
+        description="Play a match against the computer.  The computer joins over loopback "
+        "as a real peer; you are seat 0.",
+    )
+    p.add_argument(
+        "--bot", metavar="LEVEL", default="medium", help=f"computer level (default medium; {levels})"
+    )
+    p.add_argument("--seed", type=_seed_arg, help="play this deal (64 hex digits; default: a fresh one)")
+    p.add_argument("--name", help="your name (default: your login name)")
+    p.add_argument("--target", type=_positive_int, default=50, help="points that win the match (default 50)")
+    p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
+    p.set_defaults(run=_run_play)
+
     from .net.commands import add_commands
 
     host_p, join_p = add_commands(sub, _seed_arg, levels)
@@ -76,11 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _run_play(args: argparse.Namespace) -> int:
+    from .ui.play import run_play
+
+    return run_play(args.bot, args.seed, args.name, args.target, args.record)
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     from . import record
 
     if not args.check:
-        raise UserError("the replay viewer is not available yet; use --check")
+        from .ui.replay import run_viewer
+
+        return run_viewer(args.file)
     rec = record.load(args.file)
     match = record.verify(rec)
     moves = match.total_moves

@@ -104,6 +104,8 @@ class MoveCompleter(Completer):
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
         typed = " ".join(text.lower().split())
+        if not typed and not complete_event.completion_requested:
+            return  # no menu over an empty line unless Tab asks for it
         if text.endswith(" ") and typed:
             typed += " "
         for notation, meta in self.app.move_choices():
@@ -158,11 +160,15 @@ class GameApp:
         self.opp_name = self.names[1 - self.seat]
         self.pace = pace
         self.wait_between_games = wait_between_games
-        self.target = target if target is not None else getattr(session, "target", None)
+        match = getattr(session, "match", None)
+        self.target = target if target is not None else getattr(match, "target", None)
+
         self._hint_fn = hint
 
         self.view: PlayerView | None = None  # the view of the last event shown
         self.scores: tuple[int, int] = (0, 0)
+        if match is not None:  # a resumed match starts with its scores
+            self.scores = (int(match.scores[0]), int(match.scores[1]))
         self.messages: list[Line] = []
         self._scroll = 0
         self.connection = "connected"
@@ -198,7 +204,7 @@ class GameApp:
             input=input,
             output=output,
         )
-        self.say("info", f"{self.names[0]} (host) against {self.names[1]}: waiting for the game to start...")
+        self.say("info", f"You are {self.names[self.seat]} against {self.opp_name}. Type help for the moves.")
 
     # -- running --------------------------------------------------------------
 
@@ -230,8 +236,8 @@ class GameApp:
                 self._show_failure(f"the connection failed: {e}")
                 return
             if isinstance(ev, ChatReceived):
-                who = "You" if ev.seat == self.seat else self.names[ev.seat]
-                self.say("chat", f"{who}: {ev.text}")
+                if ev.seat != self.seat:  # our own lines are shown when sent
+                    self.say("chat", f"{self.names[ev.seat]}: {ev.text}")
             elif isinstance(ev, ConnectionChanged):
                 self._show_connection(ev)
             elif isinstance(ev, SessionFailed):
@@ -421,6 +427,7 @@ class GameApp:
             else:
                 meta = f"discard {name} on side {m.slot + 1}"
             out.append((move_notation(m, hand), meta))
+        out.sort(key=lambda nm: (nm[0].split()[1][0] == "s", nm[0]))  # center plays first
         return out
 
     @staticmethod
@@ -485,7 +492,9 @@ class GameApp:
                 try:
                     await asyncio.wait_for(self.session.chat(rest.strip()), 5)
                 except Exception as e:
-                    self.say("error", f"chat not sent: {e}")
+                    self.say("error", f"chat not sent: {e or type(e).__name__}")
+                else:
+                    self.say("chat", f"You: {rest.strip()}")
         elif word == "hint" and not rest:
             await self._hint()
         else:

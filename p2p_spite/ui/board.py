@@ -152,6 +152,7 @@ class BoardInfo:
     selected: str | None = None  # a token: h3, p, s2
     highlight: frozenset[str] = frozenset()  # tokens: c1, s2 (own), os2 (opponent's), p, op
     status: str | None = None  # overrides the header's turn status
+    status_style: str | None = None
     on_click: Click | None = None
     header_extra: str = ""
     hand: tuple[Card, ...] = field(default=())  # the hand as numbered (default: hand_order)
@@ -280,15 +281,7 @@ def _sides(info: BoardInfo, seat: int, width: int, indent: int) -> list[Line]:
 def _header(info: BoardInfo, width: int) -> Line:
     v = info.view
     me, opp = v.seat, v.opponent
-    left = f" Game {v.game}"
-    if info.target:
-        left += f" {DOT} first to {info.target}"
-    if info.header_extra:
-        left += f" {DOT} {info.header_extra}"
-    score = f"{info.me_label} {info.scores[me]} : {info.scores[opp]} {info.names[opp]}"
-    if info.status is not None:
-        status, sstyle = info.status, "class:header.turn.over"
-    elif v.result is not None:
+    if v.result is not None:
         status, sstyle = "game over", "class:header.turn.over"
     elif v.turn == me:
         status = "your turn" if info.me_label == "You" else f"{info.names[me]} to play"
@@ -296,12 +289,28 @@ def _header(info: BoardInfo, width: int) -> Line:
     else:
         status = f"{info.names[opp]}'s turn" if info.me_label == "You" else f"{info.names[opp]} to play"
         sstyle = "class:header.turn.opp"
+    if info.status is not None:
+        status = info.status
+        if info.status_style:
+            sstyle = info.status_style
     status = f" {status} "
-    mid_room = width - len(left) - len(status)
-    mid = score.center(max(mid_room, len(score) + 2))
-    line: Line = [("class:header", left + mid)]
-    line.append((sstyle, status))
-    return _pad([(s, t) for s, t, *_ in line], width)
+    game = f" Game {v.game}"
+    lefts = [game]
+    if info.header_extra:
+        lefts = [f"{game} {info.header_extra}"]
+    elif info.target:
+        lefts = [f"{game} {DOT} first to {info.target}", game]
+    names = (info.me_label, info.names[opp])
+    for n in (14, 10, 6):
+        a, b = names[0][:n], names[1][:n]
+        score = f"{a} {info.scores[me]} : {info.scores[opp]} {b}"
+        for left in lefts:
+            room = width - len(left) - len(status)
+            if room >= len(score) + 2:
+                mid = score.center(room)
+                return [("class:header", left + mid), (sstyle, status)]
+    left = lefts[-1]
+    return clip(_pad([("class:header", left + " "), (sstyle, status)], width), width)
 
 
 def _payoff(info: BoardInfo, seat: int) -> Line:

@@ -1,0 +1,412 @@
+"""``p2p-spite replay FILE``: step through a record, both hands face up.
+
+The record is loaded and verified first (:func:`p2p_spite.record.verify`);
+any point of it is then re-dealt from the seed and replayed up to that move,
+which takes a few milliseconds.  Positions are (game, n): the deal of game
+``game`` with its first ``n`` moves applied.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.output import Output
+
+from .. import record as recordmod
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, Result, view
+from .board import DOT, RULE, BoardInfo, Line, app_style, card_label, clip, render_board, width_of
+from .notation import describe_move
+
+SIDE_PANE_MIN_COLS = 112
+SIDE_PANE = 34
+MIN_COLS = 64
+
+
+def result_words(result: Result, names: tuple[str, str]) -> str:
+    if result.winner is None:
+        return "the stock ran out: a draw"
+    w = names[result.winner]
+    if result.reason == "resign":
+        return f"{names[1 - result.winner]} resigned: {w} +{result.points}"
+    return f"{w} emptied the pay-off pile: +{result.points}"
+
+
+class Replay:
+    """A verified match and a position in it."""
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+        self.names = tuple(n or f"seat {i}" for i, n in enumerate(match.players))
+        self.moves: list[list[Move]] = match.moves
+        self.results: list[Result | None] = match.results
+        self.game = 1
+        self.pos = 0
+        self._cache: tuple[int, int, GameState] | None = None
+
+    @property
+    def game_moves(self) -> list[Move]:
+        return self.moves[self.game - 1]
+
+    def state(self, game: int | None = None, pos: int | None = None) -> GameState:
+        g = self.game if game is None else game
+        n = self.pos if pos is None else pos
+        c = self._cache
+        if c is not None and c[0] == g and c[1] <= n:
+            st, start = c[2].copy(), c[1]
+        else:
+            st, start = GameState.deal(self.match.seed, g), 0
+        for m in self.moves[g - 1][start:n]:
+            st.apply(m)
+        self._cache = (g, n, st.copy())
+        return st
+
+    def scores_at(self) -> tuple[int, int]:
+        """The match scores at this position (a game's result counts at its end)."""
+        s = [0, 0]
+        for i, r in enumerate(self.results[: self.game]):
+            last = i == self.game - 1
+            if r is None or r.winner is None or (last and not self.at_end()):
+                continue
+            s[r.winner] += r.points
+        return (s[0], s[1])
+
+    def at_end(self) -> bool:
+        return self.pos >= len(self.game_moves)
+
+    # -- moving ---------------------------------------------------------------------
+
+    def step(self, d: int) -> None:
+        n = self.pos + d
+        if n < 0:
+            if self.game > 1:
+                self.game -= 1
+                self.pos = len(self.game_moves)
+            return
+        if n > len(self.game_moves):
+            if self.game < len(self.moves):
+                self.game += 1
+                self.pos = 0
+            return
+        self.pos = n
+
+    def _bounds(self) -> list[int]:
+        ms = self.game_moves
+        return sorted({0, len(ms), *(i + 1 for i, m in enumerate(ms) if m.target == SIDE)})
+
+    def turn(self, d: int) -> None:
+        b = self._bounds()
+        if d > 0:
+            later = [p for p in b if p > self.pos]
+            if later:
+                self.pos = later[0]
+            else:
+                self.step(1)
+        else:
+            earlier = [p for p in b if p < self.pos]
+            if earlier:
+                self.pos = earlier[-1]
+            else:
+                self.step(-1)
+
+    def jump_game(self, d: int) -> None:
+        g = min(max(1, self.game + d), len(self.moves))
+        if g != self.game:
+            self.game, self.pos = g, 0
+        elif d > 0:
+            self.pos = len(self.game_moves)
+        else:
+            self.pos = 0
+
+    def goto(self, game: int, pos: int) -> None:
+        self.game = min(max(1, game), len(self.moves))
+        self.pos = min(max(0, pos), len(self.game_moves))
+
+    # -- words ----------------------------------------------------------------------
+
+    def card_of(self, m: Move, before: GameState) -> Card:
+        if m.source == HAND:
+            assert m.arg is not None
+            return m.arg
+        if m.source == PAYOFF:
+            top = before.payoff_top(m.seat)
+            assert top is not None
+            return top
+        return before.sides[m.seat][m.arg or 0][-1]
+
+    def move_cards(self) -> list[Card]:
+        """The card each move of the current game placed."""
+        st = GameState.deal(self.match.seed, self.game)
+        out: list[Card] = []
+        for m in self.game_moves:
+            out.append(self.card_of(m, st))
+            st.apply(m)
+        return out
+
+
+class ReplayViewer:
+    """The full-screen viewer of a :class:`Replay`."""
+
+    def __init__(self, replay: Replay, *, input: Input | None = None, output: Output | None = None) -> None:
+        self.r = replay
+        self._cards: dict[int, list[Card]] = {}
+        self.app: Application[None] = Application(
+            layout=self._layout(),
+            key_bindings=self._bindings(),
+            style=app_style(),
+            full_screen=True,
+            mouse_support=True,
+            input=input,
+            output=output,
+        )
+
+    def cards(self) -> list[Card]:
+        g = self.r.game
+        if g not in self._cards:
+            self._cards[g] = self.r.move_cards()
+        return self._cards[g]
+
+    def _size(self) -> tuple[int, int]:
+        try:
+            s = self.app.output.get_size()
+            return s.columns, s.rows
+        except Exception:
+            return 80, 24
+
+    def side_pane(self) -> bool:
+        return self._size()[0] >= SIDE_PANE_MIN_COLS
+
+    def _board_width(self) -> int:
+        cols = self._size()[0]
+        return cols - SIDE_PANE - 1 if self.side_pane() else cols
+
+    def board_lines(self) -> list[Line]:
+        r = self.r
+        st = r.state()
+        v = view(st, 0)
+        ms = r.game_moves
+        hl: frozenset[str] = frozenset()
+        if r.pos:
+            m = ms[r.pos - 1]
+            if m.target == CENTER:
+                hl = frozenset({f"c{m.slot + 1}"})
+            else:
+                hl = frozenset({f"s{m.slot + 1}" if m.seat == 0 else f"os{m.slot + 1}"})
+        status, sstyle = None, None
+        result = r.results[r.game - 1] if r.at_end() else None
+        if result is not None:
+            status = "draw" if result.winner is None else f"{r.names[result.winner]} won"
+            sstyle = "class:header.turn.over"
+        info = BoardInfo(
+            view=v,
+            names=(r.names[0], r.names[1]),
+            scores=r.scores_at(),
+            target=r.match.target,
+            me_label=r.names[0],
+            opp_hand=tuple(st.hands[1]),
+            highlight=hl,
+            status=status,
+            status_style=sstyle,
+            header_extra=f"of {len(r.moves)} {DOT} move {r.pos}/{len(ms)}",
+        )
+        lines = render_board(info, self._board_width())
+        lines.append(self._status_line())
+        return lines
+
+    def _status_line(self) -> Line:
+        r = self.r
+        ms = r.game_moves
+        if r.pos == 0:
+            text = f" Game {r.game}: the deal. {r.names[r.state().starter]} starts."
+        else:
+            m = ms[r.pos - 1]
+            text = f" {r.pos}. " + describe_move(m, self.cards()[r.pos - 1], r.names[m.seat])
+        res = r.results[r.game - 1]
+        if r.at_end() and res is not None:
+            short = "a draw" if res.winner is None else f"{r.names[res.winner]} +{res.points}"
+            text += f"  {RULE} game over: {short}"
+        return clip([("class:msg.event", text)], self._board_width())
+
+    def _move_rows(self) -> int:
+        rows = self._size()[1]
+        if self.side_pane():
+            return rows - 2
+        return max(1, rows - len(self.board_lines()) - 2)
+
+    def move_list(self) -> StyleAndTextTuples:
+        r = self.r
+        ms = r.game_moves
+        cards = self.cards()
+        width = SIDE_PANE if self.side_pane() else self._size()[0]
+        rows = self._move_rows()
+        items: list[Line] = [[("class:list.game", f" Game {r.game}: {len(ms)} moves")]]
+        cap = 8 if self.side_pane() else 14
+        nw = max(len(n[:cap]) for n in r.names)
+        for i, m in enumerate(ms):
+            who = r.names[m.seat][:cap]
+            src = {HAND: "hand", PAYOFF: "pay-off", SIDE: f"side {(m.arg or 0) + 1}"}[m.source]
+            dst = f"c{m.slot + 1}" if m.target == CENTER else f"s{m.slot + 1}"
+            text = f" {i + 1:>3}. {who:<{nw}} {card_label(cards[i]):>3} {src:<7} > {dst}"
+            style = "class:msg.me" if m.seat == 0 else "class:msg.opp"
+            if i + 1 == r.pos:
+                style = "class:list.current"
+            handler = self._jump(i + 1)
+            items.append(clip([(style, text.ljust(width), handler)], width))
+        res = r.results[r.game - 1]
+        if res is not None:
+            items.append([("class:list.game", " " + result_words(res, (r.names[0], r.names[1])))])
+        # Keep the current move in view.
+        cur = min(r.pos, len(items) - 1)
+        start = max(0, min(cur - rows // 2, len(items) - rows))
+        out: StyleAndTextTuples = []
+        for j, line in enumerate(items[start : start + rows]):
+            if j:
+                out.append(("", "\n"))
+            out.extend(line)
+        return out
+
+    def _jump(self, pos: int) -> Callable[[MouseEvent], None]:
+        def handler(ev: MouseEvent) -> None:
+            if ev.event_type == MouseEventType.MOUSE_UP:
+                self.r.goto(self.r.game, pos)
+                self.app.invalidate()
+
+        return handler
+
+    def too_small(self) -> bool:
+        cols, rows = self._size()
+        return cols < MIN_COLS or rows < len(self.board_lines()) + 3
+
+    def _board_text(self) -> StyleAndTextTuples:
+        out: StyleAndTextTuples = []
+        for i, line in enumerate(self.board_lines()):
+            if i:
+                out.append(("", "\n"))
+            out.extend(line)
+        return out
+
+    def _toolbar(self) -> StyleAndTextTuples:
+        keys = [
+            ("<- ->", "move"),
+            ("[ ]", "turn"),
+            ("PgUp/Dn", "game"),
+            ("Home/End", ""),
+            ("q", "quit"),
+        ]
+        out: StyleAndTextTuples = [("class:toolbar", " Replay ")]
+        for k, what in keys:
+            out += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}" if what else "")]
+        cols = self._size()[0]
+        return clip([*out, ("class:toolbar", " " * max(0, cols - width_of(out)))], cols)
+
+    def _layout(self) -> Layout:
+        from prompt_toolkit.filters import Condition
+
+        small = Condition(self.too_small)
+        side = Condition(self.side_pane)
+        board = Window(
+            FormattedTextControl(self._board_text),
+            height=lambda: Dimension.exact(len(self.board_lines())),
+            dont_extend_height=True,
+        )
+        moves = Window(FormattedTextControl(self.move_list))
+        narrow = HSplit([board, Window(height=1, char=RULE, style="class:rule"), moves])
+        wide = VSplit(
+            [
+                HSplit([board, Window()]),
+                Window(width=1, char="│" if RULE == "─" else "|", style="class:rule"),
+                Window(FormattedTextControl(self.move_list), width=SIDE_PANE),
+            ]
+        )
+        note = Window(
+            FormattedTextControl(
+                lambda: [("class:small", f" The terminal is too small ({self._size()[0]}x{self._size()[1]}): "
+                                         f"please enlarge it (q quits). ")]
+            )
+        )
+        body = HSplit(
+            [
+                ConditionalContainer(wide, filter=~small & side),
+                ConditionalContainer(narrow, filter=~small & ~side),
+                ConditionalContainer(note, filter=small),
+                Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
+            ]
+        )
+        return Layout(body)
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+        r = self.r
+
+        def on(keys: tuple[str, ...], fn: Callable[[], None]) -> None:
+            def handler(e: KeyPressEvent) -> None:
+                fn()
+
+            for k in keys:
+                kb.add(k)(handler)
+
+        on(("right", "l", "space"), lambda: r.step(1))
+        on(("left", "h", "backspace"), lambda: r.step(-1))
+        on(("]", "down", "j", "n"), lambda: r.turn(1))
+        on(("[", "up", "k", "p"), lambda: r.turn(-1))
+        on(("pagedown", "}"), lambda: r.jump_game(1))
+        on(("pageup", "{"), lambda: r.jump_game(-1))
+        on(("home", "g"), lambda: r.goto(r.game, 0))
+        on(("end", "G"), lambda: r.goto(r.game, len(r.game_moves)))
+        on(("q", "c-c", "c-q", "escape"), self.app_exit)
+        return kb
+
+    def app_exit(self) -> None:
+        self.app.exit()
+
+    async def run(self) -> None:
+        await self.app.run_async()
+
+
+def text_listing(replay: Replay) -> list[str]:
+    """The record as plain lines (for a pipe or a dumb terminal)."""
+    r = replay
+    out = [f"{r.names[0]} against {r.names[1]}, first to {r.match.target}; seed {r.match.seed.hex()}"]
+    for g in range(1, len(r.moves) + 1):
+        r.goto(g, 0)
+        st = r.state()
+        out.append(f"game {g}: {r.names[st.starter]} starts")
+        for i, (m, c) in enumerate(zip(r.game_moves, r.move_cards(), strict=True)):
+            out.append(f"  {i + 1:>3}. {describe_move(m, c, r.names[m.seat])}")
+        res = r.results[g - 1]
+        out.append(f"  {result_words(res, (r.names[0], r.names[1]))}" if res else "  (not finished)")
+    s = r.match.scores
+    out.append(f"scores: {r.names[0]} {s[0]}, {r.names[1]} {s[1]}")
+    return out
+
+
+def load_replay(path: Path) -> Replay:
+    rec = recordmod.load(path)
+    return Replay(recordmod.verify(rec))
+
+
+def run_viewer(path: Path) -> int:
+    """The ``replay FILE`` command: the viewer, or a plain listing off a terminal."""
+    import asyncio
+
+    from .play import fullscreen_ok
+
+    replay = load_replay(path)
+    if not fullscreen_ok():
+        for line in text_listing(replay):
+            print(line)
+        return 0
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(ReplayViewer(replay).run())
+    return 0
+
+
+__all__ = ["Replay", "ReplayViewer", "load_replay", "run_viewer", "text_listing"]

@@ -63,6 +63,9 @@ __all__ = [
 ]
 
 
+_WHO = {HOST: "host", JOIN: "joiner"}
+
+
 class PeerRefused(ProtocolError):
     """The peer sent ``refuse``: it will not go on with us (``code`` says why)."""
 
@@ -355,8 +358,8 @@ class Endpoint:
             raise RemoteProtocolError("not a p2p-spite peer", "not-p2p-spite")
         if proto != mine:
             raise RemoteProtocolError(
-                f"protocol version mismatch: the {self.peer_role} speaks version {proto!r}, "
-                f"the {self.role} speaks version {mine}",
+                f"protocol version mismatch: the {_WHO[self.peer_role]} speaks version {proto!r}, "
+                f"the {_WHO[self.role]} speaks version {mine}",
                 "version",
             )
         if msg.get("role") != self.peer_role:

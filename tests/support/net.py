@@ -71,48 +71,88 @@ def spawn(args: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> 
     )
 
 
+class LineReader:
+    """Reads a process's stdout in a thread, so waiting for a line never blocks forever."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        import queue
+        import threading
+
+        self.proc = proc
+        self.lines: list[str] = []
+        self._q: queue.Queue[str | None] = queue.Queue()
+        assert proc.stdout is not None
+        stream = proc.stdout
+
+        def run() -> None:
+            for line in stream:
+                self._q.put(line)
+            self._q.put(None)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def wait(self, pattern: str, timeout: float = 20.0) -> re.Match[str]:
+        import queue
+        import time
+
+        rx = re.compile(pattern)
+        for line in self.lines:
+            m = rx.search(line)
+            if m:
+                return m
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                line = self._q.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+            m = rx.search(line)
+            if m:
+                return m
+        raise AssertionError(f"no line matching {pattern!r} in {''.join(self.lines)[-3000:]!r}")
+
+    def rest(self, timeout: float = 60.0) -> str:
+        """All the output until the process closes its stdout."""
+        import queue
+        import time
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._q.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+        return "".join(self.lines)
+
+
+_READERS: dict[int, LineReader] = {}
+
+
+def reader(proc: subprocess.Popen[str]) -> LineReader:
+    r = _READERS.get(id(proc))
+    if r is None or r.proc is not proc:
+        r = _READERS[id(proc)] = LineReader(proc)
+    return r
+
+
 def wait_listening(proc: subprocess.Popen[str], timeout: float = 20.0) -> tuple[int, list[str]]:
-    """Read the host's stdout until 'listening on HOST:PORT'; return the port and the lines read."""
-    import selectors
-
-    assert proc.stdout is not None
-    lines: list[str] = []
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not sel.select(max(0.0, deadline - time.monotonic())):
-            break
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.match(r"listening on .*:(\d+)$", line.strip())
-        if m:
-            # the join code line follows right away when there is one
-            if "code" not in " ".join(lines):
-                pass
-            return int(m.group(1)), lines
-    raise AssertionError(f"host did not start listening: {lines!r}")
+    """Wait for the host's 'listening on HOST:PORT'; return the port and the lines so far."""
+    r = reader(proc)
+    m = r.wait(r"^listening on .*:(\d+)$", timeout)
+    return int(m.group(1)), r.lines
 
 
 def read_code(proc: subprocess.Popen[str], timeout: float = 10.0) -> str:
-    assert proc.stdout is not None
-    import selectors
-    import time
-
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not sel.select(max(0.0, deadline - time.monotonic())):
-            break
-        line = proc.stdout.readline()
-        if line.startswith("join code: "):
-            return line.split(": ", 1)[1].strip()
-    raise AssertionError("no join code printed")
+    return reader(proc).wait(r"^join code: (\S+)", timeout).group(1)
 
 
 class RawPeer:
@@ -144,6 +184,8 @@ class RawPeer:
     async def read_until(self, cond: Any, timeout: float = 10.0) -> list[Any]:
         async def loop() -> None:
             while not cond(self.events):
+                if self.events and isinstance(self.events[-1], ProtocolError):
+                    raise self.events[-1]
                 data = await self.reader.read(65536)
                 if not data:
                     raise ConnectionError("closed")

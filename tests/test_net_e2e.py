@@ -1,0 +1,174 @@
+"""Two real processes on 127.0.0.1: `p2p-spite host` and `p2p-spite join`, headless bots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.net import CLI, ROOT, read_code, reader, spawn, wait_listening
+
+TIMEOUT = 60
+
+
+def _finish(proc: subprocess.Popen[str], timeout: float = TIMEOUT) -> tuple[int, str, str]:
+    r = reader(proc)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"process did not finish: {r.rest(1)[-2000:]}") from None
+    out = r.rest(10)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    return proc.returncode, out, err
+
+
+def _check(path: Path) -> str:
+    r = subprocess.run(
+        [*CLI, "replay", "--check", str(path)], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def _play(tmp: Path, host_args: list[str], join_args: list[str]) -> tuple[str, str, str, str]:
+    host = spawn(["host", "--bind", "127.0.0.1", "--port", "0", "--record", "h.json", *host_args], tmp)
+    try:
+        port, _lines = wait_listening(host)
+        code_args: list[str] = []
+        if "--no-code" not in host_args:
+            code_args = ["--code", read_code(host)]
+        join = spawn(["join", f"127.0.0.1:{port}", "--record", "j.json", *code_args, *join_args], tmp)
+        jrc, jout, jerr = _finish(join)
+        hrc, hout, herr = _finish(host)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert jrc == 0, jerr
+    assert hrc == 0, herr
+    assert "Traceback" not in herr + jerr
+    return hout, herr, jout, jerr
+
+
+def test_two_bots_play_a_whole_match(tmp_path: Path) -> None:
+    hout, _herr, jout, _jerr = _play(
+        tmp_path, ["--bot", "easy", "--name", "Ann"], ["--bot", "random", "--name", "Bob"]
+    )
+    h, j = tmp_path / "h.json", tmp_path / "j.json"
+    assert h.read_bytes() == j.read_bytes()
+    rec = json.loads(h.read_text())
+    assert rec["players"] == ["Ann", "Bob"]
+    assert max(rec["scores"]) >= 50
+    assert "match won by" in _check(h) and "match won by" in _check(j)
+    assert "final scores" in hout and "final scores" in jout
+    assert "record: h.json" in hout
+    assert not (tmp_path / "h.json.journal").exists()
+
+
+def test_a_chosen_seed_is_shown_to_the_joiner_and_games_stop_the_match(tmp_path: Path) -> None:
+    seed = "ab" * 32
+    _hout, _herr, jout, _jerr = _play(
+        tmp_path,
+        ["--bot", "easy", "--no-code", "--seed", seed, "--games", "2", "--target", "500"],
+        ["--bot", "easy"],
+    )
+    assert f"the host chose the seed: {seed}" in jout
+    rec = json.loads((tmp_path / "h.json").read_text())
+    assert rec["seed"] == seed and len(rec["games"]) == 2 and rec["target"] == 500
+    assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
+    _check(tmp_path / "j.json")
+
+
+def test_seed_file(tmp_path: Path) -> None:
+    (tmp_path / "seed.json").write_text(
+        json.dumps({"format": "p2p-spite-record", "version": 1, "seed": "cd" * 32, "target": 20})
+    )
+    _play(tmp_path, ["--bot", "easy", "--no-code", "--seed-file", "seed.json"], ["--bot", "easy"])
+    rec = json.loads((tmp_path / "j.json").read_text())
+    assert rec["seed"] == "cd" * 32 and rec["target"] == 20
+
+
+def test_unreachable_host_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    r = subprocess.run(
+        [*CLI, "join", f"127.0.0.1:{port}", "--bot", "easy"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=tmp_path,
+    )
+    assert r.returncode != 0
+    assert r.stderr.count("\n") == 1 and "cannot connect" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
+    for args in (
+        ["join", "[::1", "--bot", "easy"],
+        ["join", "127.0.0.1:99999"],
+        ["host", "--bind", "256.1.1.1"],
+    ):
+        r = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+        assert r.returncode != 0, args
+        assert "Traceback" not in r.stderr and r.stderr.strip().count("\n") == 0, r.stderr
+
+
+def test_a_peer_that_vanishes_mid_match(tmp_path: Path) -> None:
+    """The joiner is killed mid-match: the host says so in one line, saves the record, exits non-zero."""
+    host = spawn(
+        [
+            "host",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-code",
+            "--record",
+            "h.json",
+            "--bot",
+            "easy",
+            "--grace",
+            "0",
+        ],
+        tmp_path,
+    )
+    try:
+        port, _ = wait_listening(host)
+        # a joiner whose moves are typed slowly: a human side fed from a pipe that we cut
+        join = subprocess.Popen(
+            [*CLI, "join", f"127.0.0.1:{port}", "--record", "j.json"],
+            cwd=tmp_path,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert join.stdout is not None
+        for _ in range(200):
+            line = join.stdout.readline()
+            if not line or line.startswith("You are"):
+                break
+        join.kill()
+        join.communicate(timeout=TIMEOUT)
+        rc, out, err = _finish(host)
+    finally:
+        for p in (host,):
+            if p.poll() is None:
+                p.kill()
+    assert rc != 0
+    assert "Traceback" not in err
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "lost" in lines[0], err
+    assert "record: h.json" in out
+    _check(tmp_path / "h.json")
+
+
+def test_python_is_the_venv() -> None:
+    assert Path(sys.executable).exists() and ROOT.exists()

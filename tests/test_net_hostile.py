@@ -1,0 +1,329 @@
+"""Hostile peers over a real socket (127.0.0.1): the honest side never crashes or hangs,
+and its state and record stay as they were."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import struct
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from p2p_spite import record
+from p2p_spite.engine import Move
+from p2p_spite.net import NetSession, host_session, join_session
+from p2p_spite.net.game import Action
+from p2p_spite.net.protocol import JOIN, LocalConfig, ProtocolError
+from p2p_spite.net.wire import MAX_FRAME, encode
+from p2p_spite.session import SessionFailed
+from tests.support.net import RawPeer
+
+SEED = bytes(range(32))
+TIMEOUT = 20.0
+
+
+def run(coro: Awaitable[Any]) -> Any:
+    async def bounded() -> Any:
+        return await asyncio.wait_for(coro, TIMEOUT)
+
+    return asyncio.run(bounded())
+
+
+async def _host(tmp: Path, warnings: list[str], **kw: Any) -> tuple[asyncio.Task[NetSession], int]:
+    ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(
+        host_session(
+            bind="127.0.0.1",
+            port=0,
+            name="Ann",
+            seed=SEED,
+            record_path=tmp / "host.json",
+            on_listening=lambda h, p: ready.set_result(p),
+            on_warning=warnings.append,
+            **kw,
+        )
+    )
+    port = await ready
+    return task, port
+
+
+async def _raw(port: int, data: bytes, close: bool = True) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(data)
+    await writer.drain()
+    if close:
+        writer.close()
+        return b""
+    got = b""
+    try:
+        got = await asyncio.wait_for(reader.read(65536), 5)
+    finally:
+        writer.close()
+    return got
+
+
+def _frame(body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + body
+
+
+HANDSHAKE_GARBAGE: dict[str, bytes] = {
+    "random bytes": os.urandom(3000),
+    "http request": b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+    "truncated frame": _frame(msgpack.packb({"t": "hello", "proto": 1}))[:-3],
+    "oversized frame": struct.pack(">I", MAX_FRAME + 1) + b"x" * 100,
+    "deeply nested": _frame(b"\x91" * 5000 + b"\x01"),
+    "unknown type": encode({"t": "teleport"}),
+    "wrong version": encode(
+        {"t": "hello", "proto": 99, "app": "p2p-spite", "role": "join", "name": "x", "nonce": b"0" * 16}
+    ),
+    "not a map": _frame(msgpack.packb([1, 2, 3])),
+    "huge string": _frame(b"\xdb" + struct.pack(">I", 10_000_000) + b"x" * 10),
+}
+
+
+@pytest.mark.parametrize("what", list(HANDSHAKE_GARBAGE))
+def test_bad_connections_are_dropped_and_the_host_keeps_waiting(tmp_path: Path, what: str) -> None:
+    async def main() -> None:
+        warnings: list[str] = []
+        task, port = await _host(tmp_path, warnings)
+        await _raw(port, HANDSHAKE_GARBAGE[what], close=what == "truncated frame")
+        for _ in range(100):  # the warning comes once the host has read it
+            if warnings:
+                break
+            await asyncio.sleep(0.02)
+        assert warnings, what
+        assert "dropped a connection" in warnings[0] or "refused" in warnings[0]
+        assert not task.done()
+        # a real peer still gets in
+        joiner = await join_session(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        host = await task
+        assert host.peer_name == "Bob" and joiner.peer_name == "Ann"
+        await joiner.close()
+        await host.close()
+
+    run(main())
+
+
+def test_a_wrong_version_is_told_why(tmp_path: Path) -> None:
+    async def main() -> None:
+        warnings: list[str] = []
+        task, port = await _host(tmp_path, warnings)
+        cfg = LocalConfig(JOIN, "Old", protocol_version=2)
+        with pytest.raises(ProtocolError) as info:
+            await RawPeer.connect(port, cfg)
+        assert "version" in str(info.value)
+        for _ in range(100):
+            if warnings:
+                break
+            await asyncio.sleep(0.02)
+        assert any("version" in w for w in warnings), warnings
+        task.cancel()
+
+    run(main())
+
+
+def test_a_connection_dropped_mid_frame_during_the_handshake(tmp_path: Path) -> None:
+    async def main() -> None:
+        warnings: list[str] = []
+        task, port = await _host(tmp_path, warnings)
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(encode({"t": "hello"})[:6])
+        await writer.drain()
+        writer.close()
+        for _ in range(100):
+            if warnings:
+                break
+            await asyncio.sleep(0.02)
+        assert warnings and "middle of a frame" in warnings[0]
+        assert not task.done()
+        task.cancel()
+
+    run(main())
+
+
+# -- in the middle of a match ---------------------------------------------------------------
+
+
+async def _match_with_raw_peer(tmp: Path) -> tuple[NetSession, RawPeer]:
+    warnings: list[str] = []
+    task, port = await _host(tmp, warnings)
+    peer = await RawPeer.connect(port, LocalConfig(JOIN, "Eve"))
+    host = await task
+    return host, peer
+
+
+async def _settle(host: NetSession, position: int) -> None:
+    for _ in range(250):
+        if host.core.position >= position:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the host did not catch up")
+
+
+async def _peer_discard(peer: RawPeer) -> None:
+    core = peer.ep.core
+    assert core is not None
+    g = core.match.game
+    m = next(m for m in g.legal_moves() if m.target == "side")
+    n = core.position
+    core.apply(Action(core.match.game_number, m.seat, m))
+    peer.ep.send_action(n)
+    peer.flush()
+
+
+async def _turn_of(host: NetSession, peer: RawPeer, seat: int) -> None:
+    """Play legal discards until ``seat`` is on turn (the host side through its session)."""
+    for _ in range(4):
+        g = host.core.match.game
+        if g.turn == seat:
+            return
+        if g.turn == 0:
+            m = next(m for m in g.legal_moves() if m.target == "side")
+            await host.play(m)
+            await peer.read_until(
+                lambda evs: peer.ep.core is not None and peer.ep.core.position == host.core.position
+            )
+        else:
+            await _peer_discard(peer)
+            assert peer.ep.core is not None
+            await _settle(host, peer.ep.core.position)
+    assert host.core.match.game.turn == seat
+
+
+def _snapshot(host: NetSession) -> tuple[bytes, int, str]:
+    path = host.record_path
+    assert path is not None
+    return host.core.match.game.digest(), host.core.position, Path(path).read_text()
+
+
+async def _expect_failure(host: NetSession, timeout: float = 5.0) -> SessionFailed:
+    async def loop() -> SessionFailed:
+        while True:
+            ev = await host.next_event()
+            if isinstance(ev, SessionFailed):
+                return ev
+
+    return await asyncio.wait_for(loop(), timeout)
+
+
+Attack = Callable[[NetSession, RawPeer], Awaitable[None]]
+
+
+async def _out_of_turn(host: NetSession, peer: RawPeer) -> None:
+    await _turn_of(host, peer, 0)
+    core = peer.ep.core
+    assert core is not None
+    card = core.match.game.hands[1][0]
+    await peer.send_raw(
+        encode({"t": "move", "n": core.position, "m": [1, "hand", card, "side", 0], "d": b"0" * 32})
+    )
+
+
+async def _card_not_in_hand(host: NetSession, peer: RawPeer) -> None:
+    await _turn_of(host, peer, 1)
+    core = peer.ep.core
+    assert core is not None
+    hand = core.match.game.hands[1]
+    card = next(c for c in range(104) if c not in hand)
+    await peer.send_raw(
+        encode({"t": "move", "n": core.position, "m": [1, "hand", card, "side", 0], "d": b"0" * 32})
+    )
+
+
+async def _bad_shape(host: NetSession, peer: RawPeer) -> None:
+    core = peer.ep.core
+    assert core is not None
+    await peer.send_raw(
+        encode({"t": "move", "n": core.position, "m": [1, "hand", True, "side", 0], "d": b"0" * 32})
+    )
+
+
+async def _unknown_type(host: NetSession, peer: RawPeer) -> None:
+    await peer.send_raw(encode({"t": "teleport", "n": 1}))
+
+
+async def _oversized(host: NetSession, peer: RawPeer) -> None:
+    await peer.send_raw(struct.pack(">I", 2**31) + b"x" * 1000)
+
+
+async def _deep(host: NetSession, peer: RawPeer) -> None:
+    await peer.send_raw(_frame(b"\x81\xa1t\xa4chat" + b"\x91" * 4000 + b"\x01"))
+
+
+async def _garbage(host: NetSession, peer: RawPeer) -> None:
+    await peer.send_raw(os.urandom(500))
+
+
+async def _dropped_mid_frame(host: NetSession, peer: RawPeer) -> None:
+    core = peer.ep.core
+    assert core is not None
+    data = encode({"t": "move", "n": core.position, "m": [1, "payoff", None, "center", 0], "d": b"0" * 32})
+    await peer.send_raw(data[:7])
+    peer.writer.close()
+
+
+async def _wrong_sequence(host: NetSession, peer: RawPeer) -> None:
+    await _turn_of(host, peer, 1)
+    core = peer.ep.core
+    assert core is not None
+    m = next(m for m in core.match.game.legal_moves())
+    await peer.send_raw(encode({"t": "move", "n": core.position + 5, "m": list(m), "d": b"0" * 32}))
+
+
+async def _for_the_host(host: NetSession, peer: RawPeer) -> None:
+    await _turn_of(host, peer, 0)
+    core = peer.ep.core
+    assert core is not None
+    m: Move = core.match.game.legal_moves()[0]
+    a = Action(core.match.game_number, 0, m)
+    await peer.send_raw(encode({"t": "move", "n": core.position, "m": list(m), "d": core.digest_after(a)}))
+
+
+ATTACKS: dict[str, Attack] = {
+    "move out of turn": _out_of_turn,
+    "card not in the hand": _card_not_in_hand,
+    "malformed move": _bad_shape,
+    "a move for the host's seat": _for_the_host,
+    "unknown message type": _unknown_type,
+    "oversized frame": _oversized,
+    "deeply nested data": _deep,
+    "random bytes": _garbage,
+    "dropped mid-frame": _dropped_mid_frame,
+    "action number out of sequence": _wrong_sequence,
+}
+
+
+@pytest.mark.parametrize("what", list(ATTACKS))
+def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> None:
+    async def main() -> None:
+        host, peer = await _match_with_raw_peer(tmp_path)
+        attack = ATTACKS[what]
+        # get the setup moves (if any) done first, then snapshot
+        if attack in (_out_of_turn, _for_the_host):
+            await _turn_of(host, peer, 0)
+        elif attack in (_card_not_in_hand, _wrong_sequence):
+            await _turn_of(host, peer, 1)
+        before = _snapshot(host)
+        await attack(host, peer)
+        failed = await _expect_failure(host)
+        assert failed.message and "\n" not in failed.message
+        digest, position, _text = _snapshot(host)
+        assert (digest, position) == before[:2]
+        # the record on disk replays to exactly the state before the attack
+        assert host.record_path is not None
+        rec = record.load(host.record_path)
+        m = record.verify(rec)
+        assert m.total_moves == position and m.game.digest() == digest
+        # the peer was told (unless it had hung up)
+        if what != "dropped mid-frame":
+            got = await peer.read_all(3.0)
+            if got:
+                assert b"refuse" in got
+        await host.close()
+        peer.close()
+
+    run(main())

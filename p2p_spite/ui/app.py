@@ -73,6 +73,8 @@ if TYPE_CHECKING:
 MIN_COLS = 64
 P = "\u203a"  # the prompt mark
 MIN_MSG_ROWS = 3
+LARGE_MIN_ROWS = 30  # big cards from this many rows on, if 8 rows are left for messages
+LARGE_MIN_MSG_ROWS = 8
 FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
 
 COMMANDS = ("help", "hint", "chat ", "resign", "quit")
@@ -180,6 +182,7 @@ class GameApp:
         self.waiting_next_game = False
         self.exit_reason: str | None = None
 
+        self._board_cache: tuple[object, list[Line]] | None = None
         self._pending: deque[Event] = deque()
         self._pending_ready = asyncio.Event()
         self._continue = asyncio.Event()
@@ -634,12 +637,23 @@ class GameApp:
         )
 
     def _board_lines(self) -> list[Line]:
+        cols, rows = self._cols(), self._rows()
         info = self.board_info()
-        cols = self._cols()
         if info is None:
             title = f" {self.names[0]} : {self.names[1]}"
             return [[("class:header", title.ljust(cols))], [], [("class:label", "  Waiting for the game...")]]
-        return render_board(info, cols)
+        key = (id(self.view), cols, rows, self.selected, self.highlight, self.scores, self.finished)
+        if self._board_cache is not None and self._board_cache[0] == key:
+            return self._board_cache[1]
+        lines: list[Line] | None = None
+        if rows >= LARGE_MIN_ROWS:
+            large = render_board(info, cols, large=True)
+            if rows - len(large) - FIXED_ROWS >= LARGE_MIN_MSG_ROWS:
+                lines = large
+        if lines is None:
+            lines = render_board(info, cols)
+        self._board_cache = (key, lines)
+        return lines
 
     def too_small(self) -> bool:
         return self._cols() < MIN_COLS or self._rows() < len(self._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS

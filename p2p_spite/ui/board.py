@@ -370,8 +370,13 @@ def _rule(title: str, width: int, style: str) -> Line:
     return [("class:rule", head), (style, title), ("class:rule", " " + tail)]
 
 
-def render_board(info: BoardInfo, width: int) -> list[Line]:
-    """The board, one fragment list per screen line, each at most ``width`` wide."""
+def render_board(info: BoardInfo, width: int, large: bool = False) -> list[Line]:
+    """The board, one fragment list per screen line, each at most ``width`` wide.
+
+    ``large``: the pay-offs, the centers and the hand as big cards (for a tall terminal).
+    """
+    if large and width >= LARGE_MIN_WIDTH:
+        return render_large(info, width)
     v = info.view
     me, opp = v.seat, v.opponent
     width = max(width, MIN_WIDTH)
@@ -402,6 +407,132 @@ def render_board(info: BoardInfo, width: int) -> list[Line]:
     lines.append(bottom)
     lines.append([("", " " * indent), *_hand(info, width)])
     return [clip(line, width) for line in lines]
+
+
+LARGE_MIN_WIDTH = 80
+if UNICODE:
+    BOX_TOP, BOX_SIDE, BOX_BOTTOM = "╭────╮", "│", "╰────╯"
+else:
+    BOX_TOP, BOX_SIDE, BOX_BOTTOM = "+----+", "|", "+----+"
+
+
+def big(
+    card: Card | None,
+    *,
+    king_as: int | None = None,
+    selected: bool = False,
+    last: bool = False,
+    handler: Callable[[MouseEvent], None] | None = None,
+    empty: str = "",
+) -> list[Line]:
+    """A card three lines tall and six columns wide."""
+    if card is None:
+        style = "class:card.empty"
+        mid = empty.center(4)[:4]
+    else:
+        label = card_label(card)
+        styles = ["class:card", "class:card.red" if is_red(card) else "class:card.black", "class:card.top"]
+        if is_king(card):
+            styles.append("class:card.king")
+            label += f"={rank_label(king_as)}" if king_as is not None else "*"
+        if last:
+            styles.append("class:card.last")
+        if selected:
+            styles.append("class:card.selected")
+        style = " ".join(styles)
+        mid = label.center(4) if len(label) < 4 else label
+    rows = [BOX_TOP, BOX_SIDE + mid + BOX_SIDE, BOX_BOTTOM]
+    return [_frag(style, r, handler) for r in rows]
+
+
+def hjoin(blocks: Sequence[list[Line]], gap: int = 1) -> list[Line]:
+    """Blocks of lines side by side (each block padded to its widest line)."""
+    height = max(len(b) for b in blocks)
+    out: list[Line] = [[] for _ in range(height)]
+    for k, block in enumerate(blocks):
+        w = max((width_of(line) for line in block), default=0)
+        for i in range(height):
+            line = block[i] if i < len(block) else []
+            if k:
+                out[i].append(("", " " * gap))
+            out[i] += _pad(line, w)
+    return out
+
+
+def _text(text: str, style: str = "class:label", width: int = 0) -> Line:
+    return [(style, text.ljust(width))]
+
+
+def render_large(info: BoardInfo, width: int) -> list[Line]:
+    """The roomy board: big cards for what is played from and onto."""
+    v = info.view
+    me, opp = v.seat, v.opponent
+    indent = 2
+    pad: list[Line] = [_text(" " * indent)] * 3
+    lines: list[Line] = [_header(info, width), []]
+
+    # The opponent.
+    op_top = v.payoff_tops[opp]
+    name_col = [_text(info.names[opp][:14], "class:name.opp", 15), _text("Pay-off", width=15), []]
+    op_card = big(op_top, last="op" in info.highlight, empty="")
+    op_info = [_text(f"{v.payoff_counts[opp]:>2} left"), [], []]
+    if info.opp_hand is not None:
+        hand_blocks = [big(c) for c in hand_order(info.opp_hand)]
+        op_hand = hjoin(hand_blocks) if hand_blocks else [[], [], []]
+        lines += hjoin([pad, name_col, op_card, op_info, _label_col("Hand"), op_hand], gap=1)
+    else:
+        n = v.hand_counts[opp]
+        backs: Line = [("class:label", "Hand "), ("class:card.back", BACK * n), ("class:label", f" {n}")]
+        hand_col: list[Line] = [backs, [], []]
+        lines += hjoin([pad, name_col, op_card, op_info, [[], [], []], hand_col], gap=1)
+    lines += _sides(info, opp, width, indent + 2)
+    lines.append(_rule("Center", width, "class:label"))
+
+    # The centers and the stock.
+    cells: list[list[Line]] = []
+    for i, stack in enumerate(v.center):
+        token = f"c{i + 1}"
+        handler = _click(info, token)
+        top = stack[-1] if stack else None
+        king_as = len(stack) if top is not None and is_king(top) else None
+        box = big(top, king_as=king_as, last=token in info.highlight, handler=handler, empty="")
+        label = [[], _frag("class:name", f"c{i + 1} ", handler), []]
+        need = rank_label(len(stack) + 1)
+        needs = [
+            [],
+            [*_frag("class:label", " needs ", handler), *_frag("class:needs", need, handler)],
+            _frag("class:label", f" {len(stack):>2} card{'s' * (len(stack) != 1)}" if stack else "", handler),
+        ]
+        cells.append(hjoin([label, box, needs], gap=0))
+    col = max(22, (width - indent - 16) // 3)
+    padded = [[_pad(line, col) for line in cell] for cell in cells]
+    stock: list[Line] = [[], [("class:label", "Stock "), ("class:name", f"{v.stock_count:>2}")], []]
+    lines += hjoin([pad, *padded, stock], gap=0)
+    lines.append(_rule("", width, "class:label"))
+
+    # This seat.
+    lines += _sides(info, me, width, indent + 2)
+    my_handler = _click(info, "p")
+    name_col = [_text(info.me_label[:14], "class:name.me", 15), _text("Pay-off", width=15), []]
+    my_card = big(v.payoff_tops[me], selected=info.selected == "p", handler=my_handler)
+    my_info = [_frag("class:label", f"{v.payoff_counts[me]:>2} left", my_handler), [], []]
+    hand_blocks = []
+    numbers: Line = []
+    for i, card in enumerate(info.shown_hand()):
+        token = f"h{i + 1}"
+        h = _click(info, token)
+        hand_blocks.append(big(card, selected=info.selected == token, handler=h))
+        numbers += _frag("class:label", f"{i + 1}".center(7), h)
+    hand = hjoin(hand_blocks) if hand_blocks else [[], _text("(empty)", "class:card.empty"), []]
+    band = hjoin([pad, name_col, my_card, my_info, _label_col("Hand"), hand], gap=1)
+    lines += band
+    lead = width_of(band[0]) - width_of(hand[0]) if hand_blocks else 0
+    lines.append([("", " " * lead), *numbers])
+    return [clip(line, width) for line in lines]
+
+
+def _label_col(text: str) -> list[Line]:
+    return [[], _text(text), []]
 
 
 def clip(line: Line, width: int) -> Line:

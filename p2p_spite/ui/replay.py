@@ -158,6 +158,7 @@ class ReplayViewer:
     def __init__(self, replay: Replay, *, input: Input | None = None, output: Output | None = None) -> None:
         self.r = replay
         self._cards: dict[int, list[Card]] = {}
+        self._lines_cache: tuple[object, list[Line]] | None = None
         self.app: Application[None] = Application(
             layout=self._layout(),
             key_bindings=self._bindings(),
@@ -217,8 +218,18 @@ class ReplayViewer:
             status_style=sstyle,
             header_extra=f"of {len(r.moves)} {DOT} move {r.pos}/{len(ms)}",
         )
+        cols, rows = self._size()
+        key = (r.game, r.pos, cols, rows)
+        if self._lines_cache is not None and self._lines_cache[0] == key:
+            return self._lines_cache[1]
         lines = render_board(info, self._board_width())
+        if rows >= 30:
+            large = render_board(info, self._board_width(), large=True)
+            room = rows - len(large) - 2 - (0 if self.side_pane() else 8)
+            if room >= 0:
+                lines = large
         lines.append(self._status_line())
+        self._lines_cache = (key, lines)
         return lines
 
     def _status_line(self) -> Line:

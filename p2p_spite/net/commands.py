@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..session import Event, GameEnded, GameStarted
+from ..session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted
 from .peer import DEFAULT_PORT, NetSession
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
@@ -135,6 +135,10 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
                 "a draw" if r.winner is None else f"won by {names[r.winner]} ({r.reason}, {r.points} points)"
             )
             _say(f"game {ev.game}: {who}; scores {ev.scores[0]}-{ev.scores[1]}")
+        elif isinstance(ev, ChatReceived):
+            _say(f"<{names[ev.seat]}> {ev.text}")
+        elif isinstance(ev, ConnectionChanged) and ev.state in ("reconnecting", "connected"):
+            _say(f"connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
 
     return show
 

@@ -55,7 +55,7 @@ def _play(tmp: Path, host_args: list[str], join_args: list[str]) -> tuple[str, s
 
 def test_two_bots_play_a_whole_match(tmp_path: Path) -> None:
     hout, _herr, jout, _jerr = _play(
-        tmp_path, ["--bot", "easy", "--name", "Ann"], ["--bot", "random", "--name", "Bob"]
+        tmp_path, ["--bot", "easy", "--name", "Ann"], ["--bot", "easy", "--name", "Bob"]
     )
     h, j = tmp_path / "h.json", tmp_path / "j.json"
     assert h.read_bytes() == j.read_bytes()

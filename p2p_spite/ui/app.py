@@ -555,6 +555,7 @@ class GameApp:
         text = move_notation(move, self.shown_hand())
         card = self._card_of(move, v)
         words = describe_move(move, card if card is not None else 0, "you").removeprefix("you ")
+        words = words.replace("played ", "play ", 1).replace("discarded ", "discard ", 1)
         self.say("info", f"Hint: {text}  ({words}). Press Enter to play it.")
         self.buffer.set_document(Document(text, len(text)))
 
@@ -727,13 +728,14 @@ class GameApp:
     def _small_text(self) -> StyleAndTextTuples:
         cols, rows = self._cols(), self._rows()
         need_rows = len(self._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
-        return [
-            ("class:small", f" The terminal is too small ({cols}x{rows}). "),
-            ("", "\n\n"),
-            ("", f" p2p-spite needs at least {MIN_COLS} columns and {need_rows} rows:\n"),
-            ("", " please enlarge the window.  The game goes on meanwhile;\n"),
-            ("", " quit with Ctrl-C."),
-        ]
+        words = (
+            f"The board needs at least {MIN_COLS} columns and {need_rows} rows (80x24 is fine): "
+            "please enlarge the window. The game goes on meanwhile; Ctrl-C quits."
+        )
+        out: StyleAndTextTuples = [("class:small", f" Terminal too small ({cols}x{rows}) "[: max(1, cols)])]
+        for line in wrap([("", words)], max(10, cols - 2), indent=0):
+            out += [("", "\n "), *line]
+        return out
 
     def _layout(self) -> Layout:
         small = Condition(self.too_small)

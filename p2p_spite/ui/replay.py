@@ -45,7 +45,10 @@ class Replay:
 
     def __init__(self, match: Match) -> None:
         self.match = match
-        self.names = tuple(n or f"seat {i}" for i, n in enumerate(match.players))
+        names = [n or f"seat {i}" for i, n in enumerate(match.players)]
+        if names[0] == names[1]:  # two "easy bot"s: tell them apart
+            names = [f"{names[0]} {i + 1}" for i in range(2)]
+        self.names = (names[0], names[1])
         self.moves: list[list[Move]] = match.moves
         self.results: list[Result | None] = match.results
         self.game = 1

@@ -1,0 +1,209 @@
+"""End to end in a real terminal: ``p2p-spite play`` inside tmux at 80x24.
+
+Reads the screen, makes moves (with ``hint`` then Enter), resigns a game,
+starts the next one, quits, and checks that the terminal is restored and the
+record replays.  Skipped when tmux is not installed.  ``scripts/tmux_e2e``
+runs these with the screens printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+EXE = str(Path(sys.executable).with_name("p2p-spite"))
+SEED = f"{4:064x}"
+PROMPT_RE = re.compile("^your move \u203a ((?:h\\d|p|s\\d) [cs]\\d)$")
+SHOW = bool(os.environ.get("P2P_SPITE_SHOW_SCREENS"))
+
+
+class Tmux:
+    def __init__(self, name: str, cols: int, rows: int) -> None:
+        self.name = name
+        self.cols, self.rows = cols, rows
+
+    def start(self, command: str, env: dict[str, str]) -> None:
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        shell = f"env {exports} {command}; echo E2E-EXIT=$?; sleep 600"
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(self.cols), "-y", str(self.rows), shell],
+            check=True,
+        )
+
+    def screen(self) -> str:
+        out = subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True, check=True
+        )
+        return out.stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def type(self, text: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        self.keys("Enter")
+
+    def wait(self, pred: Callable[[str], bool], timeout: float = 20.0, what: str = "") -> str:
+        end = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < end:
+            screen = self.screen()
+            if pred(screen):
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what or pred}; the screen:\n{screen}")
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+@pytest.fixture
+def tmux() -> Iterator[Callable[[int, int], Tmux]]:
+    made: list[Tmux] = []
+
+    def make(cols: int = 80, rows: int = 24) -> Tmux:
+        t = Tmux(f"p2p-spite-e2e-{uuid.uuid4().hex[:8]}", cols, rows)
+        made.append(t)
+        return t
+
+    yield make
+    for t in made:
+        t.kill()
+
+
+def show(title: str, screen: str) -> None:
+    if SHOW:
+        print(f"\n----- {title} -----\n{screen}", flush=True)
+
+
+def input_line(screen: str) -> str:
+    lines = screen.rstrip("\n").splitlines()
+    return lines[-2].rstrip() if len(lines) >= 2 else ""
+
+
+def header(screen: str) -> str:
+    return screen.splitlines()[0] if screen else ""
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"TERM": "xterm-256color"},
+        {"TERM": "vt100", "NO_COLOR": "1"},
+    ],
+    ids=["color", "vt100-nocolor"],
+)
+def test_play_in_a_real_terminal(
+    tmux: Callable[[int, int], Tmux], tmp_path: Path, env: dict[str, str]
+) -> None:
+    record = tmp_path / "match.json"
+    t = tmux(80, 24)
+    env = {**env, "XDG_DATA_HOME": str(tmp_path / "data"), "LANG": "C.UTF-8"}
+    t.start(f"{EXE} play --bot easy --seed {SEED} --name Ana --record {record}", env)
+
+    s = t.wait(lambda s: "your turn" in header(s), what="our first turn")
+    show("first turn", s)
+    lines = s.splitlines()
+    assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+    for part in ("Game 1", "Computer", "Center", "Stock", "Pay-off", "Hand", "needs", "connected"):
+        assert part in s, part
+    assert "Computer discarded" in s or "Computer played" in s
+
+    # An illegal move is explained and the turn stays ours.
+    t.type("h1 c3")
+    s = t.wait(lambda s: "h1 c3:" in s, what="the refusal")
+    assert "your turn" in header(s)
+
+    # Play a few moves the hint suggests (hint fills the line, Enter plays it).
+    played = 0
+    deadline = time.monotonic() + 40
+    while played < 4 and time.monotonic() < deadline:
+        s = t.wait(lambda s: "your turn" in header(s), what="our turn")
+        t.type("hint")
+        s = t.wait(lambda s: PROMPT_RE.match(input_line(s)) is not None, what="a hint in the input line")
+        m = PROMPT_RE.match(input_line(s))
+        assert m is not None
+        hinted = m.group(1)
+        t.keys("Enter")
+        s = t.wait(lambda s: PROMPT_RE.match(input_line(s)) is None, what="the move sent")
+        assert f"Hint: {hinted} " in s
+        played += 1
+    assert played == 4
+    show("after a few moves", t.screen())
+
+    # Resign the game (asks first), then the next game starts on Enter.
+    t.wait(lambda s: "your turn" in header(s), what="our turn", timeout=30)
+    t.type("resign")
+    t.wait(lambda s: "Resign game 1?" in s, what="the resign question")
+    t.type("y")
+    s = t.wait(lambda s: "resigned game 1" in s, what="the resignation")
+    assert "Press Enter to start game 2" in t.wait(lambda s: "Press Enter" in s, what="the pause")
+    t.keys("Enter")
+    s = t.wait(lambda s: "Game 2" in header(s), what="game 2")
+    show("game 2", s)
+
+    # Quit (asks first); the terminal comes back clean.
+    t.type("quit")
+    t.wait(lambda s: "Quit the match?" in s, what="the quit question")
+    t.type("y")
+    s = t.wait(lambda s: "E2E-EXIT=" in s, what="the exit")
+    show("after quitting", s)
+    assert "E2E-EXIT=0" in s
+    assert "Center" not in s and "Pay-off" not in s  # the full screen is gone
+    assert "record:" in s and "Traceback" not in s
+
+    check = subprocess.run(
+        [EXE, "replay", "--check", str(record)], capture_output=True, text=True, timeout=60
+    )
+    assert check.returncode == 0, check.stderr
+    assert "2 games" in check.stdout
+
+
+def test_small_terminal_shows_a_note(tmux: Callable[[int, int], Tmux], tmp_path: Path) -> None:
+    t = tmux(50, 14)
+    env = {"TERM": "xterm-256color", "XDG_DATA_HOME": str(tmp_path / "data"), "LANG": "C.UTF-8"}
+    t.start(f"{EXE} play --bot easy --seed {SEED} --record {tmp_path / 'm.json'}", env)
+    s = t.wait(lambda s: "too small" in s.lower(), what="the note")
+    show("too small", s)
+    t.keys("C-c")
+    t.wait(lambda s: "Quit the match?" in s, what="the quit question")
+    t.type("y")
+    s = t.wait(lambda s: "E2E-EXIT=" in s, what="the exit")
+    assert "E2E-EXIT=0" in s and "Traceback" not in s
+
+
+def test_replay_viewer_in_a_real_terminal(tmux: Callable[[int, int], Tmux], tmp_path: Path) -> None:
+    record = tmp_path / "selfplay.json"
+    subprocess.run(
+        [EXE, "selfplay", "--seed", SEED, "--record", str(record), "--games", "1", "--bots", "easy,easy"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    t = tmux(80, 24)
+    t.start(f"{EXE} replay {record}", {"TERM": "xterm-256color", "LANG": "C.UTF-8"})
+    s = t.wait(lambda s: "move 0/" in s, what="the viewer")
+    show("replay start", s)
+    t.keys("Right", "Right", "Right")
+    s = t.wait(lambda s: "move 3/" in s, what="three moves on")
+    assert "3. " in s
+    t.keys("End")
+    s = t.wait(lambda s: "game over" in s or "won" in header(s), what="the end")
+    show("replay end", s)
+    t.keys("Left")
+    t.wait(lambda s: "game over" not in s, what="one move back")
+    t.keys("q")
+    s = t.wait(lambda s: "E2E-EXIT=" in s, what="the exit")
+    assert "E2E-EXIT=0" in s and "Traceback" not in s

@@ -158,12 +158,13 @@ def _final(session: NetSession, code: int) -> int:
 
 async def _drive(session: NetSession, bot: str | None) -> int:
     from .headless import run_bot
-    from .lineplay import play_lines
 
     if bot is not None:
         code = await run_bot(session, bot, on_event=_progress(session))
     else:
-        code = await play_lines(session)
+        from ..ui.play import drive_human  # full screen; the line prompt (lineplay) off a terminal
+
+        code = await drive_human(session)
         await session.close("quit")
     return _final(session, code)
 

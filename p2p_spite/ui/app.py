@@ -179,6 +179,7 @@ class GameApp:
         self.highlight: frozenset[str] = frozenset()
         self.confirm: _Confirm | None = None
         self.finished = False  # the match is over (or failed)
+        self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.waiting_next_game = False
         self.exit_reason: str | None = None
 
@@ -400,9 +401,10 @@ class GameApp:
 
     def _show_failure(self, message: str, record_path: str | None = None) -> None:
         self.finished = True
+        self.failed = True
         self.connection = "lost"
         self.say("error", f"The match cannot go on: {message}")
-        if record_path:
+        if record_path and record_path not in message:
             self.say("info", f"The record is saved in {record_path}")
         self.say("info", "Type quit (or press Ctrl-C) to leave.")
 

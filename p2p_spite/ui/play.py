@@ -36,7 +36,8 @@ def fullscreen_ok() -> bool:
 
 async def drive_human(session: Session, *, pace: float = 0.45) -> int:
     """Let the person at this terminal play ``session``: the full-screen game if
-    the terminal can take it, else the plain line prompt.  Returns an exit code."""
+    the terminal can take it, else the plain line prompt.  Returns an exit code:
+    0 when the match ended or the person left it, 1 when it could not go on."""
     if not fullscreen_ok():
         from ..net.lineplay import play_lines
 
@@ -48,7 +49,7 @@ async def drive_human(session: Session, *, pace: float = 0.45) -> int:
 
     app = GameApp(session, pace=pace)
     await app.run()
-    return 0
+    return 1 if app.failed else 0
 
 
 async def play_against_computer(

@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..errors import UserError
@@ -60,8 +61,12 @@ async def play_against_computer(
     target: int = 50,
     record_path: Path | None = None,
     pace: float = 0.45,
+    driver: Callable[[Session], Awaitable[int]] | None = None,
 ) -> tuple[int, str | None]:
-    """Host on loopback, let a bot of ``level`` join, play; returns (exit code, record path)."""
+    """Host on loopback, let a bot of ``level`` join, play; returns (exit code, record path).
+
+    ``driver`` plays the person's seat (default: :func:`drive_human`).
+    """
     from ..bots import LEVELS
     from ..net import host_session, join_session, run_bot
 
@@ -104,7 +109,7 @@ async def play_against_computer(
         )
         bot_task = asyncio.create_task(run_bot(joiner, level))
         session = await asyncio.wait_for(host_task, 15)
-        code = await drive_human(session, pace=pace)
+        code = await (driver(session) if driver is not None else drive_human(session, pace=pace))
         return code, session.record_path
     finally:
         if not host_task.done():

@@ -52,7 +52,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
 from ..engine import CENTER, HAND, SIDE, Card, IllegalMoveError, Move, PlayerView
-from ..engine.cards import card_symbol
+from ..engine.cards import card_symbol, rank
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -80,12 +80,15 @@ FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
 COMMANDS = ("help", "hint", "chat ", "resign", "quit")
 
 HELP = [
-    "Moves: h3 c1  hand card 3 to center 1     p c2   your pay-off card to center 2",
-    "       s4 c1  side stack 4 to center 1    h2 s3  discard hand card 2 on side stack 3",
-    "       (a discard ends your turn; a card name works too: 7h c1, 10s s2, kd c3)",
-    "Tab lists the legal moves; with a mouse, click a card, then the stack to play it on.",
-    "Centers build up from Ace to Queen, any suit.  Kings (K*) are wild; on a center",
-    "K=5 shows the rank a King stands for.  Empty your pay-off pile to win the game.",
+    "Moves (numbers as on screen; a discard ends your turn):",
+    "  h3 c1  hand card 3 to center 1      p c2   pay-off card to center 2",
+    "  s4 c1  side stack 4 to center 1     h2 s3  discard hand card 2 on side 3",
+    "  A card name works too: 7h c1, 10s s2, kd c3.  Tab lists the legal moves.",
+    "Mouse: click a card, then the stack to play it on.",
+    "Centers build up from Ace to Queen in any suit.  Kings (K*) are wild;",
+    "  on a center, K=5 shows the rank the King stands for.",
+    "Empty your pay-off pile to win the game: you score the cards left in the",
+    "  other pay-off pile.  The first to the target wins the match.",
     "Commands: hint, chat TEXT, resign (this game), quit (the match), help.",
     "Keys: PgUp/PgDn scroll the messages, Esc clears, F1 help, Ctrl-C quit.",
 ]
@@ -306,7 +309,10 @@ class GameApp:
             self.selected = None
             self.highlight = frozenset()
             who = "You start" if ev.starter == self.seat else f"{self.names[ev.starter]} starts"
-            self.say("event", f"Game {ev.game} begins. {who}: the higher pay-off card plays first.")
+            tops = ev.view.payoff_tops
+            ranks = [rank(c) if c is not None else 0 for c in tops]
+            why = "equal pay-off cards, drawn by lot" if ranks[0] == ranks[1] else "the higher pay-off card"
+            self.say("event", f"Game {ev.game} begins. {who} ({why}).")
             if ev.view.my_turn:
                 self.say("info", "Your turn. Type a move (Tab lists them) or help.")
         elif isinstance(ev, MovePlayed):
@@ -381,7 +387,7 @@ class GameApp:
                 self.say(
                     "event",
                     f"{winner} played the last pay-off card and win{'' if won else 's'} game {g}: "
-                    f"+{r.points} points ({loser} had {r.points} left).",
+                    f"+{r.points} point{'s' * (r.points != 1)} ({loser} had {r.points} left).",
                 )
         me, opp = self.scores[self.seat], self.scores[1 - self.seat]
         self.say("info", f"Scores: you {me}, {self.opp_name} {opp}.")
@@ -516,7 +522,7 @@ class GameApp:
         try:
             move = parse_move(text, v, self.shown_hand())
         except NotationError as e:
-            self.say("error", f"{text}: {e}. Type help for the moves.")
+            self.say("error", f"{text}: {e}.")
             return
         if v.result is not None:
             extra = " Press Enter for the next game." if self.waiting_next_game else ""

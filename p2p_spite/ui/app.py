@@ -491,6 +491,8 @@ class GameApp:
             v = self.view
             if self.finished or v is None or v.result is not None:
                 self.say("error", "There is no game to resign.")
+            elif not v.my_turn:
+                self.say("error", "You can resign on your turn.")
             else:
                 n = v.payoff_counts[self.seat]
                 self.confirm = _Confirm(
@@ -578,6 +580,8 @@ class GameApp:
     async def _resign(self) -> None:
         try:
             await asyncio.wait_for(self.session.resign(), 10)
+        except IllegalMoveError as e:
+            self.say("error", f"could not resign: {e.reason}")
         except Exception as e:
             self.say("error", f"could not resign: {e or type(e).__name__}")
 

@@ -84,6 +84,7 @@ COLOR_STYLE = Style.from_dict(
         "card.last": "bg:#9fe09f",
         "label": "#8a8a8a",
         "needs": "#d7af00",
+        "stock.low": "#ff5f5f bold",
         "name": "bold",
         "name.me": "bold #5fafff",
         "name.opp": "bold #ff875f",
@@ -119,6 +120,7 @@ MONO_STYLE = Style.from_dict(
         "card.selected": "reverse",
         "card.last": "reverse",
         "name": "bold",
+        "stock.low": "bold underline",
         "header": "reverse",
         "header.turn.me": "bold",
         "header.turn.opp": "",
@@ -358,8 +360,13 @@ def _center(info: BoardInfo, width: int, indent: int) -> Line:
         cell += _frag("class:label", " needs ", handler)
         cell += _frag("class:needs", rank_label(need), handler)
         line += _pad(cell, col)
-    line += [("class:label", "Stock "), ("class:name", f"{v.stock_count:>2}")]
+    line += [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
     return line
+
+
+def _stock_style(n: int) -> str:
+    """The stock count turns red when a draw is near (an empty stock ends the game)."""
+    return "class:stock.low" if n <= 10 else "class:name"
 
 
 def _rule(title: str, width: int, style: str) -> Line:
@@ -506,7 +513,8 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         cells.append(hjoin([label, box, needs], gap=0))
     col = max(22, (width - indent - 16) // 3)
     padded = [[_pad(line, col) for line in cell] for cell in cells]
-    stock: list[Line] = [[], [("class:label", "Stock "), ("class:name", f"{v.stock_count:>2}")], []]
+    count: Line = [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
+    stock: list[Line] = [[], count, []]
     lines += hjoin([pad, *padded, stock], gap=0)
     lines.append(_rule("", width, "class:label"))
 

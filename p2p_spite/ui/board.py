@@ -357,7 +357,7 @@ def _center(info: BoardInfo, width: int, indent: int) -> Line:
         king_as = len(stack) if top is not None and is_king(top) else None
         cell += chip(top, king_as=king_as, last=token in info.highlight, width=4, handler=handler)
         need = len(stack) + 1
-        cell += _frag("class:label", " needs ", handler)
+        cell += _frag("class:label", " needs " if col >= 19 else (" \u2192 " if UNICODE else " > "), handler)
         cell += _frag("class:needs", rank_label(need), handler)
         line += _pad(cell, col)
     line += [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]

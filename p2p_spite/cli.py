@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bot", metavar="LEVEL", default="medium", help=f"computer level (default medium; {levels})"
     )
-    p.add_argument("--seed", type=_seed_arg, help="play this deal (64 hex digits; default: a fresh one)")
+    p.add_argument(
+        "--seed", metavar="HEX", type=_seed_arg, help="play this deal (64 hex digits; default: a fresh one)"
+    )
     p.add_argument("--name", help="your name (default: your login name)")
     p.add_argument("--target", type=_positive_int, default=50, help="points that win the match (default 50)")
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")

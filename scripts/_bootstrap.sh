@@ -8,7 +8,7 @@ bootstrap() {
     local extras="${1:-}"
     local py="${PYTHON:-python3}"
     if ! command -v "$py" >/dev/null 2>&1; then
-        echo "p2p-spite: needs Python 3.11+ ($py not found)" >&2
+        echo "p2p-spite: needs Python 3.11+ ($py not found; set PYTHON=/path/to/python3)" >&2
         exit 1
     fi
     if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
@@ -16,17 +16,32 @@ bootstrap() {
         exit 1
     fi
     if [ ! -x "$VENV/bin/python" ]; then
+        echo "p2p-spite: creating $VENV" >&2
         "$py" -m venv "$VENV"
     fi
+    # Install again only when pyproject.toml changed or these extras are missing.
+    # The stamp holds the checksum of pyproject.toml and the extras installed.
+    local stamp="$VENV/.p2p-spite-installed"
+    local sum have_sum="" have_extras=""
+    sum="$(cksum <"$ROOT/pyproject.toml" | cut -d' ' -f1)"
+    if [ -f "$stamp" ]; then
+        read -r have_sum have_extras <"$stamp" || true
+    fi
+    if [ "$have_sum" = "$sum" ] && { [ -z "$extras" ] || [ "$have_extras" = "$extras" ]; }; then
+        return 0
+    fi
+    # Keep extras installed before (scripts/play after scripts/test keeps the test tools).
+    [ -z "$extras" ] && extras="$have_extras"
     local spec="$ROOT"
     [ -n "$extras" ] && spec="$ROOT[$extras]"
-    # Reinstall only when pyproject.toml changed or the extras differ from last time.
-    local stamp="$VENV/.p2p-spite-installed"
-    local want
-    want="$(cksum <"$ROOT/pyproject.toml") $extras"
-    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2 || true
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec" >&2
-        echo "$want" >"$stamp"
+    echo "p2p-spite: installing into $VENV${extras:+ (with $extras extras)}..." >&2
+    local log="$VENV/install.log"
+    # A newer pip is welcome but not required: its failure is not fatal.
+    "$VENV/bin/python" -m pip install --disable-pip-version-check --upgrade pip >"$log" 2>&1 || true
+    if ! "$VENV/bin/python" -m pip install --disable-pip-version-check -e "$spec" >>"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "p2p-spite: installation failed; the full log is $log" >&2
+        exit 1
     fi
+    echo "$sum $extras" >"$stamp"
 }

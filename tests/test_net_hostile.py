@@ -44,6 +44,7 @@ async def _host(tmp: Path, warnings: list[str], **kw: Any) -> tuple[asyncio.Task
             record_path=tmp / "host.json",
             on_listening=lambda h, p: ready.set_result(p),
             on_warning=warnings.append,
+            grace=0.5,  # a dropped peer is waited for briefly, then the match stops
             **kw,
         )
     )

@@ -55,6 +55,16 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 86400:
+        raise argparse.ArgumentTypeError(f"must be 0..86400 seconds, not {text!r}")
+    return value
+
+
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
@@ -88,7 +98,10 @@ def add_commands(
     h.add_argument(
         "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
     )
-    h.add_argument("--grace", type=float, default=60.0, help="seconds to wait for a lost peer (default 60)")
+    h.add_argument(
+        "--grace", type=_seconds, default=60.0, help="seconds to wait for a lost peer (default 60)"
+    )
+    h.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
 
     j = sub.add_parser(
         "join",
@@ -106,7 +119,8 @@ def add_commands(
     j.add_argument(
         "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
     )
-    j.add_argument("--grace", type=float, default=60.0, help="seconds to keep reconnecting (default 60)")
+    j.add_argument("--grace", type=_seconds, default=60.0, help="seconds to keep reconnecting (default 60)")
+    j.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
     return h, j
 
 
@@ -156,11 +170,11 @@ def _final(session: NetSession, code: int) -> int:
     return code
 
 
-async def _drive(session: NetSession, bot: str | None) -> int:
+async def _drive(session: NetSession, bot: str | None, bot_seed: int | None = None) -> int:
     from .headless import run_bot
 
     if bot is not None:
-        code = await run_bot(session, bot, on_event=_progress(session))
+        code = await run_bot(session, bot, seed=bot_seed, on_event=_progress(session))
     else:
         from ..ui.play import drive_human  # full screen; the line prompt (lineplay) off a terminal
 
@@ -206,9 +220,10 @@ def run_host(args: argparse.Namespace) -> int:
             on_listening=listening,
             code=code,
             resume=resume,
+            grace=args.grace,
         )
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}")
-        return await _drive(session, args.bot)
+        return await _drive(session, args.bot, args.bot_seed)
 
     return asyncio.run(main())
 
@@ -231,12 +246,13 @@ def run_join(args: argparse.Namespace) -> int:
             record_path=args.record,
             code=args.code,
             resume=resume,
+            grace=args.grace,
         )
         who = session.peer_name
         if session.seed_from_host:
             _say(f"joined {who}'s match; the host chose the seed: {session.seed.hex()}")
         else:
             _say(f"joined {who}'s match; seed drawn by both: {session.seed.hex()}")
-        return await _drive(session, args.bot)
+        return await _drive(session, args.bot, args.bot_seed)
 
     return asyncio.run(main())

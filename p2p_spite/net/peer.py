@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import UserError
 from ..paths import default_record_path
 from ..session import (
+    ChatReceived,
     ConnectionChanged,
     Event,
     GameEnded,
@@ -44,8 +45,28 @@ from .wire import ProtocolError, RemoteProtocolError
 DEFAULT_PORT = 4747
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
+DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back
+HEARTBEAT = 2.0  # seconds between pings
+DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as dead
+# refusals after which redialing is pointless
+FATAL_REFUSALS = frozenset(
+    {
+        "history",
+        "other-match",
+        "bad-code",
+        "code-needed",
+        "no-code",
+        "version",
+        "desync",
+        "illegal-move",
+        "seat-taken",
+        "no-match",
+        "not-p2p-spite",
+    }
+)
 
 Warn = Callable[[str], None]
+Dial = Callable[[GameCore | None], Awaitable["_Link"]]
 
 
 def _stderr_warning(text: str) -> None:
@@ -64,6 +85,7 @@ class _Link(asyncio.Protocol):
         self.owner: NetSession | None = None
         self.error: BaseException | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self.last_rx = asyncio.get_running_loop().time()
 
     # asyncio callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -81,6 +103,7 @@ class _Link(asyncio.Protocol):
         self._flush()
 
     def data_received(self, data: bytes) -> None:
+        self.last_rx = asyncio.get_running_loop().time()
         self.endpoint.receive_data(data)
         self.pump()
 
@@ -157,7 +180,14 @@ def _fmt_addr(addr: Any) -> str:
 
 
 class NetSession:
-    """One seat's side of a network match: the :class:`~p2p_spite.session.Session` contract."""
+    """One seat's side of a network match: the :class:`~p2p_spite.session.Session` contract.
+
+    If the connection drops mid-match, the joiner redials and the host keeps
+    the seat open for ``grace`` seconds (ConnectionChanged events say so); the
+    two sides then compare histories and go on from the exact action where
+    they stopped.  Heartbeats (a ping every ``heartbeat`` seconds) notice a
+    silent peer after ``dead_after`` seconds.
+    """
 
     def __init__(
         self,
@@ -167,8 +197,13 @@ class NetSession:
         peer_name: str,
         *,
         server: asyncio.AbstractServer | None = None,
+        dial: Dial | None = None,
         resumed_at: int = 0,
+        peer_position: int = 0,
         seed_from_host: bool = False,
+        grace: float = DEFAULT_GRACE,
+        heartbeat: float = HEARTBEAT,
+        dead_after: float = DEAD_AFTER,
     ) -> None:
         self.core = core
         self.keeper = keeper
@@ -176,18 +211,29 @@ class NetSession:
         self.server = server
         self.resumed_at = resumed_at
         self.seed_from_host = seed_from_host
-        self.acked = core.position  # the peer has the first `acked` actions
+        self.grace = grace
+        self.heartbeat = heartbeat
+        self.dead_after = dead_after
+        self.reconnects = 0
+        self.acked = max(resumed_at, peer_position)  # the peer has the first `acked` actions
+        self._dial = dial
         self._ack_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._link: _Link | None = None
-        self._done = False  # failed or closed: no more play
+        self._done = False  # failed, closed or over: no more play
         self._ended = False  # MatchEnded emitted
+        self._closing = False
+        self._lost_at: float | None = None
+        self._grace_timer: asyncio.TimerHandle | None = None
+        self._dialer: asyncio.Task[None] | None = None
+        self._back: asyncio.Event = asyncio.Event()
         self.failure: str | None = None
         for ev in core.start_events():
             self._put(ev)
         if core.finished:
             self._finish()
         self._attach(link)
+        self._beat: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(self._heartbeat())
 
     # -- the Session contract ------------------------------------------------------
 
@@ -212,6 +258,10 @@ class NetSession:
     def record_path(self) -> str | None:
         return str(self.keeper.path) if self.keeper is not None else None
 
+    @property
+    def connected(self) -> bool:
+        return self._link is not None
+
     def view(self) -> PlayerView:
         v: PlayerView = self.core.view()
         return v
@@ -234,6 +284,13 @@ class NetSession:
             link._flush()
 
     async def close(self, reason: str = "quit") -> None:
+        """Leave: once the match is over, first make sure the peer has every action
+        (reconnecting if need be, up to the grace period)."""
+        if self._closing:
+            return
+        if self._ended and self.failure is None and self.acked < self.core.position:
+            await self.wait_acked(self.core.position, self.grace, through_reconnects=True)
+        self._closing = True
         if not self._done:
             self._done = True
             self._put(ConnectionChanged("closed", reason))
@@ -249,16 +306,35 @@ class NetSession:
         """No more moves: the match ended, failed or was closed."""
         return self._done
 
-    async def wait_acked(self, n: int, timeout: float | None = None) -> bool:
-        """Wait until the peer has acknowledged the first ``n`` actions (False on timeout/loss)."""
-        if self.acked >= n:
-            return True
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._ack_waiters.append((n, fut))
-        try:
-            await asyncio.wait_for(fut, timeout)
-        except (TimeoutError, ConnectionError):
-            return False
+    async def wait_acked(
+        self, n: int, timeout: float | None = None, *, through_reconnects: bool = False
+    ) -> bool:
+        """Wait until the peer has acknowledged the first ``n`` actions (False on timeout,
+        or on a lost connection unless ``through_reconnects``)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while self.acked < n:
+            if self.failure is not None or self._closing:
+                return False
+            left = None if deadline is None else deadline - loop.time()
+            if left is not None and left <= 0:
+                return False
+            fut: asyncio.Future[None] = loop.create_future()
+            self._ack_waiters.append((n, fut))
+            try:
+                await asyncio.wait_for(fut, left)
+            except TimeoutError:
+                return False
+            except ConnectionError:
+                if not through_reconnects:
+                    return False
+                if self._link is None:
+                    self._back.clear()
+                    left = None if deadline is None else deadline - loop.time()
+                    try:
+                        await asyncio.wait_for(self._back.wait(), left)
+                    except TimeoutError:
+                        return False
         return True
 
     # -- internals ----------------------------------------------------------------------
@@ -275,7 +351,21 @@ class NetSession:
         link.owner = self
         if self.keeper is not None:
             self.core.sink = self.keeper
+        hs = link.handshaken.result()
+        self._set_acked(hs.peer_position)
+        self._back.set()
         link.pump()  # play messages that came right behind the handshake
+
+    def _set_acked(self, n: int) -> None:
+        self.acked = max(self.acked, n)
+        keep = []
+        for want, fut in self._ack_waiters:
+            if self.acked >= want:
+                if not fut.done():
+                    fut.set_result(None)
+            else:
+                keep.append((want, fut))
+        self._ack_waiters = keep
 
     def _local(self, action: Action) -> None:
         core = self.core
@@ -300,15 +390,7 @@ class NetSession:
 
     def _on_event(self, link: _Link, ev: Any) -> None:
         if isinstance(ev, Acked):
-            self.acked = max(self.acked, ev.n)
-            keep = []
-            for n, fut in self._ack_waiters:
-                if self.acked >= n:
-                    if not fut.done():
-                        fut.set_result(None)
-                else:
-                    keep.append((n, fut))
-            self._ack_waiters = keep
+            self._set_acked(ev.n)
         elif isinstance(ev, Pong):
             pass
         elif isinstance(ev, PeerBye):
@@ -316,6 +398,8 @@ class NetSession:
                 self._fail(f"{self.peer_name} left the match ({ev.reason or 'no reason given'})")
             link.fail(ConnectionError("bye"))
         else:
+            if not isinstance(ev, ChatReceived):
+                self._set_acked(self.core.position)  # the peer made that action: it has them all
             self._put(ev)
             if isinstance(ev, GameEnded) and self.core.finished:
                 self._finish()
@@ -332,6 +416,8 @@ class NetSession:
         link.fail(e)
         self._fail(msg)
 
+    # -- losing and finding the peer again ------------------------------------------------
+
     def _link_lost(self, link: _Link, exc: Exception | None) -> None:
         if link is not self._link:
             return
@@ -341,8 +427,103 @@ class NetSession:
                 fut.set_exception(ConnectionError("connection lost"))
                 fut.exception()
         self._ack_waiters = []
-        if not self._done and not self._ended:
-            self._fail(f"the connection to {self.peer_name} was lost")
+        if self._closing or self.failure is not None:
+            return
+        settled = self._ended and self.acked >= self.core.position
+        if settled:
+            return
+        if self.grace <= 0:
+            if not self._ended:
+                self._fail(f"the connection to {self.peer_name} was lost")
+            return
+        loop = asyncio.get_running_loop()
+        self._lost_at = loop.time()
+        what = "redialing" if self._dial is not None else "keeping the seat open"
+        self._put(
+            ConnectionChanged(
+                "reconnecting",
+                f"the connection to {self.peer_name} was lost; {what} for up to {self.grace:g} s",
+            )
+        )
+        if self._grace_timer is None:
+            self._grace_timer = loop.call_later(self.grace, self._grace_over)
+        if self._dial is not None and (self._dialer is None or self._dialer.done()):
+            self._dialer = loop.create_task(self._redial())
+
+    def _grace_over(self) -> None:
+        self._grace_timer = None
+        if self._link is not None or self._closing:
+            return
+        if self._dialer is not None:
+            self._dialer.cancel()
+        if self._ended:
+            self._back.set()  # close() stops waiting for the last acknowledgement
+            return
+        self._fail(
+            f"the connection to {self.peer_name} was lost and did not come back within {self.grace:g} s"
+        )
+
+    def offer_link(self, link: _Link) -> bool:
+        """A new connection finished its handshake for this match: take it (host side)."""
+        if self._closing or self.failure is not None or (self._ended and self.acked >= self.core.position):
+            return False
+        old = self._link
+        if old is not None:  # the peer came back before we noticed it was gone
+            self._link = None
+            old.owner = None
+            if old.transport is not None:
+                old.transport.abort()
+        self._reconnected(link)
+        return True
+
+    def _reconnected(self, link: _Link) -> None:
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
+        self.reconnects += 1
+        hs = link.handshaken.result()
+        self._put(
+            ConnectionChanged("connected", f"{self.peer_name} is back; going on from action {hs.resumed_at}")
+        )
+        self._attach(link)
+
+    async def _redial(self) -> None:
+        assert self._dial is not None
+        delay = 0.05
+        while self._link is None and not self._closing and self.failure is None:
+            try:
+                link = await self._dial(self.core)
+            except PeerRefused as e:
+                if e.code in FATAL_REFUSALS:
+                    self._fail(f"{self.peer_name} refused to go on: {e}")
+                    return
+            except RemoteProtocolError as e:
+                if e.code in FATAL_REFUSALS:
+                    self._fail(f"cannot go on with {self.peer_name}: {e}")
+                    return
+            except (OSError, ConnectionError, TimeoutError, ProtocolError):
+                pass
+            else:
+                self._reconnected(link)
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    async def _heartbeat(self) -> None:
+        loop = asyncio.get_running_loop()
+        k = 0
+        while not self._closing:
+            await asyncio.sleep(self.heartbeat)
+            link = self._link
+            if link is None or link.transport is None or link.endpoint.phase is not Phase.PLAY:
+                continue
+            if loop.time() - link.last_rx > self.dead_after:
+                link.fail(ConnectionError(f"{self.peer_name} went silent"))
+                link.transport.abort()
+                continue
+            k += 1
+            link.endpoint.send_ping(k)
+            link._flush()
 
     def _fail(self, message: str) -> None:
         if self._ended or self.failure is not None:
@@ -366,8 +547,21 @@ class NetSession:
             link.transport.close()
         if self.server is not None:
             self.server.close()
+        if self._dialer is not None:
+            self._dialer.cancel()
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
 
     async def _shutdown(self, reason: str) -> None:
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+        if self._dialer is not None:
+            self._dialer.cancel()
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
         link = self._link
         if link is not None and link.transport is not None and not link.transport.is_closing():
             link.endpoint.send_bye(reason)
@@ -421,6 +615,9 @@ async def host_session(
     code: str | None = None,
     resume: Saved | None = None,
     on_warning: Warn | None = _stderr_warning,
+    grace: float = DEFAULT_GRACE,
+    heartbeat: float = HEARTBEAT,
+    dead_after: float = DEAD_AFTER,
 ) -> NetSession:
     """Listen on ``bind``:``port`` (``""`` = all interfaces, port 0 = any free one) and
     return a session once a peer has joined and the handshake is done.
@@ -429,8 +626,11 @@ async def host_session(
     ``seed`` None: the seed is drawn by both peers (commit-reveal).  ``games``
     stops the match after that many games.  ``code``: the join code the joiner
     must give (None: no code).  ``resume``: continue a saved match
-    (:func:`~p2p_spite.net.journal.load_saved`).  Connections that fail the
+    (:func:`~p2p_spite.net.journal.load_saved`; the record is written back to
+    its file unless ``record_path`` says otherwise).  Connections that fail the
     handshake are dropped with ``on_warning(text)`` and the host keeps waiting.
+    The listening socket stays open for the whole match so that a joiner who
+    lost the connection can come back within ``grace`` seconds.
     Raises UserError if it cannot listen.
     """
     from .protocol import derive_code_key
@@ -469,11 +669,15 @@ async def host_session(
             else:
                 warn(f"dropped a connection from {link.peer_label}: {_describe(e)}")
             return
-        if winner.done():
-            link.endpoint.refuse("seat-taken", "this match already has its two players")
-            link.fail(ConnectionError("seat taken"))
+        if session_box:
+            sess = session_box[0]
+            if link.endpoint.core is sess.core and sess.offer_link(link):
+                return
+        elif not winner.done():
+            winner.set_result(link)
             return
-        winner.set_result(link)
+        link.endpoint.refuse("seat-taken", "this match already has its two players")
+        link.fail(ConnectionError("seat taken"))
 
     try:
         sock = await _listen_socket(bind, port)
@@ -503,7 +707,11 @@ async def host_session(
         hs.peer_name,
         server=server,
         resumed_at=hs.resumed_at,
+        peer_position=hs.peer_position,
         seed_from_host=hs.seed_from_host,
+        grace=grace,
+        heartbeat=heartbeat,
+        dead_after=dead_after,
     )
     session_box.append(sess)
     return sess
@@ -536,6 +744,10 @@ def _describe(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
+class _ConnectFailed(Exception):
+    """No TCP connection at all (refused, unreachable, timed out)."""
+
+
 async def join_session(
     *,
     host: str,
@@ -545,9 +757,15 @@ async def join_session(
     code: str | None = None,
     resume: Saved | None = None,
     timeout: float = HANDSHAKE_TIMEOUT,
+    grace: float = DEFAULT_GRACE,
+    heartbeat: float = HEARTBEAT,
+    dead_after: float = DEAD_AFTER,
 ) -> NetSession:
     """Connect to a host and return the session once the handshake is done.
 
+    A connection cut during the first handshake is retried (up to ``grace``
+    seconds); so is a refused connection when resuming (the host may be
+    restarting).  Mid-match, a lost connection is redialed for ``grace`` seconds.
     Raises UserError (one line) if the host cannot be reached or refuses.
     """
     from .protocol import derive_code_key
@@ -556,25 +774,68 @@ async def join_session(
     config = LocalConfig(JOIN, name, derive_code_key(code) if code else None)
     core = _core_from_saved(resume, 1) if resume is not None else None
     where = _fmt_addr((host, port))
-    try:
-        _t, link = await asyncio.wait_for(
-            loop.create_connection(lambda: _Link(Endpoint(config, core), where), host, port), timeout
-        )
-    except TimeoutError:
-        raise UserError(f"cannot connect to {where}: timed out") from None
-    except (OSError, OverflowError) as e:
-        raise UserError(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
-    try:
-        hs = await link.handshaken
-    except PeerRefused as e:
-        raise UserError(f"the host refused: {e}") from None
-    except RemoteProtocolError as e:
-        raise UserError(f"refused the host at {where}: {e}") from None
-    except (ConnectionError, TimeoutError, OSError) as e:
-        raise UserError(f"the handshake with {where} failed: {_describe(e)}") from None
+    last_core: list[GameCore | None] = [None]
+
+    async def dial(with_core: GameCore | None) -> _Link:
+        try:
+            _t, link = await asyncio.wait_for(
+                loop.create_connection(lambda: _Link(Endpoint(config, with_core), where), host, port), timeout
+            )
+        except TimeoutError:
+            raise _ConnectFailed(f"cannot connect to {where}: timed out") from None
+        except (OSError, OverflowError) as e:
+            raise _ConnectFailed(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
+        try:
+            await link.handshaken
+        except BaseException:
+            last_core[0] = link.endpoint.core
+            if link.transport is not None:
+                link.transport.close()
+            raise
+        return link
+
+    deadline = loop.time() + grace
+    connected_once = False
+    delay = 0.05
+    while True:
+        try:
+            link = await dial(core)
+            break
+        except _ConnectFailed as e:
+            if resume is None and not connected_once:
+                raise UserError(str(e)) from None
+            problem = str(e)
+        except PeerRefused as e:
+            if e.code == "no-match" and resume is None and connected_once:
+                core = None  # the host forgot the half-agreed match: start afresh
+                problem = str(e)
+            else:
+                raise UserError(f"the host refused: {e}") from None
+        except RemoteProtocolError as e:
+            raise UserError(f"refused the host at {where}: {e}") from None
+        except (ConnectionError, TimeoutError, OSError) as e:
+            connected_once = True
+            if resume is None:
+                core = last_core[0]  # go on with the match the handshake may have agreed
+            problem = f"the handshake with {where} failed: {_describe(e)}"
+        if loop.time() + delay > deadline:
+            raise UserError(problem)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 1.0)
+    hs = link.handshaken.result()
     ep = link.endpoint
     assert ep.core is not None
     keeper = _keeper_for(ep.core, record_path if resume is None else resume_path(resume, record_path), "join")
     return NetSession(
-        ep.core, link, keeper, hs.peer_name, resumed_at=hs.resumed_at, seed_from_host=hs.seed_from_host
+        ep.core,
+        link,
+        keeper,
+        hs.peer_name,
+        dial=dial,
+        resumed_at=hs.resumed_at,
+        peer_position=hs.peer_position,
+        seed_from_host=hs.seed_from_host,
+        grace=grace,
+        heartbeat=heartbeat,
+        dead_after=dead_after,
     )

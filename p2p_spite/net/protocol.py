@@ -97,6 +97,7 @@ class Handshaken:
     peer_name: str
     seed_from_host: bool  # the host chose the seed (True) or both drew it (False)
     resumed_at: int  # actions both sides already had (0 for a fresh match)
+    peer_position: int = 0  # actions the peer had
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +383,19 @@ class Endpoint:
         if self.role == HOST and self.config.code_key is None and wants_code:
             # the joiner brought a code we do not use: it cannot authenticate us; say so
             raise RemoteProtocolError("this host does not use a join code (join without --code)", "no-code")
+        if self.role == HOST:
+            held = self.core.match_id if self.core is not None else None
+            if peer_match != held:
+                if held is None:
+                    raise RemoteProtocolError(
+                        "this host has no match to continue (join without --resume)", "no-match"
+                    )
+                if peer_match is None:
+                    raise RemoteProtocolError(
+                        "this host is in a match already (to continue it, join with --resume RECORD)",
+                        "seat-taken",
+                    )
+                raise RemoteProtocolError("this host is playing a different match", "other-match")
         if self.config.code_key is not None:
             self.phase = Phase.AUTH
             if self.role == JOIN:
@@ -548,7 +562,7 @@ class Endpoint:
         self._resumed_at = min(pos, mine)
         if pos > mine:
             self._catch_up_to = (pos, hist)
-        self._events.append(Handshaken(self.peer_name, self.seed_from_host, self._resumed_at))
+        self._events.append(Handshaken(self.peer_name, self.seed_from_host, self._resumed_at, pos))
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)
 

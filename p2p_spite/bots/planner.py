@@ -44,9 +44,11 @@ class Weights:
 
     payoff: float = 100.0
     win: float = 1_000_000.0
-    threat: float = 90.0  # times P(opponent plays its pay-off top next turn)
-    refill: float = 20.0  # emptying the hand: five more cards this turn
+    threat: float = 60.0  # times P(opponent plays its pay-off top next turn)
+    refill: float = 40.0  # emptying the hand: five more cards this turn
     king: float = 14.0  # a King kept in hand
+    hand_play: float = 4.0  # each hand card played to a center (one more fresh card next turn)
+    side_play: float = 4.0  # each side-stack card played to a center (uncovers the next)
     near: float = 3.0  # a hand card close to what a center needs
     run: float = 4.0  # discard continues a descending run (rank one below the top)
     pair: float = 2.0  # discard on a card of the same rank
@@ -54,6 +56,9 @@ class Weights:
     bury: float = -4.0  # discard breaks a run (buries the top under a card needed later)
     bury_king: float = -12.0  # discard covers a King
     depth: float = -0.3  # per card already in the stack a discard lands on
+    scarce: float = 3.0  # when ahead: per card the stock is short of ``scarce_at`` (a draw looms)
+    scarce_at: int = 20
+    draw: float = 200.0  # a drawn game, when clearly ahead (its opposite when behind)
     samples: int = 40  # sampled opponent hands for the threat estimate
     node_limit: int = 6000  # search states per decision, a safety net for the time budget
     look_at_opponent: bool = True
@@ -89,6 +94,9 @@ class _Search:
         self.threat_cache: dict[tuple[int, int, int], float] = {}
         self.masks: list[int] = []
         self.opp_top = view.payoff_tops[opp]
+        # How much better than a draw this game looks: +1 well ahead, -1 well behind.
+        ahead = view.payoff_counts[opp] - view.payoff_counts[seat]
+        self.ahead = max(-1.0, min(1.0, ahead / 4))
         if w.look_at_opponent and w.threat > 0 and self.opp_top is not None:
             self.masks = _opponent_masks(view, w.samples, rng)
 
@@ -107,18 +115,13 @@ class _Search:
 
     # -- leaves --------------------------------------------------------------
 
-    def hand_worth(self, hand: tuple[Card, ...], centers: tuple[int, int, int]) -> float:
-        w = self.w
-        total = 0.0
-        for c in hand:
-            r = c % 13
-            if r == 12:
-                total += w.king
-            else:
-                d = min((r - n) % 12 for n in centers)
-                if d < 3:
-                    total += w.near * (3 - d) / 3
-        return total
+    def card_worth(self, card: Card, centers: tuple[int, int, int]) -> float:
+        """What keeping ``card`` in hand is worth: Kings, and cards a center will need soon."""
+        r = card % 13
+        if r == 12:
+            return self.w.king
+        d = min((r - centers[0]) % 12, (r - centers[1]) % 12, (r - centers[2]) % 12)
+        return self.w.near * (3 - d) / 3 if d < 3 else 0.0
 
     def discard_worth(self, card: Card, stack: tuple[Card, ...], d: int) -> float:
         """What putting ``card`` on a side stack (with ``d`` cards played off it) is worth."""
@@ -148,17 +151,20 @@ class _Search:
     ) -> tuple[float, Move | None]:
         """The best discard from here: its value and the move."""
         base = -self.w.threat * self.threat(centers)
+        if stock < self.w.scarce_at:
+            base -= self.w.scarce * self.ahead * (self.w.scarce_at - stock)
         best = -1e18
         best_move: Move | None = None
         seen: set[int] = set()
         stacks = self.stacks
+        worths = [self.card_worth(c, centers) for c in hand]
+        total = sum(worths)
         for i, c in enumerate(hand):
             r = c % 13
             if r in seen:
                 continue
             seen.add(r)
-            rest = hand[:i] + hand[i + 1 :]
-            keep = self.hand_worth(rest, centers)
+            keep = total - worths[i]
             empty_done = False
             for s in range(4):
                 n = len(stacks[s]) - depth[s]
@@ -176,7 +182,7 @@ class _Search:
         return base + best, best_move
 
     def draw_value(self) -> float:
-        return 0.0
+        return -self.w.draw * self.ahead
 
     # -- the search ----------------------------------------------------------
 
@@ -188,7 +194,7 @@ class _Search:
         pay: bool,
         stock: int,
     ) -> tuple[float, tuple[Move, ...]]:
-        key = (tuple(sorted(c % 13 for c in hand)), depth, centers, pay, stock)
+        key = (tuple([c % 13 for c in hand]), depth, centers, pay, stock)
         got = self.memo.get(key)
         if got is not None:
             return got
@@ -226,6 +232,7 @@ class _Search:
                     done.add(n)
                     cen, st = _play(centers, i, stock)
                     v, plan = self.search(hand, _bump(depth, s), cen, pay, st)
+                    v += w.side_play
                     if v > best[0]:
                         best = (v, (Move(seat, SIDE, s, CENTER, i), *plan))
             ranks: set[int] = set()
@@ -244,10 +251,11 @@ class _Search:
                     move = Move(seat, HAND, c, CENTER, i)
                     if rest:
                         v, plan = self.search(rest, depth, cen, pay, st)
+                        v += w.hand_play
                         if v > best[0]:
                             best = (v, (move, *plan))
                     else:
-                        v = self.refill_value(depth, cen, st)
+                        v = self.refill_value(depth, cen, st) + w.hand_play
                         if v > best[0]:
                             best = (v, (move,))
         self.memo[key] = best
@@ -261,7 +269,10 @@ class _Search:
             return self.draw_value()
         # The turn still has to end with a discard, usually leaving things much
         # as they are now; count half the threat of the present centers.
-        return self.w.refill - 0.5 * self.w.threat * self.threat(centers)
+        v = self.w.refill - 0.5 * self.w.threat * self.threat(centers)
+        if stock - 5 < self.w.scarce_at:
+            v -= self.w.scarce * self.ahead * (self.w.scarce_at - stock + 5)
+        return v
 
 
 def _bump(depth: tuple[int, int, int, int], s: int) -> tuple[int, int, int, int]:
@@ -408,7 +419,7 @@ class PlannerBot:
     def _think(self, view: PlayerView) -> Move:
         search = _Search(view, self.weights, self._rng)
         me = view.seat
-        hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))
+        hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))  # by rank: the memo key relies on it
         centers = (len(view.center[0]), len(view.center[1]), len(view.center[2]))
         pay = view.payoff_tops[me] is not None
         _, plan = search.search(hand, (0, 0, 0, 0), centers, pay, view.stock_count)

@@ -25,6 +25,7 @@ from p2p_spite.session import (
     GameStarted,
     MatchEnded,
     MovePlayed,
+    SessionFailed,
 )
 from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
@@ -175,7 +176,7 @@ async def running(
             await until(lambda: app.view is not None)
             yield app, inp
         finally:
-            if not task.done():
+            if not task.done() and app.exit_reason is None:
                 app.app.exit()
             async with asyncio.timeout(TIMEOUT):
                 await task
@@ -310,6 +311,25 @@ def test_a_peer_move_shows_while_the_player_is_typing() -> None:
             await until(lambda: "You: hello" in texts(app))
             s.peer_chat("hi there")
             await until(lambda: "Bob: hi there" in texts(app))
+
+    run(main())
+
+
+def test_a_failed_session_is_said_and_quit_needs_no_question() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(1), bot=None)
+        async with running(s, pace=0.5) as (app, inp):
+            g = s.match.game
+            s.opponent(next(m for m in g.legal_moves() if m.target == SIDE))
+            s.events.put_nowait(SessionFailed("Bob left the match (quit)", "/tmp/r.json"))
+            # The queued move shows at once (no pacing), then the failure.
+            await until(lambda: app.failed, timeout=2)
+            assert app.view is not None and app.view.ply == 1
+            assert "cannot go on: Bob left the match" in texts(app)
+            assert "/tmp/r.json" in texts(app)
+            inp.send_text("quit\r")
+            await until(lambda: s.closed == "quit")
+        assert app.confirm is None
 
     run(main())
 

@@ -190,6 +190,7 @@ class GameApp:
         self._pending: deque[Event] = deque()
         self._pending_ready = asyncio.Event()
         self._continue = asyncio.Event()
+        self._hurry = False  # the session failed: show what is left without pacing
         self._shown_changed = asyncio.Event()
         self._last_shown = 0.0
         self._lock = asyncio.Lock()
@@ -248,7 +249,11 @@ class GameApp:
             elif isinstance(ev, ConnectionChanged):
                 self._show_connection(ev)
             elif isinstance(ev, SessionFailed):
-                self._show_failure(ev.message, ev.record_path)
+                # Shown after the game events still queued, which now show at once.
+                self._hurry = True
+                self._continue.set()
+                self._pending.append(ev)
+                self._pending_ready.set()
             else:
                 self._pending.append(ev)
                 self._pending_ready.set()
@@ -263,7 +268,9 @@ class GameApp:
                 self._pending_ready.clear()
                 await self._pending_ready.wait()
             ev = self._pending[0]
-            if isinstance(ev, MovePlayed) and ev.seat != self.seat:
+            if self._hurry:
+                pass
+            elif isinstance(ev, MovePlayed) and ev.seat != self.seat:
                 delay = self._last_shown + self.pace - loop.time()
                 if delay > 0:
                     await asyncio.sleep(delay)
@@ -323,6 +330,8 @@ class GameApp:
             self.scores = ev.scores
             self.selected = None
             self._describe_end(ev)
+        elif isinstance(ev, SessionFailed):
+            self._show_failure(ev.message, ev.record_path)
         elif isinstance(ev, MatchEnded):
             self.scores = ev.scores
             self.finished = True
@@ -575,7 +584,8 @@ class GameApp:
         self.invalidate()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.session.close("quit"), 5)
-        self.app.exit()
+        with contextlib.suppress(Exception):  # (already leaving)
+            self.app.exit()
 
     async def _resign(self) -> None:
         try:

@@ -48,6 +48,7 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
@@ -64,7 +65,7 @@ from ..session import (
     Session,
     SessionFailed,
 )
-from .board import RULE, BoardInfo, Line, app_style, hand_order, render_board, width_of, wrap
+from .board import RULE, BoardInfo, Line, app_style, hand_order, no_color, render_board, width_of, wrap
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
 
 if TYPE_CHECKING:
@@ -724,6 +725,25 @@ class GameApp:
             return [("class:input.prompt", f"your move {P} ")]
         return [("class:input.prompt", f"{P} ")]
 
+    def _placeholder(self) -> str:
+        """A grey hint in the empty move line: what can be typed now."""
+        text = self._placeholder_text()
+        return f"({text})" if text and no_color() else text
+
+    def _placeholder_text(self) -> str:
+        v = self.view
+        if self.confirm is not None:
+            return ""
+        if self.finished:
+            return "quit to leave"
+        if self.waiting_next_game:
+            return "Enter for the next game"
+        if v is None:
+            return "waiting for the game..."
+        if v.my_turn:
+            return "a move like h3 c1 (Tab lists them), or help"
+        return f"{self.opp_name} is playing; chat TEXT to talk"
+
     def _toolbar(self) -> StyleAndTextTuples:
         state = self.connection
         ok = state == "connected"
@@ -772,7 +792,15 @@ class GameApp:
             wrap_lines=False,
         )
         self.input_window = Window(
-            BufferControl(self.buffer),
+            BufferControl(
+                self.buffer,
+                input_processors=[
+                    ConditionalProcessor(
+                        AfterInput(self._placeholder, style="class:placeholder"),
+                        filter=Condition(lambda: not self.buffer.text),
+                    )
+                ],
+            ),
             height=1,
             get_vertical_scroll=lambda w: 0,
         )

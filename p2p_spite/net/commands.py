@@ -102,6 +102,12 @@ def add_commands(
         "--grace", type=_seconds, default=60.0, help="seconds to wait for a lost peer (default 60)"
     )
     h.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
+    h.add_argument(
+        "--heartbeat",
+        type=_seconds,
+        default=2.0,
+        help="seconds between heartbeats; a peer silent for 5 of them is taken as gone (default 2)",
+    )
 
     j = sub.add_parser(
         "join",
@@ -121,6 +127,12 @@ def add_commands(
     )
     j.add_argument("--grace", type=_seconds, default=60.0, help="seconds to keep reconnecting (default 60)")
     j.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
+    j.add_argument(
+        "--heartbeat",
+        type=_seconds,
+        default=2.0,
+        help="seconds between heartbeats; a peer silent for 5 of them is taken as gone (default 2)",
+    )
     return h, j
 
 
@@ -221,6 +233,8 @@ def run_host(args: argparse.Namespace) -> int:
             code=code,
             resume=resume,
             grace=args.grace,
+            heartbeat=max(args.heartbeat, 0.05),
+            dead_after=5 * max(args.heartbeat, 0.05),
         )
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}")
         return await _drive(session, args.bot, args.bot_seed)
@@ -247,6 +261,8 @@ def run_join(args: argparse.Namespace) -> int:
             code=args.code,
             resume=resume,
             grace=args.grace,
+            heartbeat=max(args.heartbeat, 0.05),
+            dead_after=5 * max(args.heartbeat, 0.05),
         )
         who = session.peer_name
         if session.seed_from_host:

@@ -744,7 +744,7 @@ def _describe(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
-class _ConnectFailed(Exception):
+class _ConnectFailed(ConnectionError):
     """No TCP connection at all (refused, unreachable, timed out)."""
 
 

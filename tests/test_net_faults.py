@@ -1,0 +1,290 @@
+"""Fault injection: headless bot matches through a proxy that cuts, delays, splits,
+coalesces and freezes the connection; processes killed with SIGKILL and resumed.
+
+Every match must finish with identical records on both sides; through the
+proxy, the record must equal the uninterrupted match with the same seed and bots.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2p_spite import record
+from p2p_spite.bots import make_bot
+from p2p_spite.engine import Match
+from p2p_spite.net.journal import load_saved
+from p2p_spite.selfplay import play_match
+from tests.support.net import CLI, reader, spawn, wait_listening
+from tests.support.proxy import FaultProxy, Plan
+
+TIMEOUT = 90
+GAMES = 3
+FIGURES: dict[str, int] = {}
+
+
+def _add(key: str, n: int) -> None:
+    FIGURES[key] = FIGURES.get(key, 0) + n
+
+
+def _expected(seed_hex: str, games: int) -> dict[str, Any]:
+    match = Match(bytes.fromhex(seed_hex), 50, ("host", "joiner"))
+    play_match(match, [make_bot("easy", 1), make_bot("easy", 2)], max_games=games)
+    return record.to_json(match)
+
+
+def _core(rec: dict[str, Any]) -> tuple[Any, ...]:
+    return (rec["seed"], rec["games"], rec["scores"], rec["players"])
+
+
+def _moves(rec: dict[str, Any]) -> int:
+    return sum(len(g["moves"]) for g in rec["games"])
+
+
+def _wait(proc: subprocess.Popen[str], timeout: float = TIMEOUT) -> tuple[int, str, str]:
+    r = reader(proc)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"did not finish: {r.rest(1)[-3000:]}") from None
+    assert proc.stderr is not None
+    return proc.returncode, r.rest(10), proc.stderr.read()
+
+
+def _free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port: int = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _host_args(seed_hex: str, extra: list[str], games: int | None = None) -> list[str]:
+    return [
+        "host", "--bind", "127.0.0.1", "--no-code", "--seed", seed_hex, "--games", str(games or GAMES),
+        "--bot", "easy", "--bot-seed", "1", "--record", "h.json", "--grace", "30", *extra,
+    ]  # fmt: skip
+
+
+def _join_args(port: int, extra: list[str]) -> list[str]:
+    return [
+        "join", f"127.0.0.1:{port}", "--bot", "easy", "--bot-seed", "2", "--record", "j.json",
+        "--grace", "30", *extra,
+    ]  # fmt: skip
+
+
+def _through_proxy(tmp: Path, seed_hex: str, plan: Plan) -> FaultProxy:
+    host = spawn([*_host_args(seed_hex, []), "--port", "0"], tmp)
+    try:
+        port, _ = wait_listening(host)
+        with FaultProxy(port, plan) as proxy:
+            join = spawn(_join_args(proxy.port, []), tmp)
+            jrc, jout, jerr = _wait(join)
+            hrc, hout, herr = _wait(host)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert (hrc, jrc) == (0, 0), (herr, jerr, hout[-1500:], jout[-1500:])
+    assert "Traceback" not in herr + jerr
+    return proxy
+
+
+SEEDS = [f"{i:02x}" * 32 for i in (1, 2, 3, 4, 5)]
+CUTS_PER_MATCH = 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", range(len(SEEDS)))
+def test_cut_connections_still_give_the_uninterrupted_record(tmp_path: Path, k: int) -> None:
+    seed_hex = SEEDS[k]
+    plan = Plan.seeded(1000 + k, CUTS_PER_MATCH)
+    proxy = _through_proxy(tmp_path, seed_hex, plan)
+    h = json.loads((tmp_path / "h.json").read_text())
+    j = json.loads((tmp_path / "j.json").read_text())
+    want = _expected(seed_hex, GAMES)
+    _add("faults injected", proxy.stats.cuts)
+    _add("matches", 1)
+    _add("moves lost", max(0, _moves(want) - min(_moves(h), _moves(j))))
+    assert _core(h) == _core(j), "the two records differ"
+    assert _core(h) == _core(want), "the record differs from the uninterrupted match"
+    _add("matches finished", 1)
+    assert proxy.stats.cuts == CUTS_PER_MATCH, proxy.stats
+    print(
+        f"\nseed {k}: cuts at {proxy.stats.cut_offsets}, {_moves(h)} moves, "
+        f"{proxy.stats.connections} connections"
+    )
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        Plan(split=3, cuts=[30, 2000]),
+        Plan(coalesce=0.002, cuts=[5000]),
+        Plan(delay=0.0005, cuts=[120, 9000]),
+    ],
+    ids=["split", "coalesce", "delay"],
+)
+def test_split_coalesced_and_delayed_frames(tmp_path: Path, plan: Plan) -> None:
+    seed_hex = "ee" * 32
+    global GAMES
+    games, GAMES = GAMES, 1
+    try:
+        proxy = _through_proxy(tmp_path, seed_hex, plan)
+        want = _expected(seed_hex, 1)
+    finally:
+        GAMES = games
+    h = json.loads((tmp_path / "h.json").read_text())
+    j = json.loads((tmp_path / "j.json").read_text())
+    assert _core(h) == _core(j) == _core(want)
+    _add("faults injected", proxy.stats.cuts)
+    _add("matches", 1)
+    _add("matches finished", 1)
+
+
+def test_a_silent_peer_is_noticed_by_heartbeats(tmp_path: Path) -> None:
+    """A frozen (half-open) connection: the heartbeats notice it, the joiner redials."""
+    seed_hex = "dd" * 32
+    global GAMES
+    games, GAMES = GAMES, 1
+    try:
+        hb = ["--heartbeat", "0.2"]
+        host = spawn([*_host_args(seed_hex, hb), "--port", "0"], tmp_path)
+        try:
+            port, _ = wait_listening(host)
+            with FaultProxy(port, Plan(freezes=[3000])) as proxy:
+                t0 = time.monotonic()
+                join = spawn(_join_args(proxy.port, hb), tmp_path)
+                jrc, jout, jerr = _wait(join)
+                hrc, _hout, herr = _wait(host)
+                took = time.monotonic() - t0
+        finally:
+            if host.poll() is None:
+                host.kill()
+        want = _expected(seed_hex, 1)
+    finally:
+        GAMES = games
+    assert (hrc, jrc) == (0, 0), (herr, jerr)
+    assert proxy.stats.freezes == 1 and proxy.stats.connections >= 2
+    assert "connection reconnecting" in jout
+    assert took < 20
+    h = json.loads((tmp_path / "h.json").read_text())
+    assert _core(h) == _core(json.loads((tmp_path / "j.json").read_text())) == _core(want)
+
+
+# -- kill -9 and --resume ----------------------------------------------------------------------
+
+
+def _actions_of(path: Path) -> list[Any]:
+    saved = load_saved(path)
+    return [(a.game, a.seat, a.move) for a in saved.actions]
+
+
+KILL_GAMES = 40  # up to the target: a whole match (~2 s), time to kill it mid-way
+KILLS = [("host", 11), ("join", 12), ("host", 13), ("join", 14), ("join", 15), ("host", 16)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("victim,seed", KILLS)
+def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
+    rng = random.Random(seed)
+    seed_hex = f"{seed:02x}" * 32
+    port = _free_port()
+    host = spawn([*_host_args(seed_hex, [], KILL_GAMES), "--port", str(port)], tmp_path)
+    procs = [host]
+    try:
+        wait_listening(host)
+        join = spawn(_join_args(port, []), tmp_path)
+        procs.append(join)
+        proc = host if victim == "host" else join
+        reader(proc).wait(r"^game 1 started", 20)
+        time.sleep(rng.uniform(0.02, 0.6))
+        killed = proc.poll() is None
+        path = tmp_path / ("h.json" if victim == "host" else "j.json")
+        if killed:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            before = _actions_of(path)
+            _add("kill -9", 1)
+            time.sleep(rng.uniform(0.0, 0.5))
+            if victim == "host":
+                again = spawn(
+                    [*_host_args(seed_hex, ["--resume", "h.json"], KILL_GAMES), "--port", str(port)], tmp_path
+                )
+            else:
+                again = spawn(_join_args(port, ["--resume", "j.json"]), tmp_path)
+            procs.append(again)
+            survivor = join if victim == "host" else host
+            codes = [_wait(again), _wait(survivor)]
+        else:
+            before = []
+            codes = [_wait(host), _wait(join)]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for rc, out, err in codes:
+        assert rc == 0, (err, out[-2000:])
+        assert "Traceback" not in err
+    h = json.loads((tmp_path / "h.json").read_text())
+    j = json.loads((tmp_path / "j.json").read_text())
+    assert _core(h) == _core(j)
+    for p in ("h.json", "j.json"):
+        r = subprocess.run(
+            [*CLI, "replay", "--check", p], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+        assert r.returncode == 0, r.stderr
+    after = _actions_of(tmp_path / "h.json")
+    assert after[: len(before)] == before, "a move shown before the kill was lost or changed"
+    assert max(h["scores"]) >= 50 or len(h["games"]) == KILL_GAMES
+    assert killed, "the match ended before the kill: make it longer"
+    _add("moves kept through kill -9", len(before))
+    _add("resumed matches finished", 1)
+
+
+def test_zz_figures() -> None:
+    """Prints the totals of the fault tests above (run with -s to see them)."""
+    print("\nfault-injection figures:", ", ".join(f"{k}: {v}" for k, v in FIGURES.items()))
+    assert FIGURES.get("moves lost", 0) == 0
+
+
+def test_cuts_during_the_first_handshake_with_a_code_and_a_drawn_seed(tmp_path: Path) -> None:
+    """Cut the first connections inside the handshake (hello, auth, setup, commit-reveal, sync)."""
+    plan = Plan(cuts=[20, 130, 260, 330, 400, 6000])
+    host = spawn(
+        ["host", "--bind", "127.0.0.1", "--port", "0", "--games", "1", "--bot", "easy", "--record", "h.json",
+         "--grace", "30", "--code", "PQRS-TUVW"],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        with FaultProxy(port, plan, capture=True) as proxy:
+            join = spawn(
+                ["join", f"127.0.0.1:{proxy.port}", "--bot", "easy", "--record", "j.json", "--grace", "30",
+                 "--code", "pqrs-tuvw"],
+                tmp_path,
+            )  # fmt: skip
+            jrc, _jout, jerr = _wait(join)
+            hrc, _hout, herr = _wait(host)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert (hrc, jrc) == (0, 0), (herr, jerr)
+    assert proxy.stats.cuts == len(plan.cuts)
+    assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
+    assert proxy.wire is not None
+    for form in (b"PQRS-TUVW", b"PQRSTUVW", b"pqrs-tuvw", b"pqrstuvw"):
+        assert form not in proxy.wire
+    _add("faults injected", proxy.stats.cuts)
+    _add("matches", 1)
+    _add("matches finished", 1)

@@ -324,3 +324,49 @@ def test_frame_limits() -> None:
         assert d.next_message() is None
         d.feed(bytes([b]))
     assert d.next_message() == {"t": "ping", "k": 1}
+
+
+def test_resuming_with_disagreeing_histories_is_refused() -> None:
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    hc, jc = h.core, j.core
+    g = hc.match.game
+    seat = g.turn
+    legal = g.legal_moves()
+    a, b = legal[0], legal[-1]
+    assert a != b
+    hc.apply(Action(1, seat, a))  # each side believes a different move was made
+    jc.apply(Action(1, seat, b))
+    h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
+    h2.initiate()
+    j2.initiate()
+    eh, ej = pump(h2, j2)
+    assert isinstance(eh[-1], RemoteProtocolError | PeerRefused) and eh[-1].code == "history"
+    assert isinstance(ej[-1], RemoteProtocolError | PeerRefused) and ej[-1].code == "history"
+    assert hc.position == jc.position == 1
+
+
+def test_reconnecting_sends_the_missing_actions() -> None:
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    hc, jc = h.core, j.core
+    mover = hc if hc.match.game.turn == 0 else jc
+    for _ in range(3):  # three actions the other side never received
+        g = mover.match.game
+        if g.turn != mover.seat:
+            break
+        m = (
+            next(x for x in g.legal_moves() if x.target == "center")
+            if any(x.target == "center" for x in g.legal_moves())
+            else g.legal_moves()[-1]
+        )
+        mover.apply(Action(g.game, mover.seat, m))
+    n = mover.position
+    assert n >= 1
+    h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
+    h2.initiate()
+    j2.initiate()
+    eh, ej = pump(h2, j2)
+    assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
+    assert hc.position == jc.position == n and hc.head == jc.head
+    assert hc.match.game.digest() == jc.match.game.digest()

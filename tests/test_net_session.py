@@ -25,7 +25,7 @@ def test_host_and_bot_in_one_loop(tmp_path: Path) -> None:
         host = await host_task
         seen: list[Event] = []
         codes = await asyncio.gather(
-            run_bot(host, "easy", seed=1, on_event=seen.append), run_bot(joiner, "random")
+            run_bot(host, "easy", seed=1, on_event=seen.append), run_bot(joiner, "easy", seed=2)
         )
         assert codes == [0, 0]
         assert isinstance(seen[0], GameStarted) and isinstance(seen[-1], MatchEnded)

@@ -36,7 +36,9 @@ class Tmux:
 
     def start(self, command: str, env: dict[str, str]) -> None:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        shell = f"env {exports} {command}; echo E2E-EXIT=$?; sleep 600"
+        # After the program: its exit code, then whether the tty is back in cooked mode with echo.
+        tty = "stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '"
+        shell = f"env {exports} {command}; echo E2E-EXIT=$?; echo E2E-TTY=$({tty}); sleep 600"
         subprocess.run(
             ["tmux", "new-session", "-d", "-s", self.name, "-x", str(self.cols), "-y", str(self.rows), shell],
             check=True,
@@ -163,6 +165,8 @@ def test_play_in_a_real_terminal(
     assert "E2E-EXIT=0" in s
     assert "Center" not in s and "Pay-off" not in s  # the full screen is gone
     assert "record:" in s and "Traceback" not in s
+    tty = t.wait(lambda s: "E2E-TTY=" in s, what="the tty modes").split("E2E-TTY=")[1].split()
+    assert "icanon" in tty and "echo" in tty, tty  # the terminal is back to normal
 
     check = subprocess.run(
         [EXE, "replay", "--check", str(record)], capture_output=True, text=True, timeout=60

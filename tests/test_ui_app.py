@@ -394,6 +394,32 @@ def test_hint_fills_in_a_legal_move() -> None:
     run(main())
 
 
+def test_a_card_typed_or_clicked_lights_the_stacks_it_may_go_on() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            hand = hand_order(v.hand)
+            for n in range(1, 6):
+                app.buffer.reset()
+                inp.send_text(f"h{n}")
+                await until(lambda n=n: app.buffer.text == f"h{n}")
+                info = app.board_info()
+                assert info is not None and info.selected == f"h{n}"
+                want = {
+                    f"c{m.slot + 1}" if m.target == CENTER else f"s{m.slot + 1}"
+                    for m in v.legal_moves()
+                    if m.source == HAND and m.arg == hand[n - 1]
+                }
+                assert info.targets == want
+            app.buffer.reset()
+            info = app.board_info()
+            assert info is not None and info.selected is None and not info.targets
+
+    run(main())
+
+
 def test_mouse_clicks_pick_a_card_then_a_stack() -> None:
     async def main() -> None:
         s = LocalSession(find_seed(0))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -67,6 +68,8 @@ from ..session import (
 )
 from .board import RULE, BoardInfo, Line, app_style, hand_order, no_color, render_board, width_of, wrap
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
+
+_TYPED_SOURCE = re.compile(r"^\s*(h[1-9]|p|s[1-4])(?:\s|$)")
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
@@ -192,6 +195,7 @@ class GameApp:
         self._pending_ready = asyncio.Event()
         self._continue = asyncio.Event()
         self._hurry = False  # the session failed: show what is left without pacing
+        self._title = ""
         self._shown_changed = asyncio.Event()
         self._last_shown = 0.0
         self._lock = asyncio.Lock()
@@ -225,6 +229,9 @@ class GameApp:
         try:
             await self.app.run_async()
         finally:
+            if self._title:
+                with contextlib.suppress(Exception):
+                    self.app.output.clear_title()
             for t in self._tasks:
                 t.cancel()
             for t in self._tasks:
@@ -290,7 +297,24 @@ class GameApp:
                 self.say("error", f"(display error: {e!r})")
             self._last_shown = loop.time()
             self._shown_changed.set()
+            self._update_title()
             self.invalidate()
+
+    def _update_title(self) -> None:
+        """The terminal's title says whose turn it is (for a player in another window)."""
+        v = self.view
+        if self.finished:
+            title = "p2p-spite: match over"
+        elif v is None or v.result is not None:
+            title = "p2p-spite"
+        elif v.my_turn:
+            title = "p2p-spite: your turn"
+        else:
+            title = f"p2p-spite: {self.opp_name}'s turn"
+        if title != self._title:
+            self._title = title
+            with contextlib.suppress(Exception):
+                self.app.output.set_title(title)
 
     def _game_over_shown(self) -> bool:
         return self.view is not None and self.view.result is not None
@@ -646,15 +670,42 @@ class GameApp:
         except Exception:
             return 24
 
+    def current_source(self) -> str | None:
+        """The card being played: clicked, or typed at the start of the line (``h3``, ``p``, ``s2``)."""
+        if self.selected is not None:
+            return self.selected
+        m = _TYPED_SOURCE.match(self.buffer.text.lower())
+        return m.group(1) if m else None
+
+    def targets_of(self, source: str | None) -> frozenset[str]:
+        """Where the card ``source`` may go now (from the legal moves): ``c1``, ``s3``..."""
+        v = self.view
+        if source is None or v is None or self.finished:
+            return frozenset()
+        hand = self.shown_hand()
+        out: set[str] = set()
+        for m in v.legal_moves():
+            if m.source == HAND:
+                tok = f"h{hand.index(m.arg) + 1}" if m.arg in hand else ""
+            elif m.source == SIDE:
+                tok = f"s{(m.arg or 0) + 1}"
+            else:
+                tok = "p"
+            if tok == source:
+                out.add(f"c{m.slot + 1}" if m.target == CENTER else f"s{m.slot + 1}")
+        return frozenset(out)
+
     def board_info(self) -> BoardInfo | None:
         if self.view is None:
             return None
+        source = self.current_source()
         return BoardInfo(
             view=self.view,
             names=(self.names[0], self.names[1]),
             scores=self.scores,
             target=self.target,
-            selected=self.selected,
+            selected=source,
+            targets=self.targets_of(source),
             highlight=self.highlight,
             on_click=self.click,
             status="match over" if self.finished else None,
@@ -666,7 +717,7 @@ class GameApp:
         if info is None:
             title = f" {self.names[0]} : {self.names[1]}"
             return [[("class:header", title.ljust(cols))], [], [("class:label", "  Waiting for the game...")]]
-        key = (id(self.view), cols, rows, self.selected, self.highlight, self.scores, self.finished)
+        key = (id(self.view), cols, rows, info.selected, self.highlight, self.scores, self.finished)
         if self._board_cache is not None and self._board_cache[0] == key:
             return self._board_cache[1]
         lines: list[Line] | None = None

@@ -85,6 +85,7 @@ COLOR_STYLE = Style.from_dict(
         "label": "#8a8a8a",
         "needs": "#d7af00",
         "stock.low": "#ff5f5f bold",
+        "target": "bg:#2e7d32 #ffffff bold",
         "name": "bold",
         "name.me": "bold #5fafff",
         "name.opp": "bold #ff875f",
@@ -122,6 +123,7 @@ MONO_STYLE = Style.from_dict(
         "card.last": "reverse",
         "name": "bold",
         "stock.low": "bold underline",
+        "target": "reverse",
         "header": "reverse",
         "header.turn.me": "bold",
         "header.turn.opp": "",
@@ -155,6 +157,7 @@ class BoardInfo:
     opp_hand: tuple[Card, ...] | None = None  # shown face up (replay)
     selected: str | None = None  # a token: h3, p, s2
     highlight: frozenset[str] = frozenset()  # tokens: c1, s2 (own), os2 (opponent's), p, op
+    targets: frozenset[str] = frozenset()  # where the selected card may go: c1, s2
     status: str | None = None  # overrides the header's turn status
     status_style: str | None = None
     on_click: Click | None = None
@@ -234,7 +237,7 @@ def _stack_line(
     token = f"s{index + 1}" if mine else f"os{index + 1}"
     handler = _click(info, token) if mine else None
     stack = view.sides[seat][index]
-    line: Line = [*_frag(label_style, f"s{index + 1} ", handler)]
+    line: Line = [*_frag(_label_style(info, token, label_style), f"s{index + 1}", handler), ("", " ")]
     if not stack:
         line += _frag("class:card.empty", DOT, handler)
         return _pad(line, width)
@@ -354,7 +357,7 @@ def _center(info: BoardInfo, width: int, indent: int) -> Line:
     for i, stack in enumerate(v.center):
         token = f"c{i + 1}"
         handler = _click(info, token)
-        cell: Line = [*_frag("class:name", f"c{i + 1} ", handler)]
+        cell: Line = [*_frag(_label_style(info, token, "class:name"), f"c{i + 1}", handler), ("", " ")]
         top = stack[-1] if stack else None
         king_as = len(stack) if top is not None and is_king(top) else None
         cell += chip(top, king_as=king_as, last=token in info.highlight, width=4, handler=handler)
@@ -364,6 +367,11 @@ def _center(info: BoardInfo, width: int, indent: int) -> Line:
         line += _pad(cell, col)
     line += [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
     return line
+
+
+def _label_style(info: BoardInfo, token: str, style: str) -> str:
+    """A stack's label, lit when the selected card may go there."""
+    return f"{style} class:target" if token in info.targets else style
 
 
 def _stock_style(n: int) -> str:
@@ -505,7 +513,7 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         top = stack[-1] if stack else None
         king_as = len(stack) if top is not None and is_king(top) else None
         box = big(top, king_as=king_as, last=token in info.highlight, handler=handler, empty="")
-        label = [[], _frag("class:name", f"c{i + 1} ", handler), []]
+        label = [[], [*_frag(_label_style(info, token, "class:name"), f"c{i + 1}", handler), ("", " ")], []]
         need = rank_label(len(stack) + 1)
         needs = [
             [],

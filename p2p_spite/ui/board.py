@@ -78,20 +78,20 @@ COLOR_STYLE = Style.from_dict(
         "card.king": "bold",
         "card.top": "bold",
         "card.under": "bg:#c8c8c8",
-        "card.empty": "#6c6c6c",
-        "card.back": "#4f7fd0",
-        "card.selected": "bg:#ffd24a #000000 bold",
-        "card.last": "bg:#9fe09f",
+        "empty": "#6c6c6c",
+        "back": "#5f87d7",
+        "card.selected": "bg:#ffd75f #000000 bold",
+        "card.last": "bg:#afd7af",
         "label": "#8a8a8a",
         "needs": "#d7af00",
         "stock.low": "#ff5f5f bold",
-        "target": "bg:#2e7d32 #ffffff bold",
+        "target": "bg:#00875f #ffffff bold",
         "name": "bold",
         "name.me": "bold #5fafff",
         "name.opp": "bold #ff875f",
         "header": "bg:#262626 #d0d0d0",
-        "header.turn.me": "bg:#2e7d32 #ffffff bold",
-        "header.turn.opp": "bg:#8a5a00 #ffffff bold",
+        "header.turn.me": "bg:#00875f #ffffff bold",
+        "header.turn.opp": "bg:#af5f00 #ffffff bold",
         "header.turn.over": "bg:#555555 #ffffff bold",
         "rule": "#4e4e4e",
         "click": "",
@@ -203,7 +203,7 @@ def chip(
     """One card: its label padded to ``width`` (Kings get ``*`` or ``=rank``)."""
     if card is None:
         text = (" " * (width - 1) + DOT) if width > 1 else DOT
-        return _frag("class:card.empty", text, handler)
+        return _frag("class:empty", text, handler)
     label = card_label(card)
     styles = ["class:card", "class:card.red" if is_red(card) else "class:card.black"]
     if is_king(card):
@@ -239,7 +239,7 @@ def _stack_line(
     stack = view.sides[seat][index]
     line: Line = [*_frag(_label_style(info, token, label_style), f"s{index + 1}", handler), ("", " ")]
     if not stack:
-        line += _frag("class:card.empty", DOT, handler)
+        line += _frag("class:empty", DOT, handler)
         return _pad(line, width)
     room = (width - 3) // 4
     shown = list(stack)
@@ -339,7 +339,7 @@ def _hand(info: BoardInfo, width: int) -> Line:
     line: Line = [("class:label", "Hand    ")]
     cards = info.shown_hand()
     if not cards:
-        line.append(("class:card.empty", "(empty)"))
+        line.append(("class:empty", "(empty)"))
     for i, card in enumerate(cards):
         token = f"h{i + 1}"
         handler = _click(info, token)
@@ -412,7 +412,7 @@ def render_board(info: BoardInfo, width: int, large: bool = False) -> list[Line]
             top += chip(card)
     else:
         n = v.hand_counts[opp]
-        top += [("class:label", "Hand "), ("class:card.back", BACK * n), ("class:label", f" {n}")]
+        top += [("class:label", "Hand "), ("class:back", BACK * n), ("class:label", f" {n}")]
     lines.append(top)
     lines += _sides(info, opp, width, indent + 2)
     lines.append(_rule("Center", width, "class:label"))
@@ -444,7 +444,7 @@ def big(
 ) -> list[Line]:
     """A card three lines tall and six columns wide."""
     if card is None:
-        style = "class:card.empty"
+        style = "class:empty"
         mid = empty.center(4)[:4]
     else:
         label = card_label(card)
@@ -499,7 +499,7 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         lines += hjoin([pad, name_col, op_card, op_info, _label_col("Hand"), op_hand], gap=1)
     else:
         n = v.hand_counts[opp]
-        backs: Line = [("class:label", "Hand "), ("class:card.back", BACK * n), ("class:label", f" {n}")]
+        backs: Line = [("class:label", "Hand "), ("class:back", BACK * n), ("class:label", f" {n}")]
         hand_col: list[Line] = [backs, [], []]
         lines += hjoin([pad, name_col, op_card, op_info, [[], [], []], hand_col], gap=1)
     lines += _sides(info, opp, width, indent + 2)
@@ -541,7 +541,7 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         h = _click(info, token)
         hand_blocks.append(big(card, selected=info.selected == token, handler=h))
         numbers += _frag("class:label", f"{i + 1}".center(7), h)
-    hand = hjoin(hand_blocks) if hand_blocks else [[], _text("(empty)", "class:card.empty"), []]
+    hand = hjoin(hand_blocks) if hand_blocks else [[], _text("(empty)", "class:empty"), []]
     band = hjoin([pad, name_col, my_card, my_info, _label_col("Hand"), hand], gap=1)
     lines += band
     lead = width_of(band[0]) - width_of(hand[0]) if hand_blocks else 0

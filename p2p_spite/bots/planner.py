@@ -60,12 +60,16 @@ class Weights:
     scarce_at: int = 20
     draw: float = 200.0  # a drawn game, when clearly ahead (its opposite when behind)
     samples: int = 40  # sampled opponent hands for the threat estimate
-    node_limit: int = 6000  # search states per decision, a safety net for the time budget
+    node_limit: int = 2500  # search states per decision, a safety net for the time budget
     look_at_opponent: bool = True
+    # After a pay-off play, what the unknown new top is worth: 0 nothing; 1 the
+    # chance that the cards left can reach it (cheap); 2 a search for each rank.
+    reveal: int = 1
+    reveal_bonus: float = 0.8  # mode 1: times ``payoff`` per reachable new top
 
 
 HARD = Weights()
-MEDIUM = Weights(threat=0.0, samples=0, look_at_opponent=False, run=2.0, pair=1.0, bury=-2.0)
+MEDIUM = Weights(threat=0.0, samples=0, look_at_opponent=False, reveal=0, run=2.0, pair=1.0, bury=-2.0)
 
 
 def _r(card: Card) -> int:
@@ -86,17 +90,24 @@ class _Search:
         self.seat = seat = view.seat
         self.opp = opp = 1 - seat
         self.stacks: tuple[tuple[Card, ...], ...] = view.sides[seat]
-        self.payoff_top = view.payoff_tops[seat]
         self.payoff_count = view.payoff_counts[seat]
         self.opp_refill = 5 - view.hand_counts[opp]
         self.memo: dict[tuple[object, ...], tuple[float, tuple[Move, ...]]] = {}
         self.nodes = 0
+        self.ends: dict[tuple[object, ...], tuple[float, Move | None]] = {}
         self.threat_cache: dict[tuple[int, int, int], float] = {}
         self.masks: list[int] = []
         self.opp_top = view.payoff_tops[opp]
         # How much better than a draw this game looks: +1 well ahead, -1 well behind.
         ahead = view.payoff_counts[opp] - view.payoff_counts[seat]
         self.ahead = max(-1.0, min(1.0, ahead / 4))
+        self.reveal: list[tuple[int, float]] = []
+        if w.reveal:
+            pool = unseen_ranks(view)
+            for r in range(13):
+                k = pool.count(r)
+                if k:
+                    self.reveal.append((r, k / len(pool)))
         if w.look_at_opponent and w.threat > 0 and self.opp_top is not None:
             self.masks = _opponent_masks(view, w.samples, rng)
 
@@ -191,32 +202,46 @@ class _Search:
         hand: tuple[Card, ...],
         depth: tuple[int, int, int, int],
         centers: tuple[int, int, int],
-        pay: bool,
+        top: int,
+        hypo: bool,
         stock: int,
     ) -> tuple[float, tuple[Move, ...]]:
-        key = (tuple([c % 13 for c in hand]), depth, centers, pay, stock)
+        """The best plan from here and its value.
+
+        ``top`` is the pay-off top's rank index (0 = Ace, 12 = King), or -1 when
+        it is unknown (just revealed) or gone; ``hypo`` marks a top the search
+        imagines after playing the real one, whose count is one less.
+        """
+        key = (tuple([c % 13 for c in hand]), depth, centers, top, hypo, stock)
         got = self.memo.get(key)
         if got is not None:
             return got
         self.nodes += 1
         w = self.w
         seat = self.seat
-        value, last = self.end_turn(hand, depth, centers, stock)
+        ekey = (key[0], depth, centers, stock)
+        ended = self.ends.get(ekey)
+        if ended is None:
+            ended = self.ends[ekey] = self.end_turn(hand, depth, centers, stock)
+        value, last = ended
         best: tuple[float, tuple[Move, ...]] = (value, (last,) if last is not None else ())
         if self.nodes <= w.node_limit:
             # Pay-off first: on equal values the plan plays it as soon as it can.
-            if pay and self.payoff_top is not None:
+            if top >= 0:
                 done: set[int] = set()
                 for i, n in enumerate(centers):
-                    if n in done or not _fits(self.payoff_top, n):
+                    if n in done or not _fits(top, n):
                         continue
                     done.add(n)
                     move = Move(seat, PAYOFF, None, CENTER, i)
-                    if self.payoff_count == 1:
+                    if self.payoff_count - hypo == 1:
                         best = (w.win, (move,))
                         break
                     cen, st = _play(centers, i, stock)
-                    v, plan = self.search(hand, depth, cen, False, st)
+                    if hypo or not self.reveal:
+                        v, plan = self.search(hand, depth, cen, -1, hypo, st)
+                    else:
+                        v, plan = self.expect_reveal(hand, depth, cen, st), ()
                     if v + w.payoff > best[0]:
                         best = (v + w.payoff, (move, *plan))
             stacks = self.stacks
@@ -224,14 +249,14 @@ class _Search:
                 left = len(stacks[s]) - depth[s]
                 if left == 0:
                     continue
-                top = stacks[s][left - 1]
+                card = stacks[s][left - 1]
                 done = set()
                 for i, n in enumerate(centers):
-                    if n in done or not _fits(top, n):
+                    if n in done or not _fits(card, n):
                         continue
                     done.add(n)
                     cen, st = _play(centers, i, stock)
-                    v, plan = self.search(hand, _bump(depth, s), cen, pay, st)
+                    v, plan = self.search(hand, _bump(depth, s), cen, top, hypo, st)
                     v += w.side_play
                     if v > best[0]:
                         best = (v, (Move(seat, SIDE, s, CENTER, i), *plan))
@@ -250,7 +275,7 @@ class _Search:
                     cen, st = _play(centers, i, stock)
                     move = Move(seat, HAND, c, CENTER, i)
                     if rest:
-                        v, plan = self.search(rest, depth, cen, pay, st)
+                        v, plan = self.search(rest, depth, cen, top, hypo, st)
                         v += w.hand_play
                         if v > best[0]:
                             best = (v, (move, *plan))
@@ -260,6 +285,34 @@ class _Search:
                             best = (v, (move,))
         self.memo[key] = best
         return best
+
+    def expect_reveal(
+        self,
+        hand: tuple[Card, ...],
+        depth: tuple[int, int, int, int],
+        centers: tuple[int, int, int],
+        stock: int,
+    ) -> float:
+        """The pay-off card went down and a new top turns up: the expected value
+        of going on, over the ranks of the cards this seat cannot see.  A rank
+        that no chain of its cards can reach is worth what an unknown top is."""
+        unknown, _ = self.search(hand, depth, centers, -1, True, stock)
+        counts = [0] * 13
+        for c in hand:
+            counts[c % 13] += 1
+        stacks = [tuple(c % 13 for c in st[: len(st) - d]) for st, d in zip(self.stacks, depth, strict=True)]
+        total = 0.0
+        full = self.w.reveal >= 2
+        bonus = self.w.reveal_bonus * self.w.payoff
+        for r, p in self.reveal:
+            if r == 12 or any(_can_reach(n, r, counts, stacks) for n in centers):
+                if full:
+                    total += p * self.search(hand, depth, centers, r, True, stock)[0]
+                else:
+                    total += p * (unknown + bonus)
+            else:
+                total += p * unknown
+        return total
 
     def refill_value(
         self, depth: tuple[int, int, int, int], centers: tuple[int, int, int], stock: int
@@ -421,8 +474,10 @@ class PlannerBot:
         me = view.seat
         hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))  # by rank: the memo key relies on it
         centers = (len(view.center[0]), len(view.center[1]), len(view.center[2]))
-        pay = view.payoff_tops[me] is not None
-        _, plan = search.search(hand, (0, 0, 0, 0), centers, pay, view.stock_count)
+        top = view.payoff_tops[me]
+        _, plan = search.search(
+            hand, (0, 0, 0, 0), centers, -1 if top is None else top % 13, False, view.stock_count
+        )
         self.last_nodes = search.nodes
         if not plan:
             raise ValueError("no plan: the view has no legal move")

@@ -284,7 +284,7 @@ def test_fuzzed_records_fail_cleanly(data: st.DataObject) -> None:
     rec = copy.deepcopy(load_json("resign-then-unfinished.json"))
     for _ in range(data.draw(st.integers(1, 3))):
         games = rec.get("games")
-        if not (isinstance(games, list) and all(isinstance(x, dict) for x in games)):
+        if not (isinstance(games, list) and games and all(isinstance(x, dict) for x in games)):
             break
         g = data.draw(st.integers(0, len(games) - 1))
         target = data.draw(st.sampled_from(["move", "result", "top", "game"]))

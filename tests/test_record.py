@@ -291,8 +291,9 @@ def test_fuzzed_records_fail_cleanly(data: st.DataObject) -> None:
         value = data.draw(json_values)
         if target == "move" and isinstance(rec["games"][g].get("moves"), list) and rec["games"][g]["moves"]:
             i = data.draw(st.integers(0, len(rec["games"][g]["moves"]) - 1))
-            if data.draw(st.booleans()) and isinstance(rec["games"][g]["moves"][i], list):
-                rec["games"][g]["moves"][i][data.draw(st.integers(0, 4))] = value
+            move = rec["games"][g]["moves"][i]
+            if data.draw(st.booleans()) and isinstance(move, list) and len(move) == 5:
+                move[data.draw(st.integers(0, 4))] = value
             else:
                 rec["games"][g]["moves"][i] = value
         elif target == "result":

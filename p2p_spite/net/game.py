@@ -14,10 +14,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..engine import IllegalMoveError, Match, Move, view
+from ..engine import GameState, IllegalMoveError, Match, Move, view
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
 
 RESIGN = "resign"
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    action: Action
+    card: int | None  # the card a move placed
+
+
+class DesyncError(Exception):
+    """The peer's state digest differs from ours after the same action."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +173,22 @@ class GameCore:
             core.apply(a)
         return core
 
-    def apply(self, action: Action) -> list[Event]:
-        """Apply a checked action: sink first, then the events (next game dealt if due)."""
+    def apply(self, action: Action, expect: bytes | None = None) -> list[Event]:
+        """Apply a checked action and return its events (see :meth:`commit`)."""
+        return self.events(self.commit(action, expect))
+
+    def commit(self, action: Action, expect: bytes | None = None) -> Committed:
+        """Apply a checked action to the state, the history and the sink (the journal).
+
+        ``expect``: the state digest the peer announced for after the action; if
+        ours differs, the action is undone (state exactly as before, nothing
+        written) and DesyncError is raised.  Call :meth:`events` right after
+        (the split lets a transport send the action, or its acknowledgement,
+        before the views are built).
+        """
         match = self.match
         n = len(self.actions)
+        scores = list(match.scores)
         if action.move is None:
             match.resign(action.seat)
             card = None
@@ -175,11 +197,22 @@ class GameCore:
             card = self._card_of(move)
             match.apply(move)
         g = match.game
-        self.digests.append(g.digest())
+        digest = g.digest()
+        if expect is not None and digest != expect:
+            self._undo(action, scores)
+            raise DesyncError(f"the game states disagree after action {n} (desync)")
+        self.digests.append(digest)
         self.actions.append(action)
         self.history.append(chain(self.history[-1], action))
         if self.sink is not None:
             self.sink.append(n, action)
+        return Committed(action, card)
+
+    def events(self, done: Committed) -> list[Event]:
+        """The events of the action just committed; deals the next game if one is due."""
+        match = self.match
+        action, card = done.action, done.card
+        g = match.game
         evs: list[Event] = []
         if action.move is not None and card is not None:
             evs.append(MovePlayed(action.seat, action.move, card, view(g, self.seat)))
@@ -193,6 +226,18 @@ class GameCore:
                 ng = match.next_game()
                 evs.append(GameStarted(ng.game, ng.starter, view(ng, self.seat)))
         return evs
+
+    def _undo(self, action: Action, scores: list[int]) -> None:
+        """Put the current game back as it was before ``action`` (rare: a desync)."""
+        match = self.match
+        moves = match.moves[-1]
+        if action.move is not None:
+            moves.pop()
+        game = GameState.deal(match.seed, match.game_number)
+        for m in moves:
+            game.apply(m)
+        match.games[-1] = game
+        match.scores[:] = scores
 
     def _card_of(self, move: Move) -> int:
         g = self.match.game

@@ -66,11 +66,13 @@ class RecordKeeper:
     def append(self, n: int, action: Action) -> None:
         if self._fd is None:
             return
-        if action.move is None:
-            line: dict[str, Any] = {"n": n, "g": action.game, RESIGN: action.seat}
-        else:
-            line = {"n": n, "g": action.game, "m": list(action.move)}
-        os.write(self._fd, (json.dumps(line, separators=(",", ":")) + "\n").encode())
+        m = action.move
+        if m is None:
+            line = f'{{"n":{n},"g":{action.game},"{RESIGN}":{action.seat}}}\n'
+        else:  # the fields were checked (move_from_json + engine): plain ints and known words
+            arg = "null" if m.arg is None else m.arg
+            line = f'{{"n":{n},"g":{action.game},"m":[{m.seat},"{m.source}",{arg},"{m.target}",{m.slot}]}}\n'
+        os.write(self._fd, line.encode())
         now = time.monotonic()
         if now - self._last_sync >= FSYNC_EVERY:
             self._last_sync = now

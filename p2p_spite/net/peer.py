@@ -28,6 +28,7 @@ from ..session import (
 from .game import Action, GameCore
 from .journal import RecordKeeper, Saved
 from .protocol import (
+    FLUSH,
     HOST,
     JOIN,
     NEED_DATA,
@@ -153,6 +154,9 @@ class _Link(asyncio.Protocol):
                 ev = ep.next_event()
                 if ev is NEED_DATA:
                     break
+                if ev is FLUSH:
+                    self._flush()
+                    continue
                 if isinstance(ev, Handshaken):
                     if self._timer is not None:
                         self._timer.cancel()
@@ -370,12 +374,12 @@ class NetSession:
     def _local(self, action: Action) -> None:
         core = self.core
         n = core.position
-        evs = core.apply(action)  # written to the journal before anything is sent or shown
+        done = core.commit(action)  # written to the journal before anything is sent or shown
         link = self._link
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_action(n)
             link._flush()
-        for ev in evs:
+        for ev in core.events(done):
             self._put(ev)
         if core.finished:
             self._finish()

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match, move_from_json
 from ..session import ChatReceived, Event
-from .game import Action, GameCore
+from .game import Action, Committed, DesyncError, GameCore
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, RemoteProtocolError, encode
 
 PROTOCOL_VERSION: Final = 1
@@ -41,6 +41,7 @@ MAX_TARGET: Final = 100_000
 
 __all__ = [
     "APP",
+    "FLUSH",
     "HOST",
     "JOIN",
     "MAX_CHAT",
@@ -48,6 +49,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "Acked",
     "Endpoint",
+    "Flush",
     "Handshaken",
     "LocalConfig",
     "LocalProtocolError",
@@ -90,6 +92,13 @@ class NeedData:
 NEED_DATA: Final = NeedData()
 
 
+class Flush:
+    """next_event(): bytes worth sending at once are queued (an acknowledgement); go on."""
+
+
+FLUSH: Final = Flush()
+
+
 @dataclass(frozen=True, slots=True)
 class Handshaken:
     """The handshake is done: the match is agreed and the histories line up."""
@@ -115,7 +124,7 @@ class Pong:
     k: int
 
 
-LinkEvent = Handshaken | Acked | PeerBye | Pong
+LinkEvent = Handshaken | Acked | PeerBye | Pong | Flush
 
 
 # -- crypto helpers -------------------------------------------------------------
@@ -224,6 +233,7 @@ class Endpoint:
         self._catch_up_to: tuple[int, bytes] | None = None  # (position, hash) the peer had
         self._resumed_at = 0
         self._started = False
+        self._deferred: Committed | None = None
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -264,6 +274,11 @@ class Endpoint:
     def next_event(self) -> Event | LinkEvent | NeedData:
         """The next event, processing at most one more frame; NEED_DATA if none."""
         while not self._events:
+            if self._deferred is not None:
+                assert self.core is not None
+                done, self._deferred = self._deferred, None
+                self._events.extend(self.core.events(done))
+                continue
             if self.phase is Phase.CLOSED:
                 return NEED_DATA
             try:
@@ -595,17 +610,21 @@ class Endpoint:
             raise RemoteProtocolError(
                 f"{self.peer_name or 'the peer'} sent an illegal move: {e.reason}", "illegal-move"
             ) from None
-        if not hmac.compare_digest(c.digest_after(action), d):
+        try:
+            done = c.commit(action, expect=d)  # undone if the digests differ
+        except DesyncError:
             raise RemoteProtocolError(
                 f"the game states disagree after action {n} (desync): the match is stopped", "desync"
-            )
-        self._events.extend(c.apply(action))
+            ) from None
         if self._catch_up_to is not None and c.position >= self._catch_up_to[0]:
             pos, hist = self._catch_up_to
             self._catch_up_to = None
             if not hmac.compare_digest(c.history[pos], hist):
+                self._events.extend(c.events(done))
                 raise RemoteProtocolError("the two histories disagree after catching up", "history")
         self._send({"t": "ack", "n": c.position})
+        self._deferred = done  # its events are built once the acknowledgement is on its way
+        self._events.append(FLUSH)
 
     def _on_ack(self, msg: dict[str, Any]) -> None:
         c = self.core

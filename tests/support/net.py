@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from p2p_spite.net.protocol import NEED_DATA, Endpoint, LocalConfig, ProtocolError
+from p2p_spite.net.protocol import FLUSH, NEED_DATA, Endpoint, LocalConfig, ProtocolError
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "p2p_spite"]
@@ -49,6 +49,8 @@ def drain(ep: Endpoint, evs: list[Any]) -> None:
             return
         if ev is NEED_DATA:
             return
+        if ev is FLUSH:
+            continue
         evs.append(ev)
 
 

@@ -190,6 +190,18 @@ def _actions_of(path: Path) -> list[Any]:
     return [(a.game, a.seat, a.move) for a in saved.actions]
 
 
+def _wait_for_moves(journal: Path, n: int, proc: subprocess.Popen[str], timeout: float = 30) -> None:
+    """Until the journal holds ``n`` actions (a seeded point in the match) or the process ended."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if journal.read_bytes().count(b"\n") >= n:
+                return
+        except FileNotFoundError:
+            pass
+        time.sleep(0.002)
+
+
 KILL_GAMES = 40  # up to the target: a whole match (~2 s), time to kill it mid-way
 KILLS = [("host", 11), ("join", 12), ("host", 13), ("join", 14), ("join", 15), ("host", 16)]
 
@@ -208,9 +220,9 @@ def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
         procs.append(join)
         proc = host if victim == "host" else join
         reader(proc).wait(r"^game 1 started", 20)
-        time.sleep(rng.uniform(0.02, 0.6))
-        killed = proc.poll() is None
         path = tmp_path / ("h.json" if victim == "host" else "j.json")
+        _wait_for_moves(path.with_name(path.name + ".journal"), rng.randrange(5, 1500), proc)
+        killed = proc.poll() is None
         if killed:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)

@@ -302,3 +302,36 @@ def test_hard_beats_easy() -> None:
     # bench: about 99% of decided games; here at least 80% of ~10-15.
     assert wins >= 6
     assert wins >= 4 * losses
+
+
+def test_a_cached_plan_is_rechecked_against_the_new_view() -> None:
+    # A view where hard plans several plays, then a view from another game:
+    # the stale plan must not leak into it.
+    state = make_state(
+        payoff=("2C 8C", "3H QS"),
+        hands=("5D KS JD QD QH", "6D 7D 8D 9H TH"),
+        sides=(("6S", "", "", ""), ("", "", "", "")),
+        center=("AC 2C 3C 4C", "", ""),
+    )
+    bot = HardBot(0)
+    first = bot.choose(view(state, 0))
+    assert first.target == CENTER
+    other = GameState.deal(seed(77), 1)
+    v = view(other, other.turn)
+    assert bot.choose(v) in other.legal_moves()
+
+
+def test_bench_script_runs() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "bench_bots"
+    out = subprocess.run(
+        [sys.executable, str(script), "hard", "random", "-n", "2", "--jobs", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert "win rate" in out and "95% CI" in out and "p99" in out and "draw rate" in out

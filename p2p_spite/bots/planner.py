@@ -59,6 +59,8 @@ class Weights:
     scarce: float = 3.0  # when ahead: per card the stock is short of ``scarce_at`` (a draw looms)
     scarce_at: int = 20
     draw: float = 200.0  # a drawn game, when clearly ahead (its opposite when behind)
+    prospect: float = 0.0  # a center one below the pay-off top (halved per further rank)
+    last_threat: float = 1.0  # threat multiplier when the opponent has one pay-off card left
     samples: int = 40  # sampled opponent hands for the threat estimate
     node_limit: int = 2500  # search states per decision, a safety net for the time budget
     look_at_opponent: bool = True
@@ -101,6 +103,8 @@ class _Search:
         # How much better than a draw this game looks: +1 well ahead, -1 well behind.
         ahead = view.payoff_counts[opp] - view.payoff_counts[seat]
         self.ahead = max(-1.0, min(1.0, ahead / 4))
+        # The opponent's last pay-off card would end the game: weigh it more.
+        self.threat_w = w.threat * (w.last_threat if view.payoff_counts[opp] == 1 else 1.0)
         self.reveal: list[tuple[int, float]] = []
         if w.reveal:
             pool = unseen_ranks(view)
@@ -161,7 +165,7 @@ class _Search:
         stock: int,
     ) -> tuple[float, Move | None]:
         """The best discard from here: its value and the move."""
-        base = -self.w.threat * self.threat(centers)
+        base = -self.threat_w * self.threat(centers)
         if stock < self.w.scarce_at:
             base -= self.w.scarce * self.ahead * (self.w.scarce_at - stock)
         best = -1e18
@@ -224,6 +228,10 @@ class _Search:
         if ended is None:
             ended = self.ends[ekey] = self.end_turn(hand, depth, centers, stock)
         value, last = ended
+        if 0 <= top < 12 and w.prospect:
+            # Leave a center close below the pay-off card: next turn may bridge it.
+            gap = min((top - centers[0]) % 12, (top - centers[1]) % 12, (top - centers[2]) % 12)
+            value += w.prospect * 0.5**gap
         best: tuple[float, tuple[Move, ...]] = (value, (last,) if last is not None else ())
         if self.nodes <= w.node_limit:
             # Pay-off first: on equal values the plan plays it as soon as it can.
@@ -322,7 +330,7 @@ class _Search:
             return self.draw_value()
         # The turn still has to end with a discard, usually leaving things much
         # as they are now; count half the threat of the present centers.
-        v = self.w.refill - 0.5 * self.w.threat * self.threat(centers)
+        v = self.w.refill - 0.5 * self.threat_w * self.threat(centers)
         if stock - 5 < self.w.scarce_at:
             v -= self.w.scarce * self.ahead * (self.w.scarce_at - stock + 5)
         return v

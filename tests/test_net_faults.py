@@ -70,9 +70,12 @@ def _free_port() -> int:
     return port
 
 
-def _host_args(seed_hex: str, extra: list[str], games: int | None = None) -> list[str]:
+def _host_args(
+    seed_hex: str, extra: list[str], games: int | None = None, with_code: bool = False
+) -> list[str]:
+    nocode = [] if with_code else ["--no-code"]
     return [
-        "host", "--bind", "127.0.0.1", "--no-code", "--seed", seed_hex, "--games", str(games or GAMES),
+        "host", "--bind", "127.0.0.1", *nocode, "--seed", seed_hex, "--games", str(games or GAMES),
         "--bot", "easy", "--bot-seed", "1", "--record", "h.json", "--grace", "30", *extra,
     ]  # fmt: skip
 
@@ -203,7 +206,17 @@ def _wait_for_moves(journal: Path, n: int, proc: subprocess.Popen[str], timeout:
 
 
 KILL_GAMES = 40  # up to the target: a whole match (~2 s), time to kill it mid-way
-KILLS = [("host", 11), ("join", 12), ("host", 13), ("join", 14), ("join", 15), ("host", 16)]
+KILLS = [
+    ("host", 11),
+    ("join", 12),
+    ("host", 13),
+    ("join", 14),
+    ("join", 15),
+    ("host", 16),
+    ("host", 17),
+    ("join", 18),
+]
+WITH_CODE = {17, 18}  # these matches use a join code: resuming needs no new one
 
 
 @pytest.mark.slow
@@ -212,11 +225,12 @@ def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
     rng = random.Random(seed)
     seed_hex = f"{seed:02x}" * 32
     port = _free_port()
-    host = spawn([*_host_args(seed_hex, [], KILL_GAMES), "--port", str(port)], tmp_path)
+    code = ["--code", "WXYZ-2345"] if seed in WITH_CODE else []
+    host = spawn([*_host_args(seed_hex, code, KILL_GAMES, bool(code)), "--port", str(port)], tmp_path)
     procs = [host]
     try:
         wait_listening(host)
-        join = spawn(_join_args(port, []), tmp_path)
+        join = spawn(_join_args(port, code), tmp_path)
         procs.append(join)
         proc = host if victim == "host" else join
         reader(proc).wait(r"^game 1 started", 20)
@@ -231,7 +245,12 @@ def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
             time.sleep(rng.uniform(0.0, 0.5))
             if victim == "host":
                 again = spawn(
-                    [*_host_args(seed_hex, ["--resume", "h.json"], KILL_GAMES), "--port", str(port)], tmp_path
+                    [
+                        *_host_args(seed_hex, ["--resume", "h.json"], KILL_GAMES, bool(code)),
+                        "--port",
+                        str(port),
+                    ],
+                    tmp_path,
                 )
             else:
                 again = spawn(_join_args(port, ["--resume", "j.json"]), tmp_path)

@@ -211,12 +211,17 @@ def run_host(args: argparse.Namespace) -> int:
     resume = load_saved(args.resume) if args.resume is not None else None
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)
-    code = None if args.no_code else (args.code or new_join_code())
+    if resume is not None and resume.code_key is not None and not args.code:
+        code = None  # the resumed match keeps its join code (its key is in the record)
+    else:
+        code = None if args.no_code else (args.code or new_join_code())
 
     def listening(host: str, port: int) -> None:
         _say(f"listening on {host}:{port}" if ":" not in host else f"listening on [{host}]:{port}")
         if code is not None:
             _say(f"join code: {code}")
+        elif resume is not None and resume.code_key is not None:
+            _say("join code: the same as before (resumed match)")
         if seed is not None:
             _say(f"seed: {seed.hex()}")
 

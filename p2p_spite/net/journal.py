@@ -37,16 +37,24 @@ def journal_path(record_path: Path) -> Path:
     return record_path.with_name(record_path.name + ".journal")
 
 
-def record_extra(match_id: bytes, max_games: int | None) -> dict[str, Any]:
-    return {"match_id": match_id.hex(), "max_games": max_games}
+def record_extra(match_id: bytes, max_games: int | None, code_key: bytes | None = None) -> dict[str, Any]:
+    """The record's extra keys, the same on both sides.  ``join_key`` is the key the
+    join code stands for (not the code), so that a resumed match needs no new code."""
+    return {
+        "match_id": match_id.hex(),
+        "max_games": max_games,
+        "join_key": code_key.hex() if code_key else None,
+    }
 
 
 class RecordKeeper:
     """The :class:`~p2p_spite.net.game.ActionSink` that writes the record and its journal."""
 
-    def __init__(self, path: Path, match: Match, match_id: bytes, max_games: int | None) -> None:
+    def __init__(
+        self, path: Path, match: Match, match_id: bytes, max_games: int | None, code_key: bytes | None = None
+    ) -> None:
         self.path = Path(path)
-        self.extra = record_extra(match_id, max_games)
+        self.extra = record_extra(match_id, max_games, code_key)
         self._match = match
         self._fd: int | None = None
         self._last_sync = 0.0
@@ -104,6 +112,7 @@ class Saved:
     max_games: int | None
     actions: list[Action]
     path: Path | None = None
+    code_key: bytes | None = None  # the join code's key the match was played with
 
 
 def record_actions(rec: recordmod.Record) -> list[Action]:
@@ -136,7 +145,12 @@ def load_saved(path: Path) -> Saved:
     max_games = mg if type(mg) is int and mg > 0 else None
     actions = record_actions(rec)
     actions.extend(read_journal(journal_path(path), len(actions)))
-    return Saved(rec.seed, rec.target, rec.players, match_id, max_games, actions, Path(path))
+    jk = rec.extra.get("join_key")
+    try:
+        code_key = bytes.fromhex(jk) if isinstance(jk, str) else None
+    except ValueError:
+        code_key = None
+    return Saved(rec.seed, rec.target, rec.players, match_id, max_games, actions, Path(path), code_key)
 
 
 def read_journal(path: Path, start: int) -> list[Action]:

@@ -588,9 +588,20 @@ class NetSession:
 # -- starting a session -----------------------------------------------------------------------
 
 
-def _keeper_for(core: GameCore, record_path: str | Path | None, kind: str) -> RecordKeeper:
+def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
+    """The join code's key: from ``code``; when resuming without one, the match's own."""
+    from .protocol import derive_code_key
+
+    if code:
+        return derive_code_key(code)
+    return resume.code_key if resume is not None else None
+
+
+def _keeper_for(
+    core: GameCore, record_path: str | Path | None, kind: str, code_key: bytes | None
+) -> RecordKeeper:
     path = Path(record_path) if record_path is not None else default_record_path(kind)
-    return RecordKeeper(path, core.match, core.match_id, core.max_games)
+    return RecordKeeper(path, core.match, core.match_id, core.max_games, code_key)
 
 
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:
@@ -637,13 +648,12 @@ async def host_session(
     lost the connection can come back within ``grace`` seconds.
     Raises UserError if it cannot listen.
     """
-    from .protocol import derive_code_key
 
     loop = asyncio.get_running_loop()
     config = LocalConfig(
         HOST,
         name,
-        derive_code_key(code) if code else None,
+        _code_key(code, resume),
         seed=seed,
         target=target,
         max_games=games,
@@ -703,7 +713,9 @@ async def host_session(
     hs = link.handshaken.result()
     ep = link.endpoint
     assert ep.core is not None
-    keeper = _keeper_for(ep.core, record_path if resume is None else resume_path(resume, record_path), "host")
+    keeper = _keeper_for(
+        ep.core, record_path if resume is None else resume_path(resume, record_path), "host", config.code_key
+    )
     sess = NetSession(
         ep.core,
         link,
@@ -772,10 +784,9 @@ async def join_session(
     restarting).  Mid-match, a lost connection is redialed for ``grace`` seconds.
     Raises UserError (one line) if the host cannot be reached or refuses.
     """
-    from .protocol import derive_code_key
 
     loop = asyncio.get_running_loop()
-    config = LocalConfig(JOIN, name, derive_code_key(code) if code else None)
+    config = LocalConfig(JOIN, name, _code_key(code, resume))
     core = _core_from_saved(resume, 1) if resume is not None else None
     where = _fmt_addr((host, port))
     last_core: list[GameCore | None] = [None]
@@ -829,7 +840,9 @@ async def join_session(
     hs = link.handshaken.result()
     ep = link.endpoint
     assert ep.core is not None
-    keeper = _keeper_for(ep.core, record_path if resume is None else resume_path(resume, record_path), "join")
+    keeper = _keeper_for(
+        ep.core, record_path if resume is None else resume_path(resume, record_path), "join", config.code_key
+    )
     return NetSession(
         ep.core,
         link,

@@ -326,7 +326,10 @@ class NetSession:
             fut: asyncio.Future[None] = loop.create_future()
             self._ack_waiters.append((n, fut))
             try:
-                await asyncio.wait_for(fut, left)
+                if left is None:
+                    await fut
+                else:
+                    await asyncio.wait_for(fut, left)
             except TimeoutError:
                 return False
             except ConnectionError:

@@ -370,3 +370,13 @@ def test_reconnecting_sends_the_missing_actions() -> None:
     assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
     assert hc.position == jc.position == n and hc.head == jc.head
     assert hc.match.game.digest() == jc.match.game.digest()
+
+
+def test_a_flood_of_unread_bytes_is_refused() -> None:
+    from p2p_spite.net.wire import MAX_PENDING
+
+    d = FrameDecoder()
+    d.feed(b"\0" * (MAX_PENDING + 1))
+    assert d.pending == 0  # nothing kept
+    with pytest.raises(RemoteProtocolError):
+        d.next_message()

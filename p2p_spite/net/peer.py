@@ -46,6 +46,7 @@ from .wire import ProtocolError, RemoteProtocolError
 DEFAULT_PORT = 4747
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
+MAX_PENDING_HANDSHAKES = 32  # connections a host handshakes with at once
 DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back
 HEARTBEAT = 2.0  # seconds between pings
 DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as dead
@@ -87,6 +88,7 @@ class _Link(asyncio.Protocol):
         self.error: BaseException | None = None
         self._timer: asyncio.TimerHandle | None = None
         self.last_rx = asyncio.get_running_loop().time()
+        self.refuse_at_once = False
 
     # asyncio callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -100,6 +102,9 @@ class _Link(asyncio.Protocol):
             peer = transport.get_extra_info("peername")
             self.peer_label = _fmt_addr(peer) if peer else "?"
         self._timer = asyncio.get_running_loop().call_later(HANDSHAKE_TIMEOUT, self._handshake_timeout)
+        if self.refuse_at_once:
+            transport.abort()
+            return
         self.endpoint.initiate()
         self._flush()
 
@@ -672,6 +677,8 @@ async def host_session(
 
     def factory() -> _Link:
         link = _Link(Endpoint(config, session_box[0].core if session_box else core))
+        if len(watchers) >= MAX_PENDING_HANDSHAKES:
+            link.refuse_at_once = True  # too many half-open handshakes: drop the newcomer
         task = loop.create_task(_watch(link))
         watchers.add(task)
         task.add_done_callback(watchers.discard)
@@ -831,7 +838,9 @@ async def join_session(
                 raise UserError(f"the host refused: {e}") from None
         except RemoteProtocolError as e:
             raise UserError(f"refused the host at {where}: {e}") from None
-        except (ConnectionError, TimeoutError, OSError) as e:
+        except TimeoutError:
+            raise UserError(f"the host at {where} did not answer the handshake") from None
+        except (ConnectionError, OSError) as e:
             connected_once = True
             if resume is None:
                 core = last_core[0]  # go on with the match the handshake may have agreed

@@ -20,7 +20,7 @@ MAX_STR: Final = 2048  # bytes in one string
 MAX_BIN: Final = 64  # bytes in one binary value (nonces, hashes)
 MAX_ARRAY: Final = 16  # items in one array (a move has 5)
 MAX_MAP: Final = 16  # keys in one map
-MAX_BUFFERED: Final = 4 + MAX_FRAME  # never more than one frame waits in memory
+MAX_PENDING: Final = 1024 * 1024  # bytes received but not yet decoded (frames are decoded as they come)
 _HEADER = struct.Struct(">I")
 
 
@@ -54,11 +54,12 @@ def encode(msg: dict[str, Any]) -> bytes:
 class FrameDecoder:
     """Bytes in, decoded messages out; refuses a frame before buffering it if too large."""
 
-    __slots__ = ("_buf", "_unpacker", "_need")
+    __slots__ = ("_buf", "_flooded", "_need", "_unpacker")
 
     def __init__(self) -> None:
         self._buf = bytearray()
         self._need = 0  # length of the frame body being read; 0 while reading a header
+        self._flooded = False
         self._unpacker = msgpack.Unpacker(
             raw=False,
             use_list=True,
@@ -77,6 +78,12 @@ class FrameDecoder:
         return len(self._buf)
 
     def feed(self, data: bytes) -> None:
+        if self._flooded:
+            return
+        if len(self._buf) + len(data) > MAX_PENDING:
+            self._flooded = True  # next_message() refuses the peer
+            self._buf.clear()
+            return
         self._buf += data
 
     def next_message(self) -> dict[str, Any] | None:
@@ -84,6 +91,8 @@ class FrameDecoder:
 
         Raises RemoteProtocolError for a bad frame; the decoder is then unusable.
         """
+        if self._flooded:
+            raise RemoteProtocolError(f"more than {MAX_PENDING} bytes sent ahead of being read", "flood")
         buf = self._buf
         if not self._need:
             if len(buf) < 4:

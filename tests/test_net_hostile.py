@@ -284,7 +284,15 @@ async def _for_the_host(host: NetSession, peer: RawPeer) -> None:
     await peer.send_raw(encode({"t": "move", "n": core.position, "m": list(m), "d": core.digest_after(a)}))
 
 
+async def _wrong_digest(host: NetSession, peer: RawPeer) -> None:
+    core = peer.ep.core
+    assert core is not None
+    m = core.match.game.legal_moves()[0]
+    await peer.send_raw(encode({"t": "move", "n": core.position, "m": list(m), "d": b"\x01" * 32}))
+
+
 ATTACKS: dict[str, Attack] = {
+    "a legal move with the wrong state digest (desync)": _wrong_digest,
     "move out of turn": _out_of_turn,
     "card not in the hand": _card_not_in_hand,
     "malformed move": _bad_shape,
@@ -306,12 +314,14 @@ def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> 
         # get the setup moves (if any) done first, then snapshot
         if attack in (_out_of_turn, _for_the_host):
             await _turn_of(host, peer, 0)
-        elif attack in (_card_not_in_hand, _wrong_sequence):
+        elif attack in (_card_not_in_hand, _wrong_sequence, _wrong_digest):
             await _turn_of(host, peer, 1)
         before = _snapshot(host)
         await attack(host, peer)
         failed = await _expect_failure(host)
         assert failed.message and "\n" not in failed.message
+        if attack is _wrong_digest:
+            assert "desync" in failed.message
         digest, position, _text = _snapshot(host)
         assert (digest, position) == before[:2]
         # the record on disk replays to exactly the state before the attack

@@ -24,7 +24,7 @@ from p2p_spite.net.protocol import (
     derive_code_key,
 )
 from p2p_spite.net.wire import MAX_FRAME, FrameDecoder, encode
-from p2p_spite.session import MovePlayed
+from p2p_spite.session import GameEnded, MovePlayed
 from tests.support.net import drain, pair, pump
 
 SEED = bytes(range(32))
@@ -380,3 +380,38 @@ def test_a_flood_of_unread_bytes_is_refused() -> None:
     assert d.pending == 0  # nothing kept
     with pytest.raises(RemoteProtocolError):
         d.next_message()
+
+
+def test_resign_on_turn_and_chat() -> None:
+    from p2p_spite.engine import IllegalMoveError
+    from p2p_spite.session import ChatReceived, GameStarted
+
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
+    assert mover.core is not None and other.core is not None
+    with pytest.raises(IllegalMoveError):
+        other.core.check_resign(other.core.seat)  # not on turn
+    action = mover.core.check_resign(mover.core.seat)
+    mover.core.apply(action)
+    mover.send_action(0)
+    mover.send_chat("good\x1b[2J game")
+    _ea, eb = pump(mover, other)
+    ended = [e for e in eb if isinstance(e, GameEnded)]
+    assert ended and ended[0].result.reason == "resign" and ended[0].result.winner == other.core.seat
+    assert any(isinstance(e, GameStarted) and e.game == 2 for e in eb)
+    chats = [e for e in eb if isinstance(e, ChatReceived)]
+    assert chats and chats[0].text == "good [2J game" and chats[0].seat == mover.core.seat
+    assert other.core.match.scores == mover.core.match.scores and max(other.core.match.scores) > 0
+    assert record.to_json(other.core.match) == record.to_json(mover.core.match)
+
+
+def test_a_resignation_out_of_turn_from_the_peer_is_refused() -> None:
+    honest = _not_my_turn(*_playing())[0]
+    assert honest.core is not None
+    before = honest.core.match.game.digest()
+    honest.receive_data(encode({"t": "resign", "n": 0, "g": 1, "d": b"\0" * 32}))
+    evs: list[object] = []
+    drain(honest, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "illegal-move"
+    assert honest.core.match.game.digest() == before and honest.core.match.scores == [0, 0]

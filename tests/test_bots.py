@@ -335,3 +335,14 @@ def test_bench_script_runs() -> None:
         check=True,
     ).stdout
     assert "win rate" in out and "95% CI" in out and "p99" in out and "draw rate" in out
+
+
+def test_hard_learns_that_random_does_not_take_its_chances() -> None:
+    # It watches, from its views only, whether the opponent plays its pay-off
+    # card when its own estimate says it could; random rarely does.
+    bot = HardBot(1)
+    state = play_game([bot, make_bot("random", 2)], seed(4000), check=False)
+    assert state.result is not None
+    assert bot.opponent_skill < 0.5
+    fresh = HardBot(1)
+    assert fresh.opponent_skill == 1.0

@@ -61,6 +61,8 @@ class Weights:
     draw: float = 200.0  # a drawn game, when clearly ahead (its opposite when behind)
     prospect: float = 0.0  # a center one below the pay-off top (halved per further rank)
     last_threat: float = 1.0  # threat multiplier when the opponent has one pay-off card left
+    watch_opponent: bool = True  # scale the threat by how often the opponent took sure chances
+    watch_prior: float = 2.0  # ... starting from this many imagined chances, all taken
     samples: int = 40  # sampled opponent hands for the threat estimate
     node_limit: int = 2500  # search states per decision, a safety net for the time budget
     look_at_opponent: bool = True
@@ -71,7 +73,16 @@ class Weights:
 
 
 HARD = Weights()
-MEDIUM = Weights(threat=0.0, samples=0, look_at_opponent=False, reveal=0, run=2.0, pair=1.0, bury=-2.0)
+MEDIUM = Weights(
+    threat=0.0,
+    samples=0,
+    look_at_opponent=False,
+    watch_opponent=False,
+    reveal=0,
+    run=2.0,
+    pair=1.0,
+    bury=-2.0,
+)
 
 
 def _r(card: Card) -> int:
@@ -87,7 +98,7 @@ def _fits(card: Card, n: int) -> bool:
 class _Search:
     """One decision: the search over the turn's plans from one view."""
 
-    def __init__(self, view: PlayerView, w: Weights, rng: random.Random) -> None:
+    def __init__(self, view: PlayerView, w: Weights, rng: random.Random, skill: float = 1.0) -> None:
         self.w = w
         self.seat = seat = view.seat
         self.opp = opp = 1 - seat
@@ -104,7 +115,7 @@ class _Search:
         ahead = view.payoff_counts[opp] - view.payoff_counts[seat]
         self.ahead = max(-1.0, min(1.0, ahead / 4))
         # The opponent's last pay-off card would end the game: weigh it more.
-        self.threat_w = w.threat * (w.last_threat if view.payoff_counts[opp] == 1 else 1.0)
+        self.threat_w = w.threat * skill * (w.last_threat if view.payoff_counts[opp] == 1 else 1.0)
         self.reveal: list[tuple[int, float]] = []
         if w.reveal:
             pool = unseen_ranks(view)
@@ -452,6 +463,44 @@ class PlannerBot:
         self._plan: list[Move] = []
         self._expect: tuple[object, ...] | None = None
         self.last_nodes = 0
+        # What this bot has seen of the opponent: the chance it had, by our own
+        # estimate, to play its pay-off top after each of our turns, and how often
+        # it did.  Only from views, as a human watching the table would.
+        self._chances = 0.0
+        self._takes = 0
+        self._left: tuple[int, int, float] | None = None  # (game, opponent's pay-off count, chance)
+
+    @property
+    def opponent_skill(self) -> float:
+        """How far to trust that the opponent plays its pay-off card when it can (0..1)."""
+        if not self.weights.watch_opponent:
+            return 1.0
+        prior = self.weights.watch_prior
+        return min(1.0, (self._takes + prior) / (self._chances + prior))
+
+    def _watch(self, view: PlayerView) -> None:
+        """At the start of a turn: did the opponent take the chance we left it?"""
+        if self._left is None:
+            return
+        game, count, chance = self._left
+        self._left = None
+        if view.game == game:
+            self._chances += chance
+            if view.payoff_counts[view.opponent] < count:
+                self._takes += 1
+
+    def _leave(self, view: PlayerView) -> None:
+        """At our discard: estimate the opponent's chance to play its pay-off top."""
+        opp = view.opponent
+        w = self.weights
+        if not (w.watch_opponent and w.look_at_opponent and w.samples > 0) or view.payoff_tops[opp] is None:
+            return
+        masks = _opponent_masks(view, w.samples, self._rng)
+        bits = 0
+        for c in view.center:
+            bits |= 1 << len(c)
+        chance = sum(1 for m in masks if m & bits) / len(masks)
+        self._left = (view.game, view.payoff_counts[opp], chance)
 
     @staticmethod
     def _signature(view: PlayerView) -> tuple[object, ...]:
@@ -468,6 +517,7 @@ class PlannerBot:
         legal = view.legal_moves()
         if not legal:
             raise ValueError("choose() called when the view's seat has no move")
+        self._watch(view)
         if self._plan and self._expect == self._signature(view) and self._plan[0] in legal:
             move = self._plan.pop(0)
         else:
@@ -475,10 +525,12 @@ class PlannerBot:
             if move not in legal:  # never happens; a safety net against planner bugs
                 move = legal[-1]
         self._expect = self._predict(view, move) if self._plan else None
+        if move.target == SIDE:
+            self._leave(view)
         return move
 
     def _think(self, view: PlayerView) -> Move:
-        search = _Search(view, self.weights, self._rng)
+        search = _Search(view, self.weights, self._rng, self.opponent_skill)
         me = view.seat
         hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))  # by rank: the memo key relies on it
         centers = (len(view.center[0]), len(view.center[1]), len(view.center[2]))

@@ -181,6 +181,9 @@ def test_a_silent_peer_is_noticed_by_heartbeats(tmp_path: Path) -> None:
     assert proxy.stats.freezes == 1 and proxy.stats.connections >= 2
     assert "connection reconnecting" in jout
     assert took < 20
+    _add("faults injected", 1)
+    _add("matches", 1)
+    _add("matches finished", 1)
     h = json.loads((tmp_path / "h.json").read_text())
     assert _core(h) == _core(json.loads((tmp_path / "j.json").read_text())) == _core(want)
 
@@ -283,12 +286,6 @@ def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
     _add("resumed matches finished", 1)
 
 
-def test_zz_figures() -> None:
-    """Prints the totals of the fault tests above (run with -s to see them)."""
-    print("\nfault-injection figures:", ", ".join(f"{k}: {v}" for k, v in FIGURES.items()))
-    assert FIGURES.get("moves lost", 0) == 0
-
-
 def test_cuts_during_the_first_handshake_with_a_code_and_a_drawn_seed(tmp_path: Path) -> None:
     """Cut the first connections inside the handshake (hello, auth, setup, commit-reveal, sync)."""
     plan = Plan(cuts=[20, 130, 260, 330, 400, 6000])
@@ -319,3 +316,9 @@ def test_cuts_during_the_first_handshake_with_a_code_and_a_drawn_seed(tmp_path: 
     _add("faults injected", proxy.stats.cuts)
     _add("matches", 1)
     _add("matches finished", 1)
+
+
+def test_zz_figures() -> None:
+    """Prints the totals of the fault tests above (run with -s to see them)."""
+    print("\nfault-injection figures:", ", ".join(f"{k}: {v}" for k, v in FIGURES.items()))
+    assert FIGURES.get("moves lost", 0) == 0

@@ -6,7 +6,16 @@ from typing import Any
 
 import pytest
 
-from p2p_spite.engine import GameOverError, IllegalMoveError, Match, Move, Result, legal_moves, view
+from p2p_spite.engine import (
+    GameOverError,
+    IllegalMoveError,
+    Match,
+    Move,
+    Result,
+    RulesError,
+    legal_moves,
+    view,
+)
 from p2p_spite.engine import apply as apply_move
 from tests.positions import cards, make_state
 
@@ -258,3 +267,18 @@ def test_match_scores_and_ends_at_the_target() -> None:
     m.resign(1)
     assert m.scores == [len(m.game.payoff[1]), 0] and m.scores[0] == 20
     assert m.over and m.winner == 0
+
+
+def test_match_undo_takes_back_moves_and_resignations() -> None:
+    m = Match(bytes(range(32)), target=50)
+    before = m.game.digest()
+    m.apply(m.game.legal_moves()[0])
+    mid = m.game.digest()
+    m.resign(m.game.turn)
+    assert m.scores != [0, 0]
+    m.undo()
+    assert m.scores == [0, 0] and m.game.result is None and m.game.digest() == mid
+    m.undo()
+    assert m.game.digest() == before and m.moves[-1] == []
+    with pytest.raises(RulesError):
+        m.undo()

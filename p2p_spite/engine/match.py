@@ -8,7 +8,7 @@ from typing import Any
 
 from .moves import Move
 from .rng import SEED_BYTES
-from .state import GameOverError, GameState, Result, RulesError
+from .state import WIN_RESIGN, GameOverError, GameState, Result, RulesError
 
 DEFAULT_TARGET = 50
 
@@ -93,6 +93,23 @@ class Match:
     def _score(self, result: Result) -> None:
         if result.winner is not None:
             self.scores[result.winner] += result.points
+
+    def undo(self) -> None:
+        """Take back the last action of the current game: its last move, or its
+        resignation.  The game is dealt again and its other moves replayed, so
+        the result is exactly the state before that action."""
+        game, moves = self.game, self.moves[-1]
+        result = game.result
+        if result is None or result.reason != WIN_RESIGN:
+            if not moves:
+                raise RulesError("nothing to take back in this game")
+            moves.pop()
+        if result is not None and result.winner is not None:
+            self.scores[result.winner] -= result.points
+        fresh = GameState.deal(self.seed, self.game_number)
+        for m in moves:
+            fresh.apply(m)
+        self.games[-1] = fresh
 
     def next_game(self) -> GameState:
         """Deal the next game once the current one is over."""

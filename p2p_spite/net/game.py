@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..engine import GameState, IllegalMoveError, Match, Move, view
+from ..engine import IllegalMoveError, Match, Move, view
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
 
 RESIGN = "resign"
@@ -188,7 +188,6 @@ class GameCore:
         """
         match = self.match
         n = len(self.actions)
-        scores = list(match.scores)
         if action.move is None:
             match.resign(action.seat)
             card = None
@@ -199,7 +198,7 @@ class GameCore:
         g = match.game
         digest = g.digest()
         if expect is not None and digest != expect:
-            self._undo(action, scores)
+            match.undo()
             raise DesyncError(f"the game states disagree after action {n} (desync)")
         self.digests.append(digest)
         self.actions.append(action)
@@ -226,18 +225,6 @@ class GameCore:
                 ng = match.next_game()
                 evs.append(GameStarted(ng.game, ng.starter, view(ng, self.seat)))
         return evs
-
-    def _undo(self, action: Action, scores: list[int]) -> None:
-        """Put the current game back as it was before ``action`` (rare: a desync)."""
-        match = self.match
-        moves = match.moves[-1]
-        if action.move is not None:
-            moves.pop()
-        game = GameState.deal(match.seed, match.game_number)
-        for m in moves:
-            game.apply(m)
-        match.games[-1] = game
-        match.scores[:] = scores
 
     def _card_of(self, move: Move) -> int:
         g = self.match.game

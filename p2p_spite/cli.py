@@ -6,9 +6,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .errors import UserError
+from .net.peer import DEFAULT_PORT
 
 
 def _positive_int(text: str) -> int:
@@ -28,6 +30,48 @@ def _seed_arg(text: str) -> bytes:
         return parse_seed(text.strip().lower())
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT``, ``[V6]``, ``[V6]:PORT`` or a bare IPv6 literal."""
+    t = text.strip()
+    if not t:
+        raise UserError("no host given", exit_code=2)
+    if t.startswith("["):
+        end = t.find("]")
+        if end < 0:
+            raise UserError(f"bad address {text!r}: missing ']'", exit_code=2)
+        host, rest = t[1:end], t[end + 1 :]
+        if rest and not rest.startswith(":"):
+            raise UserError(f"bad address {text!r}", exit_code=2)
+        port_text = rest[1:] if rest else ""
+    elif t.count(":") == 1:
+        host, port_text = t.split(":")
+    else:
+        host, port_text = t, ""  # a name, an IPv4 address or a bare IPv6 literal
+    if not host:
+        raise UserError(f"bad address {text!r}: no host", exit_code=2)
+    if not port_text:
+        return host, default_port
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise UserError(f"bad port {port_text!r} (1..65535)", exit_code=2)
+    return host, int(port_text)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, not {text!r}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 86400:
+        raise argparse.ArgumentTypeError(f"must be 0..86400 seconds, not {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,12 +129,74 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
     p.set_defaults(run=_run_play)
 
-    from .net.commands import add_commands
-
-    host_p, join_p = add_commands(sub, _seed_arg, levels)
-    host_p.set_defaults(run=_run_host)
-    join_p.set_defaults(run=_run_join)
+    _add_lan_commands(sub, levels)
     return parser
+
+
+def _add_lan_commands(sub: Any, levels: str) -> None:
+    """``host`` and ``join``."""
+    h = sub.add_parser(
+        "host",
+        help="host a match on the network and wait for a peer",
+        description="Listen for a peer and play a match with it.  "
+        f"Prints 'listening on HOST:PORT' once ready (default port {DEFAULT_PORT}).",
+    )
+    h.add_argument("--bind", default="", help="address to listen on (default: all interfaces)")
+    h.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+    )
+    h.add_argument("--name", default="host", help="your name, shown to the peer")
+    g = h.add_mutually_exclusive_group()
+    g.add_argument("--seed", type=_seed_arg, help="play this deal (64 hex digits; the joiner is shown it)")
+    g.add_argument("--seed-file", type=Path, help="take the seed (and target) from a record or seed file")
+    h.add_argument("--target", type=_positive_int, help="points that win the match (default 50)")
+    h.add_argument("--games", type=_positive_int, help="stop after this many games")
+    h.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
+    h.add_argument("--bot", metavar="LEVEL", help=f"let a computer play this side, headless ({levels})")
+    h.add_argument("--code", help="the join code to require (default: a fresh one, printed)")
+    h.add_argument("--no-code", action="store_true", help="do not require a join code (trusted networks)")
+    h.add_argument(
+        "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
+    )
+    h.add_argument(
+        "--grace", type=_seconds, default=60.0, help="seconds to wait for a lost peer (default 60)"
+    )
+    h.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
+    h.add_argument(
+        "--heartbeat",
+        type=_seconds,
+        default=2.0,
+        help="seconds between heartbeats; a peer silent for 5 of them is taken as gone (default 2)",
+    )
+
+    j = sub.add_parser(
+        "join",
+        help="join a match hosted on the network",
+        description="Connect to a host and play the match it offers.",
+    )
+    j.add_argument(
+        "address",
+        metavar="HOST[:PORT]",
+        help=f"the host (IPv6 as [::1]:PORT; default port {DEFAULT_PORT})",
+    )
+    j.add_argument("--name", default="joiner", help="your name, shown to the peer")
+    j.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
+    j.add_argument("--bot", metavar="LEVEL", help=f"let a computer play this side, headless ({levels})")
+    j.add_argument("--code", help="the join code the host printed")
+    j.add_argument("--no-code", action="store_true", help="the host requires no code")
+    j.add_argument(
+        "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
+    )
+    j.add_argument("--grace", type=_seconds, default=60.0, help="seconds to keep reconnecting (default 60)")
+    j.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
+    j.add_argument(
+        "--heartbeat",
+        type=_seconds,
+        default=2.0,
+        help="seconds between heartbeats; a peer silent for 5 of them is taken as gone (default 2)",
+    )
+    h.set_defaults(run=_run_host)
+    j.set_defaults(run=_run_join)
 
 
 def _run_play(args: argparse.Namespace) -> int:
@@ -151,15 +257,16 @@ def _run_selfplay(args: argparse.Namespace) -> int:
 
 
 def _run_host(args: argparse.Namespace) -> int:
-    from .net.commands import run_host
+    from .lan import run_host
 
     return run_host(args)
 
 
 def _run_join(args: argparse.Namespace) -> int:
-    from .net.commands import run_join
+    from .lan import run_join
 
-    return run_join(args)
+    host, port = parse_address(args.address)
+    return run_join(args, host, port)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

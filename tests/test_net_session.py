@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 from p2p_spite import record
-from p2p_spite.net import host_session, join_session, run_bot
+from p2p_spite.bots.driver import run_bot
+from p2p_spite.net import host_session, join_session
 from p2p_spite.session import ConnectionChanged, Event, GameStarted, MatchEnded, MovePlayed
 
 

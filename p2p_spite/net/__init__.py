@@ -12,22 +12,15 @@ record_path=None, on_listening=None, code=None, resume=None, on_warning=...)``
     connect to a host; returns a :class:`NetSession`.  UserError (one line)
     if the host cannot be reached or refuses.
 
-``await run_bot(session, level, *, seed=None, on_event=None) -> int``
-    drive a session with a computer player to the end; 0 if the match ended,
-    1 if it failed.  Closes the session.
-
-``await play_lines(session) -> int``
-    a plain line prompt for a person (the full-screen UI can replace it).
-
-Both ends can run in one process and one event loop (e.g. host on
+A session is driven by a person (``p2p_spite.ui``) or a computer
+(``p2p_spite.bots.driver.run_bot``); nothing here knows which.  Both ends can
+run in one process and one event loop (e.g. host on
 127.0.0.1 port 0 and a computer joining it).  See docs/protocol.md.
 """
 
 from __future__ import annotations
 
-from .headless import run_bot
 from .journal import Saved, load_saved
-from .lineplay import play_lines
 from .peer import DEFAULT_PORT, NetSession, host_session, join_session
 from .protocol import PROTOCOL_VERSION
 
@@ -39,6 +32,4 @@ __all__ = [
     "host_session",
     "join_session",
     "load_saved",
-    "play_lines",
-    "run_bot",
 ]

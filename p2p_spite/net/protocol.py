@@ -62,6 +62,7 @@ __all__ = [
     "RemoteProtocolError",
     "commitment",
     "derive_code_key",
+    "new_join_code",
 ]
 
 
@@ -128,6 +129,15 @@ LinkEvent = Handshaken | Acked | PeerBye | Pong | Flush
 
 
 # -- crypto helpers -------------------------------------------------------------
+
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
+
+
+def new_join_code() -> str:
+    """A short code to read out loud: 8 characters (~39 bits), as XXXX-XXXX."""
+    chars = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+    return f"{chars[:4]}-{chars[4:]}"
 
 
 def derive_code_key(code: str) -> bytes:

@@ -529,9 +529,7 @@ class GameApp:
                 self.say("error", "You can resign on your turn.")
             else:
                 n = v.payoff_counts[self.seat]
-                self.confirm = _Confirm(
-                    "resign", f"Resign game {v.game}? {self.opp_name} scores {n}. [y/N]"
-                )
+                self.confirm = _Confirm("resign", f"Resign game {v.game}? {self.opp_name} scores {n}. [y/N]")
         elif word in ("chat", "say"):
             if not rest.strip():
                 self.say("error", "chat what? Type chat and your message.")
@@ -813,8 +811,12 @@ class GameApp:
         cols = self._cols()
         gap = cols - width_of(left) - width_of(right)
         if gap < 1:
-            right = [("class:toolbar.key", " F1"), ("class:toolbar", " help "), ("class:toolbar.key", "^C"),
-                     ("class:toolbar", " quit ")]
+            right = [
+                ("class:toolbar.key", " F1"),
+                ("class:toolbar", " help "),
+                ("class:toolbar.key", "^C"),
+                ("class:toolbar", " quit "),
+            ]
             gap = max(1, cols - width_of(left) - width_of(right))
         return [*left, ("class:toolbar", " " * gap), *right]
 

@@ -228,9 +228,7 @@ def _pad(line: Line, width: int) -> Line:
     return line
 
 
-def _stack_line(
-    info: BoardInfo, seat: int, index: int, width: int, label_style: str
-) -> Line:
+def _stack_line(info: BoardInfo, seat: int, index: int, width: int, label_style: str) -> Line:
     """``s1 7♥ 8♣ 9♦`` within ``width`` columns; older cards elided when too long."""
     view = info.view
     mine = seat == view.seat
@@ -328,9 +326,7 @@ def _payoff(info: BoardInfo, seat: int) -> Line:
     top = v.payoff_tops[seat]
     count = v.payoff_counts[seat]
     line: Line = [*_frag("class:label", "Pay-off ", handler)]
-    line += chip(
-        top, selected=mine and info.selected == "p", last=token in info.highlight, handler=handler
-    )
+    line += chip(top, selected=mine and info.selected == "p", last=token in info.highlight, handler=handler)
     line += _frag("class:label", f" {count:>2} left", handler)
     return line
 

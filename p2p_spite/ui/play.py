@@ -40,7 +40,7 @@ async def drive_human(session: Session, *, pace: float = 0.45) -> int:
     the terminal can take it, else the plain line prompt.  Returns an exit code:
     0 when the match ended or the person left it, 1 when it could not go on."""
     if not fullscreen_ok():
-        from ..net.lineplay import play_lines
+        from .lineplay import play_lines
 
         code = await play_lines(session)
         with contextlib.suppress(Exception):
@@ -68,7 +68,8 @@ async def play_against_computer(
     ``driver`` plays the person's seat (default: :func:`drive_human`).
     """
     from ..bots import LEVELS
-    from ..net import host_session, join_session, run_bot
+    from ..bots.driver import run_bot
+    from ..net import host_session, join_session
 
     if level not in LEVELS:
         raise UserError(f"unknown bot level {level!r} (choose from {', '.join(LEVELS)})", exit_code=2)

@@ -342,8 +342,13 @@ class ReplayViewer:
         )
         note = Window(
             FormattedTextControl(
-                lambda: [("class:small", f" The terminal is too small ({self._size()[0]}x{self._size()[1]}): "
-                                         f"please enlarge it (q quits). ")]
+                lambda: [
+                    (
+                        "class:small",
+                        f" The terminal is too small ({self._size()[0]}x{self._size()[1]}): "
+                        f"please enlarge it (q quits). ",
+                    )
+                ]
             )
         )
         body = HSplit(

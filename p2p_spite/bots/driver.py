@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..bots import make_bot
 from ..engine import IllegalMoveError
 from ..session import Event, MatchEnded, Session, SessionFailed
+from . import make_bot
 
 
 async def run_bot(

@@ -23,7 +23,7 @@ from ..session import (
     Session,
     SessionFailed,
 )
-from ..ui.notation import SYNTAX_HELP, NotationError, describe_move, parse_move
+from .notation import SYNTAX_HELP, NotationError, describe_move, parse_move
 
 HELP = (
     f"moves: {SYNTAX_HELP}\n"

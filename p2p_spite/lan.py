@@ -1,0 +1,160 @@
+"""Running a LAN match from the command line: ``host`` and ``join``.
+
+Wiring only: open a network session, hand it to its driver (a bot, headless,
+or a person at the terminal interface), print what a headless run or the end of
+a match needs to say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable
+
+from .errors import UserError
+from .net.peer import NetSession
+from .net.protocol import new_join_code
+from .session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def _check_bot(level: str | None) -> None:
+    if level is None:
+        return
+    from .bots import LEVELS
+
+    if level not in LEVELS:
+        raise UserError(f"unknown bot level {level!r} (choose from {', '.join(LEVELS)})", exit_code=2)
+
+
+def _progress(session: NetSession) -> Callable[[Event], None]:
+    names = session.names
+
+    def show(ev: Event) -> None:
+        if isinstance(ev, GameStarted):
+            _say(f"game {ev.game} started")
+        elif isinstance(ev, GameEnded):
+            r = ev.result
+            who = (
+                "a draw" if r.winner is None else f"won by {names[r.winner]} ({r.reason}, {r.points} points)"
+            )
+            _say(f"game {ev.game}: {who}; scores {ev.scores[0]}-{ev.scores[1]}")
+        elif isinstance(ev, ChatReceived):
+            _say(f"<{names[ev.seat]}> {ev.text}")
+        elif isinstance(ev, ConnectionChanged) and ev.state in ("reconnecting", "connected"):
+            _say(f"connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
+
+    return show
+
+
+def _final(session: NetSession, code: int) -> int:
+    m = session.match
+    names = session.names
+    if session.failure is not None:
+        print(f"p2p-spite: {session.failure}", file=sys.stderr, flush=True)
+    _say(f"final scores: {names[0]} {m.scores[0]}, {names[1]} {m.scores[1]}")
+    if m.winner is not None:
+        _say(f"match won by {names[m.winner]} (seat {m.winner})")
+    if session.record_path:
+        _say(f"record: {session.record_path}")
+    return code
+
+
+async def _drive(session: NetSession, bot: str | None, bot_seed: int | None = None) -> int:
+    from .bots.driver import run_bot
+
+    if bot is not None:
+        code = await run_bot(session, bot, seed=bot_seed, on_event=_progress(session))
+    else:
+        from .ui.play import drive_human  # full screen; the line prompt (lineplay) off a terminal
+
+        code = await drive_human(session)
+        await session.close("quit")
+    return _final(session, code)
+
+
+def run_host(args: argparse.Namespace) -> int:
+    _check_bot(args.bot)
+    from . import record
+    from .net.journal import load_saved
+    from .net.peer import host_session
+
+    seed: bytes | None = args.seed
+    target = args.target
+    if args.seed_file is not None:
+        rec = record.load(args.seed_file)
+        seed = rec.seed
+        if target is None:
+            target = rec.target
+    resume = load_saved(args.resume) if args.resume is not None else None
+    if args.code and args.no_code:
+        raise UserError("--code and --no-code do not go together", exit_code=2)
+    if resume is not None and resume.code_key is not None and not args.code:
+        code = None  # the resumed match keeps its join code (its key is in the record)
+    else:
+        code = None if args.no_code else (args.code or new_join_code())
+
+    def listening(host: str, port: int) -> None:
+        _say(f"listening on {host}:{port}" if ":" not in host else f"listening on [{host}]:{port}")
+        if code is not None:
+            _say(f"join code: {code}")
+        elif resume is not None and resume.code_key is not None:
+            _say("join code: the same as before (resumed match)")
+        if seed is not None:
+            _say(f"seed: {seed.hex()}")
+
+    async def main() -> int:
+        session = await host_session(
+            bind=args.bind,
+            port=args.port,
+            name=args.name,
+            seed=seed,
+            target=target or 50,
+            games=args.games,
+            record_path=args.record,
+            on_listening=listening,
+            code=code,
+            resume=resume,
+            grace=args.grace,
+            heartbeat=max(args.heartbeat, 0.05),
+            dead_after=5 * max(args.heartbeat, 0.05),
+        )
+        _say(f"{session.peer_name} joined; seed {session.seed.hex()}")
+        return await _drive(session, args.bot, args.bot_seed)
+
+    return asyncio.run(main())
+
+
+def run_join(args: argparse.Namespace, host: str, port: int) -> int:
+    _check_bot(args.bot)
+    from .net.journal import load_saved
+    from .net.peer import join_session
+
+    if args.code and args.no_code:
+        raise UserError("--code and --no-code do not go together", exit_code=2)
+    resume = load_saved(args.resume) if args.resume is not None else None
+
+    async def main() -> int:
+        session = await join_session(
+            host=host,
+            port=port,
+            name=args.name,
+            record_path=args.record,
+            code=args.code,
+            resume=resume,
+            grace=args.grace,
+            heartbeat=max(args.heartbeat, 0.05),
+            dead_after=5 * max(args.heartbeat, 0.05),
+        )
+        who = session.peer_name
+        if session.seed_from_host:
+            _say(f"joined {who}'s match; the host chose the seed: {session.seed.hex()}")
+        else:
+            _say(f"joined {who}'s match; seed drawn by both: {session.seed.hex()}")
+        return await _drive(session, args.bot, args.bot_seed)
+
+    return asyncio.run(main())

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from .errors import UserError
 from .net.peer import NetSession
 from .net.protocol import new_join_code
-from .session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted
+from .session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted, Notice
 
 
 def _say(text: str) -> None:
@@ -45,6 +45,8 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
             _say(f"game {ev.game}: {who}; scores {ev.scores[0]}-{ev.scores[1]}")
         elif isinstance(ev, ChatReceived):
             _say(f"<{names[ev.seat]}> {ev.text}")
+        elif isinstance(ev, Notice):
+            print(f"p2p-spite: {ev.text}", file=sys.stderr, flush=True)
         elif isinstance(ev, ConnectionChanged) and ev.state in ("reconnecting", "connected"):
             _say(f"connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
 

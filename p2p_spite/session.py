@@ -63,6 +63,14 @@ class ConnectionChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class Notice:
+    """Something to tell the player that changes nothing in the match, e.g. a
+    stranger's connection the host dropped while the match went on."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class SessionFailed:
     """The match cannot go on (peer vanished, desync, a peer's illegal move...).
 
@@ -73,7 +81,16 @@ class SessionFailed:
     record_path: str | None = None
 
 
-Event = GameStarted | MovePlayed | GameEnded | MatchEnded | ChatReceived | ConnectionChanged | SessionFailed
+Event = (
+    GameStarted
+    | MovePlayed
+    | GameEnded
+    | MatchEnded
+    | ChatReceived
+    | ConnectionChanged
+    | Notice
+    | SessionFailed
+)
 
 
 class Session(Protocol):

@@ -23,6 +23,7 @@ from ..session import (
     ConnectionChanged,
     Event,
     GameEnded,
+    Notice,
     SessionFailed,
 )
 from .game import Action, GameCore
@@ -358,6 +359,10 @@ class NetSession:
     def _put(self, ev: Event) -> None:
         self._events.put_nowait(ev)
 
+    def notice(self, text: str) -> None:
+        """Tell the driver something that changes nothing in the match."""
+        self._put(Notice(text))
+
     def _attach(self, link: _Link) -> None:
         self._link = link
         link.owner = self
@@ -671,7 +676,16 @@ async def host_session(
         config.target = core.match.target
         config.max_games = core.max_games
     winner: asyncio.Future[_Link] = loop.create_future()
-    warn = on_warning or (lambda _t: None)
+    quiet: Warn = lambda _t: None  # noqa: E731
+
+    def warn(text: str) -> None:
+        """Before the match: ``on_warning``; during it: a Notice for the driver
+        (printing to stderr would scribble over a full-screen interface)."""
+        if session_box:
+            session_box[0].notice(text)
+        else:
+            (on_warning or quiet)(text)
+
     session_box: list[NetSession] = []
     watchers: set[asyncio.Task[None]] = set()
 

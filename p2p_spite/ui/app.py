@@ -63,6 +63,7 @@ from ..session import (
     GameStarted,
     MatchEnded,
     MovePlayed,
+    Notice,
     Session,
     SessionFailed,
 )
@@ -256,6 +257,8 @@ class GameApp:
                     self.say("chat", f"{self.names[ev.seat]}: {ev.text}")
             elif isinstance(ev, ConnectionChanged):
                 self._show_connection(ev)
+            elif isinstance(ev, Notice):
+                self.say("info", ev.text)
             elif isinstance(ev, SessionFailed):
                 # Shown after the game events still queued, which now show at once.
                 self._hurry = True

@@ -20,6 +20,7 @@ from ..session import (
     GameStarted,
     MatchEnded,
     MovePlayed,
+    Notice,
     Session,
     SessionFailed,
 )
@@ -147,6 +148,8 @@ def _show(ev: Event, names: tuple[str, str], seat: int, out: Callable[[str], Non
     elif isinstance(ev, ConnectionChanged):
         if ev.state != "closed":
             out(f"-- connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
+    elif isinstance(ev, Notice):
+        out(f"-- {ev.text}")
     elif isinstance(ev, MatchEnded):
         return 0
     elif isinstance(ev, SessionFailed):

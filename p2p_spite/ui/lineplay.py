@@ -104,7 +104,7 @@ async def play_lines(session: Session, out: Callable[[str], None] = print) -> in
             if text in ("quit", "exit"):
                 await session.close("quit")
                 out("you left the match")
-                return 1
+                return 0  # a deliberate quit, as in the full-screen interface
             if text == "help" or not text:
                 out(HELP)
             elif text.startswith(("say ", "chat ")):

@@ -63,6 +63,7 @@ class Weights:
     last_threat: float = 1.0  # threat multiplier when the opponent has one pay-off card left
     watch_opponent: bool = True  # scale the threat by how often the opponent took sure chances
     watch_prior: float = 2.0  # ... starting from this many imagined chances, all taken
+    watch_par: float = 1.0  # the ratio a careful opponent shows (our estimate is pessimistic)
     samples: int = 40  # sampled opponent hands for the threat estimate
     node_limit: int = 2500  # search states per decision, a safety net for the time budget
     look_at_opponent: bool = True
@@ -476,7 +477,8 @@ class PlannerBot:
         if not self.weights.watch_opponent:
             return 1.0
         prior = self.weights.watch_prior
-        return min(1.0, (self._takes + prior) / (self._chances + prior))
+        ratio = (self._takes + prior) / (self._chances + prior)
+        return min(1.0, ratio / self.weights.watch_par)
 
     def _watch(self, view: PlayerView) -> None:
         """At the start of a turn: did the opponent take the chance we left it?"""

@@ -15,11 +15,13 @@ Levels (``make_bot(level, seed)``, and wherever ``--bot``/``--bots`` is taken):
     empty its hand, and keeps its side stacks in descending runs.  It does not
     look at what the opponent needs.
 ``hard``
-    ``medium``'s search, plus: every plan is scored by the chance that the
-    center stacks it leaves let the opponent play its pay-off top next turn
-    (estimated from the opponent's face-up pay-off top and side stacks and
-    from hands sampled among the cards it cannot see), and a finer discard
-    rule.  See docs/bots.md and p2p_spite/bots/planner.py.
+    ``medium``'s search, plus the opponent: every plan is scored by the chance
+    that the center stacks it leaves let the opponent play its pay-off top
+    next turn (estimated from the opponent's face-up pay-off top and side
+    stacks and from hands sampled among the cards it cannot see, scaled by
+    how often this opponent has taken such chances), by the worth of its own
+    next, still unknown, pay-off top, and by a finer discard rule.  See
+    docs/bots.md and p2p_spite/bots/planner.py.
 
 The strongest level is ``STRONGEST`` (``"hard"``).  A hint for a human is
 ``best_move(view)``: the move the strongest level would make in that view.

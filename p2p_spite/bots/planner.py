@@ -9,21 +9,25 @@ events, scores each way of ending the turn (each discard, or a refill), and
 plays the first move of the best plan.  After a chance event it plans again
 from the new view.
 
-The score of a plan, in "pay-off cards" of 100 points:
+The score of a plan, in "pay-off cards" of 100 points (see :class:`Weights`):
 
 * +100 for each pay-off card it plays (a win outweighs everything);
-* minus ``threat`` times the chance that the opponent can play its pay-off
-  top on its next turn, given the center stacks the plan leaves.  That chance
-  is estimated from what is face up (the opponent's pay-off top and its side
-  stacks) and from hands sampled from the cards this seat cannot see (never
-  the real hidden cards: the planner only ever holds a :class:`PlayerView`);
-* a bonus for emptying the hand (five fresh cards, and the turn goes on);
-* the worth of what it keeps: Kings and other useful cards in hand, side
-  stacks in descending runs (bottom to top, so they play out upward), few
-  buried cards.
+* a little for each card it plays from hand or side stacks, and a bonus for
+  emptying the hand (five fresh cards, and the turn goes on);
+* the worth of what it keeps: Kings and useful cards in hand, side stacks in
+  descending runs (bottom to top, so they play out upward), few buried cards;
+* ``hard`` only: minus ``threat`` times the chance that the opponent can play
+  its pay-off top on its next turn, given the center stacks the plan leaves.
+  That chance is estimated from what is face up (the opponent's pay-off top
+  and side stacks) and from hands sampled from the cards this seat cannot see
+  (never the real hidden cards: the planner only ever holds a
+  :class:`PlayerView`), and scaled by how often the opponent has actually
+  taken such chances in this bot's earlier views;
+* ``hard`` only: after a pay-off play, the chance that the next (unknown) top
+  is reachable with what is left; and, when it leads, a dislike of draws.
 
-``medium`` runs the same search without looking at the opponent (no threat
-term) and with a plainer discard rule.
+``medium`` runs the same search without looking at the opponent and with a
+plainer discard rule.  docs/bots.md has the measurements behind the weights.
 """
 
 from __future__ import annotations

@@ -49,7 +49,14 @@ def test_levels_are_registered() -> None:
 
 @pytest.mark.parametrize(
     ("a", "b", "games"),
-    [("random", "hard", 4), ("hard", "easy", 4), ("medium", "hard", 4), ("easy", "medium", 3)],
+    [
+        ("random", "hard", 8),
+        ("hard", "easy", 8),
+        ("medium", "hard", 6),
+        ("easy", "medium", 8),
+        ("hard", "hard", 6),
+        ("random", "medium", 8),
+    ],
 )
 def test_bots_only_make_legal_moves(a: str, b: str, games: int) -> None:
     for i in range(games):
@@ -256,7 +263,7 @@ def test_hard_discards_onto_a_descending_run() -> None:
     state = make_state(
         payoff=("2C QC", "3H 6S"),
         hands=("8D JH JD QD QH", "2D 7D 8D 9H TH"),
-        sides=(("9S", "3S", "", ""), ("", "", "", "")),
+        sides=(("9S", "5S", "", ""), ("", "", "", "")),
         center=("AC 2C", "AD", "AH"),
     )
     moves = play_turn(HardBot(0), state)

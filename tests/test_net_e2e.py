@@ -7,23 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.net import CLI, ROOT, read_code, reader, spawn, wait_listening
+from tests.support.net import CLI, ROOT, finish, read_code, spawn, wait_listening
 
 TIMEOUT = 60
 
 
-def _finish(proc: subprocess.Popen[str], timeout: float = TIMEOUT) -> tuple[int, str, str]:
-    r = reader(proc)
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise AssertionError(f"process did not finish: {r.rest(1)[-2000:]}") from None
-    out = r.rest(10)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    return proc.returncode, out, err
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    return finish(proc, TIMEOUT)
 
 
 def _check(path: Path) -> str:

@@ -24,7 +24,7 @@ from p2p_spite.bots import make_bot
 from p2p_spite.engine import Match
 from p2p_spite.net.journal import load_saved
 from p2p_spite.selfplay import play_match
-from tests.support.net import CLI, reader, spawn, wait_listening
+from tests.support.net import CLI, finish, reader, spawn, wait_listening
 from tests.support.proxy import FaultProxy, Plan
 
 TIMEOUT = 90
@@ -50,16 +50,8 @@ def _moves(rec: dict[str, Any]) -> int:
     return sum(len(g["moves"]) for g in rec["games"])
 
 
-def _wait(proc: subprocess.Popen[str], timeout: float = TIMEOUT) -> tuple[int, str, str]:
-    r = reader(proc)
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise AssertionError(f"did not finish: {r.rest(1)[-3000:]}") from None
-    assert proc.stderr is not None
-    return proc.returncode, r.rest(10), proc.stderr.read()
+def _wait(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    return finish(proc, TIMEOUT)
 
 
 def _free_port() -> int:

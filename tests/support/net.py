@@ -219,3 +219,17 @@ class RawPeer:
 
     def close(self) -> None:
         self.writer.close()
+
+
+def finish(proc: subprocess.Popen[str], timeout: float) -> tuple[int, str, str]:
+    """Wait for ``proc`` (killed, and the test failed, after ``timeout`` s): exit code, stdout, stderr."""
+    r = reader(proc)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"process did not finish: {r.rest(1)[-3000:]}") from None
+    out = r.rest(10)
+    assert proc.stderr is not None
+    return proc.returncode, out, proc.stderr.read()

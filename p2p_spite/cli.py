@@ -133,6 +133,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_peer_options(p: argparse.ArgumentParser, levels: str) -> None:
+    """The options ``host`` and ``join`` share."""
+    p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
+    p.add_argument("--bot", metavar="LEVEL", help=f"let a computer play this side, headless ({levels})")
+    p.add_argument(
+        "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
+    )
+    p.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
+    p.add_argument(
+        "--heartbeat",
+        type=_seconds,
+        default=2.0,
+        help="seconds between heartbeats; a peer silent for 5 of them is taken as gone (default 2)",
+    )
+
+
 def _add_lan_commands(sub: Any, levels: str) -> None:
     """``host`` and ``join``."""
     h = sub.add_parser(
@@ -151,23 +167,12 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     g.add_argument("--seed-file", type=Path, help="take the seed (and target) from a record or seed file")
     h.add_argument("--target", type=_positive_int, help="points that win the match (default 50)")
     h.add_argument("--games", type=_positive_int, help="stop after this many games")
-    h.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
-    h.add_argument("--bot", metavar="LEVEL", help=f"let a computer play this side, headless ({levels})")
     h.add_argument("--code", help="the join code to require (default: a fresh one, printed)")
     h.add_argument("--no-code", action="store_true", help="do not require a join code (trusted networks)")
     h.add_argument(
-        "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
-    )
-    h.add_argument(
         "--grace", type=_seconds, default=60.0, help="seconds to wait for a lost peer (default 60)"
     )
-    h.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
-    h.add_argument(
-        "--heartbeat",
-        type=_seconds,
-        default=2.0,
-        help="seconds between heartbeats; a peer silent for 5 of them is taken as gone (default 2)",
-    )
+    _add_peer_options(h, levels)
 
     j = sub.add_parser(
         "join",
@@ -180,21 +185,10 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         help=f"the host (IPv6 as [::1]:PORT; default port {DEFAULT_PORT})",
     )
     j.add_argument("--name", default="joiner", help="your name, shown to the peer")
-    j.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
-    j.add_argument("--bot", metavar="LEVEL", help=f"let a computer play this side, headless ({levels})")
     j.add_argument("--code", help="the join code the host printed")
     j.add_argument("--no-code", action="store_true", help="the host requires no code")
-    j.add_argument(
-        "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
-    )
     j.add_argument("--grace", type=_seconds, default=60.0, help="seconds to keep reconnecting (default 60)")
-    j.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
-    j.add_argument(
-        "--heartbeat",
-        type=_seconds,
-        default=2.0,
-        help="seconds between heartbeats; a peer silent for 5 of them is taken as gone (default 2)",
-    )
+    _add_peer_options(j, levels)
     h.set_defaults(run=_run_host)
     j.set_defaults(run=_run_join)
 

@@ -121,11 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bot", metavar="LEVEL", default="medium", help=f"computer level (default medium; {levels})"
     )
-    p.add_argument(
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
         "--seed", metavar="HEX", type=_seed_arg, help="play this deal (64 hex digits; default: a fresh one)"
     )
+    g.add_argument(
+        "--seed-file", type=Path, help="play the deal of this record or bare seed file (and its target)"
+    )
     p.add_argument("--name", help="your name (default: your login name)")
-    p.add_argument("--target", type=_positive_int, default=50, help="points that win the match (default 50)")
+    p.add_argument("--target", type=_positive_int, help="points that win the match (default 50)")
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
     p.set_defaults(run=_run_play)
 
@@ -196,7 +200,20 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
 def _run_play(args: argparse.Namespace) -> int:
     from .ui.play import run_play
 
-    return run_play(args.bot, args.seed, args.name, args.target, args.record)
+    _take_seed_file(args)
+    return run_play(args.bot, args.seed, args.name, args.target or 50, args.record)
+
+
+def _take_seed_file(args: argparse.Namespace) -> None:
+    """``--seed-file``: the seed of a record or bare seed file, and its target
+    unless ``--target`` was given."""
+    if args.seed_file is not None:
+        from . import record
+
+        rec = record.load(args.seed_file)
+        args.seed = rec.seed
+        if args.target is None:
+            args.target = rec.target
 
 
 def _run_replay(args: argparse.Namespace) -> int:
@@ -253,6 +270,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
 def _run_host(args: argparse.Namespace) -> int:
     from .lan import run_host
 
+    _take_seed_file(args)
     return run_host(args)
 
 

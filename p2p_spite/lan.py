@@ -81,17 +81,11 @@ async def _drive(session: NetSession, bot: str | None, bot_seed: int | None = No
 
 def run_host(args: argparse.Namespace) -> int:
     _check_bot(args.bot)
-    from . import record
     from .net.journal import load_saved
     from .net.peer import host_session
 
     seed: bytes | None = args.seed
     target = args.target
-    if args.seed_file is not None:
-        rec = record.load(args.seed_file)
-        seed = rec.seed
-        if target is None:
-            target = rec.target
     resume = load_saved(args.resume) if args.resume is not None else None
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Result, parse_seed
+from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Result, parse_seed
 from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN
 
 FORMAT = "p2p-spite-record"
@@ -75,6 +75,8 @@ def loads(text: str | bytes) -> Record:
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as e:
         raise RecordError(f"not a JSON record: {e}") from None
+    except RecursionError:
+        raise RecordError("not a record: JSON nested too deeply") from None
     return from_json(data)
 
 
@@ -166,8 +168,7 @@ def verify(record: Record) -> Match:
                 raise RecordError(f"the match was already decided after game {n - 1}", game=n)
             match.next_game()
         state = match.game
-        played = match.moves[-1]
-        apply = state.apply
+        apply = match.apply
         for i, m in enumerate(g.moves, 1):
             if state.result is not None:
                 raise RecordError(
@@ -179,9 +180,6 @@ def verify(record: Record) -> Match:
                 apply(m)
             except IllegalMoveError as e:
                 raise RecordError(f"illegal move {json.dumps(m)}: {e.reason}", game=n, move=i) from None
-            played.append(Move(*m))
-        if state.result is not None:
-            match._score(state.result)
         if g.result is None:
             if state.result is not None:
                 raise RecordError(
@@ -277,10 +275,13 @@ def save(match: Match, path: str | os.PathLike[str], extra: Mapping[str, Any] | 
     return write_atomic(path, dumps(to_json(match, extra)))
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
+def _read_umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it...
+    os.umask(mask)  # ...and put it back: done once, at import
     return mask
+
+
+_UMASK = _read_umask()
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
@@ -289,7 +290,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", suffix=".tmp", dir=target.parent)
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

@@ -308,3 +308,35 @@ def test_fuzzed_records_fail_cleanly(data: st.DataObject) -> None:
         record.verify(record.loads(json.dumps(rec)))
     except RecordError as e:
         assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("where", ["seat", "arg", "index", "points", "winner", "scores"])
+@pytest.mark.parametrize("as_type", [float, bool])
+def test_json_integers_everywhere_refuse_bools_and_floats(where: str, as_type: type) -> None:
+    """The same value with another JSON type (1 -> 1.0 or true) is refused."""
+
+    def swap(v: int) -> Any:
+        return as_type(v) if as_type is float else bool(v)
+
+    def change(d: dict[str, Any]) -> None:
+        game = d["games"][0]
+        result = game["result"]
+        # a hand move whose values are 0 or 1, so that a bool stands for the same number
+        if where in ("seat", "arg", "index"):
+            pos = {"seat": 0, "arg": 2, "index": 4}[where]
+            move = next(m for m in game["moves"] if m[1] in ("hand", "side") and m[pos] in (0, 1))
+            move[pos] = swap(move[pos])
+        elif where == "points":
+            result["points"] = swap(result["points"]) if as_type is float else True
+        elif where == "winner":
+            result["winner"] = swap(result["winner"])
+        else:
+            d["scores"] = [swap(d["scores"][0]), d["scores"][1]]
+
+    assert tampered(MATCH, change)
+
+
+def test_deeply_nested_json_is_one_line() -> None:
+    text = '{"format": "p2p-spite-record", "version": 1, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(RecordError, match="nested too deeply"):
+        record.loads(text)

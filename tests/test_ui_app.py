@@ -17,7 +17,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Card, IllegalMoveError, Match, Move, view
+from p2p_spite.engine import CENTER, HAND, SIDE, IllegalMoveError, Match, Move, view
 from p2p_spite.session import (
     ChatReceived,
     Event,
@@ -63,19 +63,8 @@ class LocalSession:
     def view(self) -> Any:
         return view(self.match.game, self.seat)
 
-    def _card(self, move: Move) -> Card:
-        g = self.match.game
-        if move.source == HAND:
-            assert move.arg is not None
-            return move.arg
-        if move.source == PAYOFF:
-            top = g.payoff_top(move.seat)
-            assert top is not None
-            return top
-        return g.sides[move.seat][move.arg or 0][-1]
-
     def _apply(self, move: Move) -> None:
-        card = self._card(move)
+        card = self.match.game.card_of(move)
         self.match.apply(move)
         g = self.match.game
         self.events.put_nowait(MovePlayed(move.seat, move, card, view(g, self.seat)))

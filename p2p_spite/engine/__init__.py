@@ -4,7 +4,7 @@
 game only through ``view(state, seat)``.
 """
 
-from .cards import ACE, KING, QUEEN, Card, card_str, card_symbol, cards_str, parse_card, rank, suit
+from .cards import ACE, KING, QUEEN, Card, card_str, card_symbol, parse_card, rank, suit
 from .match import DEFAULT_TARGET, Match, MatchOverError, new_seed
 from .moves import CENTER, HAND, PAYOFF, SIDE, Move, move_from_json
 from .rng import Stream, parse_seed
@@ -49,7 +49,6 @@ __all__ = [
     "apply",
     "card_str",
     "card_symbol",
-    "cards_str",
     "fits",
     "legal_moves",
     "move_from_json",

@@ -12,7 +12,6 @@ from typing import Final
 
 Card = int
 
-DECK_SIZE: Final = 104
 ACE: Final = 1
 QUEEN: Final = 12
 KING: Final = 13
@@ -20,7 +19,6 @@ KING: Final = 13
 RANK_CHARS: Final = "A23456789TJQK"
 SUIT_CHARS: Final = "CDHS"
 SUIT_SYMBOLS: Final = "♣♦♥♠"
-SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 
 
 def rank(card: Card) -> int:
@@ -53,10 +51,6 @@ def card_symbol(card: Card) -> str:
     return label + SUIT_SYMBOLS[(card // 13) % 4]
 
 
-def rank_str(r: int) -> str:
-    return "10" if r == 10 else RANK_CHARS[r - 1]
-
-
 def parse_card(text: str, deck: int = 0) -> Card:
     """The id of a card written ``7S`` / ``10h``, in deck 0 or 1."""
     t = text.strip().upper()
@@ -68,6 +62,3 @@ def parse_card(text: str, deck: int = 0) -> Card:
         raise ValueError(f"deck must be 0 or 1, not {deck}")
     return deck * 52 + SUIT_CHARS.index(t[1]) * 13 + RANK_CHARS.index(t[0])
 
-
-def cards_str(cards: list[Card] | tuple[Card, ...]) -> str:
-    return " ".join(card_str(c) for c in cards)

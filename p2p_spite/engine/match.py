@@ -8,7 +8,7 @@ from typing import Any
 
 from .moves import Move
 from .rng import SEED_BYTES
-from .state import WIN_RESIGN, GameOverError, GameState, Result, RulesError
+from .state import WIN_RESIGN, GameState, Result, RulesError
 
 DEFAULT_TARGET = 50
 
@@ -116,7 +116,7 @@ class Match:
         if self.over:
             raise MatchOverError("the match is over")
         if self.game.result is None:
-            raise GameOverError("the current game is still being played")
+            raise RulesError("the current game is still being played")
         self.games.append(GameState.deal(self.seed, len(self.games) + 1))
         self.moves.append([])
         return self.game

@@ -32,13 +32,6 @@ class Move(NamedTuple):
     target: str
     slot: int  # the record's "index": which center (0..2) or side stack (0..3)
 
-    @property
-    def ends_turn(self) -> bool:
-        return self.target == SIDE
-
-    def to_json(self) -> list[Any]:
-        return [self.seat, self.source, self.arg, self.target, self.slot]
-
     def __str__(self) -> str:
         if self.source == HAND and isinstance(self.arg, int):
             src = f"hand {card_str(self.arg)}"

@@ -20,13 +20,13 @@ class Stream:
 
     __slots__ = ("_prefix", "index")
 
-    def __init__(self, seed: bytes, game: int, index: int = 0) -> None:
+    def __init__(self, seed: bytes, game: int) -> None:
         if len(seed) != SEED_BYTES:
             raise ValueError(f"a seed is {SEED_BYTES} bytes, not {len(seed)}")
         if not 1 <= game < 1 << 32:
             raise ValueError(f"game numbers start at 1, not {game}")
         self._prefix = hashlib.sha256(DOMAIN + seed + game.to_bytes(4, "big"))
-        self.index = index
+        self.index = 0
 
     def copy(self) -> Stream:
         other = Stream.__new__(Stream)

@@ -208,6 +208,16 @@ class GameState:
             parts.append(bytes((255, *pile)))
         return hashlib.sha256(b"".join(parts)).digest()
 
+    def card_of(self, move: Move) -> Card:
+        """The card ``move`` would place (the move is taken as legal now)."""
+        if move.source == HAND:
+            assert move.arg is not None
+            return move.arg
+        if move.source == PAYOFF:
+            return self.payoff[move.seat][-1]
+        assert move.arg is not None
+        return self.sides[move.seat][move.arg][-1]
+
     def check(self, move: Sequence[Any]) -> str | None:
         """Why ``move`` is illegal now, or None if it is legal."""
         try:

@@ -43,10 +43,6 @@ class PlayerView:
     def side_tops(self, seat: int) -> list[Card | None]:
         return [st[-1] if st else None for st in self.sides[seat]]
 
-    def center_needs(self) -> list[int]:
-        """The rank each center stack needs next (1 = Ace ... 12 = Queen)."""
-        return [len(c) + 1 for c in self.center]
-
     def legal_moves(self) -> list[Move]:
         """The viewer's legal moves (empty unless it is the viewer's turn)."""
         if not self.my_turn:

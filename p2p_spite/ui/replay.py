@@ -135,22 +135,12 @@ class Replay:
 
     # -- words ----------------------------------------------------------------------
 
-    def card_of(self, m: Move, before: GameState) -> Card:
-        if m.source == HAND:
-            assert m.arg is not None
-            return m.arg
-        if m.source == PAYOFF:
-            top = before.payoff_top(m.seat)
-            assert top is not None
-            return top
-        return before.sides[m.seat][m.arg or 0][-1]
-
     def move_cards(self) -> list[Card]:
         """The card each move of the current game placed."""
         st = GameState.deal(self.match.seed, self.game)
         out: list[Card] = []
         for m in self.game_moves:
-            out.append(self.card_of(m, st))
+            out.append(st.card_of(m))
             st.apply(m)
         return out
 

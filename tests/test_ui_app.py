@@ -27,7 +27,7 @@ from p2p_spite.session import (
     MovePlayed,
     SessionFailed,
 )
-from p2p_spite.ui.app import GameApp
+from p2p_spite.ui.app import MAX_MESSAGES, GameApp
 from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
 from p2p_spite.ui.notation import explain_illegal, move_notation
 
@@ -507,3 +507,24 @@ def test_explain_illegal_speaks_in_the_players_numbers() -> None:
     assert "side stack 1 is empty" in explain_illegal(Move(seat, SIDE, 0, CENTER, 0), v)
     other = view(g, 1 - seat)
     assert "not your turn" in explain_illegal(Move(1 - seat, HAND, other.hand[0], SIDE, 0), other)
+
+
+def test_a_flood_of_messages_keeps_the_newest_and_stays_cheap() -> None:
+    """A long match or a chatty peer: the message pane keeps the newest lines and
+    re-wraps nothing per frame (only after a resize)."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, _inp):
+            for i in range(MAX_MESSAGES + 500):
+                app.say("chat", f"line {i} " + "word " * 30)
+            assert len(app.messages) == MAX_MESSAGES
+            lines = app._message_lines(app._cols())
+            tail = "".join(f[1] for ln in lines[-4:] for f in ln)
+            assert f"line {MAX_MESSAGES + 499} " in tail
+            assert "line 0 " not in texts(app)
+            app._wrapped_width = -1  # as after a resize: wrapped again, once
+            again = app._message_lines(app._cols())
+            assert [[f[1] for f in ln] for ln in again] == [[f[1] for f in ln] for ln in lines]
+
+    run(main())

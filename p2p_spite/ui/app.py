@@ -78,6 +78,7 @@ if TYPE_CHECKING:
 MIN_COLS = 64
 P = "\u203a"  # the prompt mark
 MIN_MSG_ROWS = 3
+MAX_MESSAGES = 2000  # messages kept for scrolling back
 LARGE_MIN_ROWS = 30  # big cards from this many rows on, if 8 rows are left for messages
 LARGE_MIN_MSG_ROWS = 8
 FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
@@ -179,7 +180,12 @@ class GameApp:
         self.scores: tuple[int, int] = (0, 0)
         if match is not None:  # a resumed match starts with its scores
             self.scores = (int(match.scores[0]), int(match.scores[1]))
-        self.messages: list[Line] = []
+        # The newest MAX_MESSAGES messages, and each one wrapped to the width it
+        # was last drawn at: a render re-wraps only after a resize, so a long
+        # match (or a chatty peer) costs nothing per frame.
+        self.messages: deque[Line] = deque(maxlen=MAX_MESSAGES)
+        self._wrapped: deque[list[Line]] = deque(maxlen=MAX_MESSAGES)
+        self._wrapped_width = 0
         self._scroll = 0
         self.connection = "connected"
         self.connection_detail = ""
@@ -331,9 +337,12 @@ class GameApp:
     def say(self, kind: str, text: str) -> None:
         """Add a message line of ``kind`` (me, opp, event, error, info, chat, help)."""
         line: Line = [(f"class:msg.{kind}", text)]
+        width = self._cols()
+        wrapped = wrap([("", " "), *line], width - 1)
         if self._scroll:
-            self._scroll += len(wrap(line, self._cols()))
+            self._scroll += len(wrapped)
         self.messages.append(line)
+        self._wrapped.append(wrapped if width == self._wrapped_width else [])
         self.invalidate()
 
     def show(self, ev: Event) -> None:
@@ -571,8 +580,10 @@ class GameApp:
         self._shown_changed.clear()
         try:
             await asyncio.wait_for(self.session.play(move), 10)
-        except IllegalMoveError:
-            self.say("error", f"{text}: {explain_illegal(move, v)}.")
+        except IllegalMoveError as e:
+            # Legal on the board shown, so the session refused it for its own
+            # reason (the match ended, the connection closed): say that one.
+            self.say("error", f"{text}: not played: {e.reason}.")
             return
         except Exception as e:
             self.say("error", f"{text}: not sent ({e or type(e).__name__}).")
@@ -738,9 +749,12 @@ class GameApp:
         return max(1, self._rows() - len(self._board_lines()) - FIXED_ROWS)
 
     def _message_lines(self, width: int) -> list[Line]:
+        if width != self._wrapped_width:
+            self._wrapped = deque((wrap([("", " "), *m], width - 1) for m in self.messages), MAX_MESSAGES)
+            self._wrapped_width = width
         out: list[Line] = []
-        for m in self.messages:
-            out += wrap([("", " "), *m], width - 1)
+        for lines in self._wrapped:
+            out += lines
         return out
 
     def _message_text(self) -> StyleAndTextTuples:

@@ -338,3 +338,60 @@ def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> 
         peer.close()
 
     run(main())
+
+
+# -- floods ------------------------------------------------------------------------------------
+
+
+def test_a_peer_that_floods_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
+    """Every ping used to get a pong: a peer that never reads grew our send buffer for ever."""
+    from p2p_spite.net.peer import MAX_SEND_BUFFER
+
+    async def main() -> None:
+        host, peer = await _match_with_raw_peer(tmp_path)
+        link = host._link
+        assert link is not None and link.transport is not None
+        before = _snapshot(host)
+        ping = encode({"t": "ping", "k": 1})
+        peer.writer.write(ping * 20_000)  # and never read a byte
+        failed = await _expect_failure(host)
+        assert "flood" in failed.message and "\n" not in failed.message
+        assert link.transport.get_write_buffer_size() <= MAX_SEND_BUFFER
+        assert _snapshot(host)[:2] == before[:2]
+        await host.close()
+        peer.close()
+
+    run(main())
+
+
+def test_a_peer_that_does_not_read_cannot_grow_the_send_buffer(tmp_path: Path) -> None:
+    import socket
+
+    from p2p_spite.net.peer import MAX_SEND_BUFFER
+    from p2p_spite.session import ConnectionChanged
+
+    async def main() -> None:
+        host, peer = await _match_with_raw_peer(tmp_path)
+        link = host._link
+        assert link is not None and link.transport is not None
+        sock = link.transport.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # fill up quickly
+        before = _snapshot(host)
+        most = 0
+        for _ in range(4000):  # 2 MB of chat; the peer reads none of it
+            await host.chat("x" * 500)
+            most = max(most, link.transport.get_write_buffer_size())
+            if link.transport.is_closing():
+                break
+        assert link.overflowed, most
+        assert most <= MAX_SEND_BUFFER
+        # the link is gone (the seat is kept open for the grace period)
+        ev = await asyncio.wait_for(host.next_event(), 5)
+        while not isinstance(ev, ConnectionChanged):
+            ev = await asyncio.wait_for(host.next_event(), 5)
+        assert ev.state == "reconnecting"
+        assert _snapshot(host)[:2] == before[:2]
+        await host.close()
+        peer.close()
+
+    run(main())

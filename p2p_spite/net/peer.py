@@ -51,6 +51,7 @@ MAX_PENDING_HANDSHAKES = 32  # connections a host handshakes with at once
 DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back
 HEARTBEAT = 2.0  # seconds between pings
 DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as dead
+MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped
 # refusals after which redialing is pointless
 FATAL_REFUSALS = frozenset(
     {
@@ -65,6 +66,7 @@ FATAL_REFUSALS = frozenset(
         "seat-taken",
         "no-match",
         "not-p2p-spite",
+        "flood",
     }
 )
 
@@ -90,6 +92,7 @@ class _Link(asyncio.Protocol):
         self._timer: asyncio.TimerHandle | None = None
         self.last_rx = asyncio.get_running_loop().time()
         self.refuse_at_once = False
+        self.overflowed = False  # the peer stopped reading and our send buffer went over the bound
 
     # asyncio callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -117,6 +120,16 @@ class _Link(asyncio.Protocol):
     def eof_received(self) -> bool | None:
         return None  # close our side too
 
+    def pause_writing(self) -> None:
+        """The peer does not read what we send: stop reading what it sends until it does
+        (every ping and move from it would queue an answer)."""
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.resume_reading()
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self._timer is not None:
             self._timer.cancel()
@@ -139,8 +152,21 @@ class _Link(asyncio.Protocol):
 
     def _flush(self) -> None:
         out = self.endpoint.data_to_send()
-        if out and self.transport is not None and not self.transport.is_closing():
-            self.transport.write(out)
+        t = self.transport
+        if out and t is not None and not t.is_closing():
+            if t.get_write_buffer_size() + len(out) > MAX_SEND_BUFFER:
+                self._overflow()
+                return
+            t.write(out)
+
+    def _overflow(self) -> None:
+        """The peer has left more than MAX_SEND_BUFFER bytes unread: drop the link
+        (abort: the unread bytes are thrown away, not kept until it reads)."""
+        self.overflowed = True
+        if self.error is None:
+            self.error = ConnectionError(f"the peer left more than {MAX_SEND_BUFFER // 1024} KiB unread")
+        if self.transport is not None:
+            self.transport.abort()
 
     def fail(self, exc: BaseException) -> None:
         """Stop this connection (after sending whatever refusal is queued)."""
@@ -155,6 +181,8 @@ class _Link(asyncio.Protocol):
         ep = self.endpoint
         try:
             while True:
+                if self.transport is not None and self.transport.is_closing():
+                    break  # dropped (overflow, failure): nothing more from this peer
                 if self.handshaken.done() and self.owner is None:
                     break  # wait for the session to attach before handling play messages
                 ev = ep.next_event()

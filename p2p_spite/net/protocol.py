@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
@@ -38,6 +40,13 @@ NONCE_BYTES: Final = 16
 MATCH_ID_BYTES: Final = 16
 MAX_GAMES: Final = 10_000
 MAX_TARGET: Final = 100_000
+# pings: an honest peer sends one per heartbeat (2 s; tests go down to 0.05 s).  At most
+# PONG_RATE per second are answered (the others are ignored: any data proves liveness);
+# more than PING_BURST beyond PING_RATE per second is a flood and refused.
+PONG_RATE: Final = 4.0
+PONG_BURST: Final = 8
+PING_RATE: Final = 25.0
+PING_BURST: Final = 250
 
 __all__ = [
     "APP",
@@ -161,6 +170,28 @@ def seed_from(host_secret: bytes, join_secret: bytes, match_id: bytes) -> bytes:
     return hashlib.sha256(b"p2p-spite/seed/v1|" + match_id + host_secret + join_secret).digest()
 
 
+class RateLimit:
+    """A token bucket: ``take()`` is True at most ``burst`` times at once and ``rate`` times a second."""
+
+    __slots__ = ("_clock", "_last", "_tokens", "burst", "rate")
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float]) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._clock = clock
+        self._tokens = float(burst)
+        self._last = clock()
+
+    def take(self) -> bool:
+        now = self._clock()
+        self._tokens = min(float(self.burst), self._tokens + (now - self._last) * self.rate)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
 # -- configuration -----------------------------------------------------------------
 
 
@@ -217,7 +248,12 @@ def clean_text(text: str, most: int) -> str:
 class Endpoint:
     """One side of one connection.  ``core`` is the match (None until agreed, for a new one)."""
 
-    def __init__(self, config: LocalConfig, core: GameCore | None = None) -> None:
+    def __init__(
+        self,
+        config: LocalConfig,
+        core: GameCore | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if config.role not in (HOST, JOIN):
             raise ValueError(f"role must be {HOST!r} or {JOIN!r}")
         self.config = config
@@ -244,6 +280,8 @@ class Endpoint:
         self._resumed_at = 0
         self._started = False
         self._deferred: Committed | None = None
+        self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
+        self._pings = RateLimit(PING_RATE, PING_BURST, clock)
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -358,8 +396,11 @@ class Endpoint:
             raise PeerRefused(text, clean_text(code, 40))
         if t in ("ping", "pong") and self.phase is not Phase.HELLO:
             k = _int(msg, "k", 0, 2**53)
+            if not self._pings.take():
+                raise RemoteProtocolError(f"{t}s faster than {PING_RATE:g} a second", "flood")
             if t == "ping":
-                self._send({"t": "pong", "k": k})
+                if self._pongs.take():  # more than a few a second are not answered
+                    self._send({"t": "pong", "k": k})
             else:
                 self._events.append(Pong(k))
             return

@@ -18,9 +18,13 @@ from .engine import Card, Move, PlayerView, Result
 
 @dataclass(frozen=True, slots=True)
 class GameStarted:
+    """A game is dealt (the first event of a session: also of a resumed match)."""
+
     game: int
     starter: int
     view: PlayerView
+    scores: tuple[int, int]  # the match totals so far
+    target: int  # the points that win the match
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,11 @@ Event = (
 )
 
 
+def view_of(ev: Event) -> PlayerView | None:
+    """The seat's view right after ``ev``, for the events that carry one."""
+    return ev.view if isinstance(ev, GameStarted | MovePlayed | GameEnded) else None
+
+
 class Session(Protocol):
     """One seat's side of a match."""
 
@@ -104,6 +113,11 @@ class Session(Protocol):
 
     def view(self) -> PlayerView:
         """The current view of this seat (of the current game)."""
+        ...
+
+    @property
+    def closed_for_play(self) -> bool:
+        """No more moves: the match ended, failed or was closed (play() would refuse)."""
         ...
 
     async def play(self, move: Move) -> None:

@@ -57,8 +57,12 @@ class LocalSession:
         self.resigned = 0
         self._bot_task: asyncio.Task[None] | None = None
         g = self.match.game
-        self.events.put_nowait(GameStarted(1, g.starter, view(g, seat)))
+        self.events.put_nowait(GameStarted(1, g.starter, view(g, seat), (0, 0), self.match.target))
         self._kick()
+
+    @property
+    def closed_for_play(self) -> bool:
+        return self.closed is not None or self.match.over
 
     def view(self) -> Any:
         return view(self.match.game, self.seat)
@@ -79,7 +83,10 @@ class LocalSession:
                 self.events.put_nowait(MatchEnded(self.match.winner, sc, None))
                 return
             g = self.match.next_game()
-            self.events.put_nowait(GameStarted(g.game, g.starter, view(g, self.seat)))
+            sc = self.match.scores
+            self.events.put_nowait(
+                GameStarted(g.game, g.starter, view(g, self.seat), (sc[0], sc[1]), self.match.target)
+            )
         self._kick()
 
     def _kick(self) -> None:

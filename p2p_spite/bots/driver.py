@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..engine import IllegalMoveError
-from ..session import Event, MatchEnded, Session, SessionFailed
+from ..session import Event, MatchEnded, Session, SessionFailed, view_of
 from . import make_bot
 
 
@@ -33,12 +33,12 @@ async def run_bot(
                 return 0
             if isinstance(ev, SessionFailed):
                 return 1
-            v = getattr(ev, "view", None)
+            v = view_of(ev)
             if v is not None and v.my_turn:
                 try:
                     await session.play(bot.choose(v))
                 except IllegalMoveError:
-                    if getattr(session, "closed_for_play", False):
+                    if session.closed_for_play:
                         continue  # the session just stopped: its SessionFailed event follows
                     raise
     finally:

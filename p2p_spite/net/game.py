@@ -111,11 +111,15 @@ class GameCore:
 
     def start_events(self) -> list[Event]:
         """What a driver needs to see first: the current game (or the end)."""
-        g = self.match.game
-        evs: list[Event] = [GameStarted(g.game, g.starter, view(g, self.seat))]
+        evs: list[Event] = [self._started()]
         if self.finished:
             evs.append(self.end_event(None))
         return evs
+
+    def _started(self) -> GameStarted:
+        m = self.match
+        g = m.game
+        return GameStarted(g.game, g.starter, view(g, self.seat), (m.scores[0], m.scores[1]), m.target)
 
     def end_event(self, record_path: str | None) -> MatchEnded:
         s = self.match.scores
@@ -193,7 +197,7 @@ class GameCore:
             card = None
         else:
             move = action.move
-            card = self._card_of(move)
+            card = match.game.card_of(move)
             match.apply(move)
         g = match.game
         digest = g.digest()
@@ -222,21 +226,9 @@ class GameCore:
             evs.append(GameEnded(g.game, g.result, (s[0], s[1]), view(g, self.seat)))
             self._check_finished()
             if not self.finished:
-                ng = match.next_game()
-                evs.append(GameStarted(ng.game, ng.starter, view(ng, self.seat)))
+                match.next_game()
+                evs.append(self._started())
         return evs
-
-    def _card_of(self, move: Move) -> int:
-        g = self.match.game
-        if move.source == "hand":
-            assert move.arg is not None
-            return move.arg
-        if move.source == "payoff":
-            top = g.payoff_top(move.seat)
-            assert top is not None
-            return top
-        assert move.arg is not None
-        return g.sides[move.seat][move.arg][-1]
 
     def _check_finished(self) -> None:
         m = self.match

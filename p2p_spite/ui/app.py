@@ -66,6 +66,7 @@ from ..session import (
     Notice,
     Session,
     SessionFailed,
+    view_of,
 )
 from .board import RULE, BoardInfo, Line, app_style, hand_order, no_color, render_board, width_of, wrap
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
@@ -161,7 +162,6 @@ class GameApp:
         output: Output | None = None,
         pace: float = 0.45,
         wait_between_games: bool = True,
-        target: int | None = None,
         hint: Callable[[PlayerView], Move] | None = None,
         mouse: bool = True,
     ) -> None:
@@ -171,15 +171,12 @@ class GameApp:
         self.opp_name = self.names[1 - self.seat]
         self.pace = pace
         self.wait_between_games = wait_between_games
-        match = getattr(session, "match", None)
-        self.target = target if target is not None else getattr(match, "target", None)
+        self.target: int | None = None  # from the first GameStarted
 
         self._hint_fn = hint
 
         self.view: PlayerView | None = None  # the view of the last event shown
-        self.scores: tuple[int, int] = (0, 0)
-        if match is not None:  # a resumed match starts with its scores
-            self.scores = (int(match.scores[0]), int(match.scores[1]))
+        self.scores: tuple[int, int] = (0, 0)  # from GameStarted and GameEnded
         # The newest MAX_MESSAGES messages, and each one wrapped to the width it
         # was last drawn at: a render re-wraps only after a resize, so a long
         # match (or a chatty peer) costs nothing per frame.
@@ -302,7 +299,7 @@ class GameApp:
             try:
                 self.show(ev)
             except Exception as e:  # a bug in the words must not stop the game
-                self.view = getattr(ev, "view", self.view)
+                self.view = view_of(ev) or self.view
                 self.say("error", f"(display error: {e!r})")
             self._last_shown = loop.time()
             self._shown_changed.set()
@@ -350,6 +347,8 @@ class GameApp:
         prev = self.view
         if isinstance(ev, GameStarted):
             self.view = ev.view
+            self.scores = ev.scores  # a resumed match starts with its scores
+            self.target = ev.target
             self.selected = None
             self.highlight = frozenset()
             who = "You start" if ev.starter == self.seat else f"{self.names[ev.starter]} starts"

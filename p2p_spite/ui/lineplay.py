@@ -23,6 +23,7 @@ from ..session import (
     Notice,
     Session,
     SessionFailed,
+    view_of,
 )
 from .notation import SYNTAX_HELP, NotationError, describe_move, parse_move
 
@@ -87,7 +88,7 @@ async def play_lines(session: Session, out: Callable[[str], None] = print) -> in
                 code = _show(ev, names, seat, out)
                 if code is not None:
                     return code
-                v = getattr(ev, "view", None)
+                v = view_of(ev)
                 if v is not None:
                     view = v
                     if v.my_turn and not (isinstance(ev, GameEnded)):

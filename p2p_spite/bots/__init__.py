@@ -34,12 +34,20 @@ cards under the tops).  Bots that need randomness use their own
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..engine import Move, PlayerView
 from .base import Bot
 from .planner import HardBot, MediumBot, PlannerBot, Weights
 from .simple import EasyBot, RandomBot
 
-LEVELS: dict[str, type] = {"random": RandomBot, "easy": EasyBot, "medium": MediumBot, "hard": HardBot}
+# Each level: a bot class, called with the seed of the bot's own random choices.
+LEVELS: dict[str, Callable[[int | None], Bot]] = {
+    "random": RandomBot,
+    "easy": EasyBot,
+    "medium": MediumBot,
+    "hard": HardBot,
+}
 
 STRONGEST = "hard"
 
@@ -50,8 +58,7 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
         cls = LEVELS[level]
     except KeyError:
         raise ValueError(f"unknown bot level {level!r} (choose from {', '.join(LEVELS)})") from None
-    bot: Bot = cls(seed)
-    return bot
+    return cls(seed)
 
 
 def best_move(view: PlayerView, seed: int = 0) -> Move:
@@ -64,8 +71,7 @@ def best_move(view: PlayerView, seed: int = 0) -> Move:
     """
     if not view.my_turn:
         raise ValueError("best_move: it is not this view's seat's turn (or the game is over)")
-    bot: Bot = LEVELS[STRONGEST](seed)
-    return bot.choose(view)
+    return LEVELS[STRONGEST](seed).choose(view)
 
 
 __all__ = [

@@ -4,6 +4,7 @@ and its state and record stay as they were."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import struct
 from collections.abc import Awaitable, Callable
@@ -393,5 +394,74 @@ def test_a_peer_that_does_not_read_cannot_grow_the_send_buffer(tmp_path: Path) -
         assert _snapshot(host)[:2] == before[:2]
         await host.close()
         peer.close()
+
+    run(main())
+
+
+# -- the joiner's seat -------------------------------------------------------------------------
+
+
+async def _read_frames(reader: asyncio.StreamReader, timeout: float) -> list[dict[str, Any]]:
+    """Every message until the peer closes (bounded)."""
+    from p2p_spite.net.wire import FrameDecoder
+
+    dec = FrameDecoder()
+    out: list[dict[str, Any]] = []
+
+    async def loop() -> None:
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                return
+            dec.feed(data)
+            while (m := dec.next_message()) is not None:
+                out.append(m)
+
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        await asyncio.wait_for(loop(), timeout)
+    return out
+
+
+@pytest.mark.parametrize("how", ["sync", "forged proof"])
+def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> None:
+    """No join code: a stranger that knows the match id (it used to be in the host's hello)
+    tries to come back as the joiner.  It is refused before it learns the seed, and the
+    real joiner keeps playing."""
+    from p2p_spite.net.game import history_root
+    from p2p_spite.session import ConnectionChanged, MovePlayed
+
+    async def main() -> None:
+        warnings: list[str] = []
+        task, port = await _host(tmp_path, warnings)
+        joiner = await join_session(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        host = await task
+        live = host._link
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        hello = {"t": "hello", "proto": 1, "app": "p2p-spite", "role": "join", "name": "Eve",
+                 "nonce": b"x" * 16, "code": False, "match": host.core.match_id}  # fmt: skip
+        writer.write(encode(hello))
+        if how == "sync":  # the old hijack: echo the id, then claim an empty history
+            writer.write(encode({"t": "sync", "pos": 0, "hist": history_root(SEED)}))
+        else:
+            writer.write(encode({"t": "proof", "mac": b"\0" * 32}))
+        got = await _read_frames(reader, 3.0)
+        writer.close()
+        assert got and got[0]["t"] == "hello" and got[0]["match"] is None  # the id is not told
+        assert got[-1]["t"] == "refuse", got
+        assert all(m["t"] in ("hello", "refuse") for m in got), got  # no setup, no seed
+        assert host._link is live and not live.transport.is_closing()
+        # the real joiner plays on
+        mover, other = (host, joiner) if host.core.match.game.turn == 0 else (joiner, host)
+        await mover.play(mover.core.match.game.legal_moves()[0])
+        seen = []
+        while not any(isinstance(e, MovePlayed) for e in seen):
+            seen.append(await asyncio.wait_for(other.next_event(), 5))
+        assert host.core.head == joiner.core.head
+        for sess in (host, joiner):
+            while not sess._events.empty():
+                ev = sess._events.get_nowait()
+                assert not isinstance(ev, ConnectionChanged), ev
+        await joiner.close()
+        await host.close()
 
     run(main())

@@ -415,3 +415,33 @@ def test_a_resignation_out_of_turn_from_the_peer_is_refused() -> None:
     drain(honest, evs)
     assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "illegal-move"
     assert honest.core.match.game.digest() == before and honest.core.match.scores == [0, 0]
+
+
+def test_resuming_needs_a_proof_of_the_match_and_never_sends_the_seed() -> None:
+    from p2p_spite.engine import Match
+    from p2p_spite.net.game import GameCore
+
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    # the real joiner comes back: the seed is not on the wire, both prove the match
+    h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), h.core), Endpoint(LocalConfig(JOIN, "Bob"), j.core)
+    h2.initiate()
+    j2.initiate()
+    wire = bytearray()
+    for _ in range(20):
+        for src, dst in ((h2, j2), (j2, h2)):
+            d = src.data_to_send()
+            wire += d
+            dst.receive_data(d)
+            drain(dst, [])
+    assert h2.phase is Phase.PLAY and j2.phase is Phase.PLAY
+    assert SEED not in wire
+    # someone with the match id but not the seed
+    fake = GameCore(Match(b"\x09" * 32, 50, ("Ann", "Bob")), 1, h.core.match_id)
+    h3, j3 = Endpoint(LocalConfig(HOST, "Ann"), h.core), Endpoint(LocalConfig(JOIN, "Eve"), fake)
+    h3.initiate()
+    j3.initiate()
+    eh, ej = pump(h3, j3)
+    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "bad-proof"
+    assert isinstance(ej[-1], PeerRefused) and ej[-1].code == "bad-proof"
+    assert not any(isinstance(e, Handshaken) for e in eh)

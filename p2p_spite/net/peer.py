@@ -67,6 +67,7 @@ FATAL_REFUSALS = frozenset(
         "no-match",
         "not-p2p-spite",
         "flood",
+        "bad-proof",
     }
 )
 
@@ -509,7 +510,11 @@ class NetSession:
         )
 
     def offer_link(self, link: _Link) -> bool:
-        """A new connection finished its handshake for this match: take it (host side)."""
+        """A new connection finished its handshake for this match: take it (host side).
+
+        It proved it holds the match (``proof``: a MAC keyed by the seed over both
+        nonces) before the host sent anything, so it is the joiner come back: it
+        replaces a link that is lost or that we have not noticed is dead yet."""
         if self._closing or self.failure is not None or (self._ended and self.acked >= self.core.position):
             return False
         old = self._link
@@ -527,9 +532,10 @@ class NetSession:
             self._grace_timer = None
         self.reconnects += 1
         hs = link.handshaken.result()
-        self._put(
-            ConnectionChanged("connected", f"{self.peer_name} is back; going on from action {hs.resumed_at}")
-        )
+        who = self.peer_name
+        if hs.peer_name and hs.peer_name != who:
+            who = f"{who} (now calling itself {hs.peer_name})"
+        self._put(ConnectionChanged("connected", f"{who} is back; going on from action {hs.resumed_at}"))
         self._attach(link)
 
     async def _redial(self) -> None:

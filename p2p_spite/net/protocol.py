@@ -85,6 +85,7 @@ class PeerRefused(ProtocolError):
 class Phase(Enum):
     HELLO = "hello"  # waiting for the peer's hello
     AUTH = "auth"  # join-code challenge-response
+    PROOF = "proof"  # a returning joiner and the host prove they hold the match
     SETUP = "setup"  # the joiner waits for the host's match settings
     SEED = "seed"  # commit-reveal of the two halves of the seed
     SYNC = "sync"  # comparing histories (position + hash)
@@ -158,6 +159,17 @@ def derive_code_key(code: str) -> bytes:
 def _auth_mac(key: bytes, role: str, host_nonce: bytes, join_nonce: bytes) -> bytes:
     return hmac.new(
         key, b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + join_nonce, "sha256"
+    ).digest()
+
+
+def resume_key(seed: bytes, match_id: bytes) -> bytes:
+    """The key a returning joiner and the host prove the match with (neither sends the seed)."""
+    return hmac.new(seed, b"p2p-spite/resume/v1|" + match_id, "sha256").digest()
+
+
+def _proof_mac(key: bytes, role: str, host_nonce: bytes, join_nonce: bytes) -> bytes:
+    return hmac.new(
+        key, b"p2p-spite/proof/v1|" + role.encode() + b"|" + host_nonce + join_nonce, "sha256"
     ).digest()
 
 
@@ -300,7 +312,8 @@ class Endpoint:
                 "name": self.config.name[:MAX_NAME],
                 "nonce": self._nonce,
                 "code": self.config.code_key is not None,
-                "match": c.match_id if c is not None else None,
+                # only a returning joiner names the match; the host never tells it to a stranger
+                "match": c.match_id if c is not None and self.role == JOIN else None,
             }
         )
 
@@ -489,9 +502,37 @@ class Endpoint:
         self._after_auth()
 
     def _after_auth(self) -> None:
+        c = self.core
+        if c is not None:  # a returning joiner: both prove they hold the match before anything else
+            self.phase = Phase.PROOF
+            if self.role == JOIN:
+                self._send_proof()
+            return
         if self.role == JOIN:
             self.phase = Phase.SETUP
             return
+        self._send_setup()
+
+    def _send_proof(self) -> None:
+        c = self.core
+        assert c is not None
+        key = resume_key(c.match.seed, c.match_id)
+        self._send({"t": "proof", "mac": _proof_mac(key, self.role, *self._nonces())})
+
+    def _on_proof(self, msg: dict[str, Any]) -> None:
+        c = self.core
+        assert c is not None
+        mac = _bin(msg, "mac", 32)
+        key = resume_key(c.match.seed, c.match_id)
+        if not hmac.compare_digest(mac, _proof_mac(key, self.peer_role, *self._nonces())):
+            raise RemoteProtocolError("the peer cannot prove it holds this match", "bad-proof")
+        if self.role == JOIN:
+            self.phase = Phase.SETUP
+            return
+        self._send_proof()  # only now: a stranger learns nothing it could test
+        self._send_setup()
+
+    def _send_setup(self) -> None:
         c = self.core
         cfg = self.config
         if c is None:
@@ -518,7 +559,7 @@ class Endpoint:
                 {
                     "t": "setup",
                     "match": c.match_id,
-                    "seed": m.seed,
+                    "seed": None,  # the joiner's record has it (and proved so)
                     "target": m.target,
                     "games": c.max_games,
                     "players": list(m.players),
@@ -542,9 +583,9 @@ class Endpoint:
         ):
             raise RemoteProtocolError("setup: players must be two names", "malformed")
         resume = msg.get("resume")
-        if type(resume) is not bool or (resume and seed is None):
+        if type(resume) is not bool or (resume and seed is not None):
             raise RemoteProtocolError(
-                "setup: resume must be true or false (and a resumed match has its seed)", "malformed"
+                "setup: resume must be true or false (and a resumed match's seed is not sent)", "malformed"
             )
         c = self.core
         self._match_id = match_id
@@ -562,7 +603,7 @@ class Endpoint:
             else:
                 self._make_core(seed, target, games, names)
         else:
-            if match_id != c.match_id or seed != c.match.seed:
+            if not resume or match_id != c.match_id:
                 raise RemoteProtocolError("the host is playing a different match", "other-match")
             if target != c.match.target or games != c.max_games:
                 raise RemoteProtocolError(
@@ -692,6 +733,7 @@ class Endpoint:
 _HANDLERS: dict[tuple[Phase, str], Any] = {
     (Phase.HELLO, "hello"): Endpoint._on_hello,
     (Phase.AUTH, "auth"): Endpoint._on_auth,
+    (Phase.PROOF, "proof"): Endpoint._on_proof,
     (Phase.SETUP, "setup"): Endpoint._on_setup,
     (Phase.SEED, "commit"): Endpoint._on_commit,
     (Phase.SEED, "reveal"): Endpoint._on_reveal,

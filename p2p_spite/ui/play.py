@@ -70,6 +70,7 @@ async def play_against_computer(
     from ..bots import LEVELS
     from ..bots.driver import run_bot
     from ..net import host_session, join_session
+    from ..net.protocol import new_join_code
 
     if level not in LEVELS:
         raise UserError(f"unknown bot level {level!r} (choose from {', '.join(LEVELS)})", exit_code=2)
@@ -80,6 +81,7 @@ async def play_against_computer(
         if not port.done():
             port.set_result(p)
 
+    join_code = new_join_code()  # even on loopback: another local user must not take the seat
     host_task = asyncio.create_task(
         host_session(
             bind="127.0.0.1",
@@ -89,7 +91,7 @@ async def play_against_computer(
             target=target,
             record_path=record_path,
             on_listening=listening,
-            code=None,
+            code=join_code,
             on_warning=None,
         )
     )
@@ -107,6 +109,7 @@ async def play_against_computer(
             port=port.result(),
             name="Computer",
             record_path=Path(scratch) / "bot.json",
+            code=join_code,
         )
         bot_task = asyncio.create_task(run_bot(joiner, level))
         session = await asyncio.wait_for(host_task, 15)

@@ -465,3 +465,82 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
         await host.close()
 
     run(main())
+
+
+def test_a_chat_flood_is_refused(tmp_path: Path) -> None:
+    from p2p_spite.net.protocol import CHAT_BURST
+    from p2p_spite.session import ChatReceived
+
+    async def main() -> None:
+        host, peer = await _match_with_raw_peer(tmp_path)
+        before = _snapshot(host)
+        await peer.send_raw(b"".join(encode({"t": "chat", "text": f"spam {i}"}) for i in range(200)))
+        seen = []
+        while not isinstance(ev := await asyncio.wait_for(host.next_event(), 5), SessionFailed):
+            seen.append(ev)
+        assert "flood" in ev.message and "\n" not in ev.message
+        assert len([e for e in seen if isinstance(e, ChatReceived)]) <= CHAT_BURST
+        assert _snapshot(host)[:2] == before[:2]
+        got = await peer.read_all(3.0)
+        assert b"refuse" in got and b"flood" in got
+        await host.close()
+        peer.close()
+
+    run(main())
+
+
+def test_unread_chat_is_capped(tmp_path: Path) -> None:
+    from p2p_spite.session import ChatReceived, Notice
+
+    async def main() -> None:
+        host, peer = await _match_with_raw_peer(tmp_path)
+        host.max_chat_backlog = 3
+        await peer.send_raw(b"".join(encode({"t": "chat", "text": f"hi {i}"}) for i in range(8)))
+        await asyncio.sleep(0.3)  # the host reads them all; its driver reads none
+        queued = []
+        while not host._events.empty():
+            queued.append(await host.next_event())
+        chats = [e for e in queued if isinstance(e, ChatReceived)]
+        assert [c.text for c in chats] == ["hi 0", "hi 1", "hi 2"]
+        assert len([e for e in queued if isinstance(e, Notice)]) == 1
+        await peer.send_raw(encode({"t": "chat", "text": "read now"}))  # room again
+        ev = await asyncio.wait_for(host.next_event(), 5)
+        assert isinstance(ev, ChatReceived) and ev.text == "read now"
+        peer.close()
+        await host.close()
+
+    run(main())
+
+
+def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
+    """Every dropped stranger used to be a Notice of its own: a crowd could fill the queue."""
+    from p2p_spite.session import Notice
+
+    async def main() -> None:
+        warnings: list[str] = []
+        task, port = await _host(tmp_path, warnings)
+        joiner = await join_session(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        host = await task
+        host.notice_every = 0.5
+        for _ in range(20):
+            await _raw(port, b"GET / HTTP/1.0\r\n\r\n", close=False)
+        notices: list[Notice] = []
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 1.5
+        while (left := end - loop.time()) > 0:
+            try:
+                ev = await asyncio.wait_for(host.next_event(), left)
+            except TimeoutError:
+                break
+            if isinstance(ev, Notice):
+                notices.append(ev)
+        assert 1 <= len(notices) <= 2, notices
+        assert "dropped a connection" in notices[0].text
+        import re
+
+        told = sum(1 + int(m.group(1)) if (m := re.search(r"and (\d+) more", n.text)) else 1 for n in notices)
+        assert told == 20, notices
+        await joiner.close()
+        await host.close()
+
+    run(main())

@@ -445,3 +445,31 @@ def test_resuming_needs_a_proof_of_the_match_and_never_sends_the_seed() -> None:
     assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "bad-proof"
     assert isinstance(ej[-1], PeerRefused) and ej[-1].code == "bad-proof"
     assert not any(isinstance(e, Handshaken) for e in eh)
+
+
+def test_chat_and_pings_are_rate_limited() -> None:
+    from p2p_spite.net.protocol import CHAT_BURST, CHAT_RATE, PONG_BURST
+    from p2p_spite.session import ChatReceived
+
+    now = [0.0]
+    h = Endpoint(LocalConfig(HOST, "Ann", seed=SEED), clock=lambda: now[0])
+    j = Endpoint(LocalConfig(JOIN, "Bob"))
+    h.initiate()
+    j.initiate()
+    pump(h, j)
+    assert h.phase is Phase.PLAY
+    for _ in range(PONG_BURST + 5):  # pings beyond a few are not answered
+        j.send_ping(1)
+    h.receive_data(j.data_to_send())
+    drain(h, [])
+    assert h.data_to_send().count(b"pong") == PONG_BURST
+    for _ in range(CHAT_BURST):
+        j.send_chat("hi")
+    eh, _ej = pump(h, j)
+    assert [type(e) for e in eh] == [ChatReceived] * CHAT_BURST
+    now[0] += 1.0  # a second later: CHAT_RATE more, then a flood
+    for _ in range(int(CHAT_RATE) + 1):
+        j.send_chat("hi")
+    eh, _ej = pump(h, j)
+    assert [type(e) for e in eh[:-1]] == [ChatReceived] * int(CHAT_RATE)
+    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "flood"

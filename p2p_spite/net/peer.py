@@ -51,6 +51,8 @@ MAX_PENDING_HANDSHAKES = 32  # connections a host handshakes with at once
 DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back
 HEARTBEAT = 2.0  # seconds between pings
 DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as dead
+NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
+MAX_CHAT_BACKLOG = 100  # chat messages waiting for the driver; more are dropped (one notice)
 MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped
 # refusals after which redialing is pointless
 FATAL_REFUSALS = frozenset(
@@ -267,6 +269,14 @@ class NetSession:
         self._dialer: asyncio.Task[None] | None = None
         self._back: asyncio.Event = asyncio.Event()
         self.failure: str | None = None
+        self.notice_every = NOTICE_EVERY
+        self.max_chat_backlog = MAX_CHAT_BACKLOG
+        self._chat_backlog = 0  # ChatReceived events in the queue
+        self._chat_dropped = 0
+        self._notice_until = 0.0  # no notice before this (loop time) ...
+        self._held_text = ""  # ... the last one held back, and how many were
+        self._held_count = 0
+        self._notice_timer: asyncio.TimerHandle | None = None
         for ev in core.start_events():
             self._put(ev)
         if core.finished:
@@ -336,7 +346,10 @@ class NetSession:
         await self._shutdown(reason)
 
     async def next_event(self) -> Event:
-        return await self._events.get()
+        ev = await self._events.get()
+        if isinstance(ev, ChatReceived):
+            self._chat_backlog -= 1
+        return ev
 
     # -- extras ------------------------------------------------------------------------
 
@@ -389,8 +402,29 @@ class NetSession:
         self._events.put_nowait(ev)
 
     def notice(self, text: str) -> None:
-        """Tell the driver something that changes nothing in the match."""
-        self._put(Notice(text))
+        """Tell the driver something that changes nothing in the match.
+
+        At most one notice every ``notice_every`` seconds: the ones in between
+        (a crowd of strangers knocking, say) are merged into the next, with a count."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now >= self._notice_until and not self._held_count:
+            self._notice_until = now + self.notice_every
+            self._put(Notice(text))
+            return
+        self._held_text = text
+        self._held_count += 1
+        if self._notice_timer is None:
+            self._notice_timer = loop.call_later(max(0.0, self._notice_until - now), self._release_notices)
+
+    def _release_notices(self) -> None:
+        self._notice_timer = None
+        n, text = self._held_count, self._held_text
+        if not n:
+            return
+        self._held_count = 0
+        self._notice_until = asyncio.get_running_loop().time() + self.notice_every
+        self._put(Notice(text if n == 1 else f"{text} (and {n - 1} more like it)"))
 
     def _attach(self, link: _Link) -> None:
         self._link = link
@@ -444,7 +478,14 @@ class NetSession:
                 self._fail(f"{self.peer_name} left the match ({ev.reason or 'no reason given'})")
             link.fail(ConnectionError("bye"))
         else:
-            if not isinstance(ev, ChatReceived):
+            if isinstance(ev, ChatReceived):
+                if self._chat_backlog >= self.max_chat_backlog:
+                    self._chat_dropped += 1
+                    if self._chat_dropped == 1:
+                        self.notice(f"{self.peer_name}'s chat comes faster than it is read: dropping some")
+                    return
+                self._chat_backlog += 1
+            else:
                 self._set_acked(self.core.position)  # the peer made that action: it has them all
             self._put(ev)
             if isinstance(ev, GameEnded) and self.core.finished:
@@ -605,6 +646,9 @@ class NetSession:
             self._grace_timer = None
 
     async def _shutdown(self, reason: str) -> None:
+        if self._notice_timer is not None:
+            self._notice_timer.cancel()
+            self._notice_timer = None
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None

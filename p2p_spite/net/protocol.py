@@ -47,6 +47,9 @@ PONG_RATE: Final = 4.0
 PONG_BURST: Final = 8
 PING_RATE: Final = 25.0
 PING_BURST: Final = 250
+# chat: a person types far slower; faster than this is a flood and refused
+CHAT_RATE: Final = 5.0
+CHAT_BURST: Final = 10
 
 __all__ = [
     "APP",
@@ -294,6 +297,7 @@ class Endpoint:
         self._deferred: Committed | None = None
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
+        self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -727,7 +731,10 @@ class Endpoint:
     def _on_chat(self, msg: dict[str, Any]) -> None:
         c = self.core
         assert c is not None
-        self._events.append(ChatReceived(1 - c.seat, clean_text(_str(msg, "text", MAX_CHAT * 4), MAX_CHAT)))
+        text = clean_text(_str(msg, "text", MAX_CHAT * 4), MAX_CHAT)
+        if not self._chats.take():
+            raise RemoteProtocolError(f"chat faster than {CHAT_RATE:g} messages a second", "flood")
+        self._events.append(ChatReceived(1 - c.seat, text))
 
 
 _HANDLERS: dict[tuple[Phase, str], Any] = {

@@ -22,7 +22,7 @@ import pytest
 from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import Match
-from p2p_spite.net.journal import load_saved
+from p2p_spite.net.journal import load_saved, read_journal, record_actions
 from p2p_spite.selfplay import play_match
 from tests.support.net import CLI, finish, reader, spawn, wait_listening
 from tests.support.proxy import FaultProxy, Plan
@@ -314,3 +314,52 @@ def test_zz_figures() -> None:
     """Prints the totals of the fault tests above (run with -s to see them)."""
     print("\nfault-injection figures:", ", ".join(f"{k}: {v}" for k, v in FIGURES.items()))
     assert FIGURES.get("moves lost", 0) == 0
+
+
+def test_resume_when_our_own_last_action_was_lost(tmp_path: Path) -> None:
+    """The joiner's journal loses its own last action (written but not yet fsynced at a
+    power cut; a torn last line): the host, catching it up, sends it back, and the match
+    goes on to identical records."""
+    seed_hex = "c3" * 32
+    port = _free_port()
+    host = spawn([*_host_args(seed_hex, [], KILL_GAMES), "--port", str(port)], tmp_path)
+    procs = [host]
+    try:
+        wait_listening(host)
+        join = spawn(_join_args(port, []), tmp_path)
+        procs.append(join)
+        reader(join).wait(r"^game 1 started", 20)
+        journal = tmp_path / "j.json.journal"
+        _wait_for_moves(journal, 40, join)
+        assert join.poll() is None, "the match ended too soon"
+        os.kill(join.pid, signal.SIGKILL)
+        join.wait(10)
+        time.sleep(0.3)  # the host has what reached it
+        rec = record.load(tmp_path / "j.json")
+        start = len(record_actions(rec))
+        lines = journal.read_bytes().split(b"\n")[:-1]
+        host_has = len(load_saved(tmp_path / "h.json").actions)
+        own = [
+            i
+            for i, line in enumerate(lines)
+            if (obj := json.loads(line))["n"] >= start
+            and obj["n"] < host_has
+            and (obj.get("resign") == 1 or obj.get("m", [0])[0] == 1)
+        ]
+        assert own, "no action of the joiner's that the host holds: make the match longer"
+        cut = own[-1]
+        n_lost = json.loads(lines[cut])["n"]
+        journal.write_bytes(b"\n".join(lines[:cut]) + b"\n" + lines[cut][:9])  # torn
+        assert len(read_journal(journal, 0)) == cut, (cut, n_lost, host_has, start)
+        again = spawn(_join_args(port, ["--resume", "j.json"]), tmp_path)
+        procs.append(again)
+        codes = [_wait(again), _wait(host)]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for rc, out, err in codes:
+        assert rc == 0, (err, out[-2000:])
+        assert "Traceback" not in err
+    assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
+    assert len(load_saved(tmp_path / "h.json").actions) > n_lost

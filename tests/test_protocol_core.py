@@ -473,3 +473,24 @@ def test_chat_and_pings_are_rate_limited() -> None:
     eh, _ej = pump(h, j)
     assert [type(e) for e in eh[:-1]] == [ChatReceived] * int(CHAT_RATE)
     assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "flood"
+
+
+def test_catching_up_accepts_our_own_action_that_our_journal_lost() -> None:
+    """The joiner played, the host got it, then the joiner's disk lost it: at the sync
+    the host sends it back and the joiner takes it (not 'seat 1 cannot play for seat 0')."""
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    hc, jc = h.core, j.core
+    while hc.match.game.turn != 1:  # the host discards until the joiner is on turn
+        m = next(x for x in hc.match.game.legal_moves() if x.target == "side")
+        for c in (hc, jc):
+            c.apply(Action(c.match.game_number, 0, m))
+    m = jc.match.game.legal_moves()[0]
+    hc.apply(Action(hc.match.game_number, 1, m))  # only the host still has it
+    h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
+    h2.initiate()
+    j2.initiate()
+    eh, ej = pump(h2, j2)
+    assert not any(isinstance(e, RemoteProtocolError | PeerRefused) for e in eh + ej), (eh, ej)
+    assert hc.position == jc.position and hc.head == jc.head
+    assert jc.actions[-1].seat == 1 and not j2.catching_up

@@ -60,8 +60,9 @@ class RecordKeeper:
         self._last_sync = 0.0
         self.save()
         jp = journal_path(self.path)
-        try:
-            self._fd = os.open(jp, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:  # the record just saved holds every action so far: start the journal afresh
+            # (appending after a torn last line would merge it with the next one)
+            self._fd = os.open(jp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         except OSError as e:
             raise UserError(f"cannot write {jp}: {e.strerror or e}") from None
 

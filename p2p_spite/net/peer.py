@@ -272,6 +272,10 @@ class NetSession:
         self.notice_every = NOTICE_EVERY
         self.max_chat_backlog = MAX_CHAT_BACKLOG
         self._chat_backlog = 0  # ChatReceived events in the queue
+        self._queued = 0  # events put in the queue ...
+        self._taken = 0  # ... and taken out by the driver
+        self._remote_mark = 0  # _queued after the last event of an action the peer caught us up with
+        self._catch_up_end = 0  # the peer's position at the last sync
         self._chat_dropped = 0
         self._notice_until = 0.0  # no notice before this (loop time) ...
         self._held_text = ""  # ... the last one held back, and how many were
@@ -316,13 +320,21 @@ class NetSession:
         return v
 
     async def play(self, move: Move) -> None:
+        """Play ``move`` (IllegalMoveError if it is not legal).  A move chosen on a board
+        that has changed since (the peer is catching us up with actions our journal lost,
+        whose events the driver has not seen yet) is dropped: the events that follow
+        show the board as it is now."""
         self._check_open()
+        if self._stale():
+            return
         core = self.core
         core.check_move(move, core.seat)
         self._local(Action(core.match.game_number, core.seat, move))
 
     async def resign(self) -> None:
         self._check_open()
+        if self._stale():
+            return
         self._local(self.core.check_resign(self.core.seat))
 
     async def chat(self, text: str) -> None:
@@ -347,6 +359,7 @@ class NetSession:
 
     async def next_event(self) -> Event:
         ev = await self._events.get()
+        self._taken += 1
         if isinstance(ev, ChatReceived):
             self._chat_backlog -= 1
         return ev
@@ -400,6 +413,12 @@ class NetSession:
 
     def _put(self, ev: Event) -> None:
         self._events.put_nowait(ev)
+        self._queued += 1
+
+    def _stale(self) -> bool:
+        """The driver has not seen the peer's latest actions yet, or more are on their way."""
+        link = self._link
+        return self._taken < self._remote_mark or (link is not None and link.endpoint.catching_up)
 
     def notice(self, text: str) -> None:
         """Tell the driver something that changes nothing in the match.
@@ -433,6 +452,7 @@ class NetSession:
             self.core.sink = self.keeper
         hs = link.handshaken.result()
         self._set_acked(hs.peer_position)
+        self._catch_up_end = hs.peer_position
         self._back.set()
         link.pump()  # play messages that came right behind the handshake
 
@@ -488,6 +508,8 @@ class NetSession:
             else:
                 self._set_acked(self.core.position)  # the peer made that action: it has them all
             self._put(ev)
+            if not isinstance(ev, ChatReceived) and self.core.position <= self._catch_up_end:
+                self._remote_mark = self._queued
             if isinstance(ev, GameEnded) and self.core.finished:
                 self._finish()
 

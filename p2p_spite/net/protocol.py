@@ -332,6 +332,11 @@ class Endpoint:
         return out
 
     @property
+    def catching_up(self) -> bool:
+        """The peer had more actions at the sync and has not sent them all yet."""
+        return self._catch_up_to is not None
+
+    @property
     def pending_bytes(self) -> int:
         """Received bytes that do not make a whole frame yet (a frame cut short)."""
         return self._decoder.pending
@@ -686,7 +691,13 @@ class Endpoint:
                 f"action number {n} out of sequence (expected {c.position})", "sequence"
             )
         d = _bin(msg, "d", 32)
+        # Catching up after a reconnect, the peer may send one of OUR actions that our
+        # journal lost (a crash before it reached the disk): accept an action for the
+        # seat on turn then; the engine checks it and the history hash at the end of the
+        # catch-up confirms it.  Otherwise an action must be the peer's own.
         peer_seat = 1 - c.seat
+        if self._catch_up_to is not None and n < self._catch_up_to[0]:
+            peer_seat = c.match.game.turn
         try:
             if msg["t"] == "move":
                 try:

@@ -544,3 +544,51 @@ def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
         await host.close()
 
     run(main())
+
+
+# -- our own disk --------------------------------------------------------------------------------
+
+
+class _FullDisk:
+    """A journal on a full disk."""
+
+    def __init__(self, keeper: Any) -> None:
+        self.keeper = keeper
+
+    def append(self, n: int, action: Action) -> None:
+        raise OSError(28, "No space left on device")
+
+    def game_over(self, match: Any) -> None:
+        self.keeper.game_over(match)
+
+
+@pytest.mark.parametrize("whose", ["the peer's move", "our own move"])
+def test_a_disk_error_is_one_clean_failure(tmp_path: Path, whose: str) -> None:
+    """An OSError from the journal used to escape into asyncio ("Fatal error" over the
+    interface) and the driver never heard of it."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        escaped: list[dict[str, Any]] = []
+        loop.set_exception_handler(lambda _loop, ctx: escaped.append(ctx))
+        host, peer = await _match_with_raw_peer(tmp_path)
+        await _turn_of(host, peer, 1 if whose == "the peer's move" else 0)
+        before = host.core.position
+        host.core.sink = _FullDisk(host.keeper)
+        if whose == "the peer's move":
+            await _peer_discard(peer)
+        else:
+            await host.play(host.core.match.game.legal_moves()[0])
+        failed = await _expect_failure(host)
+        assert "cannot write the record" in failed.message and "No space left" in failed.message
+        assert "\n" not in failed.message
+        assert failed.record_path is not None  # the record itself could still be written
+        rec = record.verify(record.load(failed.record_path))
+        assert rec.total_moves >= before
+        got = await peer.read_all(3.0)
+        assert b"refuse" in got and b"storage" in got
+        assert not escaped, escaped
+        await host.close()
+        peer.close()
+
+    run(main())

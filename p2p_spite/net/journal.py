@@ -81,11 +81,14 @@ class RecordKeeper:
         else:  # the fields were checked (move_from_json + engine): plain ints and known words
             arg = "null" if m.arg is None else m.arg
             line = f'{{"n":{n},"g":{action.game},"m":[{m.seat},"{m.source}",{arg},"{m.target}",{m.slot}]}}\n'
-        os.write(self._fd, line.encode())
-        now = time.monotonic()
-        if now - self._last_sync >= FSYNC_EVERY:
-            self._last_sync = now
-            os.fsync(self._fd)
+        try:
+            os.write(self._fd, line.encode())
+            now = time.monotonic()
+            if now - self._last_sync >= FSYNC_EVERY:
+                self._last_sync = now
+                os.fsync(self._fd)
+        except OSError as e:
+            raise UserError(f"cannot write {journal_path(self.path)}: {e.strerror or e}") from None
 
     def game_over(self, match: Match) -> None:
         self.save()

@@ -70,6 +70,7 @@ FATAL_REFUSALS = frozenset(
         "not-p2p-spite",
         "flood",
         "bad-proof",
+        "storage",
     }
 )
 
@@ -210,7 +211,16 @@ class _Link(asyncio.Protocol):
                 self.owner._on_protocol_error(self, e)
             else:
                 self.fail(e)
+        except (OSError, UserError) as e:  # the record or journal (disk full...): not the peer's fault
+            if self.owner is not None:
+                self.owner._storage_failed(self, e)
+            else:
+                self.fail(e)
         self._flush()
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
 
 
 def _fmt_addr(addr: Any) -> str:
@@ -470,12 +480,21 @@ class NetSession:
     def _local(self, action: Action) -> None:
         core = self.core
         n = core.position
-        done = core.commit(action)  # written to the journal before anything is sent or shown
         link = self._link
+        try:
+            done = core.commit(action)  # written to the journal before anything is sent or shown
+        except (OSError, UserError) as e:
+            self._storage_failed(link, e)
+            return
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_action(n)
             link._flush()
-        for ev in core.events(done):
+        try:
+            evs = core.events(done)  # a game's end rewrites the record
+        except (OSError, UserError) as e:
+            self._storage_failed(link, e)
+            return
+        for ev in evs:
             self._put(ev)
         if core.finished:
             self._finish()
@@ -483,10 +502,22 @@ class NetSession:
     def _finish(self) -> None:
         if self._ended:
             return
+        try:
+            path = self.keeper.close() if self.keeper is not None else None
+        except (OSError, UserError) as e:
+            self._fail(f"the match is over but its record could not be written: {_one_line(e)}", save=False)
+            return
         self._ended = True
         self._done = True
-        path = self.keeper.close() if self.keeper is not None else None
         self._put(self.core.end_event(str(path) if path else None))
+
+    def _storage_failed(self, link: _Link | None, e: BaseException) -> None:
+        """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
+        text = f"cannot write the record: {_one_line(e)}"
+        if link is not None:
+            link.endpoint.refuse("storage", "cannot write its record (a disk error)")
+            link.fail(ConnectionError(text))
+        self._fail(f"stopped the match: {text}")
 
     def _on_event(self, link: _Link, ev: Any) -> None:
         if isinstance(ev, Acked):
@@ -639,17 +670,17 @@ class NetSession:
             link.endpoint.send_ping(k)
             link._flush()
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str, *, save: bool = True) -> None:
         if self._ended or self.failure is not None:
             return
         self._done = True
         self.failure = message
         path = None
-        if self.keeper is not None:
+        if self.keeper is not None and save:
             try:
                 path = str(self.keeper.close(keep_journal=False))
-            except UserError as e:
-                message += f" ({e})"
+            except (OSError, UserError) as e:
+                message += f" ({_one_line(e)})"
         self._put(ConnectionChanged("lost", message))
         self._put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path))
         self._close_transport()

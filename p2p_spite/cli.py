@@ -11,6 +11,7 @@ from typing import Any
 from . import __version__
 from .errors import UserError
 from .net.peer import DEFAULT_PORT
+from .net.protocol import MAX_GAMES, MAX_TARGET
 
 
 def _positive_int(text: str) -> int:
@@ -21,6 +22,18 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+def _at_most(most: int, what: str) -> Any:
+    """A positive whole number up to ``most`` (the peer refuses a match beyond the protocol's limits)."""
+
+    def check(text: str) -> int:
+        value = _positive_int(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"{what} can be at most {most}, not {value}")
+        return value
+
+    return check
 
 
 def _seed_arg(text: str) -> bytes:
@@ -169,8 +182,10 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     g = h.add_mutually_exclusive_group()
     g.add_argument("--seed", type=_seed_arg, help="play this deal (64 hex digits; the joiner is shown it)")
     g.add_argument("--seed-file", type=Path, help="take the seed (and target) from a record or seed file")
-    h.add_argument("--target", type=_positive_int, help="points that win the match (default 50)")
-    h.add_argument("--games", type=_positive_int, help="stop after this many games")
+    h.add_argument(
+        "--target", type=_at_most(MAX_TARGET, "the target"), help="points that win the match (default 50)"
+    )
+    h.add_argument("--games", type=_at_most(MAX_GAMES, "the game limit"), help="stop after this many games")
     h.add_argument("--code", help="the join code to require (default: a fresh one, printed)")
     h.add_argument("--no-code", action="store_true", help="do not require a join code (trusted networks)")
     h.add_argument(

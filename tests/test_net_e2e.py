@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.net import CLI, ROOT, finish, read_code, spawn, wait_listening
 
 TIMEOUT = 60
@@ -162,3 +164,27 @@ def test_a_peer_that_vanishes_mid_match(tmp_path: Path) -> None:
 
 def test_python_is_the_venv() -> None:
     assert Path(sys.executable).exists() and ROOT.exists()
+
+
+def test_host_target_and_games_are_bounded_by_what_the_joiner_accepts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Above the protocol's limits the joiner refused the setup as 'malformed': the CLI
+    says so up front instead."""
+    from p2p_spite.cli import build_parser
+    from p2p_spite.net.protocol import HOST, JOIN, MAX_GAMES, MAX_TARGET, Handshaken, LocalConfig
+    from tests.support.net import pair
+
+    parser = build_parser()
+    ok = parser.parse_args(["host", "--target", str(MAX_TARGET), "--games", str(MAX_GAMES)])
+    assert (ok.target, ok.games) == (MAX_TARGET, MAX_GAMES)
+    _h, _j, eh, ej = pair(
+        LocalConfig(HOST, "Ann", target=MAX_TARGET, max_games=MAX_GAMES), LocalConfig(JOIN, "Bob")
+    )
+    assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
+    for opt, value in (("--target", MAX_TARGET + 1), ("--games", MAX_GAMES + 1)):
+        with pytest.raises(SystemExit) as info:
+            parser.parse_args(["host", opt, str(value)])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert f"at most {MAX_TARGET if opt == '--target' else MAX_GAMES}" in err, err

@@ -333,8 +333,8 @@ def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> 
         # the peer was told (unless it had hung up)
         if what != "dropped mid-frame":
             got = await peer.read_all(3.0)
-            if got:
-                assert b"refuse" in got
+            assert got, "the peer was told nothing"
+            assert b"refuse" in got
         await host.close()
         peer.close()
 

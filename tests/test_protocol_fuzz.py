@@ -15,7 +15,9 @@ from p2p_spite.net.protocol import HOST, JOIN, NEED_DATA, Endpoint, LocalConfig,
 from tests.support.net import pair
 
 SEED = bytes(range(32))
-FUZZ = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# ~4000 cases in all, a few seconds: the slow message-building strategies get fewer
+FUZZ = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ_SLOW = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _honest() -> Endpoint:
@@ -85,7 +87,7 @@ TYPES = st.sampled_from(
 FIELDS = st.sampled_from(["n", "m", "d", "g", "k", "text", "reason", "code", "msg", "pos", "hist", "proto"])
 
 
-@FUZZ
+@FUZZ_SLOW
 @given(TYPES, st.dictionaries(FIELDS, values, max_size=5))
 def test_messages_of_known_types_with_random_fields(t: str, fields: dict[str, Any]) -> None:
     msg = {"t": t, **fields}
@@ -103,8 +105,117 @@ moves = st.lists(
 )
 
 
-@FUZZ
+@FUZZ_SLOW
 @given(moves, st.integers(-1, 3), st.binary(min_size=32, max_size=32))
 def test_moves_with_random_contents(m: list[Any], n: int, d: bytes) -> None:
     body = msgpack.packb({"t": "move", "n": n, "m": m, "d": d}, use_bin_type=True)
     _feed(_honest(), struct.pack(">I", len(body)) + body)
+
+
+# -- the handshake phases ---------------------------------------------------------------------
+
+HANDSHAKE_TYPES = st.sampled_from(
+    ["hello", "auth", "proof", "setup", "commit", "reveal", "sync", "ping", "x"]
+)
+HANDSHAKE_FIELDS = st.sampled_from(
+    ["proto", "app", "role", "name", "nonce", "code", "match", "mac", "seed", "target", "games",
+     "players", "resume", "c", "r", "pos", "hist", "k"]
+)  # fmt: skip
+HANDSHAKE_VALUES = (
+    values
+    | st.sampled_from(["p2p-spite", "host", "join", 1, True, False])
+    | st.binary(min_size=16, max_size=16)
+    | st.binary(min_size=32, max_size=32)
+)
+PHASES = st.sampled_from(["host hello", "host auth", "host proof", "join setup", "join seed"])
+
+
+def _at(phase: str) -> Endpoint:
+    """An endpoint waiting in ``phase`` of the handshake, its peer's honest part done."""
+    key = _code_key() if phase == "host auth" else None
+    if phase.startswith("host"):
+        core = _honest().core if phase == "host proof" else None
+        ep = Endpoint(LocalConfig(HOST, "Ann", key), core)
+        ep.initiate()
+        if phase != "host hello":
+            peer = Endpoint(LocalConfig(JOIN, "Bob", key), core and _joiner_core(core))
+            peer.initiate()
+            ep.receive_data(peer.data_to_send())
+            assert ep.next_event() is NEED_DATA
+    else:
+        ep = Endpoint(LocalConfig(JOIN, "Bob"))
+        ep.initiate()
+        host = Endpoint(LocalConfig(HOST, "Ann"))
+        host.initiate()
+        ep.receive_data(host.data_to_send())
+        assert ep.next_event() is NEED_DATA
+        if phase == "join seed":
+            host.receive_data(ep.data_to_send())
+            assert host.next_event() is NEED_DATA
+            ep.receive_data(host.data_to_send()[:-40])  # the setup, not the host's commitment
+            assert ep.next_event() is NEED_DATA
+    ep.data_to_send()
+    assert ep.phase.value == phase.split()[1], (phase, ep.phase)
+    return ep
+
+
+_KEY: list[bytes] = []
+
+
+def _code_key() -> bytes:
+    from p2p_spite.net.protocol import derive_code_key
+
+    if not _KEY:
+        _KEY.append(derive_code_key("ABCD-EFGH"))  # slow on purpose: once
+    return _KEY[0]
+
+
+def _joiner_core(core: Any) -> Any:
+    from p2p_spite.net.game import GameCore
+
+    m = core.match
+    return GameCore(m.__class__(m.seed, m.target, m.players), 1, core.match_id, core.max_games)
+
+
+HANDSHAKE_MSGS = st.lists(
+    st.tuples(HANDSHAKE_TYPES, st.dictionaries(HANDSHAKE_FIELDS, HANDSHAKE_VALUES, max_size=6)),
+    min_size=1,
+    max_size=3,
+)
+
+
+@FUZZ_SLOW
+@given(PHASES, HANDSHAKE_MSGS)
+def test_handshake_phases_with_random_messages(phase: str, msgs: list[tuple[str, dict[str, Any]]]) -> None:
+    """Whatever arrives during the handshake: a ProtocolError or more waiting; a host
+    holding a match never sends its setup (nor the seed) to a peer that did not prove it."""
+    ep = _at(phase)
+    data = b""
+    for t, fields in msgs:
+        try:
+            body = msgpack.packb({"t": t, **fields}, use_bin_type=True)
+        except (OverflowError, TypeError, ValueError):
+            return
+        data += struct.pack(">I", len(body)) + body
+    ep.receive_data(data)
+    for _ in range(100):
+        try:
+            ev = ep.next_event()
+        except ProtocolError:
+            break
+        if ev is NEED_DATA:
+            break
+    else:
+        raise AssertionError("the endpoint kept producing events")
+    if phase == "host proof":
+        from p2p_spite.net.wire import FrameDecoder
+
+        out = ep.data_to_send()
+        dec = FrameDecoder()
+        dec.feed(out)
+        sent = []
+        while (m := dec.next_message()) is not None:
+            sent.append(m["t"])
+        assert set(sent) <= {"refuse", "pong"}, sent
+        assert SEED not in out
+        assert ep.phase in (Phase.PROOF, Phase.CLOSED)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from ..engine import IllegalMoveError, Match, Move, view
+from ..engine import IllegalMoveError, Match, Move, PlayerView, view
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
 
 RESIGN = "resign"
@@ -50,11 +50,6 @@ class Action:
             + arg
             + f"|{m.target}|{m.slot}".encode()
         )
-
-    def to_json(self) -> list[Any]:
-        if self.move is None:
-            return [self.game, RESIGN, self.seat]
-        return [self.game, list(self.move)]
 
 
 def history_root(seed: bytes) -> bytes:
@@ -106,7 +101,7 @@ class GameCore:
     def head(self) -> bytes:
         return self.history[-1]
 
-    def view(self) -> Any:
+    def view(self) -> PlayerView:
         return view(self.match.game, self.seat)
 
     def start_events(self) -> list[Event]:

@@ -29,14 +29,14 @@ from ..session import (
 from .game import Action, GameCore
 from .journal import RecordKeeper, Saved
 from .protocol import (
-    FLUSH,
     HOST,
     JOIN,
-    NEED_DATA,
     Acked,
     Endpoint,
+    Flush,
     Handshaken,
     LocalConfig,
+    NeedData,
     PeerBye,
     PeerRefused,
     Phase,
@@ -190,9 +190,9 @@ class _Link(asyncio.Protocol):
                 if self.handshaken.done() and self.owner is None:
                     break  # wait for the session to attach before handling play messages
                 ev = ep.next_event()
-                if ev is NEED_DATA:
+                if isinstance(ev, NeedData):
                     break
-                if ev is FLUSH:
+                if isinstance(ev, Flush):
                     self._flush()
                     continue
                 if isinstance(ev, Handshaken):
@@ -265,7 +265,6 @@ class NetSession:
         self.grace = grace
         self.heartbeat = heartbeat
         self.dead_after = dead_after
-        self.reconnects = 0
         self.acked = max(resumed_at, peer_position)  # the peer has the first `acked` actions
         self._dial = dial
         self._ack_waiters: list[tuple[int, asyncio.Future[None]]] = []
@@ -326,8 +325,7 @@ class NetSession:
         return self._link is not None
 
     def view(self) -> PlayerView:
-        v: PlayerView = self.core.view()
-        return v
+        return self.core.view()
 
     async def play(self, move: Move) -> None:
         """Play ``move`` (IllegalMoveError if it is not legal).  A move chosen on a board
@@ -519,7 +517,7 @@ class NetSession:
             link.fail(ConnectionError(text))
         self._fail(f"stopped the match: {text}")
 
-    def _on_event(self, link: _Link, ev: Any) -> None:
+    def _on_event(self, link: _Link, ev: Event | Acked | PeerBye | Pong) -> None:
         if isinstance(ev, Acked):
             self._set_acked(ev.n)
         elif isinstance(ev, Pong):
@@ -624,7 +622,6 @@ class NetSession:
         if self._grace_timer is not None:
             self._grace_timer.cancel()
             self._grace_timer = None
-        self.reconnects += 1
         hs = link.handshaken.result()
         who = self.peer_name
         if hs.peer_name and hs.peer_name != who:

@@ -283,14 +283,10 @@ class Endpoint:
         self._events: list[Event | LinkEvent] = []
         self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._peer_nonce = b""
-        self._auth_sent = False
         self._match_id = core.match_id if core is not None else b""
         self._secret = b""
         self._my_commit = b""
         self._peer_commit = b""
-        self._revealed = False
-        self._sync_sent = False
-        self._peer_sync: tuple[int, bytes] | None = None
         self._catch_up_to: tuple[int, bytes] | None = None  # (position, hash) the peer had
         self._resumed_at = 0
         self._started = False
@@ -498,7 +494,6 @@ class Endpoint:
         key = self.config.code_key
         assert key is not None
         self._send({"t": "auth", "mac": _auth_mac(key, self.role, *self._nonces())})
-        self._auth_sent = True
 
     def _on_auth(self, msg: dict[str, Any]) -> None:
         key = self.config.code_key
@@ -635,7 +630,6 @@ class Endpoint:
             raise RemoteProtocolError("the peer echoed our commitment", "echo")
         self._peer_commit = c
         self._send({"t": "reveal", "r": self._secret})
-        self._revealed = True
 
     def _on_reveal(self, msg: dict[str, Any]) -> None:
         if not self._peer_commit:
@@ -662,7 +656,6 @@ class Endpoint:
         assert c is not None
         self.phase = Phase.SYNC
         self._send({"t": "sync", "pos": c.position, "hist": c.head})
-        self._sync_sent = True
 
     def _on_sync(self, msg: dict[str, Any]) -> None:
         c = self.core
@@ -748,7 +741,7 @@ class Endpoint:
         self._events.append(ChatReceived(1 - c.seat, text))
 
 
-_HANDLERS: dict[tuple[Phase, str], Any] = {
+_HANDLERS: dict[tuple[Phase, str], Callable[[Endpoint, dict[str, Any]], None]] = {
     (Phase.HELLO, "hello"): Endpoint._on_hello,
     (Phase.AUTH, "auth"): Endpoint._on_auth,
     (Phase.PROOF, "proof"): Endpoint._on_proof,

@@ -11,7 +11,7 @@ frame cheap to refuse.  See docs/protocol.md.
 from __future__ import annotations
 
 import struct
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import msgpack
 
@@ -22,6 +22,16 @@ MAX_ARRAY: Final = 16  # items in one array (a move has 5)
 MAX_MAP: Final = 16  # keys in one map
 MAX_PENDING: Final = 1024 * 1024  # bytes received but not yet decoded (frames are decoded as they come)
 _HEADER = struct.Struct(">I")
+
+
+class Unpacker(Protocol):
+    """The part of ``msgpack.Unpacker`` used here (msgpack has no type hints)."""
+
+    def feed(self, data: bytes) -> None: ...
+
+    def unpack(self) -> object: ...
+
+    def tell(self) -> int: ...
 
 
 class ProtocolError(Exception):
@@ -60,7 +70,7 @@ class FrameDecoder:
         self._buf = bytearray()
         self._need = 0  # length of the frame body being read; 0 while reading a header
         self._flooded = False
-        self._unpacker = msgpack.Unpacker(
+        self._unpacker: Unpacker = msgpack.Unpacker(
             raw=False,
             use_list=True,
             strict_map_key=True,
@@ -111,7 +121,7 @@ class FrameDecoder:
         return decode_body(self._unpacker, body)
 
 
-def decode_body(unpacker: Any, body: bytes) -> dict[str, Any]:
+def decode_body(unpacker: Unpacker, body: bytes) -> dict[str, Any]:
     """Decode one frame body (exactly one msgpack map with a string ``t``)."""
     start = unpacker.tell()
     try:

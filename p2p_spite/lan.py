@@ -8,13 +8,13 @@ a match needs to say.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 
 from .errors import UserError
 from .net.peer import NetSession
 from .net.protocol import new_join_code
+from .runner import run_main
 from .session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted, Notice
 
 
@@ -74,8 +74,7 @@ async def _drive(session: NetSession, bot: str | None, bot_seed: int | None = No
     else:
         from .ui.play import drive_human  # full screen; the line prompt (lineplay) off a terminal
 
-        code = await drive_human(session)
-        await session.close("quit")
+        code = await drive_human(session)  # closes the session however it ends
     return _final(session, code)
 
 
@@ -122,7 +121,7 @@ def run_host(args: argparse.Namespace) -> int:
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}")
         return await _drive(session, args.bot, args.bot_seed)
 
-    return asyncio.run(main())
+    return run_main(main())
 
 
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
@@ -153,4 +152,4 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             _say(f"joined {who}'s match; seed drawn by both: {session.seed.hex()}")
         return await _drive(session, args.bot, args.bot_seed)
 
-    return asyncio.run(main())
+    return run_main(main())

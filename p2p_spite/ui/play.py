@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..errors import UserError
+from ..runner import run_main
 from ..session import Session
 
 DEFAULT_LEVEL = "medium"
@@ -38,19 +39,23 @@ def fullscreen_ok() -> bool:
 async def drive_human(session: Session, *, pace: float = 0.45) -> int:
     """Let the person at this terminal play ``session``: the full-screen game if
     the terminal can take it, else the plain line prompt.  Returns an exit code:
-    0 when the match ended or the person left it, 1 when it could not go on."""
-    if not fullscreen_ok():
-        from .lineplay import play_lines
+    0 when the match ended or the person left it, 1 when it could not go on.
 
-        code = await play_lines(session)
+    The session is closed (and so its record saved) however this ends: a
+    quit, Ctrl-C, or a signal that cancels the task."""
+    try:
+        if not fullscreen_ok():
+            from .lineplay import play_lines
+
+            return await play_lines(session)
+        from .app import GameApp
+
+        app = GameApp(session, pace=pace)
+        await app.run()
+        return 1 if app.failed else 0
+    finally:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(session.close("quit"), 5)
-        return code
-    from .app import GameApp
-
-    app = GameApp(session, pace=pace)
-    await app.run()
-    return 1 if app.failed else 0
 
 
 async def play_against_computer(
@@ -138,9 +143,17 @@ def default_name() -> str:
 def run_play(level: str, seed: bytes | None, name: str | None, target: int, record: Path | None) -> int:
     """The ``play`` command."""
     name = name or default_name()
-    code, path = asyncio.run(
-        play_against_computer(level=level, seed=seed, name=name, target=target, record_path=record)
-    )
+    record_shown: list[str | None] = [None]
+
+    async def main() -> int:
+        code, path = await play_against_computer(
+            level=level, seed=seed, name=name, target=target, record_path=record
+        )
+        record_shown[0] = path
+        return code
+
+    code = run_main(main())
+    path = record_shown[0]
     if path:
         print(f"record: {path}")
     return code

@@ -1,0 +1,51 @@
+"""Running a command's asyncio main so that the record survives the end.
+
+Ctrl-C (SIGINT), a closed terminal (SIGHUP) and a polite kill (SIGTERM) all
+cancel the main task instead of killing the process, so the ``finally``
+blocks that close a session (and so save its record) run first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Coroutine
+from typing import Any
+
+from .errors import UserError
+
+_STOPPERS = {signal.SIGHUP: "the terminal closed", signal.SIGTERM: "terminated"}
+
+
+def run_main(main: Coroutine[Any, Any, int]) -> int:
+    """``asyncio.run(main)``; SIGHUP and SIGTERM end it like Ctrl-C does (the
+    main task is cancelled), then a UserError says which signal it was."""
+    caught: list[signal.Signals] = []
+
+    async def guarded() -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def stop(sig: signal.Signals) -> None:
+            caught.append(sig)
+            task.cancel()
+
+        for sig in _STOPPERS:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop, sig)
+        try:
+            return await main
+        finally:
+            for sig in _STOPPERS:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(sig)
+
+    try:
+        return asyncio.run(guarded())
+    except asyncio.CancelledError:
+        if caught:
+            sig = caught[0]
+            raise UserError(f"stopped: {_STOPPERS[sig]}", exit_code=128 + int(sig)) from None
+        raise

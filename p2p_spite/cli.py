@@ -216,7 +216,20 @@ def _run_play(args: argparse.Namespace) -> int:
     from .ui.play import run_play
 
     _take_seed_file(args)
+    _check_record_path(args.record)
     return run_play(args.bot, args.seed, args.name, args.target or 50, args.record)
+
+
+def _check_record_path(path: Path | None) -> None:
+    """A record path that cannot be written is an error now, not after the match."""
+    if path is None:
+        return
+    from . import record
+
+    try:
+        record.check_writable(path)
+    except OSError as e:
+        raise UserError(f"cannot write the record {path}: {e.strerror or e}") from None
 
 
 def _take_seed_file(args: argparse.Namespace) -> None:
@@ -268,13 +281,19 @@ def _run_selfplay(args: argparse.Namespace) -> int:
         bots = [make_bot(n, seed) for seed, n in enumerate(names)]
     except ValueError as e:
         raise UserError(str(e), exit_code=2) from None
+    _check_record_path(args.record)
     seed = args.seed
     if seed is None:
         seed = new_seed()
         print(f"seed {seed.hex()}")
     match = Match(seed, args.target, players=(f"{names[0]} bot", f"{names[1]} bot"))
-    play_match(match, bots, max_games=args.games)
-    path = record.save(match, args.record)
+    try:
+        play_match(match, bots, max_games=args.games)
+    finally:  # Ctrl-C too: the games played so far are a valid record
+        try:
+            path = record.save(match, args.record)
+        except OSError as e:
+            raise UserError(f"cannot write the record {args.record}: {e.strerror or e}") from None
     print(
         f"{match.game_number} game(s), {match.total_moves} moves, scores "
         f"{match.scores[0]}-{match.scores[1]}; record written to {path}"
@@ -286,6 +305,7 @@ def _run_host(args: argparse.Namespace) -> int:
     from .lan import run_host
 
     _take_seed_file(args)
+    _check_record_path(args.record)
     return run_host(args)
 
 
@@ -293,6 +313,7 @@ def _run_join(args: argparse.Namespace) -> int:
     from .lan import run_join
 
     host, port = parse_address(args.address)
+    _check_record_path(args.record)
     return run_join(args, host, port)
 
 

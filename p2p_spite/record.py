@@ -9,6 +9,7 @@ reason at the first thing that disagrees.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -284,9 +285,24 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """Raise OSError now if a record could not be written at ``path`` later
+    (a directory, a folder that cannot be made or written to)."""
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(target))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    os.unlink(tmp)
+    return target
+
+
 def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` via a temporary file, fsync and rename."""
     target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", suffix=".tmp", dir=target.parent)
     try:

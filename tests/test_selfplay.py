@@ -54,3 +54,13 @@ def test_selfplay_is_deterministic_for_a_seed(tmp_path: Path) -> None:
 def test_unknown_bot_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selfplay", "--record", str(tmp_path / "x.json"), "--bots", "easy,genius"]) == 2
     assert "unknown bot level 'genius'" in capsys.readouterr().err
+
+
+def test_an_unwritable_record_path_is_refused_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for path in (tmp_path, tmp_path / "file" / "under-a-file.json"):
+        (tmp_path / "file").write_text("")
+        assert main(["selfplay", "--games", "1", "--record", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"p2p-spite: cannot write the record {path}:") and err.count("\n") == 1

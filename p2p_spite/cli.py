@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,10 +61,18 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int
         port_text = rest[1:] if rest else ""
     elif t.count(":") == 1:
         host, port_text = t.split(":")
+    elif ":" in t:
+        host, port_text = t, ""  # only a bare IPv6 literal has more than one ':'
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise UserError(
+                f"bad address {text!r}: use HOST, HOST:PORT or [IPv6]:PORT", exit_code=2
+            ) from None
     else:
-        host, port_text = t, ""  # a name, an IPv4 address or a bare IPv6 literal
-    if not host:
-        raise UserError(f"bad address {text!r}: no host", exit_code=2)
+        host, port_text = t, ""  # a name or an IPv4 address
+    if not host or any(c in host for c in "/@ ") or not host.isprintable():
+        raise UserError(f"bad address {text!r}: use HOST, HOST:PORT or [IPv6]:PORT", exit_code=2)
     if not port_text:
         return host, default_port
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:

@@ -1,0 +1,42 @@
+"""Argument parsing that is ours, not argparse's."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_spite.cli import parse_address
+from p2p_spite.errors import UserError
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("192.168.1.20", ("192.168.1.20", 4747)),
+        ("localhost:5000", ("localhost", 5000)),
+        ("[::1]:99", ("::1", 99)),
+        ("[fe80::1]", ("fe80::1", 4747)),
+        ("::1", ("::1", 4747)),
+    ],
+)
+def test_addresses(text: str, expected: tuple[str, int]) -> None:
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "no host given"),
+        ("[::1", "missing ']'"),
+        ("127.0.0.1:5:5", "use HOST, HOST:PORT or [IPv6]:PORT"),
+        ("http://127.0.0.1:80", "use HOST, HOST:PORT or [IPv6]:PORT"),
+        ("a b", "use HOST, HOST:PORT or [IPv6]:PORT"),
+        ("host:99999", "bad port '99999'"),
+        ("host:0", "bad port '0'"),
+        ("host:x", "bad port 'x'"),
+    ],
+)
+def test_bad_addresses_say_what_to_write(text: str, message: str) -> None:
+    with pytest.raises(UserError) as e:
+        parse_address(text)
+    assert message in str(e.value)
+    assert e.value.exit_code == 2

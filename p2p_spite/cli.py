@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -345,3 +346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("p2p-spite: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``p2p-spite replay FILE | head``): stop quietly,
+        # and keep Python from complaining again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

@@ -88,8 +88,8 @@ def run_host(args: argparse.Namespace) -> int:
     resume = load_saved(args.resume) if args.resume is not None else None
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)
-    if resume is not None and resume.code_key is not None and not args.code:
-        code = None  # the resumed match keeps its join code (its key is in the record)
+    if resume is not None and not args.code:
+        code = None  # a resumed match keeps its setting: its code's key is in the record, or no code
     else:
         code = None if args.no_code else (args.code or new_join_code())
 
@@ -97,8 +97,12 @@ def run_host(args: argparse.Namespace) -> int:
         _say(f"listening on {host}:{port}" if ":" not in host else f"listening on [{host}]:{port}")
         if code is not None:
             _say(f"join code: {code}")
-        elif resume is not None and resume.code_key is not None:
-            _say("join code: the same as before (resumed match)")
+        elif resume is not None:
+            _say(
+                "join code: the same as before (resumed match)"
+                if resume.code_key is not None
+                else "no join code (the resumed match had none)"
+            )
         if seed is not None:
             _say(f"seed: {seed.hex()}")
 
@@ -134,6 +138,11 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     resume = load_saved(args.resume) if args.resume is not None else None
 
     async def main() -> int:
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if resume is not None:
+            _say(f"reconnecting to {where} to resume the match (for up to {args.grace:.0f} s)...")
+        else:
+            _say(f"connecting to {where}...")
         session = await join_session(
             host=host,
             port=port,

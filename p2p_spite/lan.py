@@ -39,9 +39,8 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
             _say(f"game {ev.game} started")
         elif isinstance(ev, GameEnded):
             r = ev.result
-            who = (
-                "a draw" if r.winner is None else f"won by {names[r.winner]} ({r.reason}, {r.points} points)"
-            )
+            pts = f"{r.points} point{'s' * (r.points != 1)}"
+            who = "a draw" if r.winner is None else f"won by {names[r.winner]} ({r.reason}, {pts})"
             _say(f"game {ev.game}: {who}; scores {ev.scores[0]}-{ev.scores[1]}")
         elif isinstance(ev, ChatReceived):
             _say(f"<{names[ev.seat]}> {ev.text}")
@@ -88,6 +87,8 @@ def run_host(args: argparse.Namespace) -> int:
     resume = load_saved(args.resume) if args.resume is not None else None
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)
+    if args.code is not None and not args.code.strip():
+        raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
     if resume is not None and not args.code:
         code = None  # a resumed match keeps its setting: its code's key is in the record, or no code
     else:
@@ -135,6 +136,8 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
 
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)
+    if args.code is not None and not args.code.strip():
+        raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
     resume = load_saved(args.resume) if args.resume is not None else None
 
     async def main() -> int:

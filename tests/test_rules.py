@@ -192,6 +192,7 @@ def test_move_out_of_turn_is_refused() -> None:
         ([0, "payoff", 0, "center", 0], "arg null"),
         ([0, "deck", None, "center", 0], "unknown source"),
         ([0, "hand", one("AC"), "table", 0], "unknown target"),
+        ([0, "nope", 1, "side", 0], "unknown source 'nope'"),
         ([True, "hand", one("AC"), "center", 0], "seat must be 0 or 1"),
         ([0, "hand", one("AC"), "center", True], "center index must be 0..2"),
         ([0, "hand", one("AC"), "center", 0.0], "center index must be 0..2"),

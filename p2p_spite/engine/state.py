@@ -272,6 +272,8 @@ class GameState:
             return card, pile
         if target == SIDE:
             if source != HAND:
+                if source not in (PAYOFF, SIDE):
+                    raise IllegalMoveError(move, f"unknown source {source!r}")
                 raise IllegalMoveError(move, "only a hand card may go on a side stack")
             if type(index) is not int or not 0 <= index < SIDE_STACKS:
                 raise IllegalMoveError(move, f"side stack index must be 0..3, not {index!r}")

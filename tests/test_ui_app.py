@@ -20,6 +20,7 @@ from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, SIDE, IllegalMoveError, Match, Move, view
 from p2p_spite.session import (
     ChatReceived,
+    ConnectionChanged,
     Event,
     GameEnded,
     GameStarted,
@@ -317,15 +318,34 @@ def test_a_failed_session_is_said_and_quit_needs_no_question() -> None:
         async with running(s, pace=0.5) as (app, inp):
             g = s.match.game
             s.opponent(next(m for m in g.legal_moves() if m.target == SIDE))
-            s.events.put_nowait(SessionFailed("Bob left the match (quit)", "/tmp/r.json"))
+            s.events.put_nowait(SessionFailed("Bob vanished (no answer for 30 s)", "/tmp/r.json"))
             # The queued move shows at once (no pacing), then the failure.
             await until(lambda: app.failed, timeout=2)
             assert app.view is not None and app.view.ply == 1
-            assert "cannot go on: Bob left the match" in texts(app)
+            assert "cannot go on: Bob vanished" in texts(app)
             assert "/tmp/r.json" in texts(app)
             inp.send_text("quit\r")
             await until(lambda: s.closed == "quit")
         assert app.confirm is None
+
+    run(main())
+
+
+def test_a_peer_who_quits_on_purpose_left_the_match_not_lost_the_connection() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0), bot=None)
+        async with running(s) as (app, _inp):
+            # As the network session reports a peer's goodbye.
+            s.events.put_nowait(ConnectionChanged("lost", "Bob left the match (quit)"))
+            s.events.put_nowait(
+                SessionFailed("Bob left the match (quit); record saved to /tmp/r.json", "/tmp/r.json")
+            )
+            await until(lambda: app.failed, timeout=2)
+            said = texts(app)
+            assert "Bob left the match." in said.splitlines()
+            assert "connection is lost" not in said and "(quit)" not in said and "cannot go on" not in said
+            assert said.count("/tmp/r.json") == 1
+            assert app.connection == "closed"
 
     run(main())
 

@@ -54,7 +54,8 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
 from ..engine import CENTER, HAND, SIDE, Card, IllegalMoveError, Move, PlayerView
-from ..engine.cards import card_symbol, rank
+from ..engine.cards import rank
+from ..net.protocol import MAX_CHAT
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -68,8 +69,20 @@ from ..session import (
     SessionFailed,
     view_of,
 )
-from .board import RULE, BoardInfo, Line, app_style, hand_order, no_color, render_board, width_of, wrap
+from .board import BoardInfo, Line, app_style, hand_order, no_color, render_board, width_of, wrap
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
+from .text import (
+    CONNECTION_MARKS,
+    DOT,
+    PROMPT,
+    RULE,
+    UP,
+    card_label,
+    clean_name,
+    clip_text,
+    peer_left,
+    points,
+)
 
 _TYPED_SOURCE = re.compile(r"^\s*(h[1-9]|p|s[1-4])(?:\s|$)")
 
@@ -77,7 +90,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
 MIN_COLS = 64
-P = "\u203a"  # the prompt mark
+P = PROMPT  # the prompt mark
 MIN_MSG_ROWS = 3
 MAX_MESSAGES = 2000  # messages kept for scrolling back
 LARGE_MIN_ROWS = 30  # big cards from this many rows on, if 8 rows are left for messages
@@ -167,7 +180,7 @@ class GameApp:
     ) -> None:
         self.session = session
         self.seat = session.seat
-        self.names = tuple(n or f"Player {i + 1}" for i, n in enumerate(session.names))
+        self.names = tuple(clean_name(n) or f"Player {i + 1}" for i, n in enumerate(session.names))
         self.opp_name = self.names[1 - self.seat]
         self.pace = pace
         self.wait_between_games = wait_between_games
@@ -257,7 +270,7 @@ class GameApp:
                 return
             if isinstance(ev, ChatReceived):
                 if ev.seat != self.seat:  # our own lines are shown when sent
-                    self.say("chat", f"{self.names[ev.seat]}: {ev.text}")
+                    self.say("chat", f"{self.names[ev.seat]}: {clip_text(ev.text, MAX_CHAT)}")
             elif isinstance(ev, ConnectionChanged):
                 self._show_connection(ev)
             elif isinstance(ev, Notice):
@@ -404,9 +417,9 @@ class GameApp:
         if m.target == CENTER and m.source == HAND and prev.hand_counts[seat] == 1:
             n = v.hand_counts[seat]
             if mine:
-                self.say("info", f"Your hand was empty: you drew {n} new cards.")
+                self.say("info", f"Your hand was empty: you drew {n} new card{'s' * (n != 1)}.")
             else:
-                self.say("info", f"{who} emptied their hand and drew {n} new cards.")
+                self.say("info", f"{who} emptied their hand and drew {n} new card{'s' * (n != 1)}.")
         if m.target == SIDE:
             if mine:
                 self.say("info", f"{self.opp_name}'s turn.")
@@ -427,17 +440,22 @@ class GameApp:
             if r.reason == "resign":
                 quitter = self.opp_name if won else "You"
                 verb = "score" if won else "scores"
-                self.say("event", f"{quitter} resigned game {g}: {winner} {verb} {r.points}.")
+                self.say("event", f"{quitter} resigned game {g}: {winner} {verb} {points(r.points)}.")
             else:
                 self.say(
                     "event",
                     f"{winner} played the last pay-off card and win{'' if won else 's'} game {g}: "
-                    f"+{r.points} point{'s' * (r.points != 1)} ({loser} had {r.points} left).",
+                    f"+{points(r.points)} ({loser} had {r.points} left).",
                 )
         me, opp = self.scores[self.seat], self.scores[1 - self.seat]
         self.say("info", f"Scores: you {me}, {self.opp_name} {opp}.")
 
     def _show_connection(self, ev: ConnectionChanged) -> None:
+        left = peer_left(ev.detail) if ev.state == "lost" else None
+        if left is not None:  # the peer quit on purpose: SessionFailed says so, once
+            self.connection = "closed"
+            self.connection_detail = left
+            return
         self.connection = ev.state
         self.connection_detail = ev.detail
         text = {
@@ -453,9 +471,16 @@ class GameApp:
     def _show_failure(self, message: str, record_path: str | None = None) -> None:
         self.finished = True
         self.failed = True
-        self.connection = "lost"
-        self.say("error", f"The match cannot go on: {message}")
-        if record_path and record_path not in message:
+        left = peer_left(message)
+        if left is not None:  # a deliberate goodbye, not a failure of the connection
+            self.connection = "closed"
+            self.say("event", left)
+            if record_path:
+                self.say("info", f"The record is saved in {record_path}")
+        else:
+            self.connection = "lost"
+            self.say("error", f"The match cannot go on: {message}")
+        if left is None and record_path and record_path not in message:
             self.say("info", f"The record is saved in {record_path}")
         self.say("info", "Type quit (or press Ctrl-C) to leave.")
 
@@ -477,7 +502,7 @@ class GameApp:
         out: list[tuple[str, str]] = []
         for m in v.legal_moves():
             card = self._card_of(m, v)
-            name = card_symbol(card) if card is not None else "?"
+            name = card_label(card) if card is not None else "?"
             if m.target == CENTER:
                 meta = f"{name} to center {m.slot + 1}"
             else:
@@ -540,17 +565,19 @@ class GameApp:
                 self.say("error", "You can resign on your turn.")
             else:
                 n = v.payoff_counts[self.seat]
-                self.confirm = _Confirm("resign", f"Resign game {v.game}? {self.opp_name} scores {n}. [y/N]")
+                question = f"Resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
+                self.confirm = _Confirm("resign", question)
         elif word in ("chat", "say"):
-            if not rest.strip():
+            line = chat_line(rest)
+            if not line:
                 self.say("error", "chat what? Type chat and your message.")
             else:
                 try:
-                    await asyncio.wait_for(self.session.chat(rest.strip()), 5)
+                    await asyncio.wait_for(self.session.chat(line), 5)
                 except Exception as e:
                     self.say("error", f"chat not sent: {e or type(e).__name__}")
                 else:
-                    self.say("chat", f"You: {rest.strip()}")
+                    self.say("chat", f"You: {line}")
         elif word == "hint" and not rest:
             await self._hint()
         else:
@@ -567,14 +594,14 @@ class GameApp:
         try:
             move = parse_move(text, v, self.shown_hand())
         except NotationError as e:
-            self.say("error", f"{text}: {e}.")
+            self.say("error", f"{clip_text(text)}: {e}.")
             return
         if v.result is not None:
             extra = " Press Enter for the next game." if self.waiting_next_game else ""
-            self.say("error", f"{text}: this game is over.{extra}")
+            self.say("error", f"{clip_text(text)}: this game is over.{extra}")
             return
         if move not in v.legal_moves():
-            self.say("error", f"{text}: {explain_illegal(move, v)}.")
+            self.say("error", f"{clip_text(text)}: {explain_illegal(move, v)}.")
             return
         self._shown_changed.clear()
         try:
@@ -582,10 +609,10 @@ class GameApp:
         except IllegalMoveError as e:
             # Legal on the board shown, so the session refused it for its own
             # reason (the match ended, the connection closed): say that one.
-            self.say("error", f"{text}: not played: {e.reason}.")
+            self.say("error", f"{clip_text(text)}: not played: {e.reason}.")
             return
         except Exception as e:
-            self.say("error", f"{text}: not sent ({e or type(e).__name__}).")
+            self.say("error", f"{clip_text(text)}: not sent ({e or type(e).__name__}).")
             return
         # Wait (briefly) for the move to show, so the next line typed reads the new board.
         with contextlib.suppress(TimeoutError):
@@ -812,13 +839,13 @@ class GameApp:
     def _toolbar(self) -> StyleAndTextTuples:
         state = self.connection
         ok = state == "connected"
-        mark = {"connected": "●", "reconnecting": "◌", "lost": "✕", "closed": "○"}.get(state, "?")
+        mark = CONNECTION_MARKS.get(state, "?")
         left: StyleAndTextTuples = [
             ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {state}"),
-            ("class:toolbar", f" · {self.opp_name} "),
+            ("class:toolbar", f" {DOT} {self.opp_name} "),
         ]
         if self._scroll:
-            left.append(("class:toolbar.bad", f" ↑ scrolled ({self._scroll}) "))
+            left.append(("class:toolbar.bad", f" {UP} scrolled ({self._scroll}) "))
         keys = [("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")]
         right: StyleAndTextTuples = []
         for k, what in keys:
@@ -941,6 +968,12 @@ class GameApp:
             event.app.renderer.clear()
 
         return kb
+
+
+def chat_line(text: str) -> str:
+    """What ``chat TEXT`` sends: trimmed, printable, at most the protocol's MAX_CHAT characters
+    (what the peer receives; the echo shows the same)."""
+    return "".join(ch if ch.isprintable() else " " for ch in text).strip()[:MAX_CHAT]
 
 
 def default_hint(view: PlayerView) -> Move:

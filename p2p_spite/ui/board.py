@@ -15,7 +15,6 @@ Every clickable chip carries a mouse handler that reports a token: ``h3``
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,40 +25,18 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
 from ..engine import Card, PlayerView
-from ..engine.cards import RANK_CHARS, SUIT_CHARS, SUIT_SYMBOLS, is_king, is_red, rank, suit
+from ..engine.cards import RANK_CHARS, is_king, is_red, rank, suit
+from .text import ARROW, BACK, DOT, RULE, UNICODE, card_label
 
 Line = StyleAndTextTuples
 Click = Callable[[str], None]
 
 MIN_WIDTH = 64
-
-
-def _unicode_ok() -> bool:
-    enc = (getattr(sys.stdout, "encoding", None) or "").lower()
-    if not enc:
-        return True
-    try:
-        "♣♦♥♠▮·─".encode(enc)
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
-
-
-UNICODE = _unicode_ok()
-SUITS = SUIT_SYMBOLS if UNICODE else SUIT_CHARS.lower()
-BACK = "▮" if UNICODE else "#"
-DOT = "·" if UNICODE else "."
-RULE = "─" if UNICODE else "-"
+STATUS_NAME = 20  # a name in the header's turn label is cut to this
 
 
 def no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
-
-
-def card_label(card: Card) -> str:
-    """``7♥``, ``10♣``, ``K♠`` (suit letters when the terminal cannot show symbols)."""
-    r = card % 13
-    return ("10" if r == 9 else RANK_CHARS[r]) + SUITS[suit(card)]
 
 
 def rank_label(r: int) -> str:
@@ -286,19 +263,23 @@ def _sides(info: BoardInfo, seat: int, width: int, indent: int) -> list[Line]:
 def _header(info: BoardInfo, width: int) -> Line:
     v = info.view
     me, opp = v.seat, v.opponent
+    n = STATUS_NAME
+    if info.me_label == "You":
+        mine, theirs = "your turn", f"{info.names[opp][:n]}'s turn"
+    else:
+        mine, theirs = f"{info.names[me][:n]} to play", f"{info.names[opp][:n]} to play"
     if v.result is not None:
         status, sstyle = "game over", "class:header.turn.over"
     elif v.turn == me:
-        status = "your turn" if info.me_label == "You" else f"{info.names[me]} to play"
-        sstyle = "class:header.turn.me"
+        status, sstyle = mine, "class:header.turn.me"
     else:
-        status = f"{info.names[opp]}'s turn" if info.me_label == "You" else f"{info.names[opp]} to play"
-        sstyle = "class:header.turn.opp"
+        status, sstyle = theirs, "class:header.turn.opp"
     if info.status is not None:
         status = info.status
         if info.status_style:
             sstyle = info.status_style
-    status = f" {status} "
+    # One width whoever's turn it is, so the scores never move when it changes.
+    status = f" {status.center(max(len(mine), len(theirs), len('game over')))} "
     game = f" Game {v.game}"
     lefts = [game]
     if info.header_extra:
@@ -358,7 +339,7 @@ def _center(info: BoardInfo, width: int, indent: int) -> Line:
         king_as = len(stack) if top is not None and is_king(top) else None
         cell += chip(top, king_as=king_as, last=token in info.highlight, width=4, handler=handler)
         need = len(stack) + 1
-        cell += _frag("class:label", " needs " if col >= 19 else (" \u2192 " if UNICODE else " > "), handler)
+        cell += _frag("class:label", " needs " if col >= 19 else f" {ARROW} ", handler)
         cell += _frag("class:needs", rank_label(need), handler)
         line += _pad(cell, col)
     line += [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]

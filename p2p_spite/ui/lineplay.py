@@ -1,17 +1,28 @@
-"""A plain line prompt for a person playing a network match (no full-screen UI).
+"""A plain line prompt for a person playing a match (no full-screen UI).
 
-Small on purpose: the terminal interface can take its place.  It uses the
-move notation of :mod:`p2p_spite.ui.notation` (``h3 c1``, ``p c2``, ``h2 s3``).
+For ``TERM=dumb`` and pipes.  It speaks like the full-screen game: the same
+move notation (:mod:`p2p_spite.ui.notation`: ``h3 c1``, ``p c2``, ``h2 s3``),
+the hand numbered in the same order (:func:`p2p_spite.ui.board.hand_order`, so
+``h1`` is the same card in both), refusals explained in the player's terms,
+``hint``, ``chat TEXT``, ``resign``, ``quit`` and ``help``.
+
+Ctrl-C leaves the match as ``quit`` does (the peer is told, the record saved);
+so does the end of the input, with exit code 1 since it was not a deliberate
+quit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 import threading
 from collections.abc import Callable
+from typing import Any, TextIO
 
-from ..engine import IllegalMoveError, PlayerView, card_symbol
+from ..engine import CENTER, HAND, SIDE, Card, IllegalMoveError, Move, PlayerView
+from ..net.protocol import MAX_CHAT
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -25,58 +36,294 @@ from ..session import (
     SessionFailed,
     view_of,
 )
-from .notation import SYNTAX_HELP, NotationError, describe_move, parse_move
+from .board import hand_order, rank_label
+from .notation import SYNTAX_HELP, NotationError, describe_move, explain_illegal, move_notation, parse_move
+from .text import card_label, clean_name, clip_text, peer_left, points
 
 HELP = (
-    f"moves: {SYNTAX_HELP}\n"
-    "other: 'say TEXT' (chat), 'resign' (this game, on your turn), 'quit' (leave the match), 'help'"
+    f"moves: {SYNTAX_HELP}; a card name works too: 7h c1\n"
+    "other: 'hint' (then Enter plays it), 'chat TEXT' (or 'say TEXT'), "
+    "'resign' (this game, on your turn), 'quit' (leave the match), 'help'"
 )
+
+_CTRL_C = "\x03"  # queued by the SIGINT handler in place of a line
 
 
 def _stack(cards: tuple[int, ...]) -> str:
-    return card_symbol(cards[-1]) if cards else "--"
+    return card_label(cards[-1]) if cards else "--"
+
+
+def _need(center: tuple[int, ...]) -> str:
+    return rank_label(len(center) + 1)
+
+
+def _opt(card: int | None) -> str:
+    return card_label(card) if card is not None else "--"
 
 
 def render(view: PlayerView, names: tuple[str, str]) -> str:
+    """The board as a few lines; the hand numbered as the full-screen board numbers it."""
     me, op = view.seat, view.opponent
     top = view.payoff_tops
     lines = [
         f"-- game {view.game}  stock {view.stock_count}",
         f"{names[op]}: pay-off {_opt(top[op])} ({view.payoff_counts[op]} left), "
         f"hand {view.hand_counts[op]} cards, sides {' '.join(_stack(s) for s in view.sides[op])}",
-        f"center: {'  '.join(f'c{i + 1} {_stack(c)}' for i, c in enumerate(view.center))}",
+        "center: " + "  ".join(f"c{i + 1} {_stack(c)} (needs {_need(c)})" for i, c in enumerate(view.center)),
         f"you: pay-off {_opt(top[me])} ({view.payoff_counts[me]} left), "
         f"sides {' '.join(f's{i + 1} {_stack(s)}' for i, s in enumerate(view.sides[me]))}",
-        f"hand: {'  '.join(f'h{i + 1} {card_symbol(c)}' for i, c in enumerate(view.hand))}",
+        f"hand: {'  '.join(f'h{i + 1} {card_label(c)}' for i, c in enumerate(hand_order(view.hand)))}",
     ]
     return "\n".join(lines)
 
 
-def _opt(card: int | None) -> str:
-    return card_symbol(card) if card is not None else "--"
+def _stdin_lines(
+    loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None], stdin: TextIO | None
+) -> None:
+    source = stdin if stdin is not None else sys.stdin
 
-
-def _stdin_lines(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
     def reader() -> None:
-        for line in sys.stdin:
-            loop.call_soon_threadsafe(queue.put_nowait, line)
-        loop.call_soon_threadsafe(queue.put_nowait, None)
+        with contextlib.suppress(Exception):  # a closed stdin is the end of the input
+            for line in source:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+        with contextlib.suppress(RuntimeError):  # (the loop may be gone)
+            loop.call_soon_threadsafe(queue.put_nowait, None)
 
     threading.Thread(target=reader, daemon=True).start()
 
 
-async def play_lines(session: Session, out: Callable[[str], None] = print) -> int:
-    """Let a person play ``session`` by typing lines; returns an exit code."""
+def _catch_ctrl_c(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> Callable[[], None]:
+    """Ctrl-C becomes a line that leaves the match; returns the undo."""
+    try:
+        previous: Any = signal.getsignal(signal.SIGINT)
+        loop.add_signal_handler(signal.SIGINT, queue.put_nowait, _CTRL_C)
+    except (ValueError, RuntimeError, NotImplementedError, AttributeError):
+        return lambda: None  # not the main thread, or no signals here: Ctrl-C cancels as before
+
+    def undo() -> None:
+        with contextlib.suppress(Exception):
+            loop.remove_signal_handler(signal.SIGINT)
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    return undo
+
+
+class _LinePlayer:
+    def __init__(
+        self,
+        session: Session,
+        out: Callable[[str], None],
+        hint: Callable[[PlayerView], Move] | None,
+    ) -> None:
+        self.session = session
+        self.out = out
+        self.seat = session.seat
+        self.names = (
+            clean_name(session.names[0]) or "Player 1",
+            clean_name(session.names[1]) or "Player 2",
+        )
+        self.opp_name = self.names[1 - self.seat]
+        self.hint_fn = hint
+        self.view: PlayerView | None = None
+        self.hinted: tuple[PlayerView, Move] | None = None  # Enter plays it
+        self.said_left = False
+
+    # -- prompts --------------------------------------------------------------
+
+    def prompt(self) -> None:
+        v = self.view
+        if v is not None and v.my_turn and v.result is None:
+            self.out("your move> ")
+        else:
+            self.out("> ")
+
+    # -- events ---------------------------------------------------------------
+
+    def show(self, ev: Event) -> int | None:
+        """Print ``ev``; an exit code when the match is over."""
+        names, seat, out = self.names, self.seat, self.out
+        if isinstance(ev, GameStarted):
+            starter = "you begin" if ev.starter == seat else f"{names[ev.starter]} begins"
+            me, op = ev.scores[seat], ev.scores[1 - seat]
+            score = f"scores: you {me}, {self.opp_name} {op}; first to {ev.target}"
+            out(f"== game {ev.game} starts; {starter} ({score})")
+        elif isinstance(ev, MovePlayed):
+            who = "You" if ev.seat == seat else names[ev.seat]
+            out(describe_move(ev.move, ev.card, who))
+        elif isinstance(ev, GameEnded):
+            r = ev.result
+            if r.winner is None:
+                out(f"== game {ev.game}: a draw (the stock ran out), nobody scores")
+            else:
+                winner = "you" if r.winner == seat else names[r.winner]
+                how = "resigned" if r.reason == "resign" else "pay-off emptied"
+                out(f"== game {ev.game} won by {winner} ({how}): {points(r.points)}")
+            out(f"   scores: you {ev.scores[seat]}, {self.opp_name} {ev.scores[1 - seat]}")
+        elif isinstance(ev, ChatReceived):
+            if ev.seat != seat:  # our own lines are echoed when sent
+                out(f"<{names[ev.seat]}> {clip_text(ev.text, MAX_CHAT)}")
+        elif isinstance(ev, ConnectionChanged):
+            left = peer_left(ev.detail) if ev.state == "lost" else None
+            if left is not None:
+                out(f"-- {left}")
+                self.said_left = True
+            elif ev.state != "closed":
+                out(f"-- connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
+        elif isinstance(ev, Notice):
+            out(f"-- {ev.text}")
+        elif isinstance(ev, MatchEnded):
+            me, op = ev.scores[seat], ev.scores[1 - seat]
+            if ev.winner is None:
+                out(f"== the match stopped at {me}-{op}")
+            elif ev.winner == seat:
+                out(f"== you win the match {me}-{op}!")
+            else:
+                out(f"== {names[ev.winner]} wins the match {op}-{me}")
+            if ev.record_path:
+                out(f"record: {ev.record_path}")
+            return 0
+        elif isinstance(ev, SessionFailed):
+            left = peer_left(ev.message)
+            if left is None:
+                out(f"-- the match cannot go on: {ev.message}")
+            elif not self.said_left:
+                out(f"-- {left}")
+            if ev.record_path and ev.record_path not in ev.message:
+                out(f"record: {ev.record_path}")
+            return 1
+        return None
+
+    # -- lines typed ----------------------------------------------------------
+
+    async def line(self, text: str) -> int | None:
+        """Handle one line; an exit code when the player leaves."""
+        text = text.strip()
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        v = self.view
+        if word in ("quit", "exit") and not rest:
+            await self.session.close("quit")
+            self.out("-- you left the match")
+            return 0  # a deliberate quit, as in the full-screen interface
+        if not text:
+            hinted = self.hinted
+            if hinted is not None and hinted[0] is v:
+                await self.play(hinted[1], move_notation(hinted[1], hand_order(hinted[0].hand)))
+            else:
+                self.out(HELP)
+                self.prompt()
+            return None
+        if word in ("help", "?") and not rest:
+            self.out(HELP)
+            self.prompt()
+        elif word in ("chat", "say"):
+            line = "".join(ch if ch.isprintable() else " " for ch in rest).strip()[:MAX_CHAT]
+            if not line:
+                self.out("chat what? type chat and your message")
+            else:
+                try:
+                    await asyncio.wait_for(self.session.chat(line), 5)
+                except Exception as e:
+                    self.out(f"chat not sent: {e or type(e).__name__}")
+                else:
+                    self.out(f"<you> {line}")
+            self.prompt()
+        elif word == "resign" and not rest:
+            try:
+                await self.session.resign()
+            except IllegalMoveError as e:
+                self.out(f"cannot resign: {e.reason}")
+                self.prompt()
+        elif word == "hint" and not rest:
+            await self.hint()
+        elif v is None or v.result is not None:
+            self.out("there is no game in play now (you can chat: chat TEXT)")
+            self.prompt()
+        elif not v.my_turn:
+            self.out(f"wait for your turn: {self.opp_name} is playing (you can chat: chat TEXT)")
+            self.prompt()
+        else:
+            try:
+                move = parse_move(text, v, hand_order(v.hand))
+            except NotationError as e:
+                self.out(f"{clip_text(text)}: {e}")
+                self.prompt()
+                return None
+            await self.play(move, text)
+        return None
+
+    async def play(self, move: Move, text: str) -> None:
+        v = self.view
+        if v is None:
+            return
+        self.hinted = None
+        if move not in v.legal_moves():
+            self.out(f"{clip_text(text)}: {explain_illegal(move, v)}")
+            self.prompt()
+            return
+        try:
+            await self.session.play(move)
+        except IllegalMoveError as e:  # legal on the board shown: the session's own reason
+            self.out(f"{clip_text(text)}: not played: {e.reason}")
+            self.prompt()
+
+    async def hint(self) -> None:
+        v = self.view
+        if v is None or not v.my_turn or v.result is not None:
+            self.out("a hint is for your turn")
+            self.prompt()
+            return
+        try:
+            hint = self.hint_fn or _default_hint
+            move = await asyncio.wait_for(asyncio.to_thread(hint, v), 15)
+        except Exception as e:
+            self.out(f"no hint available ({e or type(e).__name__})")
+            self.prompt()
+            return
+        if self.view is not v:
+            return
+        card = _card_of(move, v)
+        words = describe_move(move, card if card is not None else 0, "you").removeprefix("you ")
+        words = words.replace("played ", "play ", 1).replace("discarded ", "discard ", 1)
+        self.hinted = (v, move)
+        self.out(f"hint: {move_notation(move, hand_order(v.hand))}  ({words}); press Enter to play it")
+        self.prompt()
+
+
+def _card_of(m: Move, v: PlayerView) -> Card | None:
+    if m.source == HAND:
+        return m.arg
+    if m.source == SIDE:
+        st = v.sides[v.seat][m.arg or 0]
+        return st[-1] if st else None
+    return v.payoff_tops[v.seat]
+
+
+def _default_hint(view: PlayerView) -> Move:
+    from ..bots import best_move
+
+    return best_move(view)
+
+
+async def play_lines(
+    session: Session,
+    out: Callable[[str], None] = print,
+    *,
+    stdin: TextIO | None = None,
+    hint: Callable[[PlayerView], Move] | None = None,
+) -> int:
+    """Let a person play ``session`` by typing lines (from ``stdin``, default
+    ``sys.stdin``); returns an exit code.  Closing the session on the way out
+    (a quit, Ctrl-C, the end of the input) is done here; a cancellation is
+    never swallowed, so the caller's own ``finally`` still runs."""
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
-    _stdin_lines(loop, lines)
-    names = session.names
-    seat = session.seat
-    out(
-        f"You are {names[seat] or 'seat ' + str(seat)} (seat {seat}) against {names[1 - seat] or 'the peer'}."
-    )
+    _stdin_lines(loop, lines, stdin)
+    undo_ctrl_c = _catch_ctrl_c(loop, lines)
+    p = _LinePlayer(session, out, hint)
+    out(f"You are {p.names[p.seat]} against {p.opp_name}.")
     out(HELP)
-    view: PlayerView | None = None
     ev_task: asyncio.Task[Event] = asyncio.create_task(session.next_event())
     line_task: asyncio.Task[str | None] = asyncio.create_task(lines.get())
     try:
@@ -85,74 +332,48 @@ async def play_lines(session: Session, out: Callable[[str], None] = print) -> in
             if ev_task in done:
                 ev = ev_task.result()
                 ev_task = asyncio.create_task(session.next_event())
-                code = _show(ev, names, seat, out)
+                code = p.show(ev)
                 if code is not None:
                     return code
                 v = view_of(ev)
                 if v is not None:
-                    view = v
-                    if v.my_turn and not (isinstance(ev, GameEnded)):
-                        out(render(v, names))
-                        out("your move> ")
+                    p.view = v
+                    p.hinted = None
+                    if v.my_turn and v.result is None and _turn_starts(ev, p.seat):
+                        out(render(v, p.names))
+                        p.prompt()
                 continue
             text = line_task.result()
             line_task = asyncio.create_task(lines.get())
+            if text == _CTRL_C:
+                out("")
+                out("-- Ctrl-C: leaving the match (the other player is told; the record is saved)")
+                await session.close("quit")
+                return 0
             if text is None:
+                out(
+                    "-- end of input: leaving the match (the record is saved). "
+                    "Exit code 1: that was not a deliberate quit (type quit for that)."
+                )
                 await session.close("quit")
-                out("left the match (end of input)")
                 return 1
-            text = text.strip()
-            if text in ("quit", "exit"):
-                await session.close("quit")
-                out("you left the match")
-                return 0  # a deliberate quit, as in the full-screen interface
-            if text == "help" or not text:
-                out(HELP)
-            elif text.startswith(("say ", "chat ")):
-                await session.chat(text.split(" ", 1)[1])
-            elif text == "resign":
-                try:
-                    await session.resign()
-                except IllegalMoveError as e:
-                    out(f"cannot resign: {e.reason}")
-            elif view is None or not view.my_turn:
-                out("wait for your turn (you can chat: say TEXT)")
-            else:
-                try:
-                    await session.play(parse_move(text, view))
-                except NotationError as e:
-                    out(str(e))
-                    out("your move> ")
-                except IllegalMoveError as e:
-                    out(f"not allowed: {e.reason}")
-                    out("your move> ")
+            code = await p.line(text)
+            if code is not None:
+                return code
     finally:
+        undo_ctrl_c()
         ev_task.cancel()
         line_task.cancel()
 
 
-def _show(ev: Event, names: tuple[str, str], seat: int, out: Callable[[str], None]) -> int | None:
+def _turn_starts(ev: Event, seat: int) -> bool:
+    """Show the board when the turn becomes ours, and after each of our own moves
+    onto a center (the turn goes on)."""
     if isinstance(ev, GameStarted):
-        out(f"== game {ev.game} starts; {names[ev.starter] or 'seat ' + str(ev.starter)} begins")
-    elif isinstance(ev, MovePlayed):
-        who = "You" if ev.seat == seat else (names[ev.seat] or f"seat {ev.seat}")
-        out(describe_move(ev.move, ev.card, who))
-    elif isinstance(ev, GameEnded):
-        r = ev.result
-        if r.winner is None:
-            out(f"== game {ev.game}: a draw (the stock ran out)")
-        else:
-            out(f"== game {ev.game} won by {names[r.winner]} ({r.reason}), {r.points} points")
-        out(f"   scores: {names[0]} {ev.scores[0]}, {names[1]} {ev.scores[1]}")
-    elif isinstance(ev, ChatReceived):
-        out(f"<{names[ev.seat]}> {ev.text}")
-    elif isinstance(ev, ConnectionChanged):
-        if ev.state != "closed":
-            out(f"-- connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
-    elif isinstance(ev, Notice):
-        out(f"-- {ev.text}")
-    elif isinstance(ev, MatchEnded):
-        return 0
-    elif isinstance(ev, SessionFailed):
-        return 1
-    return None
+        return True
+    if isinstance(ev, MovePlayed):
+        return ev.seat != seat or ev.move.target == CENTER
+    return False
+
+
+__all__ = ["HELP", "play_lines", "render"]

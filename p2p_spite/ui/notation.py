@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, card_symbol, fits
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, fits
 from ..engine.cards import parse_card
+from .text import card_label, clip_text
 
 
 class NotationError(ValueError):
@@ -41,13 +42,15 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card] | None = None) 
     t = text.strip().lower()
     m = _COMPACT.match(t) or _SPLIT.match(t)
     if not m:
-        raise NotationError(f"not a move: {text.strip()!r}; try {SYNTAX_HELP}")
+        raise NotationError(f"not a move: {clip_text(text.strip(), 40)!r}; try {SYNTAX_HELP}")
     src, dst = m.group(1).strip(), m.group(2).strip()
     sm, tm = _SOURCE.match(src), _TARGET.match(dst)
     if not sm:
-        raise NotationError(f"unknown source {src!r}: use h1..h{len(shown)}, p, s1..s4 or a card like 7h")
+        raise NotationError(
+            f"unknown source {clip_text(src, 20)!r}: use h1..h{len(shown)}, p, s1..s4 or a card like 7h"
+        )
     if not tm:
-        raise NotationError(f"unknown target {dst!r}: use c1..c3 or s1..s4")
+        raise NotationError(f"unknown target {clip_text(dst, 20)!r}: use c1..c3 or s1..s4")
     seat = view.seat
     if sm.group(1):
         n = int(sm.group(2))
@@ -80,11 +83,11 @@ def _card_in_hand(name: str, hand: Sequence[Card]) -> Card:
     try:
         wanted = parse_card(name) % 52
     except ValueError:
-        raise NotationError(f"not a card: {name!r}") from None
+        raise NotationError(f"not a card: {clip_text(name, 20)!r}") from None
     for card in hand:
         if card % 52 == wanted:
             return card
-    raise NotationError(f"you have no {card_symbol(wanted)} in your hand")
+    raise NotationError(f"you have no {card_label(wanted)} in your hand")
 
 
 def move_notation(move: Move, hand: Sequence[Card]) -> str:
@@ -104,8 +107,8 @@ def describe_move(move: Move, card: Card, who: str) -> str:
     """Plain words: ``Bob played 7♥ from hand on center 2``."""
     where = {HAND: "from hand", PAYOFF: "from pay-off", SIDE: f"from side stack {(move.arg or 0) + 1}"}
     if move.target == SIDE:
-        return f"{who} discarded {card_symbol(card)} on side stack {move.slot + 1}"
-    return f"{who} played {card_symbol(card)} {where[move.source]} on center {move.slot + 1}"
+        return f"{who} discarded {card_label(card)} on side stack {move.slot + 1}"
+    return f"{who} played {card_label(card)} {where[move.source]} on center {move.slot + 1}"
 
 
 RANK_WORDS = ("an Ace", "a 2", "a 3", "a 4", "a 5", "a 6", "a 7", "an 8", "a 9", "a 10", "a Jack", "a Queen")
@@ -127,19 +130,19 @@ def explain_illegal(move: Move, view: PlayerView) -> str:
         card = move.arg
         if card is None or card not in view.hand:
             return "that card is not in your hand"
-        what = f"{card_symbol(card)} from your hand"
+        what = f"{card_label(card)} from your hand"
     elif move.source == PAYOFF:
         card = view.payoff_tops[me]
         if card is None:
             return "your pay-off pile is empty"
-        what = f"your pay-off card {card_symbol(card)}"
+        what = f"your pay-off card {card_label(card)}"
     else:
         n = (move.arg or 0) + 1
         stack = view.sides[me][n - 1] if 0 <= n - 1 < 4 else ()
         if not stack:
             return f"your side stack {n} is empty"
         card = stack[-1]
-        what = f"{card_symbol(card)} from side stack {n}"
+        what = f"{card_label(card)} from side stack {n}"
     if move.target == SIDE:
         if move.source != HAND:
             return "only a hand card can go on a side stack (it ends your turn)"

@@ -9,8 +9,11 @@ which takes a few milliseconds.  Positions are (game, n): the deal of game
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -23,8 +26,9 @@ from prompt_toolkit.output import Output
 
 from .. import record as recordmod
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, Result, view
-from .board import DOT, RULE, BoardInfo, Line, app_style, card_label, clip, render_board, width_of
+from .board import BoardInfo, Line, app_style, card_label, clip, render_board, width_of
 from .notation import describe_move
+from .text import DOT, RULE, VBAR, clean_name
 
 SIDE_PANE_MIN_COLS = 112
 SIDE_PANE = 34
@@ -45,7 +49,8 @@ class Replay:
 
     def __init__(self, match: Match) -> None:
         self.match = match
-        names = [n or f"seat {i}" for i, n in enumerate(match.players)]
+        # A record is a file from anywhere: its names may carry escape codes or newlines.
+        names = [clean_name(n) or f"seat {i}" for i, n in enumerate(match.players)]
         if names[0] == names[1]:  # two "easy bot"s: tell them apart
             names = [f"{names[0]} {i + 1}" for i in range(2)]
         self.names = (names[0], names[1])
@@ -326,7 +331,7 @@ class ReplayViewer:
         wide = VSplit(
             [
                 HSplit([board, Window()]),
-                Window(width=1, char="│" if RULE == "─" else "|", style="class:rule"),
+                Window(width=1, char=VBAR, style="class:rule"),
                 Window(FormattedTextControl(self.move_list), width=SIDE_PANE),
             ]
         )
@@ -397,6 +402,23 @@ def text_listing(replay: Replay) -> list[str]:
     return out
 
 
+def print_listing(replay: Replay, out: TextIO | None = None) -> None:
+    """Print :func:`text_listing`; a reader that stops early (``| head``) just ends it."""
+    stream = out if out is not None else sys.stdout
+    try:
+        for line in text_listing(replay):
+            stream.write(line + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        # Nobody reads the rest: point stdout at /dev/null so the interpreter's
+        # final flush does not complain again, and stop quietly.
+        if out is None:
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                os.close(devnull)
+
+
 def load_replay(path: Path) -> Replay:
     rec = recordmod.load(path)
     return Replay(recordmod.verify(rec))
@@ -410,12 +432,11 @@ def run_viewer(path: Path) -> int:
 
     replay = load_replay(path)
     if not fullscreen_ok():
-        for line in text_listing(replay):
-            print(line)
+        print_listing(replay)
         return 0
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(ReplayViewer(replay).run())
     return 0
 
 
-__all__ = ["Replay", "ReplayViewer", "load_replay", "run_viewer", "text_listing"]
+__all__ = ["Replay", "ReplayViewer", "load_replay", "print_listing", "run_viewer", "text_listing"]

@@ -1,0 +1,122 @@
+"""Words and glyphs shared by every part of the interface (no prompt_toolkit here).
+
+* Which glyphs the terminal can show: the suit symbols, ``▮ · ─ \u203a │``, or
+  letters and ASCII when the locale is not UTF-8 (``LC_ALL=C``).  Python's
+  UTF-8 mode makes ``sys.stdout.encoding`` say UTF-8 even then, so the locale
+  variables decide first.
+* Text from elsewhere made safe to print: names (a record or a peer may carry
+  escape codes and newlines), echoed lines cut to a sane length.
+* Small pieces of English: ``1 point`` / ``3 points``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+
+from ..engine import Card
+from ..engine.cards import RANK_CHARS, SUIT_CHARS, SUIT_SYMBOLS
+
+MAX_NAME = 40  # as the protocol caps a peer's name
+MAX_ECHO = 200  # a line typed back in an error message
+
+_GLYPHS = "♣♦♥♠▮·─\u203a│●◌✕○↑→╭╮╰╯"
+
+
+def unicode_ok(env: Mapping[str, str] | None = None, encoding: str | None = None) -> bool:
+    """Can the terminal show the suit symbols and box characters?
+
+    The locale decides first (the first set of LC_ALL, LC_CTYPE, LANG must name
+    UTF-8: ``C``, ``POSIX`` or ``en_US.ISO-8859-1`` do not), then the output's
+    encoding must be able to encode them.
+    """
+    env = os.environ if env is None else env
+    for var in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = env.get(var, "")
+        if value:
+            if not re.search(r"utf-?8", value, re.IGNORECASE):
+                return False
+            break
+    enc = (encoding if encoding is not None else getattr(sys.stdout, "encoding", None) or "").lower()
+    if not enc:
+        return True
+    try:
+        _GLYPHS.encode(enc)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+UNICODE = unicode_ok()
+SUITS = SUIT_SYMBOLS if UNICODE else SUIT_CHARS.lower()
+BACK = "▮" if UNICODE else "#"
+DOT = "·" if UNICODE else "."
+RULE = "─" if UNICODE else "-"
+VBAR = "│" if UNICODE else "|"
+PROMPT = "\u203a" if UNICODE else ">"
+ARROW = "→" if UNICODE else ">"
+UP = "↑" if UNICODE else "^"
+CONNECTION_MARKS = (
+    {"connected": "●", "reconnecting": "◌", "lost": "✕", "closed": "○"}
+    if UNICODE
+    else {"connected": "*", "reconnecting": "~", "lost": "x", "closed": "o"}
+)
+
+
+def card_label(card: Card) -> str:
+    """``7♥``, ``10♣``, ``K♠`` (``7h`` when the terminal cannot show symbols)."""
+    r = card % 13
+    return ("10" if r == 9 else RANK_CHARS[r]) + SUITS[(card // 13) % 4]
+
+
+def clean_name(name: str, most: int = MAX_NAME) -> str:
+    """A name safe to print: printable characters only (no escape codes, no
+    newlines), runs of blanks made one space, at most ``most`` characters."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in name)
+    return " ".join(printable.split())[:most]
+
+
+def clip_text(text: str, most: int = MAX_ECHO) -> str:
+    """``text`` made printable and cut to ``most`` characters (with ``…`` when cut)."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    if len(text) <= most:
+        return text
+    return text[: most - 1] + ("…" if UNICODE else "~")
+
+
+def points(n: int) -> str:
+    """``1 point``, ``0 points``, ``12 points``."""
+    return f"{n} point{'' if n == 1 else 's'}"
+
+
+_LEFT = re.compile(r"^(?P<who>.+?) left the match \((?P<why>[^()]*)\)(?P<rest>.*)$", re.DOTALL)
+
+
+def peer_left(message: str) -> str | None:
+    """``Ann left the match.`` when ``message`` says the peer left on purpose
+    (``Ann left the match (quit)``, as the session reports a peer's goodbye);
+    None for any other failure.  A reason other than a plain quit is kept."""
+    m = _LEFT.match(message)
+    if m is None:
+        return None
+    why = m.group("why").strip()
+    if why in ("quit", "", "no reason given"):
+        return f"{m.group('who')} left the match."
+    return f"{m.group('who')} left the match ({why})."
+
+
+__all__ = [
+    "BACK",
+    "DOT",
+    "PROMPT",
+    "RULE",
+    "UNICODE",
+    "card_label",
+    "clean_name",
+    "clip_text",
+    "peer_left",
+    "points",
+    "unicode_ok",
+]

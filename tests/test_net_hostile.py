@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -524,24 +525,27 @@ def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
         joiner = await join_session(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
         host = await task
         host.notice_every = 0.5
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
         for _ in range(20):
             await _raw(port, b"GET / HTTP/1.0\r\n\r\n", close=False)
+        crowd = loop.time() - t0  # longer on a loaded machine: more windows
         notices: list[Notice] = []
-        loop = asyncio.get_running_loop()
-        end = loop.time() + 1.5
-        while (left := end - loop.time()) > 0:
-            try:
-                ev = await asyncio.wait_for(host.next_event(), left)
-            except TimeoutError:
-                break
-            if isinstance(ev, Notice):
-                notices.append(ev)
-        assert 1 <= len(notices) <= 2, notices
-        assert "dropped a connection" in notices[0].text
-        import re
 
-        told = sum(1 + int(m.group(1)) if (m := re.search(r"and (\d+) more", n.text)) else 1 for n in notices)
-        assert told == 20, notices
+        def told() -> int:  # how many drops the notices account for
+            counts = (re.search(r"and (\d+) more", n.text) for n in notices)
+            return sum(1 + int(m.group(1)) if m else 1 for m in counts)
+
+        end = loop.time() + 10
+        while told() < 20 and (left := end - loop.time()) > 0:
+            with contextlib.suppress(TimeoutError):
+                ev = await asyncio.wait_for(host.next_event(), left)
+                if isinstance(ev, Notice):
+                    notices.append(ev)
+        assert told() == 20, notices
+        assert "dropped a connection" in notices[0].text
+        assert len(notices) <= 2 + crowd / host.notice_every, (crowd, notices)
+        assert len(notices) < 20
         await joiner.close()
         await host.close()
 

@@ -53,6 +53,10 @@ def _stack(cards: tuple[int, ...]) -> str:
     return card_label(cards[-1]) if cards else "--"
 
 
+def _cards(n: int) -> str:
+    return f"{n} card{'' if n == 1 else 's'}"
+
+
 def _need(center: tuple[int, ...]) -> str:
     return rank_label(len(center) + 1)
 
@@ -68,7 +72,7 @@ def render(view: PlayerView, names: tuple[str, str]) -> str:
     lines = [
         f"-- game {view.game}  stock {view.stock_count}",
         f"{names[op]}: pay-off {_opt(top[op])} ({view.payoff_counts[op]} left), "
-        f"hand {view.hand_counts[op]} cards, sides {' '.join(_stack(s) for s in view.sides[op])}",
+        f"hand {_cards(view.hand_counts[op])}, sides {' '.join(_stack(s) for s in view.sides[op])}",
         "center: " + "  ".join(f"c{i + 1} {_stack(c)} (needs {_need(c)})" for i, c in enumerate(view.center)),
         f"you: pay-off {_opt(top[me])} ({view.payoff_counts[me]} left), "
         f"sides {' '.join(f's{i + 1} {_stack(s)}' for i, s in enumerate(view.sides[me]))}",

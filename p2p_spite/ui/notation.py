@@ -55,7 +55,8 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card] | None = None) 
     if sm.group(1):
         n = int(sm.group(2))
         if not 1 <= n <= len(shown):
-            raise NotationError(f"there is no hand card {n}: your hand holds {len(shown)} cards")
+            held = f"{len(shown)} card{'' if len(shown) == 1 else 's'}"
+            raise NotationError(f"there is no hand card {n}: your hand holds {held}")
         source, arg = HAND, shown[n - 1]
     elif sm.group(3):
         source, arg = PAYOFF, None

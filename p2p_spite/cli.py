@@ -272,7 +272,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     if match.over:
         winner = match.winner
         assert winner is not None
-        name = match.players[winner] or f"seat {winner}"
+        from .ui.text import clean_name  # a record's names may hold escape codes
+
+        name = clean_name(match.players[winner]) or f"seat {winner}"
         line += f", match won by {name} (seat {winner})"
     print(line)
     return 0

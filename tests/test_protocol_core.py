@@ -494,3 +494,21 @@ def test_catching_up_accepts_our_own_action_that_our_journal_lost() -> None:
     assert not any(isinstance(e, RemoteProtocolError | PeerRefused) for e in eh + ej), (eh, ej)
     assert hc.position == jc.position and hc.head == jc.head
     assert jc.actions[-1].seat == 1 and not j2.catching_up
+
+
+def test_actions_made_before_the_session_took_the_link_are_sent_after_all() -> None:
+    """An action applied after the histories were compared but before the session
+    attached the new connection (so nothing sent it) goes out with send_missing(),
+    and only once."""
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
+    assert mover.core is not None and other.core is not None
+    for _ in range(2):  # two moves made while no session was sending them
+        move = mover.core.match.game.legal_moves()[0]
+        mover.core.apply(Action(mover.core.match.game_number, move.seat, move))
+    mover.send_missing()
+    mover.send_missing()  # nothing twice
+    pump(mover, other)
+    assert other.core.position == mover.core.position == 2
+    assert other.core.match.game.digest() == mover.core.match.game.digest()

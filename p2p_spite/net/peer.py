@@ -333,7 +333,7 @@ class NetSession:
         whose events the driver has not seen yet) is dropped: the events that follow
         show the board as it is now."""
         self._check_open()
-        if self._stale():
+        if not await self._fresh():
             return
         core = self.core
         core.check_move(move, core.seat)
@@ -341,7 +341,7 @@ class NetSession:
 
     async def resign(self) -> None:
         self._check_open()
-        if self._stale():
+        if not await self._fresh():
             return
         self._local(self.core.check_resign(self.core.seat))
 
@@ -423,10 +423,24 @@ class NetSession:
         self._events.put_nowait(ev)
         self._queued += 1
 
-    def _stale(self) -> bool:
-        """The driver has not seen the peer's latest actions yet, or more are on their way."""
-        link = self._link
-        return self._taken < self._remote_mark or (link is not None and link.endpoint.catching_up)
+    async def _fresh(self) -> bool:
+        """May a move the driver chose now be played?  A catch-up in progress is
+        waited out first (briefly); then the answer is no if the driver has not
+        yet seen the peer's latest actions: its move was chosen on an old board,
+        and the events it has still to read will show the board as it is.
+
+        (Dropping the move while actions were still on their way, instead of
+        waiting, could leave both sides waiting for each other: the catch-up
+        need not bring the driver any new event.)"""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + HANDSHAKE_TIMEOUT
+        while not self._done and loop.time() < deadline:
+            link = self._link
+            if link is None or not link.endpoint.catching_up:
+                break
+            await asyncio.sleep(0.005)
+        self._check_open()
+        return self._taken >= self._remote_mark
 
     def notice(self, text: str) -> None:
         """Tell the driver something that changes nothing in the match.
@@ -462,6 +476,11 @@ class NetSession:
         self._set_acked(hs.peer_position)
         self._catch_up_end = hs.peer_position
         self._back.set()
+        if link.endpoint.phase is Phase.PLAY:
+            # An action made between the handshake's history check and now went
+            # nowhere (the session had no link): send it before anything else.
+            link.endpoint.send_missing()
+            link._flush()
         link.pump()  # play messages that came right behind the handshake
 
     def _set_acked(self, n: int) -> None:

@@ -288,6 +288,7 @@ class Endpoint:
         self._my_commit = b""
         self._peer_commit = b""
         self._catch_up_to: tuple[int, bytes] | None = None  # (position, hash) the peer had
+        self._sent_upto = 0  # the peer has, or has been sent, every action before this one
         self._resumed_at = 0
         self._started = False
         self._deferred: Committed | None = None
@@ -384,10 +385,18 @@ class Endpoint:
         core = self._need_play()
         a = core.actions[n]
         d = core.digests[n]
+        self._sent_upto = max(self._sent_upto, n + 1)
         if a.move is None:
             self._send({"t": "resign", "n": n, "g": a.game, "d": d})
         else:
             self._send({"t": "move", "n": n, "m": list(a.move), "d": d})
+
+    def send_missing(self) -> None:
+        """Send the actions applied since the histories were compared that the peer
+        has not been sent (made while this connection's handshake was finishing)."""
+        core = self._need_play()
+        for n in range(self._sent_upto, core.position):
+            self.send_action(n)
 
     def send_chat(self, text: str) -> None:
         self._need_play()
@@ -671,6 +680,7 @@ class Endpoint:
         self._resumed_at = min(pos, mine)
         if pos > mine:
             self._catch_up_to = (pos, hist)
+        self._sent_upto = max(self._sent_upto, pos)
         self._events.append(Handshaken(self.peer_name, self.seed_from_host, self._resumed_at, pos))
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)

@@ -58,6 +58,13 @@ def test_two_bots_play_a_whole_match(tmp_path: Path) -> None:
     assert "final scores" in hout and "final scores" in jout
     assert "record: h.json" in hout
     assert not (tmp_path / "h.json.journal").exists()
+    # A finished match cannot be resumed: one line, at once.
+    r = subprocess.run(
+        [*CLI, "host", "--port", "0", "--resume", "h.json"],
+        capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 1
+    assert "the match is already over" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_a_chosen_seed_is_shown_to_the_joiner_and_games_stop_the_match(tmp_path: Path) -> None:

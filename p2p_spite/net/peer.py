@@ -766,7 +766,7 @@ def _keeper_for(
 
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:
     try:
-        return GameCore.replay(
+        core = GameCore.replay(
             Match(saved.seed, saved.target, saved.players),
             seat,
             saved.match_id,
@@ -775,6 +775,10 @@ def _core_from_saved(saved: Saved, seat: int) -> GameCore:
         )
     except IllegalMoveError as e:
         raise UserError(f"the saved match does not replay: {e.reason}") from None
+    if core.finished:
+        sc = core.match.scores
+        raise UserError(f"{saved.path or 'that record'}: the match is already over ({sc[0]}-{sc[1]})")
+    return core
 
 
 async def host_session(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
-from ..engine import IllegalMoveError
+from ..engine import IllegalMoveError, PlayerView
 from ..session import Event, MatchEnded, Session, SessionFailed, view_of
 from . import make_bot
+
+IDLE_CHECK = 1.0  # seconds without an event after which the bot looks at the board itself
 
 
 async def run_bot(
@@ -24,9 +27,27 @@ async def run_bot(
     ValueError if the level is unknown.
     """
     bot = make_bot(level, seed)
+
+    async def play(v: PlayerView) -> None:
+        try:
+            await session.play(bot.choose(v))
+        except IllegalMoveError:
+            if not session.closed_for_play:
+                raise
+            # the session just stopped: its SessionFailed event follows
+
     try:
         while True:
-            ev = await session.next_event()
+            try:
+                ev = await asyncio.wait_for(session.next_event(), IDLE_CHECK)
+            except TimeoutError:
+                # No event for a while: if it is our turn all the same (a move of ours
+                # the session dropped around a reconnect), play from the board as it is,
+                # rather than both sides waiting for each other.
+                now = session.view()
+                if now.my_turn and not session.closed_for_play:
+                    await play(now)
+                continue
             if on_event is not None:
                 on_event(ev)
             if isinstance(ev, MatchEnded):
@@ -35,11 +56,6 @@ async def run_bot(
                 return 1
             v = view_of(ev)
             if v is not None and v.my_turn:
-                try:
-                    await session.play(bot.choose(v))
-                except IllegalMoveError:
-                    if session.closed_for_play:
-                        continue  # the session just stopped: its SessionFailed event follows
-                    raise
+                await play(v)
     finally:
         await session.close("match over")

@@ -757,6 +757,41 @@ def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
     return resume.code_key if resume is not None else None
 
 
+def _session_on(
+    link: _Link,
+    kind: str,
+    record_path: str | Path | None,
+    resume: Saved | None,
+    code_key: bytes | None,
+    grace: float,
+    heartbeat: float,
+    dead_after: float,
+    *,
+    server: asyncio.AbstractServer | None = None,
+    dial: Dial | None = None,
+) -> NetSession:
+    """The session of a link whose first handshake is done (``server``: the host's
+    listener, kept for reconnections; ``dial``: how the joiner reconnects)."""
+    hs = link.handshaken.result()
+    core = link.endpoint.core
+    assert core is not None
+    path = record_path if resume is None else resume_path(resume, record_path)
+    return NetSession(
+        core,
+        link,
+        _keeper_for(core, path, kind, code_key),
+        hs.peer_name,
+        server=server,
+        dial=dial,
+        resumed_at=hs.resumed_at,
+        peer_position=hs.peer_position,
+        seed_from_host=hs.seed_from_host,
+        grace=grace,
+        heartbeat=heartbeat,
+        dead_after=dead_after,
+    )
+
+
 def _keeper_for(
     core: GameCore, record_path: str | Path | None, kind: str, code_key: bytes | None
 ) -> RecordKeeper:
@@ -885,24 +920,8 @@ async def host_session(
     except BaseException:
         server.close()
         raise
-    hs = link.handshaken.result()
-    ep = link.endpoint
-    assert ep.core is not None
-    keeper = _keeper_for(
-        ep.core, record_path if resume is None else resume_path(resume, record_path), "host", config.code_key
-    )
-    sess = NetSession(
-        ep.core,
-        link,
-        keeper,
-        hs.peer_name,
-        server=server,
-        resumed_at=hs.resumed_at,
-        peer_position=hs.peer_position,
-        seed_from_host=hs.seed_from_host,
-        grace=grace,
-        heartbeat=heartbeat,
-        dead_after=dead_after,
+    sess = _session_on(
+        link, "host", record_path, resume, config.code_key, grace, heartbeat, dead_after, server=server
     )
     session_box.append(sess)
     return sess
@@ -1014,22 +1033,6 @@ async def join_session(
             raise UserError(problem)
         await asyncio.sleep(delay)
         delay = min(delay * 2, 1.0)
-    hs = link.handshaken.result()
-    ep = link.endpoint
-    assert ep.core is not None
-    keeper = _keeper_for(
-        ep.core, record_path if resume is None else resume_path(resume, record_path), "join", config.code_key
-    )
-    return NetSession(
-        ep.core,
-        link,
-        keeper,
-        hs.peer_name,
-        dial=dial,
-        resumed_at=hs.resumed_at,
-        peer_position=hs.peer_position,
-        seed_from_host=hs.seed_from_host,
-        grace=grace,
-        heartbeat=heartbeat,
-        dead_after=dead_after,
+    return _session_on(
+        link, "join", record_path, resume, config.code_key, grace, heartbeat, dead_after, dial=dial
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.net import CLI, ROOT, finish, read_code, spawn, wait_listening
+from tests.support.net import CLI, ROOT, finish, finish_all, read_code, spawn, wait_listening
 
 TIMEOUT = 60
 
@@ -34,8 +34,7 @@ def _play(tmp: Path, host_args: list[str], join_args: list[str]) -> tuple[str, s
         if "--no-code" not in host_args:
             code_args = ["--code", read_code(host)]
         join = spawn(["join", f"127.0.0.1:{port}", "--record", "j.json", *code_args, *join_args], tmp)
-        jrc, jout, jerr = _finish(join)
-        hrc, hout, herr = _finish(host)
+        (jrc, jout, jerr), (hrc, hout, herr) = finish_all([join, host], TIMEOUT)
     finally:
         if host.poll() is None:
             host.kill()

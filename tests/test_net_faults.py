@@ -24,7 +24,7 @@ from p2p_spite.bots import make_bot
 from p2p_spite.engine import Match
 from p2p_spite.net.journal import load_saved, read_journal, record_actions
 from p2p_spite.selfplay import play_match
-from tests.support.net import CLI, finish, reader, spawn, wait_listening
+from tests.support.net import CLI, finish_all, reader, spawn, wait_listening
 from tests.support.proxy import FaultProxy, Plan
 
 TIMEOUT = 90
@@ -51,8 +51,9 @@ def _moves(rec: dict[str, Any]) -> int:
     return sum(len(g["moves"]) for g in rec["games"])
 
 
-def _wait(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
-    return finish(proc, TIMEOUT)
+def _wait(*procs: subprocess.Popen[str]) -> list[tuple[int, str, str]]:
+    """Both peers to the end (a hang fails the test with both sides' output)."""
+    return finish_all(procs, TIMEOUT)
 
 
 def _free_port() -> int:
@@ -86,8 +87,7 @@ def _through_proxy(tmp: Path, seed_hex: str, plan: Plan) -> FaultProxy:
         port, _ = wait_listening(host)
         with FaultProxy(port, plan) as proxy:
             join = spawn(_join_args(proxy.port, []), tmp)
-            jrc, jout, jerr = _wait(join)
-            hrc, hout, herr = _wait(host)
+            (jrc, jout, jerr), (hrc, hout, herr) = _wait(join, host)
     finally:
         if host.poll() is None:
             host.kill()
@@ -161,8 +161,7 @@ def test_a_silent_peer_is_noticed_by_heartbeats(tmp_path: Path) -> None:
             with FaultProxy(port, Plan(freezes=[3000])) as proxy:
                 t0 = time.monotonic()
                 join = spawn(_join_args(proxy.port, hb), tmp_path)
-                jrc, jout, jerr = _wait(join)
-                hrc, _hout, herr = _wait(host)
+                (jrc, jout, jerr), (hrc, _hout, herr) = _wait(join, host)
                 took = time.monotonic() - t0
         finally:
             if host.poll() is None:
@@ -254,10 +253,10 @@ def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
                 again = spawn(_join_args(port, ["--resume", "j.json"]), tmp_path)
             procs.append(again)
             survivor = join if victim == "host" else host
-            codes = [_wait(again), _wait(survivor)]
+            codes = _wait(again, survivor)
         else:
             before = []
-            codes = [_wait(host), _wait(join)]
+            codes = _wait(host, join)
     finally:
         for p in procs:
             if p.poll() is None:
@@ -297,8 +296,7 @@ def test_cuts_during_the_first_handshake_with_a_code_and_a_drawn_seed(tmp_path: 
                  "--code", "pqrs-tuvw"],
                 tmp_path,
             )  # fmt: skip
-            jrc, _jout, jerr = _wait(join)
-            hrc, _hout, herr = _wait(host)
+            (jrc, _jout, jerr), (hrc, _hout, herr) = _wait(join, host)
     finally:
         if host.poll() is None:
             host.kill()
@@ -356,7 +354,7 @@ def test_resume_when_our_own_last_action_was_lost(tmp_path: Path) -> None:
         assert len(read_journal(journal, 0)) == cut, (cut, n_lost, host_has, start)
         again = spawn(_join_args(port, ["--resume", "j.json"]), tmp_path)
         procs.append(again)
-        codes = [_wait(again), _wait(host)]
+        codes = _wait(again, host)
     finally:
         for p in procs:
             if p.poll() is None:

@@ -26,19 +26,24 @@ def _honest() -> Endpoint:
     return h
 
 
+def _drain(ep: Endpoint, most: int) -> None:
+    """Take the endpoint's events until it needs data or refuses; at most ``most``
+    of them (bounded: never a hang)."""
+    for _ in range(most):
+        try:
+            ev = ep.next_event()
+        except ProtocolError:
+            return
+        if ev is NEED_DATA:
+            return
+    raise AssertionError("the endpoint kept producing events")
+
+
 def _feed(ep: Endpoint, data: bytes) -> None:
     assert ep.core is not None
     before = (ep.core.match.game.digest(), ep.core.position, ep.core.head)
     ep.receive_data(data)
-    for _ in range(10_000):  # bounded: never a hang
-        try:
-            ev = ep.next_event()
-        except ProtocolError:
-            break
-        if ev is NEED_DATA:
-            break
-    else:
-        raise AssertionError("the endpoint kept producing events")
+    _drain(ep, 10_000)
     assert (ep.core.match.game.digest(), ep.core.position, ep.core.head) == before
 
 
@@ -198,15 +203,7 @@ def test_handshake_phases_with_random_messages(phase: str, msgs: list[tuple[str,
             return
         data += struct.pack(">I", len(body)) + body
     ep.receive_data(data)
-    for _ in range(100):
-        try:
-            ev = ep.next_event()
-        except ProtocolError:
-            break
-        if ev is NEED_DATA:
-            break
-    else:
-        raise AssertionError("the endpoint kept producing events")
+    _drain(ep, 100)
     if phase == "host proof":
         from p2p_spite.net.wire import FrameDecoder
 

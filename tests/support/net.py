@@ -221,15 +221,35 @@ class RawPeer:
         self.writer.close()
 
 
+def finish_all(procs: Sequence[subprocess.Popen[str]], timeout: float) -> list[tuple[int, str, str]]:
+    """Wait for every process, ``timeout`` s in all: (exit code, stdout, stderr) of each.
+
+    If one hangs, all are killed and the failure shows every process's output:
+    a hang between two peers is as often explained by the other side's output."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    try:
+        for p in procs:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        report = []
+        for p in procs:
+            p.wait()
+            err = p.stderr.read() if p.stderr is not None else ""
+            args = " ".join(str(a) for a in p.args[3:]) if isinstance(p.args, list) else str(p.args)
+            report.append(f"--- {args} (exit {p.returncode}):\n{reader(p).rest(1)[-2000:]}{err[-1500:]}")
+        raise AssertionError("did not finish:\n" + "\n".join(report)) from None
+    out = []
+    for p in procs:
+        text = reader(p).rest(10)
+        out.append((p.returncode, text, p.stderr.read() if p.stderr is not None else ""))
+    return out
+
+
 def finish(proc: subprocess.Popen[str], timeout: float) -> tuple[int, str, str]:
     """Wait for ``proc`` (killed, and the test failed, after ``timeout`` s): exit code, stdout, stderr."""
-    r = reader(proc)
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise AssertionError(f"process did not finish: {r.rest(1)[-3000:]}") from None
-    out = r.rest(10)
-    assert proc.stderr is not None
-    return proc.returncode, out, proc.stderr.read()
+    return finish_all([proc], timeout)[0]

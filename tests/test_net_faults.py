@@ -301,7 +301,9 @@ def test_cuts_during_the_first_handshake_with_a_code_and_a_drawn_seed(tmp_path: 
         if host.poll() is None:
             host.kill()
     assert (hrc, jrc) == (0, 0), (herr, jerr)
-    assert proxy.stats.cuts == len(plan.cuts)
+    # The five handshake cuts always happen; the one at byte 6000 of the sixth
+    # connection only if the (freshly drawn) deal gives a game that long.
+    assert proxy.stats.cut_offsets[:5] == plan.cuts[:5]
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
     assert proxy.wire is not None
     for form in (b"PQRS-TUVW", b"PQRSTUVW", b"pqrs-tuvw", b"pqrstuvw"):

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import __version__
 from .errors import UserError
+from .lan import DEFAULT_LEVEL
 from .net.peer import DEFAULT_PORT
 from .net.protocol import MAX_GAMES, MAX_TARGET
 
@@ -142,7 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
         "as a real peer; you are seat 0.",
     )
     p.add_argument(
-        "--bot", metavar="LEVEL", default="medium", help=f"computer level (default medium; {levels})"
+        "--bot",
+        metavar="LEVEL",
+        default=DEFAULT_LEVEL,
+        help=f"computer level (default {DEFAULT_LEVEL}; {levels})",
     )
     g = p.add_mutually_exclusive_group()
     g.add_argument(
@@ -223,7 +227,7 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
 
 
 def _run_play(args: argparse.Namespace) -> int:
-    from .ui.play import run_play
+    from .lan import run_play
 
     _take_seed_file(args)
     _check_record_path(args.record)

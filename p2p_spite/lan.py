@@ -1,4 +1,5 @@
-"""Running a LAN match from the command line: ``host`` and ``join``.
+"""Running a networked match from the command line: ``host``, ``join``, and
+``play`` (the computer joins over loopback).
 
 Wiring only: open a network session, hand it to its driver (a bot, headless,
 or a person at the terminal interface), print what a headless run or the end of
@@ -8,14 +9,22 @@ a match needs to say.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import shutil
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
 
 from .errors import UserError
 from .net.peer import NetSession
 from .net.protocol import new_join_code
 from .runner import run_main
-from .session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted, Notice
+from .session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted, Notice, Session
+
+DEFAULT_LEVEL = "medium"  # the computer's level in ``play``
 
 
 def _say(text: str) -> None:
@@ -165,3 +174,104 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         return await _drive(session, args.bot, args.bot_seed)
 
     return run_main(main())
+
+
+async def play_against_computer(
+    *,
+    level: str = DEFAULT_LEVEL,
+    seed: bytes | None = None,
+    name: str = "you",
+    target: int = 50,
+    record_path: Path | None = None,
+    pace: float = 0.45,
+    driver: Callable[[Session], Awaitable[int]] | None = None,
+) -> tuple[int, str | None]:
+    """Host on loopback, let a bot of ``level`` join, play; returns (exit code, record path).
+
+    The computer is a real peer: it joins over 127.0.0.1 with the same protocol a
+    remote player uses, in this event loop.  ``driver`` plays the person's seat
+    (default: the interface, :func:`p2p_spite.ui.play.drive_human`).
+    """
+    from .bots.driver import run_bot
+    from .net import host_session, join_session
+    from .ui.play import drive_human
+
+    _check_bot(level)
+    loop = asyncio.get_running_loop()
+    port: asyncio.Future[int] = loop.create_future()
+
+    def listening(_host: str, p: int) -> None:
+        if not port.done():
+            port.set_result(p)
+
+    join_code = new_join_code()  # even on loopback: another local user must not take the seat
+    host_task = asyncio.create_task(
+        host_session(
+            bind="127.0.0.1",
+            port=0,
+            name=name,
+            seed=seed,
+            target=target,
+            record_path=record_path,
+            on_listening=listening,
+            code=join_code,
+            on_warning=None,
+        )
+    )
+    scratch = tempfile.mkdtemp(prefix="p2p-spite-bot-")  # the computer's own copy of the record
+    bot_task: asyncio.Task[int] | None = None
+    try:
+        either: list[asyncio.Future[Any]] = [port, host_task]  # listening, or failing to
+        await asyncio.wait(either, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+        if not port.done():
+            if host_task.done():
+                host_task.result()  # raises why it could not listen
+            raise UserError("could not listen on 127.0.0.1")
+        joiner = await join_session(
+            host="127.0.0.1",
+            port=port.result(),
+            name="Computer",
+            record_path=Path(scratch) / "bot.json",
+            code=join_code,
+        )
+        bot_task = asyncio.create_task(run_bot(joiner, level))
+        session = await asyncio.wait_for(host_task, 15)
+        code = await (driver(session) if driver is not None else drive_human(session, pace=pace))
+        return code, session.record_path
+    finally:
+        if not host_task.done():
+            host_task.cancel()
+        if bot_task is not None and not bot_task.done():
+            # The computer leaves after the person: give it a moment, then stop it
+            # (wait_for cancels it on time-out; our own cancellation goes on up).
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(bot_task, 5)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def default_name() -> str:
+    try:
+        import getpass
+
+        return getpass.getuser().capitalize() or "You"
+    except Exception:
+        return "You"
+
+
+def run_play(level: str, seed: bytes | None, name: str | None, target: int, record: Path | None) -> int:
+    """The ``play`` command."""
+    name = name or default_name()
+    record_shown: list[str | None] = [None]
+
+    async def main() -> int:
+        code, path = await play_against_computer(
+            level=level, seed=seed, name=name, target=target, record_path=record
+        )
+        record_shown[0] = path
+        return code
+
+    code = run_main(main())
+    path = record_shown[0]
+    if path:
+        print(f"record: {path}")
+    return code

@@ -11,11 +11,11 @@ from prompt_toolkit.output import DummyOutput
 
 from p2p_spite import record
 from p2p_spite.engine import CENTER, SIDE, Move
+from p2p_spite.lan import play_against_computer
 from p2p_spite.session import Session
 from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.notation import move_notation
-from p2p_spite.ui.play import play_against_computer
 
 SEED = bytes(range(32))
 

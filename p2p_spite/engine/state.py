@@ -128,6 +128,17 @@ class GameState:
         stream = Stream(seed, game)
         deck = list(range(104))
         stream.shuffle(deck)
+        return cls.from_deck(deck, game, stream)
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[Card], game: int, stream: Stream) -> GameState:
+        """Game ``game`` dealt from ``deck`` in SPEC 2's layout; ``stream`` breaks a
+        tie for the start and shuffles the stock.  :meth:`deal` shuffles the deck
+        with the seeded stream first; a private deck (docs/fairness.md) gives
+        the order the players' joint shuffle made."""
+        if sorted(deck) != list(range(104)):
+            raise ValueError("a deck holds each card id 0..103 exactly once")
+        deck = list(deck)
         s = cls.__new__(cls)
         s.game = game
         s.stream = stream

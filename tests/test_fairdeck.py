@@ -1,0 +1,411 @@
+"""The private deck's core: group, proofs, wire format, the protocol's refusals,
+and what a peer can learn on its own (p2p_spite/fairdeck, docs/fairness.md)."""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from p2p_spite.fairdeck import (
+    MAX_WIRE,
+    CheatError,
+    FairDeck,
+    KeyShare,
+    Message,
+    OrderError,
+    ProofError,
+    Reveal,
+    Shares,
+    Shuffle,
+    WireError,
+    card_of_point,
+    from_wire,
+    to_wire,
+)
+from p2p_spite.fairdeck import group as grp
+from p2p_spite.fairdeck.deck import _reencrypt, derive_key
+from p2p_spite.fairdeck.proofs import Proof, prove_key, prove_share, verify_key, verify_share
+from p2p_spite.fairdeck.wire import Header, Share
+
+MATCH = bytes(range(16))
+SECRETS = [bytes([7]) * 32, bytes([9]) * 32]
+
+
+def pump(decks: list[FairDeck], log: list[tuple[int, bytes]] | None = None) -> None:
+    moved = True
+    while moved:
+        moved = False
+        for seat in (0, 1):
+            for msg in decks[seat].outgoing():
+                data = to_wire(msg)
+                if log is not None:
+                    log.append((seat, data))
+                decks[1 - seat].receive(from_wire(data))
+                moved = True
+
+
+def fresh(game: int = 1) -> list[FairDeck]:
+    return [FairDeck(MATCH, game, seat, SECRETS[seat]) for seat in (0, 1)]
+
+
+Pair = tuple[list[FairDeck], list[tuple[int, bytes]]]
+
+
+@pytest.fixture(scope="module")
+def dealt_pair() -> Pair:
+    decks = fresh()
+    log: list[tuple[int, bytes]] = []
+    pump(decks, log)
+    return decks, log
+
+
+@pytest.fixture
+def dealt(dealt_pair: Pair) -> list[FairDeck]:
+    return copy.deepcopy(dealt_pair[0])
+
+
+# -- the group ------------------------------------------------------------------
+
+
+def test_p256_generator_order_and_a_known_multiple() -> None:
+    assert grp.on_curve(grp.G)
+    assert grp.mul(grp.N, grp.G) is None
+    assert grp.mul(grp.N - 1, grp.G) == grp.neg(grp.G)
+    two_g = grp.mul(2, grp.G)
+    assert two_g is not None
+    assert two_g[0] == 0x7CF27B188D034F7E8A52380304B51AC3C08969E277F21B35A60B48FC47669978  # SEC test vector
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=1, max_value=grp.N - 1))
+def test_fixed_base_agrees_and_points_round_trip(k: int) -> None:
+    pt = grp.mul(k, grp.G)
+    assert grp.base_g().mul(k) == pt
+    assert grp.decode(grp.encode(pt)) == pt
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x04" + bytes(32),  # not a compressed prefix
+        b"\x02" + grp.P.to_bytes(32, "big"),  # x out of range
+        b"\x02" + (1).to_bytes(32, "big"),  # no point of P-256 has x = 1
+        b"\x02" + bytes(31),  # short
+        b"\x00",  # infinity is never encoded
+    ],
+)
+def test_bad_points_are_refused(data: bytes) -> None:
+    with pytest.raises(grp.GroupError):
+        grp.decode(data)
+
+
+def test_cards_are_distinct_points() -> None:
+    from p2p_spite.fairdeck import card_point
+
+    assert [card_of_point(card_point(c)) for c in range(104)] == list(range(104))
+    assert card_of_point(grp.mul(105, grp.G)) is None
+
+
+# -- proofs -----------------------------------------------------------------------
+
+
+def test_key_proof_binds_its_context() -> None:
+    x = 123456789
+    pt, proof = prove_key(x, b"ctx-a")
+    assert verify_key(pt, proof, b"ctx-a")
+    assert not verify_key(pt, proof, b"ctx-b")
+    assert not verify_key(pt, Proof(bytes(32), proof.z), b"ctx-a")  # wrong challenge
+    assert not verify_key(pt, Proof(proof.c, (proof.z + 1) % grp.N), b"ctx-a")
+    assert not verify_key(grp.mul(x + 1, grp.G), proof, b"ctx-a")
+
+
+def test_share_proof_refuses_forgeries() -> None:
+    x = 987654321
+    big_x = grp.mul(x, grp.G)
+    h = grp.mul(4242, grp.G)
+    d, proof = prove_share(x, big_x, h, b"slot-7")
+    base = grp.FixedBase(big_x)
+    assert verify_share(base, h, d, proof, b"slot-7")
+    assert not verify_share(base, h, d, proof, b"slot-8")  # replayed for another card
+    assert not verify_share(base, h, grp.add(d, grp.G), proof, b"slot-7")  # a false share
+    flipped = bytes([proof.c[0] ^ 1]) + proof.c[1:]
+    assert not verify_share(base, h, d, Proof(flipped, proof.z), b"slot-7")
+    other_h = grp.mul(4243, grp.G)
+    assert not verify_share(base, other_h, grp.mul(x, other_h), proof, b"slot-7")
+
+
+# -- the wire format ------------------------------------------------------------------
+
+
+def test_every_message_round_trips_bit_for_bit(dealt_pair: Pair) -> None:
+    _, log = dealt_pair
+    kinds = set()
+    for _, data in log:
+        msg = from_wire(data)
+        kinds.add(type(msg))
+        assert to_wire(msg) == data
+        assert len(data) <= MAX_WIRE
+    assert kinds == {KeyShare, Shuffle, Shares}
+    reveal = Reveal(Header(MATCH, 1, 0), SECRETS[0])
+    assert from_wire(to_wire(reveal)) == reveal
+    assert max(len(d) for _, d in log) == MAX_WIRE  # a full deck is the largest message
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=400))
+def test_garbage_is_refused_with_a_wire_error(data: bytes) -> None:
+    try:
+        msg = from_wire(data)
+    except WireError:
+        return
+    assert to_wire(msg) == data
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_mutated_messages_are_refused_or_read_exactly(
+    dealt_pair: Pair, data: st.DataObject
+) -> None:
+    _, log = dealt_pair
+    original = data.draw(st.sampled_from([d for _, d in log]))
+    raw = bytearray(original)
+    for _ in range(data.draw(st.integers(1, 3))):
+        raw[data.draw(st.integers(0, len(raw) - 1))] ^= data.draw(st.integers(1, 255))
+    cut = data.draw(st.sampled_from([None, 1, -1]))
+    mutated = bytes(raw) if cut is None else bytes(raw[:-1]) if cut == 1 else bytes(raw) + b"\x00"
+    try:
+        msg = from_wire(mutated)
+    except WireError:
+        return
+    assert to_wire(msg) == mutated
+
+
+def test_size_limits_are_hard(dealt_pair: Pair) -> None:
+    _, log = dealt_pair
+    shuffle = next(d for _, d in log if d[0] == 2)
+    with pytest.raises(WireError):
+        from_wire(shuffle + bytes(66))  # 105 cards
+    too_many = bytearray(shuffle)
+    too_many[28] = 105
+    with pytest.raises(WireError):
+        from_wire(bytes(too_many) + bytes(66))
+    with pytest.raises(WireError):
+        from_wire(bytes(MAX_WIRE + 1))
+    shares = next(d for _, d in log if d[0] == 3)
+    with pytest.raises(WireError):
+        from_wire(shares[:-1])
+    bad_seat = bytearray(shares)
+    bad_seat[22] = 2
+    with pytest.raises(WireError):
+        from_wire(bytes(bad_seat))
+
+
+def test_a_point_off_the_curve_is_refused(dealt_pair: Pair) -> None:
+    _, log = dealt_pair
+    key = bytearray(next(d for _, d in log if d[0] == 1))
+    key[24:56] = (1).to_bytes(32, "big")  # x = 1: no point of P-256 has it
+    with pytest.raises(WireError, match="not a point"):
+        from_wire(bytes(key))
+
+
+# -- the protocol's refusals ---------------------------------------------------------
+
+
+def _shares_from(decks: list[FairDeck], seat: int) -> Shares:
+    decks[seat]._owe.extend(s for s in decks[seat].hands[1 - seat])
+    msgs = [m for m in decks[seat].outgoing() if isinstance(m, Shares)]
+    assert msgs
+    return msgs[0]
+
+
+def test_a_false_share_is_refused_and_changes_nothing() -> None:
+    decks = fresh()
+    held: list[Shares] = []
+    moved = True
+    while moved:  # everything flows, except seat 1's shares, held back
+        moved = False
+        for seat in (0, 1):
+            for msg in decks[seat].outgoing():
+                if seat == 1 and isinstance(msg, Shares):
+                    held.append(msg)
+                else:
+                    decks[1 - seat].receive(from_wire(to_wire(msg)))
+                moved = True
+    (good,) = held
+    first = good.shares[0]
+    lie = replace(good, shares=(replace(first, d=grp.add(first.d, grp.G)), *good.shares[1:]))
+    awaited = set(decks[0]._await)
+    with pytest.raises(ProofError) as e:
+        decks[0].receive(from_wire(to_wire(lie)))
+    assert e.value.seat == 1 and e.value.slot == first.slot
+    assert decks[0]._await == awaited and not decks[0].cards
+    decks[0].receive(good)  # the true shares are still taken afterwards
+    assert len(decks[0].cards) == 7  # its hand and both pay-off tops
+
+
+def test_a_share_replayed_for_another_card_is_refused(dealt: list[FairDeck]) -> None:
+    d0, d1 = dealt
+    a, b = d0.hands[1][0], d0.hands[1][1]
+    d0._owe.extend([a, b])
+    d1._await.update([a, b])
+    real = next(m for m in d0.outgoing() if isinstance(m, Shares))
+    share_a = next(s for s in real.shares if s.slot == a)
+    replayed = Shares(real.head, (replace(share_a, slot=b),))
+    with pytest.raises(ProofError):
+        d1.receive(replayed)
+    wrong_challenge = Shares(real.head, (replace(share_a, proof=Proof(bytes(32), share_a.proof.z)),))
+    with pytest.raises(ProofError):
+        d1.receive(wrong_challenge)
+    other_game = FairDeck(MATCH, 2, 0, SECRETS[0])
+    with pytest.raises(OrderError):
+        d1.receive(replace(real, head=other_game.head))
+
+
+def test_messages_at_the_wrong_moment_are_refused(dealt: list[FairDeck]) -> None:
+    d0, d1 = dealt
+    with pytest.raises(OrderError):
+        d1.receive(d1._key_msg)  # our own seat
+    with pytest.raises(OrderError):
+        d1.receive(d0._key_msg)  # twice
+    with pytest.raises(OrderError):
+        d1.receive(Shuffle(d0.head, 0, 0, d1.rounds[0].passes[0]))  # the deal is done
+    unsolicited = d1.stock[-1]
+    d0._owe.append(unsolicited)
+    msg = next(m for m in d0.outgoing() if isinstance(m, Shares))
+    with pytest.raises(OrderError, match="not owed"):
+        d1.receive(msg)
+    with pytest.raises(OrderError):
+        d1.receive(Reveal(d0.head, SECRETS[0]))  # before the game is over
+    with pytest.raises(OrderError):
+        d1.play_hand(0, d1.hands[1][0], "center", 0)  # not seat 0's card
+
+
+def test_a_bad_key_share_is_refused() -> None:
+    decks = fresh()
+    key0 = decks[0].outgoing()[0]
+    assert isinstance(key0, KeyShare)
+    forged = replace(key0, point=grp.mul(5, grp.G))
+    with pytest.raises(ProofError):
+        decks[1].receive(forged)
+    echoed = replace(decks[1]._key_msg, head=key0.head)
+    with pytest.raises(ProofError):
+        decks[1].receive(echoed)
+
+
+# -- what a peer can learn alone, and the end-of-game check -----------------------------
+
+
+def _attack(deck: FairDeck, log: list[tuple[int, bytes]], extra_key: int = 0) -> dict[int, int]:
+    """Everything one seat can try with its own key (and, for the control, the
+    other's): every slot, every ciphertext it saw in a shuffle, minus its own
+    share, minus every share it received.  Gives the cards it could name."""
+    received = [from_wire(d) for s, d in log if s != deck.seat]
+    shares = [sh.d for m in received if isinstance(m, Shares) for sh in m.shares]
+    named: dict[int, int] = {}
+    x = deck._x + extra_key
+    seen = list(enumerate(deck.cts))
+    for m in received:
+        if isinstance(m, Shuffle):
+            seen += [(-1, ct) for ct in m.deck]
+    for slot, (c1, c2) in seen:
+        mine = grp.mul(x, c1)
+        for guess in [grp.sub(c2, mine), *(grp.sub(grp.sub(c2, mine), d) for d in shares)]:
+            card = card_of_point(guess)
+            if card is not None and slot >= 0:
+                named[slot] = card
+    return named
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_peer_alone_cannot_name_an_unrevealed_card(seat: int) -> None:
+    decks = fresh()
+    log: list[tuple[int, bytes]] = []
+    pump(decks, log)
+    for _ in range(6):  # some draws to each seat, then one hand card played
+        decks[0].draw(1 - seat)
+        decks[1].draw(1 - seat)
+    pump(decks, log)
+    played = decks[1 - seat].hands[1 - seat][0]
+    for d in decks:
+        d.play_hand(1 - seat, played, "side", 0)
+    pump(decks, log)
+    me = decks[seat]
+    named = _attack(me, log)
+    them = decks[1 - seat]
+    hidden = [s for s in range(len(me.cts)) if me.card(s) is None]
+    assert len(hidden) == 104 - 2 - 5 - 1  # all but the pay-off tops, its own hand, the played card
+    assert named == me.cards  # exactly what the protocol showed it, not one hidden card more
+    # Control: the same attack with both keys names every card, so it would see a leak.
+    control = _attack(me, log, extra_key=them._x)
+    assert len(control) == 104
+    assert all(control[s] == them.card(s) for s in them.hands[1 - seat])
+
+
+def _end(decks: list[FairDeck]) -> None:
+    for d in decks:
+        d.end()
+    pump(decks)
+
+
+def test_the_end_check_gives_both_seats_the_same_deal(dealt: list[FairDeck]) -> None:
+    _end(dealt)
+    r0, r1 = dealt[0].result, dealt[1].result
+    assert r0 is not None and r0 == r1
+    assert sorted(r0.deal) == list(range(104))
+    assert dealt[0].hand_cards() == r0.deal[40:45]
+    assert dealt[1].hand_cards() == r0.deal[45:50]
+    assert dealt[0].card(19) == r0.deal[19]
+
+
+def test_a_duplicated_card_slipped_into_a_shuffle_is_caught_at_the_end() -> None:
+    decks = fresh()
+    for msg in decks[0].outgoing() + decks[1].outgoing():  # the key shares
+        decks[1 - msg.head.seat].receive(msg)
+    joint = decks[0]._joint
+    assert joint is not None
+    (pass0,) = decks[0].outgoing()
+    assert isinstance(pass0, Shuffle)
+    cheat = list(pass0.deck)
+    cheat[5] = _reencrypt(cheat[77], (grp.base_g().mul(99), joint.mul(99)))  # a second copy of a card
+    with pytest.raises(CheatError, match="repeats"):  # an exact copy is seen at once
+        copy.deepcopy(decks[1]).receive(replace(pass0, deck=(pass0.deck[1], *pass0.deck[1:])))
+    decks[1].receive(from_wire(to_wire(replace(pass0, deck=tuple(cheat)))))
+    pump(decks)  # seat 1's pass and the deal's shares; seat 0 has its own real deck
+    for d in decks:
+        d.end()
+    msgs = decks[0].outgoing()
+    with pytest.raises(CheatError) as e:
+        for m in msgs:
+            decks[1].receive(m)
+    assert e.value.kind == "shuffle" and e.value.seat == 0
+    assert e.value.evidence["round"] == 0 and e.value.evidence["position"] == 5
+    assert e.value.evidence["secret"] == SECRETS[0].hex()
+
+
+def test_a_wrong_secret_at_the_end_is_caught(dealt: list[FairDeck]) -> None:
+    for d in dealt:
+        d.end()
+    dealt[0].outgoing()
+    with pytest.raises(CheatError) as e:
+        dealt[1].receive(Reveal(dealt[0].head, bytes(32)))
+    assert e.value.kind == "key" and e.value.seat == 0
+
+
+def test_secrets_and_keys_are_per_game_and_seat() -> None:
+    h = Header(MATCH, 1, 0)
+    assert derive_key(SECRETS[0], h) != derive_key(SECRETS[0], replace(h, game=2))
+    assert derive_key(SECRETS[0], h) != derive_key(SECRETS[0], replace(h, seat=1))
+    a, b = FairDeck(MATCH, 1, 0, SECRETS[0]), FairDeck(MATCH, 1, 0, SECRETS[0])
+    assert to_wire(a.outgoing()[0]) == to_wire(b.outgoing()[0])  # deterministic: safe to resume
+    assert secrets.token_bytes(32) != SECRETS[0]
+
+
+def test_message_types_are_a_closed_set() -> None:
+    msg: Message = Reveal(Header(MATCH, 1, 1), SECRETS[1])
+    assert isinstance(from_wire(to_wire(msg)), Reveal)
+    assert Share  # the share entry type is part of the public wire module

@@ -82,10 +82,21 @@ def _add(j1: _Jac, j2: _Jac) -> _Jac:
         return j1
     z1z1 = z1 * z1 % P
     z2z2 = z2 * z2 % P
-    u1 = x1 * z2z2 % P
-    u2 = x2 * z1z1 % P
     s1 = y1 * z2 * z2z2 % P
-    s2 = y2 * z1 * z1z1 % P
+    return _sum(j1, x1 * z2z2 % P, x2 * z1z1 % P, s1, y2 * z1 * z1z1 % P, z1 * z2 % P)
+
+
+def _add_mixed(j1: _Jac, x2: int, y2: int) -> _Jac:
+    """j1 + (x2, y2) with the second point affine."""
+    x1, y1, z1 = j1
+    if z1 == 0:
+        return (x2, y2, 1)
+    z1z1 = z1 * z1 % P
+    return _sum(j1, x1, x2 * z1z1 % P, y1, y2 * z1 * z1z1 % P, z1)
+
+
+def _sum(j1: _Jac, u1: int, u2: int, s1: int, s2: int, zz: int) -> _Jac:
+    """The addition's common tail (add-1998-cmo-2), from U1, U2, S1, S2 and Z1*Z2."""
     h = (u2 - u1) % P
     r = (s2 - s1) % P
     if h == 0:
@@ -95,29 +106,7 @@ def _add(j1: _Jac, j2: _Jac) -> _Jac:
     v = u1 * hh % P
     x3 = (r * r - hhh - 2 * v) % P
     y3 = (r * (v - x3) - s1 * hhh) % P
-    z3 = z1 * z2 * h % P
-    return (x3, y3, z3)
-
-
-def _add_mixed(j1: _Jac, x2: int, y2: int) -> _Jac:
-    """j1 + (x2, y2) with the second point affine."""
-    x1, y1, z1 = j1
-    if z1 == 0:
-        return (x2, y2, 1)
-    z1z1 = z1 * z1 % P
-    u2 = x2 * z1z1 % P
-    s2 = y2 * z1 * z1z1 % P
-    h = (u2 - x1) % P
-    r = (s2 - y1) % P
-    if h == 0:
-        return _dbl(j1) if r == 0 else _INF
-    hh = h * h % P
-    hhh = h * hh % P
-    v = x1 * hh % P
-    x3 = (r * r - hhh - 2 * v) % P
-    y3 = (r * (v - x3) - y1 * hhh) % P
-    z3 = z1 * h % P
-    return (x3, y3, z3)
+    return (x3, y3, zz * h % P)
 
 
 def add(p1: Point, p2: Point) -> Point:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import ipaddress
 import os
 import sys
@@ -333,7 +334,21 @@ def _run_join(args: argparse.Namespace) -> int:
     return run_join(args, host, port)
 
 
+def _flush_per_line() -> None:
+    """Off a terminal (a pipe, ``| tee``, a test reading us), Python buffers stdout
+    in blocks: a person or program waiting for the next line would wait for a
+    whole block.  Line buffering makes every line (the line prompt's, a headless
+    bot's progress) go out as it is printed.  stderr is line-buffered already."""
+    out = sys.stdout
+    try:
+        if not out.isatty() and isinstance(out, io.TextIOWrapper):
+            out.reconfigure(line_buffering=True)
+    except (AttributeError, ValueError, OSError):
+        pass  # a replaced or closed stdout: leave it as it is
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _flush_per_line()
     parser = build_parser()
     args = parser.parse_args(argv)
     run = getattr(args, "run", None)

@@ -284,6 +284,7 @@ def test_hard_keeps_its_kings() -> None:
 # -- strength (small, safe margins; scripts/bench_bots measures properly) --------
 
 
+@pytest.mark.slow
 def test_hard_never_loses_to_random() -> None:
     for i in range(12):
         for hard_seat in (0, 1):
@@ -294,6 +295,7 @@ def test_hard_never_loses_to_random() -> None:
             assert state.result.winner in (None, hard_seat)
 
 
+@pytest.mark.slow
 def test_hard_beats_easy() -> None:
     wins = losses = 0
     for i in range(10):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.net import CLI, ROOT, finish, finish_all, read_code, spawn, wait_listening
+from tests.support.net import CLI, ROOT, finish, finish_all, read_code, reader, spawn, wait_listening
 
 TIMEOUT = 60
 
@@ -139,22 +139,14 @@ def test_a_peer_that_vanishes_mid_match(tmp_path: Path) -> None:
     )
     try:
         port, _ = wait_listening(host)
-        # a joiner whose moves are typed slowly: a human side fed from a pipe that we cut
-        join = subprocess.Popen(
-            [*CLI, "join", f"127.0.0.1:{port}", "--record", "j.json"],
-            cwd=tmp_path,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert join.stdout is not None
-        for _ in range(200):
-            line = join.stdout.readline()
-            if not line or line.startswith("You are"):
-                break
-        join.kill()
-        join.communicate(timeout=TIMEOUT)
+        # a joiner whose moves are typed slowly: a human side fed from a pipe that we cut.
+        # Its line prompt writes into a pipe: the line must come without PYTHONUNBUFFERED.
+        join = spawn(["join", f"127.0.0.1:{port}", "--record", "j.json"], tmp_path, stdin=True)
+        try:
+            reader(join).wait(r"^You are ", TIMEOUT)
+        finally:
+            join.kill()
+            join.wait(TIMEOUT)
         rc, out, err = _finish(host)
     finally:
         for p in (host,):

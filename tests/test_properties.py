@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -103,6 +104,7 @@ def test_the_checker_agrees_with_the_generator(seed: bytes, k: int, attempts: li
             s.apply(pick(rng, s.legal_moves()))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seeds, st.integers(0, 2**32))
 def test_engine_agrees_with_the_reference_implementation(seed: bytes, k: int) -> None:

@@ -8,6 +8,7 @@ import struct
 from typing import Any
 
 import msgpack
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -92,6 +93,7 @@ TYPES = st.sampled_from(
 FIELDS = st.sampled_from(["n", "m", "d", "g", "k", "text", "reason", "code", "msg", "pos", "hist", "proto"])
 
 
+@pytest.mark.slow
 @FUZZ_SLOW
 @given(TYPES, st.dictionaries(FIELDS, values, max_size=5))
 def test_messages_of_known_types_with_random_fields(t: str, fields: dict[str, Any]) -> None:

@@ -277,6 +277,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_fuzzed_records_fail_cleanly(data: st.DataObject) -> None:

@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.slow,
+]
 
 EXE = str(Path(sys.executable).with_name("p2p-spite"))
 SEED = f"{4:064x}"

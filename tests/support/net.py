@@ -62,14 +62,26 @@ def pair(host: LocalConfig, join: LocalConfig) -> tuple[Endpoint, Endpoint, list
     return h, j, eh, ej
 
 
-def spawn(args: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def spawn(
+    args: Sequence[str], cwd: Path, env: dict[str, str] | None = None, *, stdin: bool = False
+) -> subprocess.Popen[str]:
+    """``p2p-spite ARGS`` with its output piped, as a user's pipe sees it: without
+    PYTHONUNBUFFERED (a developer's shell may set it; users' machines don't), so a
+    line the program does not flush is a line the test waits for in vain.
+    ``stdin``: give it a pipe to type into (else it reads nothing)."""
     e = dict(os.environ)
-    e["PYTHONUNBUFFERED"] = "1"
+    e.pop("PYTHONUNBUFFERED", None)
     e["XDG_DATA_HOME"] = str(cwd / "xdg")
     if env:
         e.update(env)
     return subprocess.Popen(
-        [*CLI, *args], cwd=cwd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*CLI, *args],
+        cwd=cwd,
+        env=e,
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

@@ -1,0 +1,65 @@
+"""The suite never hangs: a watchdog per test and one for the whole run.
+
+* Each test has ``P2P_SPITE_TEST_TIMEOUT`` seconds (default 240).  When they run
+  out, every thread's stack is written to stderr and the test fails (a SIGALRM
+  in the main thread interrupts even a blocking read), and the run goes on.
+* The whole run has ``P2P_SPITE_SUITE_TIMEOUT`` seconds (default 1500): past
+  that, the stacks are dumped and the process exits (faulthandler), for a hang
+  that the per-test alarm could not break.
+
+Standard library only.  Where there is no SIGALRM (Windows), only the second
+watchdog runs.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+import pytest
+
+TEST_TIMEOUT = float(os.environ.get("P2P_SPITE_TEST_TIMEOUT", "240"))
+SUITE_TIMEOUT = float(os.environ.get("P2P_SPITE_SUITE_TIMEOUT", "1500"))
+
+
+class TestTimeout(BaseException):
+    """Raised in a test that ran past its time (BaseException: no ``except Exception`` swallows it)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if SUITE_TIMEOUT > 0:
+        faulthandler.dump_traceback_later(SUITE_TIMEOUT, exit=True)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture(autouse=True)
+def _watchdog(request: pytest.FixtureRequest) -> Iterator[None]:
+    if (
+        TEST_TIMEOUT <= 0
+        or not hasattr(signal, "SIGALRM")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+    name = request.node.nodeid
+
+    def expired(signum: int, frame: FrameType | None) -> None:
+        sys.stderr.write(f"\n=== {name}: still running after {TEST_TIMEOUT:g} s; every thread's stack:\n")
+        faulthandler.dump_traceback(all_threads=True)
+        raise TestTimeout(f"{name} ran for more than {TEST_TIMEOUT:g} s (P2P_SPITE_TEST_TIMEOUT)")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, TEST_TIMEOUT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -169,8 +169,10 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         who = session.peer_name
         if session.seed_from_host:
             _say(f"joined {who}'s match; the host chose the seed: {session.seed.hex()}")
-        else:
+        elif session.seed_from_host is False:
             _say(f"joined {who}'s match; seed drawn by both: {session.seed.hex()}")
+        else:  # a record from before the seed's origin was kept
+            _say(f"joined {who}'s match; seed {session.seed.hex()}")
         return await _drive(session, args.bot, args.bot_seed)
 
     return run_main(main())

@@ -37,13 +37,18 @@ def journal_path(record_path: Path) -> Path:
     return record_path.with_name(record_path.name + ".journal")
 
 
-def record_extra(match_id: bytes, max_games: int | None, code_key: bytes | None = None) -> dict[str, Any]:
+def record_extra(
+    match_id: bytes, max_games: int | None, code_key: bytes | None = None, seed_from_host: bool | None = None
+) -> dict[str, Any]:
     """The record's extra keys, the same on both sides.  ``join_key`` is the key the
-    join code stands for (not the code), so that a resumed match needs no new code."""
+    join code stands for (not the code), so that a resumed match needs no new code;
+    ``seed_by`` who chose the seed ("host", or "both": commit-reveal; null: not known),
+    so that a resumed match still says it right."""
     return {
         "match_id": match_id.hex(),
         "max_games": max_games,
         "join_key": code_key.hex() if code_key else None,
+        "seed_by": None if seed_from_host is None else "host" if seed_from_host else "both",
     }
 
 
@@ -51,10 +56,16 @@ class RecordKeeper:
     """The :class:`~p2p_spite.net.game.ActionSink` that writes the record and its journal."""
 
     def __init__(
-        self, path: Path, match: Match, match_id: bytes, max_games: int | None, code_key: bytes | None = None
+        self,
+        path: Path,
+        match: Match,
+        match_id: bytes,
+        max_games: int | None,
+        code_key: bytes | None = None,
+        seed_from_host: bool | None = None,
     ) -> None:
         self.path = Path(path)
-        self.extra = record_extra(match_id, max_games, code_key)
+        self.extra = record_extra(match_id, max_games, code_key, seed_from_host)
         self._match = match
         self._fd: int | None = None
         self._last_sync = 0.0
@@ -117,6 +128,7 @@ class Saved:
     actions: list[Action]
     path: Path | None = None
     code_key: bytes | None = None  # the join code's key the match was played with
+    seed_from_host: bool | None = None  # the host chose the seed (False: both drew it; None: not known)
 
 
 def record_actions(rec: recordmod.Record) -> list[Action]:
@@ -154,7 +166,11 @@ def load_saved(path: Path) -> Saved:
         code_key = bytes.fromhex(jk) if isinstance(jk, str) else None
     except ValueError:
         code_key = None
-    return Saved(rec.seed, rec.target, rec.players, match_id, max_games, actions, Path(path), code_key)
+    by = rec.extra.get("seed_by")
+    origin = True if by == "host" else False if by == "both" else None
+    return Saved(
+        rec.seed, rec.target, rec.players, match_id, max_games, actions, Path(path), code_key, origin
+    )
 
 
 def read_journal(path: Path, start: int) -> list[Action]:

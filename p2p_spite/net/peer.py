@@ -27,6 +27,7 @@ from ..session import (
     SessionFailed,
 )
 from .game import Action, GameCore
+from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .journal import RecordKeeper, Saved
 from .protocol import (
     HOST,
@@ -47,7 +48,6 @@ from .wire import ProtocolError, RemoteProtocolError
 DEFAULT_PORT = 4747
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
-MAX_PENDING_HANDSHAKES = 32  # connections a host handshakes with at once
 DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back
 HEARTBEAT = 2.0  # seconds between pings
 DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as dead
@@ -78,6 +78,10 @@ Warn = Callable[[str], None]
 Dial = Callable[[GameCore | None], Awaitable["_Link"]]
 
 
+class HelloTimeout(TimeoutError):
+    """A new connection sent no valid hello in time (the host's first, short deadline)."""
+
+
 def _stderr_warning(text: str) -> None:
     print(f"p2p-spite: warning: {text}", file=sys.stderr, flush=True)
 
@@ -85,8 +89,18 @@ def _stderr_warning(text: str) -> None:
 class _Link(asyncio.Protocol):
     """One TCP connection and its protocol endpoint."""
 
-    def __init__(self, endpoint: Endpoint, peer_label: str = "") -> None:
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        peer_label: str = "",
+        *,
+        admit: Callable[[_Link], bool] | None = None,
+        hello_deadline: float | None = None,
+    ) -> None:
         self.endpoint = endpoint
+        self.peer: Any = None  # the peer's socket address
+        self._admit = admit  # the host's door: may this connection take a handshake slot?
+        self._hello_deadline = hello_deadline  # seconds the peer has to send a valid hello
         self.transport: asyncio.Transport | None = None
         self.peer_label = peer_label
         self.handshaken: asyncio.Future[Handshaken] = asyncio.get_running_loop().create_future()
@@ -94,8 +108,9 @@ class _Link(asyncio.Protocol):
         self.owner: NetSession | None = None
         self.error: BaseException | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._hello_timer: asyncio.TimerHandle | None = None
         self.last_rx = asyncio.get_running_loop().time()
-        self.refuse_at_once = False
+        self.dropped_as: str | None = None  # why the host's door dropped this connection
         self.overflowed = False  # the peer stopped reading and our send buffer went over the bound
 
     # asyncio callbacks
@@ -106,13 +121,16 @@ class _Link(asyncio.Protocol):
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.peer = transport.get_extra_info("peername")
         if not self.peer_label:
-            peer = transport.get_extra_info("peername")
-            self.peer_label = _fmt_addr(peer) if peer else "?"
-        self._timer = asyncio.get_running_loop().call_later(HANDSHAKE_TIMEOUT, self._handshake_timeout)
-        if self.refuse_at_once:
-            transport.abort()
+            self.peer_label = _fmt_addr(self.peer) if self.peer else "?"
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(HANDSHAKE_TIMEOUT, self._handshake_timeout)
+        if self._admit is not None and not self._admit(self):
+            self.drop("turned away", "every handshake slot holds an authenticated connection")
             return
+        if self._hello_deadline is not None:
+            self._hello_timer = loop.call_later(self._hello_deadline, self._hello_timeout)
         self.endpoint.initiate()
         self._flush()
 
@@ -137,6 +155,8 @@ class _Link(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        if self._hello_timer is not None:
+            self._hello_timer.cancel()
         if not self.handshaken.done():
             detail = self.error or ConnectionError(
                 "the connection closed during the handshake"
@@ -153,6 +173,19 @@ class _Link(asyncio.Protocol):
     def _handshake_timeout(self) -> None:
         if not self.handshaken.done():
             self.fail(TimeoutError("no handshake within the time limit"))
+
+    def _hello_timeout(self) -> None:
+        self._hello_timer = None
+        if not self.handshaken.done() and self.endpoint.phase is Phase.HELLO:
+            self.fail(HelloTimeout(f"no hello within {self._hello_deadline:g} s"))
+
+    def drop(self, kind: str, why: str) -> None:
+        """The host's door drops this connection at once (``kind``: a few words for the console)."""
+        self.dropped_as = kind
+        if self.error is None:
+            self.error = ConnectionError(f"{kind} ({why})")
+        if self.transport is not None:
+            self.transport.abort()
 
     def _flush(self) -> None:
         out = self.endpoint.data_to_send()
@@ -251,7 +284,7 @@ class NetSession:
         dial: Dial | None = None,
         resumed_at: int = 0,
         peer_position: int = 0,
-        seed_from_host: bool = False,
+        seed_from_host: bool | None = False,
         grace: float = DEFAULT_GRACE,
         heartbeat: float = HEARTBEAT,
         dead_after: float = DEAD_AFTER,
@@ -776,27 +809,26 @@ def _session_on(
     core = link.endpoint.core
     assert core is not None
     path = record_path if resume is None else resume_path(resume, record_path)
+    # a resumed match: who chose the seed is in the record (the handshake does not say)
+    origin = hs.seed_from_host if hs.seed_from_host is not None or resume is None else resume.seed_from_host
     return NetSession(
         core,
         link,
-        _keeper_for(core, path, kind, code_key),
-        hs.peer_name,
+        RecordKeeper(_record_file(path, kind), core.match, core.match_id, core.max_games, code_key, origin),
+        core.match.players[1 - core.seat],  # as agreed (a resumed match: as in the record)
         server=server,
         dial=dial,
         resumed_at=hs.resumed_at,
         peer_position=hs.peer_position,
-        seed_from_host=hs.seed_from_host,
+        seed_from_host=origin,
         grace=grace,
         heartbeat=heartbeat,
         dead_after=dead_after,
     )
 
 
-def _keeper_for(
-    core: GameCore, record_path: str | Path | None, kind: str, code_key: bytes | None
-) -> RecordKeeper:
-    path = Path(record_path) if record_path is not None else default_record_path(kind)
-    return RecordKeeper(path, core.match, core.match_id, core.max_games, code_key)
+def _record_file(record_path: str | Path | None, kind: str) -> Path:
+    return Path(record_path) if record_path is not None else default_record_path(kind)
 
 
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:
@@ -851,7 +883,7 @@ async def host_session(
     loop = asyncio.get_running_loop()
     config = LocalConfig(
         HOST,
-        name,
+        resume.players[0] if resume is not None else name,  # a resumed match keeps its names
         _code_key(code, resume),
         seed=seed,
         target=target,
@@ -874,11 +906,39 @@ async def host_session(
 
     session_box: list[NetSession] = []
     watchers: set[asyncio.Task[None]] = set()
+    door: Door[_Link] = Door(_stage)
+    strangers = StrangerLog(loop.time)
+    report: list[asyncio.TimerHandle | None] = [None]
+
+    def admit(link: _Link) -> bool:
+        ok, victim = door.admit(link, address_key(link.peer))
+        if victim is not None:
+            victim.drop("crowded out", "by newer connections while it had not authenticated")
+        return ok
+
+    def dropped(link: _Link, kind: str, line: str) -> None:
+        text = strangers.drop(address_key(link.peer), kind, line)
+        if text is not None:
+            warn(text)
+        if report[0] is None and strangers.due is not None:
+            report[0] = loop.call_at(strangers.due, summary)
+
+    def summary(now: bool = False) -> None:
+        if report[0] is not None:
+            report[0].cancel()
+            report[0] = None
+        text = strangers.summary(now=now)
+        if text is not None:
+            warn(text)
+        if strangers.due is not None:
+            report[0] = loop.call_at(strangers.due, summary)
 
     def factory() -> _Link:
-        link = _Link(Endpoint(config, session_box[0].core if session_box else core))
-        if len(watchers) >= MAX_PENDING_HANDSHAKES:
-            link.refuse_at_once = True  # too many half-open handshakes: drop the newcomer
+        link = _Link(
+            Endpoint(config, session_box[0].core if session_box else core),
+            admit=admit,
+            hello_deadline=HELLO_TIMEOUT,
+        )
         task = loop.create_task(_watch(link))
         watchers.add(task)
         task.add_done_callback(watchers.discard)
@@ -888,11 +948,14 @@ async def host_session(
         try:
             await link.handshaken
         except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
+            door.leave(link)
             if isinstance(e, PeerRefused):
-                warn(f"{link.peer_label} refused the match: {e}")
+                dropped(link, "refused the match", f"{link.peer_label} refused the match: {e}")
             else:
-                warn(f"dropped a connection from {link.peer_label}: {_describe(e)}")
+                line = f"dropped a connection from {link.peer_label}: {_describe(e)}"
+                dropped(link, link.dropped_as or _kind(e), line)
             return
+        door.leave(link)
         if session_box:
             sess = session_box[0]
             if link.endpoint.core is sess.core and sess.offer_link(link):
@@ -919,7 +982,10 @@ async def host_session(
         link = await winner
     except BaseException:
         server.close()
+        if report[0] is not None:
+            report[0].cancel()
         raise
+    summary(now=True)  # the drops held back so far are told before the match starts
     sess = _session_on(
         link, "host", record_path, resume, config.code_key, grace, heartbeat, dead_after, server=server
     )
@@ -950,8 +1016,27 @@ def _describe(e: BaseException) -> str:
     if isinstance(e, RemoteProtocolError):
         return f"protocol error: {e}"
     if isinstance(e, TimeoutError):
-        return "no handshake in time"
+        return str(e) if isinstance(e, HelloTimeout) else "no handshake in time"
     return str(e) or type(e).__name__
+
+
+def _kind(e: BaseException) -> str:
+    """A few words for a dropped connection, to count it by in the merged warnings."""
+    if isinstance(e, RemoteProtocolError):
+        return "wrong join code" if e.code == "bad-code" else f"protocol errors ({e.code})"
+    if isinstance(e, TimeoutError):
+        return "no hello in time" if isinstance(e, HelloTimeout) else "no handshake in time"
+    return "closed during the handshake"
+
+
+def _stage(link: _Link) -> int:
+    """How far a connection has come in its handshake (see gate.Door)."""
+    phase = link.endpoint.phase
+    if phase in (Phase.HELLO, Phase.CLOSED):
+        return CONNECTED
+    if phase in (Phase.AUTH, Phase.PROOF):
+        return GREETED
+    return AUTHENTICATED
 
 
 class _ConnectFailed(ConnectionError):
@@ -980,7 +1065,8 @@ async def join_session(
     """
 
     loop = asyncio.get_running_loop()
-    config = LocalConfig(JOIN, name, _code_key(code, resume))
+    # a resumed match keeps its names
+    config = LocalConfig(JOIN, resume.players[1] if resume is not None else name, _code_key(code, resume))
     core = _core_from_saved(resume, 1) if resume is not None else None
     where = _fmt_addr((host, port))
     last_core: list[GameCore | None] = [None]

@@ -118,7 +118,9 @@ class Handshaken:
     """The handshake is done: the match is agreed and the histories line up."""
 
     peer_name: str
-    seed_from_host: bool  # the host chose the seed (True) or both drew it (False)
+    # the host chose the seed (True) or both drew it (False); None: a resumed match
+    # (the handshake does not say: the record does)
+    seed_from_host: bool | None
     resumed_at: int  # actions both sides already had (0 for a fresh match)
     peer_position: int = 0  # actions the peer had
 
@@ -257,6 +259,16 @@ def clean_text(text: str, most: int) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text)[:most]
 
 
+def shown(value: object) -> str:
+    """A value from the peer, for a message: short, printable, never an unbounded repr()
+    (a list nested a thousand deep made repr() raise RecursionError)."""
+    if isinstance(value, str):
+        return repr(clean_text(value, 20))
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)[:30]
+    return f"a {type(value).__name__}"
+
+
 # -- the endpoint ---------------------------------------------------------------------
 
 
@@ -278,6 +290,8 @@ class Endpoint:
         self.phase = Phase.HELLO
         self.peer_name = ""
         self.seed_from_host = False
+        self._resumed = False  # the setup continued a saved match
+        self._peer_match: bytes | None = None  # the match a returning joiner named in its hello
         self._decoder = FrameDecoder()
         self._out = bytearray()
         self._events: list[Event | LinkEvent] = []
@@ -450,15 +464,18 @@ class Endpoint:
         mine = self.config.protocol_version
         if msg.get("app") != APP:
             raise RemoteProtocolError("not a p2p-spite peer", "not-p2p-spite")
+        if type(proto) is not int:  # not True, not 1.0, not a list
+            raise RemoteProtocolError(f"hello: proto must be an integer, not {shown(proto)}", "malformed")
         if proto != mine:
             raise RemoteProtocolError(
-                f"protocol version mismatch: the {_WHO[self.peer_role]} speaks version {proto!r}, "
+                f"protocol version mismatch: the {_WHO[self.peer_role]} speaks version {proto}, "
                 f"the {_WHO[self.role]} speaks version {mine}",
                 "version",
             )
-        if msg.get("role") != self.peer_role:
+        role = msg.get("role")
+        if role != self.peer_role:
             raise RemoteProtocolError(
-                f"the peer says it is a {msg.get('role')!r}, expected {self.peer_role!r}", "role"
+                f"the peer says it is {shown(role)}, expected {self.peer_role!r}", "role"
             )
         self.peer_name = clean_text(_str(msg, "name", MAX_NAME), MAX_NAME)
         self._peer_nonce = _bin(msg, "nonce", NONCE_BYTES)
@@ -476,19 +493,7 @@ class Endpoint:
         if self.role == HOST and self.config.code_key is None and wants_code:
             # the joiner brought a code we do not use: it cannot authenticate us; say so
             raise RemoteProtocolError("this host does not use a join code (join without --code)", "no-code")
-        if self.role == HOST:
-            held = self.core.match_id if self.core is not None else None
-            if peer_match != held:
-                if held is None:
-                    raise RemoteProtocolError(
-                        "this host has no match to continue (join without --resume)", "no-match"
-                    )
-                if peer_match is None:
-                    raise RemoteProtocolError(
-                        "this host is in a match already (to continue it, join with --resume RECORD)",
-                        "seat-taken",
-                    )
-                raise RemoteProtocolError("this host is playing a different match", "other-match")
+        self._peer_match = peer_match
         if self.config.code_key is not None:
             self.phase = Phase.AUTH
             if self.role == JOIN:
@@ -514,7 +519,25 @@ class Endpoint:
             self._send_auth()  # only now: a guesser learns nothing from the host
         self._after_auth()
 
+    def _check_match(self) -> None:
+        """The host: is the joiner's match (None: a new one) the one held here?  Asked only
+        after the join code: a stranger must not learn whether a match is in progress."""
+        held = self.core.match_id if self.core is not None else None
+        if self._peer_match == held:
+            return
+        if held is None:
+            raise RemoteProtocolError(
+                "this host has no match to continue (join without --resume)", "no-match"
+            )
+        if self._peer_match is None:
+            raise RemoteProtocolError(
+                "this host is in a match already (to continue it, join with --resume RECORD)", "seat-taken"
+            )
+        raise RemoteProtocolError("this host is playing a different match", "other-match")
+
     def _after_auth(self) -> None:
+        if self.role == HOST:
+            self._check_match()
         c = self.core
         if c is not None:  # a returning joiner: both prove they hold the match before anything else
             self.phase = Phase.PROOF
@@ -568,6 +591,7 @@ class Endpoint:
                 self._make_core(cfg.seed, cfg.target, cfg.max_games, (cfg.name[:MAX_NAME], self.peer_name))
         else:
             m = c.match
+            self._resumed = True
             self._send(
                 {
                     "t": "setup",
@@ -609,7 +633,13 @@ class Endpoint:
                     "no-match",
                 )
             self.seed_from_host = seed is not None
-            names = (clean_text(players[0], MAX_NAME), clean_text(players[1], MAX_NAME))
+            # The names are the ones the two hellos gave: a host cannot rename this player
+            # in its own record (nor itself: both records must be the same).
+            names = (self.peer_name, clean_text(self.config.name[:MAX_NAME], MAX_NAME))
+            if players[1] != names[1] or clean_text(players[0], MAX_NAME) != names[0]:
+                raise RemoteProtocolError(
+                    "setup: the players are not the two names the hellos gave", "malformed"
+                )
             if seed is None:
                 self._pending_setup = (target, games, names)
                 self._start_commit()
@@ -622,7 +652,7 @@ class Endpoint:
                 raise RemoteProtocolError(
                     "the host's match settings differ from this side's record", "other-match"
                 )
-            self.seed_from_host = True
+            self._resumed = True  # the names are the record's (setup.players is not used)
             self._start_sync()
 
     def _start_commit(self) -> None:
@@ -681,7 +711,8 @@ class Endpoint:
         if pos > mine:
             self._catch_up_to = (pos, hist)
         self._sent_upto = max(self._sent_upto, pos)
-        self._events.append(Handshaken(self.peer_name, self.seed_from_host, self._resumed_at, pos))
+        origin = None if self._resumed else self.seed_from_host
+        self._events.append(Handshaken(self.peer_name, origin, self._resumed_at, pos))
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)
 

@@ -20,6 +20,7 @@ MAX_STR: Final = 2048  # bytes in one string
 MAX_BIN: Final = 64  # bytes in one binary value (nonces, hashes)
 MAX_ARRAY: Final = 16  # items in one array (a move has 5)
 MAX_MAP: Final = 16  # keys in one map
+MAX_DEPTH: Final = 4  # maps and arrays inside one another (a valid message has at most 2)
 MAX_PENDING: Final = 1024 * 1024  # bytes received but not yet decoded (frames are decoded as they come)
 _HEADER = struct.Struct(">I")
 
@@ -136,4 +137,21 @@ def decode_body(unpacker: Unpacker, body: bytes) -> dict[str, Any]:
         raise RemoteProtocolError("a frame with bytes after its message", "decode")
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
         raise RemoteProtocolError("a message that is not a map with a type", "decode")
+    if _too_deep(obj):
+        raise RemoteProtocolError(f"a message nested more than {MAX_DEPTH} deep", "decode")
     return obj
+
+
+def _too_deep(obj: object) -> bool:
+    """More than MAX_DEPTH containers inside one another?  (Iterative: msgpack alone lets
+    1024 through, enough for any recursive repr() or comparison to blow Python's stack.)"""
+    stack: list[tuple[object, int]] = [(obj, 1)]
+    while stack:
+        o, depth = stack.pop()
+        items = o.values() if isinstance(o, dict) else o if isinstance(o, list) else None
+        if items is None:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((x, depth + 1) for x in items)
+    return False

@@ -1,0 +1,174 @@
+"""The host's door: which connections may hold a handshake slot, and what the console
+is told about the strangers it drops.  No I/O: the asyncio side (``peer.host_session``)
+asks, and acts.
+
+A host has a few handshake slots (``MAX_PENDING``), and a stranger can open
+sockets far faster than a person types a join code.  So:
+
+* one address (an IPv4 address, or an IPv6 /64) holds at most ``MAX_PER_ADDRESS``
+  slots: a crowd from one machine cannot fill the door;
+* when the door (or an address's share) is full, the newcomer is let in and the
+  *oldest connection that has not authenticated yet* is dropped instead: an idle
+  socket cannot keep its slot against a connection that is making progress,
+  and a real joiner authenticates within a round trip or two (the newcomer is
+  turned away only when every slot holds an authenticated connection);
+* a connection must send a valid ``hello`` within ``HELLO_TIMEOUT`` seconds (the
+  whole handshake keeps its longer limit);
+* the drops are reported in a few merged lines (:class:`StrangerLog`), not one line each.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Final, Generic, TypeVar
+
+MAX_PENDING: Final = 32  # connections a host handshakes with at once
+MAX_PER_ADDRESS: Final = 4  # ... of which from one address (an IPv6 /64 counts as one)
+HELLO_TIMEOUT: Final = 3.0  # seconds a new connection has to send a valid hello
+REPORT_FIRST: Final = 5.0  # seconds: the first window in which drops are counted, not printed
+REPORT_MOST: Final = 60.0  # the window doubles while the drops go on, up to this
+
+# the stage a connection has reached (higher: more progress)
+CONNECTED: Final = 0  # no valid hello yet
+GREETED: Final = 1  # a valid hello, not authenticated yet (join code, resume proof)
+AUTHENTICATED: Final = 2  # past the join code and the resume proof: never dropped to make room
+
+C = TypeVar("C")
+
+
+def address_key(peer: Any) -> str:
+    """The address a connection counts against: its IP address (an IPv4-mapped IPv6
+    address as IPv4), or for IPv6 its /64 (one machine or LAN usually has a whole /64)."""
+    host = peer[0] if isinstance(peer, tuple) and peer else peer
+    try:
+        ip = ipaddress.ip_address(str(host).split("%", 1)[0])
+    except ValueError:
+        return str(host)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        if not ip.is_loopback:
+            return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+class Door(Generic[C]):
+    """The handshakes in progress at a host, by address, oldest first."""
+
+    def __init__(
+        self,
+        stage_of: Callable[[C], int],
+        *,
+        most: int = MAX_PENDING,
+        most_per_address: int = MAX_PER_ADDRESS,
+    ) -> None:
+        self._stage_of = stage_of
+        self.most = most
+        self.most_per_address = most_per_address
+        self._pending: dict[C, str] = {}  # insertion order: oldest first
+        self._per_address: Counter[str] = Counter()
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def admit(self, conn: C, address: str) -> tuple[bool, C | None]:
+        """Make room for ``conn`` from ``address``: (admitted, the connection to drop for it).
+        Not admitted: every slot it could take holds an authenticated connection."""
+        victim = None
+        if self._per_address[address] >= self.most_per_address:
+            victim = self._victim(address)
+        elif len(self._pending) >= self.most:
+            victim = self._victim(None)
+        else:
+            self._add(conn, address)
+            return True, None
+        if victim is None:
+            return False, None
+        self.leave(victim)
+        self._add(conn, address)
+        return True, victim
+
+    def _add(self, conn: C, address: str) -> None:
+        self._pending[conn] = address
+        self._per_address[address] += 1
+
+    def _victim(self, address: str | None) -> C | None:
+        """The oldest connection (from ``address``, or any) that has not authenticated."""
+        for conn, where in self._pending.items():
+            if (address is None or where == address) and self._stage_of(conn) < AUTHENTICATED:
+                return conn
+        return None
+
+    def leave(self, conn: C) -> None:
+        """``conn`` finished its handshake, or was dropped."""
+        address = self._pending.pop(conn, None)
+        if address is not None:
+            self._per_address[address] -= 1
+            if not self._per_address[address]:
+                del self._per_address[address]
+
+
+class StrangerLog:
+    """Merges the lines about dropped connections.
+
+    The first drop is told at once, in full.  The ones after it are counted for a
+    window (``first`` seconds) and told in one line when it ends; while drops go
+    on, each window is twice as long as the last (up to ``most``), so an attack of
+    a minute makes about five lines.  A window with no drop closes the series."""
+
+    def __init__(self, clock: Callable[[], float], first: float = REPORT_FIRST, most: float = REPORT_MOST):
+        self._clock = clock
+        self.first = first
+        self.most = most
+        self._window = first
+        self._until: float | None = None  # the end of the window now open
+        self._started = 0.0
+        self._kinds: Counter[str] = Counter()
+        self._addresses: Counter[str] = Counter()
+        self.total = 0  # every drop so far
+
+    def drop(self, address: str, kind: str, line: str) -> str | None:
+        """A connection from ``address`` was dropped (``kind``: a few words, ``line``:
+        the whole story).  Returns the line to tell now, or None (counted for later)."""
+        self.total += 1
+        now = self._clock()
+        if self._until is None or (now >= self._until and not self._kinds):
+            self._window = self.first
+            self._started = now
+            self._until = now + self._window
+            return line
+        self._kinds[kind] += 1
+        self._addresses[address] += 1
+        return None
+
+    @property
+    def due(self) -> float | None:
+        """When :meth:`summary` has something to tell (clock time), or None."""
+        return self._until if self._kinds else None
+
+    def summary(self, *, now: bool = False) -> str | None:
+        """At the end of a window (or ``now``: before it ends): one line for the drops
+        counted in it (None if none); the next window opens."""
+        at = self._clock()
+        if self._until is None or (at < self._until and not now):
+            return None
+        n = sum(self._kinds.values())
+        if not n:
+            self._until = None
+            return None
+        span = at - self._started
+        top = self._addresses.most_common(3)
+        where = ", ".join(f"{k:,} from {a}" for a, k in top)
+        if len(self._addresses) > len(top):
+            others = len(self._addresses) - len(top)
+            where += f" and {sum(self._addresses.values()) - sum(k for _, k in top):,} from {others:,} more"
+        why = ", ".join(f"{k:,} {kind}" for kind, k in self._kinds.most_common())
+        self._kinds.clear()
+        self._addresses.clear()
+        self._window = min(self._window * 2, self.most)
+        self._started = at
+        self._until = at + self._window
+        s = "s" if n != 1 else ""
+        return f"dropped {n:,} more connection{s} in {span:.0f} s ({where}): {why}"

@@ -959,6 +959,7 @@ async def host_session(
         if session_box:
             sess = session_box[0]
             if link.endpoint.core is sess.core and sess.offer_link(link):
+                summary(now=True)  # the drops held back while the joiner was away
                 return
         elif not winner.done():
             winner.set_result(link)

@@ -288,6 +288,7 @@ class Endpoint:
         self.peer_role = JOIN if config.role == HOST else HOST
         self.core = core
         self.phase = Phase.HELLO
+        self.name = clean_text(config.name[:MAX_NAME], MAX_NAME)  # as the peer will see it
         self.peer_name = ""
         self.seed_from_host = False
         self._resumed = False  # the setup continued a saved match
@@ -324,7 +325,7 @@ class Endpoint:
                 "proto": self.config.protocol_version,
                 "app": APP,
                 "role": self.role,
-                "name": self.config.name[:MAX_NAME],
+                "name": self.name,
                 "nonce": self._nonce,
                 "code": self.config.code_key is not None,
                 # only a returning joiner names the match; the host never tells it to a stranger
@@ -581,14 +582,14 @@ class Endpoint:
                     "seed": cfg.seed,
                     "target": cfg.target,
                     "games": cfg.max_games,
-                    "players": [cfg.name[:MAX_NAME], self.peer_name],
+                    "players": [self.name, self.peer_name],
                     "resume": False,
                 }
             )
             if cfg.seed is None:
                 self._start_commit()
             else:
-                self._make_core(cfg.seed, cfg.target, cfg.max_games, (cfg.name[:MAX_NAME], self.peer_name))
+                self._make_core(cfg.seed, cfg.target, cfg.max_games, (self.name, self.peer_name))
         else:
             m = c.match
             self._resumed = True
@@ -635,7 +636,7 @@ class Endpoint:
             self.seed_from_host = seed is not None
             # The names are the ones the two hellos gave: a host cannot rename this player
             # in its own record (nor itself: both records must be the same).
-            names = (self.peer_name, clean_text(self.config.name[:MAX_NAME], MAX_NAME))
+            names = (self.peer_name, self.name)
             if players[1] != names[1] or clean_text(players[0], MAX_NAME) != names[0]:
                 raise RemoteProtocolError(
                     "setup: the players are not the two names the hellos gave", "malformed"
@@ -680,7 +681,7 @@ class Endpoint:
         seed = seed_from(host_r, join_r, self._match_id)
         if self.role == HOST:
             cfg = self.config
-            self._make_core(seed, cfg.target, cfg.max_games, (cfg.name[:MAX_NAME], self.peer_name))
+            self._make_core(seed, cfg.target, cfg.max_games, (self.name, self.peer_name))
         else:
             target, games, names = self._pending_setup
             self._make_core(seed, target, games, names)

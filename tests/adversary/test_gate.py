@@ -191,8 +191,12 @@ def test_the_warnings_about_strangers_come_in_a_few_merged_lines() -> None:
     assert lines[0] == "dropped a connection from 127.0.0.2:0"
     assert len(lines) <= 6, lines  # windows of 5, 10, 20, 40, 60 s
     assert "dropped 500 more connections in 5 s (500 from 127.0.0.2): 500 crowded out" in lines[1]
-    now[0] += 200  # a quiet spell, then a single stranger: told at once again
-    assert log.summary() is not None and log.summary() is None
+    now[0] += 100
+    assert log.summary() is not None  # the last window's count
+    assert log.drop("10.0.0.9", "no hello in time", "counted") is None  # a window is open
+    now[0] += 100
+    assert log.summary() == "dropped 1 more connection in 100 s (1 from 10.0.0.9): 1 no hello in time"
+    now[0] += 200  # a quiet window (nothing in it), then a single stranger: told at once again
     assert log.drop("10.0.0.9", "no hello in time", "one more") == "one more"
 
 

@@ -814,7 +814,7 @@ def _session_on(
     return NetSession(
         core,
         link,
-        RecordKeeper(_record_file(path, kind), core.match, core.match_id, core.max_games, code_key, origin),
+        _keeper_for(core, path, kind, code_key, origin),
         core.match.players[1 - core.seat],  # as agreed (a resumed match: as in the record)
         server=server,
         dial=dial,
@@ -827,8 +827,11 @@ def _session_on(
     )
 
 
-def _record_file(record_path: str | Path | None, kind: str) -> Path:
-    return Path(record_path) if record_path is not None else default_record_path(kind)
+def _keeper_for(
+    core: GameCore, record_path: str | Path | None, kind: str, code_key: bytes | None, origin: bool | None
+) -> RecordKeeper:
+    path = Path(record_path) if record_path is not None else default_record_path(kind)
+    return RecordKeeper(path, core.match, core.match_id, core.max_games, code_key, origin)
 
 
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:

@@ -74,6 +74,14 @@ def _refusal(msgs: list[dict[str, Any]]) -> dict[str, Any] | None:
     return next((m for m in msgs if m["t"] == "refuse"), None)
 
 
+def _deep_hello(role: str, depth: int) -> bytes:
+    """A hello frame whose proto is [[[...1...]]] ``depth`` deep (msgpack alone allows 1024)."""
+    body = encode(_hello(role, proto=0))[4:]
+    inner = body.replace(b"\xa5proto\x00", b"\xa5proto" + b"\x91" * depth + b"\x01")
+    assert len(inner) == len(body) + depth
+    return len(inner).to_bytes(4, "big") + inner
+
+
 def _quiet(*outputs: str) -> None:
     for text in outputs:
         assert "Traceback" not in text and "RecursionError" not in text, text
@@ -244,11 +252,7 @@ def test_a_hostile_hello_is_refused_by_a_real_host_in_one_line(tmp_path: Path, p
     host, port = _host_proc(tmp_path, "--no-code", "--bot", "easy", "--games", "1")
     try:
         if proto == "deep":
-            body = encode(_hello(proto=0))  # a hello with the list spliced in
-            deep = b"\x91" * 1000 + b"\x01"  # [[[...1...]]], under msgpack's own cap of 1024
-            inner = body[4:].replace(b"\xa5proto\x00", b"\xa5proto" + deep)
-            assert len(inner) > len(body)
-            got = _stranger(port, len(inner).to_bytes(4, "big") + inner)
+            got = _stranger(port, _deep_hello(JOIN, 1000))
         else:
             got = _stranger(port, _hello(proto=proto))
         refusal = _refusal(got)
@@ -281,22 +285,29 @@ class _FakeHost(threading.Thread):
             _messages(conn, lambda _ms: False, timeout=10)  # until the joiner leaves
 
 
-def _join_proc(tmp: Path, port: int) -> tuple[int, str, str]:
-    join = spawn(["join", f"{ADDR}:{port}", "--name", "Bob", "--bot", "easy", "--record", "j.json"], tmp)
-    return finish(join, TIMEOUT)
-
-
-def test_a_hostile_hosts_deep_hello_is_refused_by_a_real_joiner_in_one_line(tmp_path: Path) -> None:
-    def script(conn: socket.socket, _hello_: dict[str, Any]) -> None:
-        conn.sendall(encode(_hello(HOST, proto=_nested(3))))
-
+def _join_a_fake_host(tmp: Path, script: Callable[[socket.socket, dict[str, Any]], None]) -> str:
+    """A real joiner against a hostile host: it must stop with one line (returned)."""
     fake = _FakeHost(script)
     fake.start()
-    rc, out, err = _join_proc(tmp_path, fake.port)
+    join = spawn(["join", f"{ADDR}:{fake.port}", "--name", "Bob", "--bot", "easy", "--record", "j.json"], tmp)
+    rc, out, err = finish(join, TIMEOUT)
     fake.join(20)
     assert rc != 0
     _quiet(out, err)
-    assert err.count("\n") == 1 and "proto must be an integer" in err, err
+    assert err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    "depth,says", [(3, "proto must be an integer, not a list"), (1000, "nested more than")]
+)
+def test_a_hostile_hosts_deep_hello_is_refused_by_a_real_joiner_in_one_line(
+    tmp_path: Path, depth: int, says: str
+) -> None:
+    def script(conn: socket.socket, _hello_: dict[str, Any]) -> None:
+        conn.sendall(_deep_hello(HOST, depth))
+
+    assert says in _join_a_fake_host(tmp_path, script)
 
 
 def test_a_host_cannot_rename_the_joiner_in_its_own_record(tmp_path: Path) -> None:
@@ -307,13 +318,7 @@ def test_a_host_cannot_rename_the_joiner_in_its_own_record(tmp_path: Path) -> No
                  "players": ["Eve", "Mallory"], "resume": False}  # fmt: skip
         conn.sendall(encode(setup))
 
-    fake = _FakeHost(script)
-    fake.start()
-    rc, out, err = _join_proc(tmp_path, fake.port)
-    fake.join(20)
-    assert rc != 0
-    _quiet(out, err)
-    assert err.count("\n") == 1 and "not the two names the hellos gave" in err, err
+    assert "not the two names the hellos gave" in _join_a_fake_host(tmp_path, script)
     assert not (tmp_path / "j.json").exists()  # no record naming the joiner Mallory
 
 

@@ -179,15 +179,9 @@ def siege(
         code = read_code(host)
         join_args = ["join", f"{HOST_ADDR}:{port}", "--bot", "easy", "--record", "j.json"]
         if resume:
-            first = subprocess.Popen(
-                [*CLI, "join", f"{HOST_ADDR}:{port}", "--code", code, "--name", "Bob", "--record", "j.json"],
-                cwd=tmp,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp / "xdg")},
-            )
+            # a person who takes their time (its stdin a pipe nobody types into)
+            args = ["join", f"{HOST_ADDR}:{port}", "--code", code, "--name", "Bob", "--record", "j.json"]
+            first = spawn(args, tmp, stdin=True)
             procs.append(first)
             reader(first).wait(r"^joined ", 30)
             reader(host).wait(r"^game 1 started", 30)
@@ -206,7 +200,6 @@ def siege(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip
         reader(attacker).wait(r"^ready", 60)
         t0 = time.monotonic()

@@ -22,7 +22,7 @@ from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, Stranger
 from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, ProtocolError
 from p2p_spite.net.wire import FrameDecoder, RemoteProtocolError, encode
 from tests.adversary.siege import siege
-from tests.support.net import CLI, finish, finish_all, pair, read_code, reader, spawn, wait_listening
+from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
 
 TIMEOUT = 60.0
 ADDR = "127.0.0.1"
@@ -336,11 +336,9 @@ def test_a_wrong_code_stranger_does_not_learn_that_a_match_is_in_progress(tmp_pa
     """The host checked hello.match (seat-taken) before the join code: now only after."""
     host, port = _host_proc(tmp_path, "--bot", "easy")
     code = read_code(host)
-    first = subprocess.Popen(  # the real joiner, a person who takes their time
-        [*CLI, "join", f"{ADDR}:{port}", "--code", code, "--name", "Bob", "--record", "j.json"],
-        cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path / "xdg")},
-    )  # fmt: skip
+    # the real joiner, a person who takes their time (its stdin a pipe nobody types into)
+    first = spawn(["join", f"{ADDR}:{port}", "--code", code, "--name", "Bob", "--record", "j.json"], tmp_path,
+                  stdin=True)  # fmt: skip
     try:
         reader(first).wait(r"^joined ", 30)
         # a stranger that says it has the code (it has not: any proof it sends is wrong)
@@ -391,11 +389,7 @@ def test_after_both_crash_the_resumed_match_keeps_names_and_seed_origin(tmp_path
     procs = [host]
     try:
         wait_listening(host)
-        first = subprocess.Popen(
-            [*CLI, "join", f"{ADDR}:{port}", "--name", "Bob", "--record", "j.json"],
-            cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path / "xdg")},
-        )  # fmt: skip
+        first = spawn(["join", f"{ADDR}:{port}", "--name", "Bob", "--record", "j.json"], tmp_path, stdin=True)
         procs.append(first)
         origin = "the host chose the seed" if seeded else "seed drawn by both"
         reader(first).wait(rf"^joined Ann's match; {origin}", 30)

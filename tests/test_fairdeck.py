@@ -409,3 +409,19 @@ def test_message_types_are_a_closed_set() -> None:
     msg: Message = Reveal(Header(MATCH, 1, 1), SECRETS[1])
     assert isinstance(from_wire(to_wire(msg)), Reveal)
     assert Share  # the share entry type is part of the public wire module
+
+
+def test_working_ahead_changes_no_message() -> None:
+    logs: list[list[tuple[int, bytes]]] = []
+    for ahead in (False, True):
+        decks = fresh()
+        log: list[tuple[int, bytes]] = []
+        pump(decks, log)
+        for step in range(4):
+            if ahead:
+                assert all(d.precompute(pads=20) > 0 for d in decks) or step > 0
+            for d in decks:
+                d.draw(step % 2)
+            pump(decks, log)
+        logs.append(log)
+    assert logs[0] == logs[1]

@@ -161,6 +161,7 @@ class FairDeck:
         self.over = False
         self.result: GameDeck | None = None
         self._pads: dict[int, list[tuple[Point, Point]]] = {}
+        self._ready_shares: dict[int, Share] = {}
 
     # -- state ---------------------------------------------------------------
 
@@ -302,16 +303,28 @@ class FairDeck:
             out.append((g.mul(k), y.mul(k)))
         return out
 
-    def precompute(self, n: int = DECK) -> None:
-        """Compute the re-encryption pads of our next pass ahead of time (when
-        idle: the other player is thinking), so a reshuffle costs only point
-        additions.  Needs the joint key."""
-        if self._joint is None:
-            return
-        r = len(self.rounds) - (0 if not self.shuffling else 1)
-        have = self._pads.get(r, [])
-        if len(have) < n:
-            self._pads[r] = have + self._pads_for(self._secret, self.head, r, range(len(have), n))
+    def precompute(self, cards: int = 6, pads: int = DECK) -> int:
+        """Work ahead while idle (the other player is thinking): our proven
+        shares of the next ``cards`` stock cards and of the cards under the
+        pay-off tops (whoever gets them, our share is the same), and the
+        re-encryption pads of our next pass, so that a draw or reveal costs the
+        receiver only a verification and a reshuffle only point additions.
+        Nothing is sent; what it computes is what would be computed later.
+        Returns how many items it computed (0: nothing left to do)."""
+        done = 0
+        if self.dealt and not self.shuffling and not self.over:
+            ahead = self.stock[-cards:] + [p[-2] for p in self.payoff if len(p) >= 2]
+            for slot in ahead:
+                if slot not in self._ready_shares and slot not in self._sent:
+                    self._ready_shares[slot] = self._prove(slot)
+                    done += 1
+        if self._joint is not None and not self.over:
+            r = len(self.rounds) - (1 if self.shuffling and len(self.rounds[-1].passes) <= self.seat else 0)
+            have = self._pads.get(r, [])
+            if len(have) < pads:
+                self._pads[r] = have + self._pads_for(self._secret, self.head, r, range(len(have), pads))
+                done += pads - len(have)
+        return done
 
     def _deal(self) -> None:
         self.payoff = [list(range(0, 20)), list(range(20, 40))]
@@ -324,17 +337,24 @@ class FairDeck:
             self._to_both(self.payoff[seat][-1])
 
     def _my_share(self, slot: int) -> Point:
+        ready = self._ready_shares.get(slot)
+        if ready is not None:
+            return ready.d
         d = self._mine.get(slot)
         if d is None:
             d = self._mine[slot] = mul(self._x, self.cts[slot][0])
         return d
 
-    def _share(self, slot: int) -> Share:
+    def _prove(self, slot: int) -> Share:
         c1 = self.cts[slot][0]
         d, proof = prove_share(self._x, self.keys[self.seat], c1, self._share_ctx(self.seat, slot))
-        self._mine[slot] = d
-        self._sent.add(slot)
         return Share(slot, d, proof)
+
+    def _share(self, slot: int) -> Share:
+        share = self._ready_shares.pop(slot, None) or self._prove(slot)
+        self._mine[slot] = share.d
+        self._sent.add(slot)
+        return share
 
     def _share_ctx(self, seat: int, slot: int) -> bytes:
         h = self.head
@@ -468,6 +488,8 @@ class FairDeck:
             card = self.cards.get(s)
             if card is not None and self._live.get(card) == s:
                 del self._live[card]
+        for s in slots:
+            self._ready_shares.pop(s, None)
         self.center[center] = []
         self.stock = []
         self.rounds.append(_Round([self.cts[s] for s in slots], slots))

@@ -139,6 +139,31 @@ def mul(k: int, pt: Point) -> Point:
     return _to_affine(acc)
 
 
+def mul2(a: int, p1: Point, b: int, p2: Point) -> Point:
+    """a * p1 + b * p2 in one pass (Shamir's trick with 4-bit windows): the
+    doublings are shared, about 0.6 of two separate multiplications."""
+    a %= N
+    b %= N
+    if p1 is None or p2 is None:
+        return add(mul(a, p1), mul(b, p2))
+    t1: list[_Jac] = [_INF, _to_jac(p1)]
+    t2: list[_Jac] = [_INF, _to_jac(p2)]
+    for _ in range(14):
+        t1.append(_add(t1[-1], t1[1]))
+        t2.append(_add(t2[-1], t2[1]))
+    acc = _INF
+    for shift in range(252, -4, -4):
+        if acc[2]:
+            acc = _dbl(_dbl(_dbl(_dbl(acc))))
+        d1 = (a >> shift) & 15
+        if d1:
+            acc = _add(acc, t1[d1])
+        d2 = (b >> shift) & 15
+        if d2:
+            acc = _add(acc, t2[d2])
+    return _to_affine(acc)
+
+
 class FixedBase:
     """A point with a table of 4-bit windows: ``table[i][d-1] = d * 16**i * P``."""
 

@@ -19,7 +19,7 @@ import hashlib
 import hmac
 from typing import NamedTuple
 
-from .group import FixedBase, N, Point, add, base_g, encode, hash_to_scalar, mul, neg, scalar_bytes
+from .group import FixedBase, N, Point, add, base_g, encode, hash_to_scalar, mul, mul2, neg, scalar_bytes
 
 DOMAIN = b"p2p-spite/fairdeck/v1/"
 
@@ -72,7 +72,7 @@ def verify_share(x_base: FixedBase, h: Point, d: Point, proof: Proof, context: b
     """Is ``d`` = x*h for the ``x`` behind ``x_base`` (the prover's key share)?"""
     c = _c(proof.c)
     a1 = add(base_g().mul(proof.z), neg(x_base.mul(c)))
-    a2 = add(mul(proof.z, h), neg(mul(c, d)))
+    a2 = mul2(proof.z, h, N - c, d)
     if a1 is None or a2 is None:
         return False
     return hmac.compare_digest(challenge(b"dleq", context, x_base.point, h, d, a1, a2), proof.c)

@@ -30,6 +30,7 @@ class Costs:
     moves: list[float] = field(default_factory=list)  # both seats' work added by each move
     reshuffles: list[float] = field(default_factory=list)
     end: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    idle: list[float] = field(default_factory=lambda: [0.0, 0.0])  # precompute() between moves
     bytes_sent: int = 0
     messages: int = 0
 
@@ -47,9 +48,11 @@ class PrivateTable:
         game: int,
         secrets: Sequence[bytes],
         tamper: Tamper | None = None,
+        ahead: bool = True,
     ) -> None:
         self.decks = [FairDeck(match_id, game, seat, secrets[seat]) for seat in (0, 1)]
         self.tamper = tamper
+        self.ahead = ahead
         self.costs = Costs()
         self.log: list[tuple[int, bytes]] = []  # (sender, bytes) of every message
         self._phase: list[float] = [0.0, 0.0]
@@ -58,6 +61,16 @@ class PrivateTable:
         self.orders: list[list[int]] = []
         self.state: GameState = private_game(seed, game, [self.peek(s) for s in range(104)], self.orders)
         self.check()
+        self.idle()
+
+    def idle(self) -> None:
+        """Each seat works ahead, as it would while the other one thinks."""
+        if not self.ahead:
+            return
+        for seat, d in enumerate(self.decks):
+            t0 = time.perf_counter()
+            d.precompute()
+            self.costs.idle[seat] += time.perf_counter() - t0
 
     # -- plumbing ----------------------------------------------------------------
 
@@ -150,6 +163,7 @@ class PrivateTable:
         else:
             self.costs.moves.append(sum(self._take()))
         self.check()
+        self.idle()
 
     def results(self) -> list[GameDeck]:
         """What each seat's end-of-game check established."""

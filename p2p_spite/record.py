@@ -1,7 +1,9 @@
 """Match records (SPEC section 3): read, write, verify.
 
 A record is one UTF-8 JSON object; with only ``format``, ``version`` and
-``seed`` it is a bare seed file.  :func:`verify` replays a record through the
+``seed`` it is a bare seed file.  Version 1 is SPEC's; version 2 is a
+private-deck match (docs/fairness.md): each game also carries the deck order
+and the reshuffles that its end-of-game reveal established.  :func:`verify` replays a record through the
 engine and raises :class:`RecordError` naming the game, the move and the
 reason at the first thing that disagrees.
 """
@@ -13,19 +15,22 @@ import errno
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Result, parse_seed
+from .engine import DEFAULT_TARGET, GameState, IllegalMoveError, Match, Result, parse_seed
 from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN
+from .fairdeck import DeckStream, GameDeck, private_game
 
 FORMAT = "p2p-spite-record"
 VERSION = 1
+PRIVATE_VERSION = 2  # a private-deck match: docs/fairness.md
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 
-_KNOWN_KEYS = {"format", "version", "seed", "players", "target", "games", "scores"}
+_KNOWN_KEYS = {"format", "version", "seed", "players", "target", "games", "scores", "private"}
+_PRIVATE_GAME_KEYS = ("moves", "result", "deck", "reshuffles")
 
 
 class RecordError(ValueError):
@@ -46,6 +51,8 @@ class GameRecord:
     moves: list[Any]
     result: Any = None  # the raw JSON result, checked by verify()
     extra: dict[str, Any] = field(default_factory=dict)
+    deck: list[int] | None = None  # version 2: the deal, in SPEC's layout
+    reshuffles: list[list[int]] = field(default_factory=list)  # version 2: the stock after each
 
 
 @dataclass
@@ -56,6 +63,7 @@ class Record:
     games: list[GameRecord] = field(default_factory=list)
     scores: list[Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    private: bool = False  # version 2
 
     @property
     def seed_hex(self) -> str:
@@ -87,8 +95,13 @@ def from_json(data: Any) -> Record:
     if data.get("format") != FORMAT:
         raise RecordError(f"format must be {FORMAT!r}, not {data.get('format')!r}")
     version = data.get("version")
-    if not _is_int(version) or version != VERSION:
-        raise RecordError(f"unsupported record version {version!r} (this reads version {VERSION})")
+    if not _is_int(version) or version not in (VERSION, PRIVATE_VERSION):
+        raise RecordError(
+            f"unsupported record version {version!r} (this reads versions {VERSION} and {PRIVATE_VERSION})"
+        )
+    private = version == PRIVATE_VERSION
+    if private and data.get("private") is not True:
+        raise RecordError('a version 2 record is a private-deck match: "private": true')
     try:
         seed = parse_seed(data.get("seed"))  # type: ignore[arg-type]
     except ValueError as e:
@@ -112,15 +125,41 @@ def from_json(data: Any) -> Record:
         moves = g.get("moves", [])
         if not isinstance(moves, list):
             raise RecordError("moves must be an array", game=n)
-        extra = {k: v for k, v in g.items() if k not in ("moves", "result")}
-        games.append(GameRecord(moves, g.get("result"), extra))
+        if private:
+            extra = {k: v for k, v in g.items() if k not in _PRIVATE_GAME_KEYS}
+            deck, reshuffles = _parse_private(g, n)
+            games.append(GameRecord(moves, g.get("result"), extra, deck, reshuffles))
+        else:
+            extra = {k: v for k, v in g.items() if k not in ("moves", "result")}
+            games.append(GameRecord(moves, g.get("result"), extra))
     scores = data.get("scores")
     if scores is not None and not (
         isinstance(scores, list) and len(scores) == 2 and all(_is_int(s) for s in scores)
     ):
         raise RecordError("scores must be an array of two integers")
-    extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS}
-    return Record(seed, players, target, games, scores, extra)
+    extra = {k: v for k, v in data.items() if k not in _KNOWN_KEYS or (k == "private" and not private)}
+    return Record(seed, players, target, games, scores, extra, private)
+
+
+def _card_list(value: Any, what: str, game: int) -> list[int]:
+    if not isinstance(value, list) or not all(_is_int(c) and 0 <= c < 104 for c in value):
+        raise RecordError(f"{what} must be an array of card ids 0..103", game=game)
+    return value
+
+
+def _parse_private(g: dict[str, Any], n: int) -> tuple[list[int] | None, list[list[int]]]:
+    deck = g.get("deck")
+    if deck is not None:
+        deck = _card_list(deck, "deck", n)
+        if sorted(deck) != list(range(104)):
+            raise RecordError("deck must hold each card id 0..103 exactly once", game=n)
+    raw = g.get("reshuffles", [])
+    if not isinstance(raw, list):
+        raise RecordError("reshuffles must be an array of stock orders", game=n)
+    reshuffles = [_card_list(r, f"reshuffle {i}", n) for i, r in enumerate(raw, 1)]
+    if deck is None and reshuffles:
+        raise RecordError("reshuffles without a deck", game=n)
+    return deck, reshuffles
 
 
 def load(path: str | os.PathLike[str]) -> Record:
@@ -160,14 +199,27 @@ def describe_result(result: Result) -> str:
 
 
 def verify(record: Record) -> Match:
-    """Replay ``record`` from its seed; return the match, or raise RecordError."""
+    """Replay ``record`` from its seed (and, in a private-deck record, each
+    game's deck and reshuffles); return the match, or raise RecordError.
+
+    The last game of a private-deck record may still be in play, its deck not
+    yet revealed: its moves cannot be checked, and the match returned ends
+    with the game before it."""
     match = Match(record.seed, record.target, record.players)
     last = len(record.games)
     for n, g in enumerate(record.games, 1):
+        if record.private and g.deck is None:
+            if n != last or g.result is not None:
+                raise RecordError("a finished private-deck game must give its deck", game=n)
+            if n == 1:
+                raise RecordError("still being played: its private deck is not revealed yet", game=1)
+            break
         if n > 1:
             if match.over:
                 raise RecordError(f"the match was already decided after game {n - 1}", game=n)
             match.next_game()
+        if g.deck is not None:
+            match.use_deal(_dealer(record.seed, n, g.deck, g.reshuffles))
         state = match.game
         apply = match.apply
         for i, m in enumerate(g.moves, 1):
@@ -181,6 +233,12 @@ def verify(record: Record) -> Match:
                 apply(m)
             except IllegalMoveError as e:
                 raise RecordError(f"illegal move {json.dumps(m)}: {e.reason}", game=n, move=i) from None
+            except ValueError as e:  # a private deck's reshuffle that is missing or wrong
+                raise RecordError(str(e), game=n, move=i) from None
+        if isinstance(state.stream, DeckStream) and state.stream.used != len(g.reshuffles):
+            raise RecordError(
+                f"the record gives {len(g.reshuffles)} reshuffles, the game made {state.stream.used}", game=n
+            )
         if g.result is None:
             if state.result is not None:
                 raise RecordError(
@@ -218,23 +276,39 @@ def verify(record: Record) -> Match:
     return match
 
 
-def to_json(match: Match, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The record of ``match`` as a JSON-ready dict."""
+def _dealer(seed: bytes, game: int, deck: list[int], orders: list[list[int]]) -> Callable[[], GameState]:
+    return lambda: private_game(seed, game, deck, orders)
+
+
+def to_json(
+    match: Match,
+    extra: Mapping[str, Any] | None = None,
+    private: Sequence[GameDeck | None] | None = None,
+) -> dict[str, Any]:
+    """The record of ``match`` as a JSON-ready dict.  ``private`` makes it a
+    version-2 private-deck record: ``private[i]`` is what game i+1's
+    end-of-game check established (None while that game is played)."""
     games: list[dict[str, Any]] = []
-    for state, moves in zip(match.games, match.moves, strict=True):
+    for i, (state, moves) in enumerate(zip(match.games, match.moves, strict=True)):
         g: dict[str, Any] = {"moves": [list(m) for m in moves]}
         if state.result is not None:
             g["result"] = state.result.to_json()
+        deck = private[i] if private is not None and i < len(private) else None
+        if deck is not None:
+            g["deck"] = list(deck.deal)
+            g["reshuffles"] = [list(r) for r in deck.reshuffles]
         games.append(g)
     data: dict[str, Any] = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if private is None else PRIVATE_VERSION,
         "seed": match.seed.hex(),
         "players": list(match.players),
         "target": match.target,
         "games": games,
         "scores": list(match.scores),
     }
+    if private is not None:
+        data["private"] = True
     if extra:
         for k, v in extra.items():
             data.setdefault(k, v)

@@ -209,8 +209,12 @@ def test_resignation_points_are_checked() -> None:
         ("[]", "a record is a JSON object"),
         ('{"format": "other", "version": 1, "seed": "' + "00" * 32 + '"}', "format must be"),
         (
+            '{"format": "p2p-spite-record", "version": 3, "seed": "' + "00" * 32 + '"}',
+            "unsupported record version 3",
+        ),
+        (
             '{"format": "p2p-spite-record", "version": 2, "seed": "' + "00" * 32 + '"}',
-            "unsupported record version 2",
+            'a version 2 record is a private-deck match: "private": true',
         ),
         (
             '{"format": "p2p-spite-record", "version": true, "seed": "' + "00" * 32 + '"}',

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .moves import Move
@@ -46,6 +46,7 @@ class Match:
         self.scores = [0, 0]
         self.games: list[GameState] = [GameState.deal(seed, 1)]
         self.moves: list[list[Move]] = [[]]
+        self._dealers: dict[int, Callable[[], GameState]] = {}
 
     @property
     def game(self) -> GameState:
@@ -106,10 +107,27 @@ class Match:
             moves.pop()
         if result is not None and result.winner is not None:
             self.scores[result.winner] -= result.points
-        fresh = GameState.deal(self.seed, self.game_number)
+        fresh = self.fresh_game(self.game_number)
         for m in moves:
             fresh.apply(m)
         self.games[-1] = fresh
+
+    def use_deal(self, dealer: Callable[[], GameState]) -> None:
+        """Deal the current game, before its first move, with ``dealer`` instead
+        of from the seed (a private deck: docs/fairness.md).  ``dealer()`` gives
+        the same fresh game each time it is called."""
+        if self.moves[-1] or self.game.result is not None:
+            raise RulesError("only a game with no move yet can be dealt again")
+        fresh = dealer()
+        if fresh.game != self.game_number:
+            raise ValueError(f"that deal is of game {fresh.game}, not {self.game_number}")
+        self._dealers[self.game_number] = dealer
+        self.games[-1] = fresh
+
+    def fresh_game(self, number: int) -> GameState:
+        """Game ``number`` as it was dealt, before any move."""
+        dealer = self._dealers.get(number)
+        return dealer() if dealer is not None else GameState.deal(self.seed, number)
 
     def next_game(self) -> GameState:
         """Deal the next game once the current one is over."""

@@ -475,11 +475,15 @@ class NetSession:
         self._check_open()
         return self._taken >= self._remote_mark
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, *, merged: bool = False) -> None:
         """Tell the driver something that changes nothing in the match.
 
         At most one notice every ``notice_every`` seconds: the ones in between
-        (a crowd of strangers knocking, say) are merged into the next, with a count."""
+        (a crowd of strangers knocking, say) are merged into the next, with a count.
+        ``merged``: ``text`` already sums up many (the door's counts): told at once."""
+        if merged:
+            self._put(Notice(text))
+            return
         loop = asyncio.get_running_loop()
         now = loop.time()
         if now >= self._notice_until and not self._held_count:
@@ -899,11 +903,11 @@ async def host_session(
     winner: asyncio.Future[_Link] = loop.create_future()
     quiet: Warn = lambda _t: None  # noqa: E731
 
-    def warn(text: str) -> None:
+    def warn(text: str, merged: bool = False) -> None:
         """Before the match: ``on_warning``; during it: a Notice for the driver
         (printing to stderr would scribble over a full-screen interface)."""
         if session_box:
-            session_box[0].notice(text)
+            session_box[0].notice(text, merged=merged)
         else:
             (on_warning or quiet)(text)
 
@@ -932,7 +936,7 @@ async def host_session(
             report[0] = None
         text = strangers.summary(now=now)
         if text is not None:
-            warn(text)
+            warn(text, merged=True)
         if strangers.due is not None:
             report[0] = loop.call_at(strangers.due, summary)
 

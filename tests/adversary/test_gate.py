@@ -113,6 +113,7 @@ def test_a_returning_joiner_gets_back_in_under_the_same_attack(tmp_path: Path) -
     _quiet(hout, herr, jout, jerr)
     assert fig.connect_to_in < 5.0, fig
     assert 1 <= len(fig.warnings) <= 4, fig.warnings
+    assert any("more connections" in w and "127.0.0.2" in w for w in fig.warnings), fig.warnings
     assert "Bob is back" in hout, hout  # the returning joiner keeps its name (it gave none)
     assert "(now calling itself" not in hout
     assert "seed drawn by both" in jout, jout  # the record says so: not "chosen by the host"

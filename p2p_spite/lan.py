@@ -74,7 +74,9 @@ def _final(session: NetSession, code: int) -> int:
     return code
 
 
-async def _drive(session: NetSession, bot: str | None, bot_seed: int | None = None) -> int:
+async def _drive(
+    session: NetSession, bot: str | None, bot_seed: int | None = None, notes: tuple[str, ...] = ()
+) -> int:
     from .bots.driver import run_bot
 
     if bot is not None:
@@ -82,7 +84,7 @@ async def _drive(session: NetSession, bot: str | None, bot_seed: int | None = No
     else:
         from .ui.play import drive_human  # full screen; the line prompt (lineplay) off a terminal
 
-        code = await drive_human(session)  # closes the session however it ends
+        code = await drive_human(session, notes=notes)  # closes the session however it ends
     return _final(session, code)
 
 
@@ -168,12 +170,13 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         )
         who = session.peer_name
         if session.seed_from_host:
-            _say(f"joined {who}'s match; the host chose the seed: {session.seed.hex()}")
+            note = f"joined {who}'s match; the host chose the seed: {session.seed.hex()}"
         elif session.seed_from_host is False:
-            _say(f"joined {who}'s match; seed drawn by both: {session.seed.hex()}")
+            note = f"joined {who}'s match; seed drawn by both: {session.seed.hex()}"
         else:  # a record from before the seed's origin was kept
-            _say(f"joined {who}'s match; seed {session.seed.hex()}")
-        return await _drive(session, args.bot, args.bot_seed)
+            note = f"joined {who}'s match; seed {session.seed.hex()}"
+        _say(note)
+        return await _drive(session, args.bot, args.bot_seed, notes=(note,))
 
     return run_main(main())
 
@@ -261,19 +264,23 @@ def default_name() -> str:
 
 
 def run_play(level: str, seed: bytes | None, name: str | None, target: int, record: Path | None) -> int:
-    """The ``play`` command."""
+    """The ``play`` command; like ``host`` and ``join`` it leaves the final
+    scores on the terminal once the full screen has closed."""
     name = name or default_name()
-    record_shown: list[str | None] = [None]
+    played: list[NetSession] = []
+
+    async def person(session: Session) -> int:
+        from .ui.play import drive_human
+
+        if isinstance(session, NetSession):
+            played.append(session)
+        return await drive_human(session)
 
     async def main() -> int:
-        code, path = await play_against_computer(
-            level=level, seed=seed, name=name, target=target, record_path=record
+        code, _path = await play_against_computer(
+            level=level, seed=seed, name=name, target=target, record_path=record, driver=person
         )
-        record_shown[0] = path
         return code
 
     code = run_main(main())
-    path = record_shown[0]
-    if path:
-        print(f"record: {path}")
-    return code
+    return _final(played[0], code) if played else code

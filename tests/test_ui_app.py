@@ -245,16 +245,19 @@ def test_completion_offers_exactly_the_legal_moves() -> None:
             assert v is not None
             hand = hand_order(v.hand)
             want = {move_notation(m, hand) for m in v.legal_moves()}
+            assert len({w[0] for w in want}) == 1  # (every move starts with the same letter)
             inp.send_text("\t")
             await until(lambda: app.buffer.complete_state is not None)
             cs = app.buffer.complete_state
             assert cs is not None
             await until(lambda: len(cs.completions) == len(want))
-            # (prompt_toolkit may first insert the prefix all moves share.)
-            typed = app.buffer.document.text_before_cursor
-            got = [typed[: len(typed) + c.start_position] + c.text for c in cs.completions]
+            # Tab on an empty line lists, and inserts nothing (not even the letter all moves share).
+            assert app.buffer.text == ""
+            got = [c.text for c in cs.completions]
             assert set(got) == want
             assert len(got) == len(want)
+            inp.send_text("h2")  # so typing a move after Tab gives that move, not "hh2"
+            await until(lambda: app.buffer.text == "h2")
             # A prefix narrows them to that card's moves.
             app.buffer.reset()
             app.buffer.insert_text("h1")
@@ -463,12 +466,71 @@ def test_a_whole_match_against_a_bot_runs_to_the_end() -> None:
                     break
                 v = app.view
                 if v is not None and v.my_turn and not s.events.qsize():
-                    inp.send_text(move_notation(me.choose(v), hand_order(v.hand)) + "\r")
+                    inp.send_text(move_notation(me.choose(v), app.shown_hand()) + "\r")
                     await until(lambda v=v: app.view is not v or app.finished)
                 else:
                     await asyncio.sleep(0.005)
             assert app.finished
             assert "the match" in texts(app)
+
+    run(main())
+
+
+def test_help_starts_in_view_and_says_an_empty_stock_is_a_draw() -> None:
+    from p2p_spite.ui.app import HELP
+
+    async def main() -> None:
+        for rows in (24, 19):
+            async with running(LocalSession(find_seed(0)), cols=80, rows=rows) as (app, inp):
+                inp.send_text("help\r")
+                await until(lambda: any("Keys:" in "".join(f[1] for f in m) for m in app.messages))
+                await asyncio.sleep(0.05)
+                pane = "".join(f[1] for f in app._message_text())
+                assert HELP[0] in pane, (rows, pane)  # the first line has not scrolled off
+                if HELP[-1] not in pane:  # a short pane: PgDn shows the rest
+                    assert app._scroll > 0
+                    inp.send_text("\x1b[6~" * 3)  # PgDn, a page at a time
+                    await until(lambda: HELP[-1] in "".join(f[1] for f in app._message_text()))
+        assert any("empty stock" in line and "draw" in line for line in HELP)
+
+    run(main())
+
+
+def test_what_the_command_said_first_shows_in_the_message_pane() -> None:
+    async def main() -> None:
+        note = "joined Bob's match; the host chose the seed: 00ff"
+        async with running(LocalSession(find_seed(0)), notes=[note]) as (app, _inp):
+            assert note in "".join(f[1] for f in app._message_text())
+
+    run(main())
+
+
+def test_full_screen_hand_numbers_stay_put_within_a_turn() -> None:
+    from .test_ui_lineplay import _seed_with_early_center_play
+
+    async def main() -> None:
+        seed, slot, center = _seed_with_early_center_play()
+        s = LocalSession(seed, bot=None)
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            shown = hand_order(v.hand)
+            assert app.shown_hand() == shown
+            later = shown[slot + 1]
+            inp.send_text(f"h{slot + 1} c{center + 1}\r")
+            await until(lambda: len(s.sent) == 1 and app.view is not v)
+            slots = app.shown_hand()
+            assert slots[slot] is None and slots[slot + 1] == later
+            assert len(slots) == len(shown)
+            inp.send_text(f"h{slot + 1} s1\r")
+            await until(lambda: "was played this turn" in texts(app))
+            inp.send_text(f"h{slot + 2} s1\r")
+            await until(lambda: len(s.sent) == 2)
+            assert s.sent[1].arg == later
+            # The next turn's hand is sorted afresh.
+            s.opponent(next(m for m in view(s.match.game, 1).legal_moves() if m.target == SIDE))
+            await until(lambda: app.view is not None and app.view.my_turn)
+            assert app.shown_hand() == hand_order(app.view.hand)
 
     run(main())
 

@@ -10,11 +10,12 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import IO
 
-from p2p_spite.engine import CENTER, HAND, SIDE, PlayerView, Result, rank
+from p2p_spite.bots import make_bot
+from p2p_spite.engine import CENTER, HAND, SIDE, Match, PlayerView, Result, rank, view
 from p2p_spite.net.protocol import MAX_CHAT
 from p2p_spite.session import ConnectionChanged, GameEnded, SessionFailed
 from p2p_spite.ui.board import hand_order
-from p2p_spite.ui.lineplay import play_lines
+from p2p_spite.ui.lineplay import play_lines, render
 from p2p_spite.ui.text import card_label
 
 from .test_ui_app import LocalSession, find_seed, run, until
@@ -141,14 +142,72 @@ def test_chat_is_sent_echoed_capped_and_say_is_an_alias() -> None:
     run(main())
 
 
-def test_quit_leaves_cleanly_with_exit_0() -> None:
+def test_quit_asks_first_and_only_yes_leaves_with_exit_0() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0), bot=None)
+        async with lineplay(s) as d:
+            await d.wait_for("your move> ")
+            n = len(d.lines)
+            d.type("quit")
+            await d.wait_for("quit the match? Bob will be told. [y/N]", after=n)
+            assert s.closed is None
+            n = len(d.lines)
+            d.type("n")
+            await d.wait_for("not quitting: carry on", after=n)
+            await d.wait_for("your move> ", after=n)
+            assert s.closed is None and not d.task.done()  # type: ignore[union-attr]
+            n = len(d.lines)
+            d.type("quit")
+            await d.wait_for("[y/N]", after=n)
+            d.type("y")
+            assert await d.result() == 0
+            assert s.closed == "quit"
+            assert "you left the match" in d.said()
+
+    run(main())
+
+
+def test_resign_asks_first_and_yes_resigns_the_game() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0), bot=None)
+        async with lineplay(s) as d:
+            await d.wait_for("your move> ")
+            n = len(d.lines)
+            d.type("resign")
+            left = _my_view(s).payoff_counts[0]
+            await d.wait_for(f"resign game 1? Bob scores {left} points. [y/N]", after=n)
+            d.type("")  # Enter alone is the default: no
+            await d.wait_for("not resigning", after=n)
+            assert s.resigned == 0
+            n = len(d.lines)
+            d.type("resign")
+            await d.wait_for("[y/N]", after=n)
+            d.type("yes")
+            await until(lambda: s.resigned == 1, timeout=5)
+            await d.wait_for("game 1 won by Bob (resigned)", after=n)
+
+    run(main())
+
+
+def test_end_of_input_while_asking_quit_leaves_cleanly_and_resign_is_a_no() -> None:
     async def main() -> None:
         s = LocalSession(find_seed(0), bot=None)
         async with lineplay(s) as d:
             await d.wait_for("your move> ")
             d.type("quit")
-            assert await d.result() == 0
+            await d.wait_for("[y/N]")
+            d.writer.close()
+            assert await d.result() == 0  # a script that said quit meant it
             assert s.closed == "quit"
+        s = LocalSession(find_seed(0), bot=None)
+        async with lineplay(s) as d:
+            await d.wait_for("your move> ")
+            d.type("resign")
+            await d.wait_for("[y/N]")
+            d.writer.close()
+            assert await d.result() == 1  # the end of the input, not a quit
+            assert s.resigned == 0
+            assert "not resigned" in d.said()
 
     run(main())
 
@@ -197,3 +256,65 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
             assert "(quit)" not in said and "connection lost" not in said
 
     run(main())
+
+
+def _seed_with_early_center_play() -> tuple[bytes, int, int]:
+    """A seed where seat 0 begins and can play a hand card that is not the last
+    one shown onto a center; that card's slot and the center (0-based)."""
+    for i in range(400):
+        seed = i.to_bytes(32, "big")
+        m = Match(seed)
+        if m.game.starter != 0:
+            continue
+        v = view(m.game, 0)
+        shown = hand_order(v.hand)
+        for mv in v.legal_moves():
+            if mv.source == HAND and mv.target == CENTER and shown.index(mv.arg) < len(shown) - 1:  # type: ignore[arg-type]
+                return seed, shown.index(mv.arg), mv.slot  # type: ignore[arg-type]
+    raise AssertionError("no seed")
+
+
+def test_hand_numbers_stay_put_within_a_turn() -> None:
+    async def main() -> None:
+        seed, slot, center = _seed_with_early_center_play()
+        s = LocalSession(seed, bot=None)
+        async with lineplay(s) as d:
+            await d.wait_for("your move> ")
+            shown = hand_order(_my_view(s).hand)
+            later = shown[slot + 1]
+            n = len(d.lines)
+            d.type(f"h{slot + 1} c{center + 1}")
+            await until(lambda: len(s.sent) == 1, timeout=5)
+            await d.wait_for("hand: ", after=n)
+            hand_line = next(x for x in "\n".join(d.lines[n:]).splitlines() if x.startswith("hand: "))
+            # The card after the played one keeps its number; the played slot is not listed.
+            assert f"h{slot + 2} {card_label(later)}" in hand_line
+            assert f"h{slot + 1} " not in hand_line
+            n = len(d.lines)
+            d.type(f"h{slot + 1} s1")
+            await d.wait_for("was played this turn", after=n)
+            d.type(f"h{slot + 2} s1")  # the card that was (and still is) h{slot+2}
+            await until(lambda: len(s.sent) == 2, timeout=5)
+            assert s.sent[1].arg == later and s.sent[1].target == SIDE
+
+    run(main())
+
+
+def test_the_plain_board_shows_every_side_stack_of_both_players_with_labels() -> None:
+    m = Match(find_seed(0))
+    bots = (make_bot("easy", 1), make_bot("easy", 2))
+    g = m.game
+    while g.result is None and not all(sum(map(len, g.sides[p])) >= 3 for p in (0, 1)):
+        g.apply(bots[g.turn].choose(view(g, g.turn)))
+    assert g.result is None
+    v = view(g, 0)
+    text = render(v, ("Alice", "Bob"))
+    lines = text.splitlines()
+    center = next(i for i, x in enumerate(lines) if x.startswith("center:"))
+    mine = next(x for x in lines[center:] if "sides" in x)
+    theirs = next(x for x in lines if "sides" in x)
+    for line, seat in ((theirs, 1), (mine, 0)):
+        for i, stack in enumerate(v.sides[seat]):
+            cards = " ".join(card_label(c) for c in stack) if stack else "--"
+            assert f"s{i + 1} {cards}" in line, (line, i)
+    assert all(len(x) <= 100 for x in lines)

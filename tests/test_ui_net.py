@@ -14,7 +14,6 @@ from p2p_spite.engine import CENTER, SIDE, Move
 from p2p_spite.lan import play_against_computer
 from p2p_spite.session import Session
 from p2p_spite.ui.app import GameApp
-from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.notation import move_notation
 
 SEED = bytes(range(32))
@@ -42,7 +41,7 @@ def test_play_against_the_computer_over_loopback(tmp_path: Path) -> None:
                 move = next((m for m in moves if m.target == CENTER), None) or next(
                     m for m in moves if m.target == SIDE
                 )
-                inp.send_text(move_notation(move, hand_order(v.hand)) + "\r")
+                inp.send_text(move_notation(move, app.shown_hand()) + "\r")
                 await until(lambda v=v: app.view is not v)
                 sent.append(move)
             # The computer's moves came over the network and were shown.

@@ -23,13 +23,13 @@ import asyncio
 import contextlib
 import re
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, get_common_complete_suffix
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -69,7 +69,7 @@ from ..session import (
     SessionFailed,
     view_of,
 )
-from .board import BoardInfo, Line, app_style, hand_order, no_color, render_board, width_of, wrap
+from .board import BoardInfo, Line, Slots, app_style, hand_slots, no_color, render_board, width_of, wrap
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
 from .text import (
     CONNECTION_MARKS,
@@ -100,17 +100,16 @@ FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
 COMMANDS = ("help", "hint", "chat ", "resign", "quit")
 
 HELP = [
-    "Moves (numbers as on screen; a discard ends your turn):",
-    "  h3 c1  hand card 3 to center 1      p c2   pay-off card to center 2",
-    "  s4 c1  side stack 4 to center 1     h2 s3  discard hand card 2 on side 3",
-    "  A card name works too: 7h c1, 10s s2, kd c3.  Tab lists the legal moves.",
-    "Mouse: click a card, then the stack to play it on.",
-    "Centers build up from Ace to Queen in any suit.  Kings (K*) are wild;",
-    "  on a center, K=5 shows the rank the King stands for.",
-    "Empty your pay-off pile to win the game: you score the cards left in the",
-    "  other pay-off pile.  The first to the target wins the match.",
-    "Commands: hint, chat TEXT, resign (this game), quit (the match), help.",
-    "Keys: PgUp/PgDn scroll the messages, Esc clears, F1 help, Ctrl-C quit.",
+    "Moves: a hand card by its name or its number, then where it goes:",
+    "  7h c1 or h3 c1  hand card to center 1   p c2   pay-off card to center 2",
+    "  s4 c1  side stack 4 to center 1         9s s3 or h2 s3  discard, ends turn",
+    "  A card's name always means that card. A hand number keeps its card until",
+    "  your turn ends (a played card leaves a gap). Tab lists the legal moves.",
+    "Centers go up from Ace to Queen in any suit; Kings (K*) are wild.",
+    "Empty your pay-off pile to win the game: score the cards left in the other.",
+    "  An empty stock ends the game as a draw: nobody scores.",
+    "Commands: hint, chat TEXT, resign, quit. Mouse: click a card, then a stack.",
+    "Keys: PgUp/PgDn scroll these messages, Esc clears, F1 help, Ctrl-C quit.",
 ]
 
 
@@ -177,6 +176,7 @@ class GameApp:
         wait_between_games: bool = True,
         hint: Callable[[PlayerView], Move] | None = None,
         mouse: bool = True,
+        notes: Sequence[str] = (),
     ) -> None:
         self.session = session
         self.seat = session.seat
@@ -188,7 +188,8 @@ class GameApp:
 
         self._hint_fn = hint
 
-        self.view: PlayerView | None = None  # the view of the last event shown
+        self._view: PlayerView | None = None  # the view of the last event shown
+        self._slots: Slots = ()  # its hand as numbered (board.hand_slots: stable within a turn)
         self.scores: tuple[int, int] = (0, 0)  # from GameStarted and GameEnded
         # The newest MAX_MESSAGES messages, and each one wrapped to the width it
         # was last drawn at: a render re-wraps only after a resize, so a long
@@ -235,6 +236,19 @@ class GameApp:
             output=output,
         )
         self.say("info", f"You are {self.names[self.seat]} against {self.opp_name}. Type help for the moves.")
+        for note in notes:  # what the command said before the screen covered it (how the seed was chosen)
+            self.say("info", note)
+
+    @property
+    def view(self) -> PlayerView | None:
+        """The view of the last event shown: the board drawn, and what typed moves refer to."""
+        return self._view
+
+    @view.setter
+    def view(self, v: PlayerView | None) -> None:
+        if v is not self._view and v is not None:
+            self._slots = hand_slots(v.hand, self._slots, v.my_turn)
+        self._view = v
 
     # -- running --------------------------------------------------------------
 
@@ -490,8 +504,9 @@ class GameApp:
 
     # -- input ----------------------------------------------------------------
 
-    def shown_hand(self) -> tuple[Card, ...]:
-        return hand_order(self.view.hand) if self.view is not None else ()
+    def shown_hand(self) -> Slots:
+        """The hand as numbered on screen (``None``: the slot of a card played this turn)."""
+        return self._slots if self.view is not None else ()
 
     def move_choices(self) -> list[tuple[str, str]]:
         """The legal moves now, as typed and described: ``("h3 c1", "7♥ to center 1")``."""
@@ -550,8 +565,7 @@ class GameApp:
         word, _, rest = text.partition(" ")
         word = word.lower()
         if word in ("help", "?", "h") and not rest:
-            for line in HELP:
-                self.say("help", line)
+            self.show_help()
         elif word in ("quit", "exit", "q") and not rest:
             if self.finished:
                 await self._quit()
@@ -667,6 +681,36 @@ class GameApp:
             self.confirm = _Confirm("quit", f"Quit the match? {self.opp_name} will be told. [y/N]")
             self.invalidate()
 
+    def show_help(self) -> None:
+        """The help in the message pane, scrolled so that its first line shows
+        (PgDn shows the rest when the pane is shorter than the help)."""
+        self._scroll = 0
+        before = len(self._message_lines(self._cols()))
+        for line in HELP:
+            self.say("help", line)
+        added = len(self._message_lines(self._cols())) - before
+        self._scroll = max(0, added - self._msg_rows())
+        self.invalidate()
+
+    def tab(self) -> None:
+        """Tab: list the completions; insert only what makes whole words.
+
+        prompt_toolkit's own Tab inserts the completions' common prefix, so on
+        an empty line it typed ``h`` (every move started with a hand card) and
+        ``h5`` then read ``hh5``.  Here the common part is inserted only when
+        the line is not empty and what it completes is a whole token."""
+        b = self.buffer
+        doc = b.document
+        event = CompleteEvent(completion_requested=True)
+        found = list(MoveCompleter(self).get_completions(doc, event))
+        if len(found) == 1 and doc.text_before_cursor.strip():
+            b.apply_completion(found[0])
+            return
+        common = get_common_complete_suffix(doc, found) if found else ""
+        if doc.text_before_cursor.strip() and common.endswith(" "):
+            b.insert_text(common)
+        b.start_completion(insert_common_part=False)
+
     # -- mouse ------------------------------------------------------------------
 
     def click(self, token: str) -> None:
@@ -747,6 +791,7 @@ class GameApp:
             highlight=self.highlight,
             on_click=self.click,
             status="match over" if self.finished else None,
+            hand=self.shown_hand(),
         )
 
     def _board_lines(self) -> list[Line]:
@@ -949,8 +994,11 @@ class GameApp:
 
         @kb.add("f1")
         def _help(event: KeyPressEvent) -> None:
-            for line in HELP:
-                self.say("help", line)
+            self.show_help()
+
+        @kb.add("tab", filter=Condition(lambda: self.buffer.complete_state is None))
+        def _tab(event: KeyPressEvent) -> None:
+            self.tab()
 
         @kb.add("escape", eager=True)
         def _escape(event: KeyPressEvent) -> None:

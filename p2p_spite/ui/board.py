@@ -44,8 +44,27 @@ def rank_label(r: int) -> str:
 
 
 def hand_order(hand: Sequence[Card]) -> tuple[Card, ...]:
-    """The hand as shown: by rank (Kings last), then suit."""
+    """The hand sorted as a fresh hand is shown: by rank (Kings last), then suit."""
     return tuple(sorted(hand, key=lambda c: (rank(c), suit(c), c)))
+
+
+Slots = tuple[Card | None, ...]
+
+
+def hand_slots(hand: Sequence[Card], before: Sequence[Card | None] = (), my_turn: bool = True) -> Slots:
+    """The hand as numbered on screen (``h1`` is slot 1), stable within a turn.
+
+    The rule: a hand is sorted (:func:`hand_order`) whenever cards come into it
+    (the refill at the start of a turn, a fresh five after emptying it) and
+    whenever it is not this seat's turn.  During the turn, while cards only
+    leave it, every card keeps its number and a played card leaves an empty
+    slot (``None``), so ``h4`` stays the card that was 4th.  ``before`` is the
+    numbering shown last.
+    """
+    held = set(hand)  # card ids are unique (two decks: 0..103)
+    if my_turn and hand and held <= set(before):
+        return tuple(c if c in held else None for c in before)
+    return hand_order(hand)
 
 
 COLOR_STYLE = Style.from_dict(
@@ -139,9 +158,9 @@ class BoardInfo:
     status_style: str | None = None
     on_click: Click | None = None
     header_extra: str = ""
-    hand: tuple[Card, ...] = field(default=())  # the hand as numbered (default: hand_order)
+    hand: Slots = field(default=())  # the hand as numbered, None for a played slot (default: hand_order)
 
-    def shown_hand(self) -> tuple[Card, ...]:
+    def shown_hand(self) -> Slots:
         return self.hand or hand_order(self.view.hand)
 
 
@@ -315,11 +334,12 @@ def _payoff(info: BoardInfo, seat: int) -> Line:
 def _hand(info: BoardInfo, width: int) -> Line:
     line: Line = [("class:label", "Hand    ")]
     cards = info.shown_hand()
-    if not cards:
+    if not any(c is not None for c in cards):
         line.append(("class:empty", "(empty)"))
+        return line
     for i, card in enumerate(cards):
         token = f"h{i + 1}"
-        handler = _click(info, token)
+        handler = _click(info, token) if card is not None else None
         line += _frag("class:label", f" {i + 1}", handler)
         line += _frag("", " ", handler)
         line += chip(card, selected=info.selected == token, handler=handler)
@@ -515,7 +535,7 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
     numbers: Line = []
     for i, card in enumerate(info.shown_hand()):
         token = f"h{i + 1}"
-        h = _click(info, token)
+        h = _click(info, token) if card is not None else None
         hand_blocks.append(big(card, selected=info.selected == token, handler=h))
         numbers += _frag("class:label", f"{i + 1}".center(7), h)
     hand = hjoin(hand_blocks) if hand_blocks else [[], _text("(empty)", "class:empty"), []]
@@ -582,6 +602,7 @@ __all__ = [
     "chip",
     "clip",
     "hand_order",
+    "hand_slots",
     "render_board",
     "width_of",
     "wrap",

@@ -2,13 +2,15 @@
 
 For ``TERM=dumb`` and pipes.  It speaks like the full-screen game: the same
 move notation (:mod:`p2p_spite.ui.notation`: ``h3 c1``, ``p c2``, ``h2 s3``),
-the hand numbered in the same order (:func:`p2p_spite.ui.board.hand_order`, so
-``h1`` is the same card in both), refusals explained in the player's terms,
-``hint``, ``chat TEXT``, ``resign``, ``quit`` and ``help``.
+the hand numbered in the same way (:func:`p2p_spite.ui.board.hand_slots`, so
+``h1`` is the same card in both, and keeps its number within a turn), every
+side stack shown, refusals explained in the player's terms, ``hint``,
+``chat TEXT``, ``resign`` and ``quit`` (both ask y/N first) and ``help``.
 
-Ctrl-C leaves the match as ``quit`` does (the peer is told, the record saved);
-so does the end of the input, with exit code 1 since it was not a deliberate
-quit.
+Ctrl-C leaves the match at once (the peer is told, the record saved); so does
+the end of the input, with exit code 1 since it was not a deliberate quit
+(but the end of the input while ``quit`` asks is taken as the yes a script
+could not type: exit code 0; while ``resign`` asks it is a no).
 """
 
 from __future__ import annotations
@@ -36,21 +38,40 @@ from ..session import (
     SessionFailed,
     view_of,
 )
-from .board import hand_order, rank_label
+from .board import Slots, hand_order, hand_slots, rank_label
 from .notation import SYNTAX_HELP, NotationError, describe_move, explain_illegal, move_notation, parse_move
 from .text import card_label, clean_name, clip_text, peer_left, points
 
 HELP = (
-    f"moves: {SYNTAX_HELP}; a card name works too: 7h c1\n"
+    f"moves: {SYNTAX_HELP}\n"
+    "a card's name (7h, 10s, kd) always means the same card; a hand number keeps its card "
+    "until your turn ends (a played card leaves its number empty)\n"
     "other: 'hint' (then Enter plays it), 'chat TEXT' (or 'say TEXT'), "
-    "'resign' (this game, on your turn), 'quit' (leave the match), 'help'"
+    "'resign' (this game; asks first), 'quit' (leave the match; asks first), 'help'\n"
+    "win a game by emptying your pay-off pile; when the stock runs out the game is a draw"
 )
 
 _CTRL_C = "\x03"  # queued by the SIGINT handler in place of a line
 
 
+MAX_SIDE_SHOWN = 6  # a side stack longer than this shows its top cards and "+N"
+
+
 def _stack(cards: tuple[int, ...]) -> str:
     return card_label(cards[-1]) if cards else "--"
+
+
+def _side(cards: tuple[int, ...]) -> str:
+    """A whole side stack, bottom to top (the top, the playable card, last)."""
+    if not cards:
+        return "--"
+    shown = [card_label(c) for c in cards[-MAX_SIDE_SHOWN:]]
+    more = len(cards) - len(shown)
+    return (f"+{more} " if more else "") + " ".join(shown)
+
+
+def _sides(stacks: tuple[tuple[int, ...], ...]) -> str:
+    return " | ".join(f"s{i + 1} {_side(st)}" for i, st in enumerate(stacks))
 
 
 def _cards(n: int) -> str:
@@ -65,18 +86,23 @@ def _opt(card: int | None) -> str:
     return card_label(card) if card is not None else "--"
 
 
-def render(view: PlayerView, names: tuple[str, str]) -> str:
-    """The board as a few lines; the hand numbered as the full-screen board numbers it."""
+def render(view: PlayerView, names: tuple[str, str], hand: Slots | None = None) -> str:
+    """The board as a few lines: every side stack of both players (top card
+    last), and the hand numbered as the full-screen board numbers it
+    (``hand``: the slots shown, default the sorted hand)."""
     me, op = view.seat, view.opponent
     top = view.payoff_tops
+    slots = hand_order(view.hand) if hand is None else hand
+    held = "  ".join(f"h{i + 1} {card_label(c)}" for i, c in enumerate(slots) if c is not None)
     lines = [
         f"-- game {view.game}  stock {view.stock_count}",
         f"{names[op]}: pay-off {_opt(top[op])} ({view.payoff_counts[op]} left), "
-        f"hand {_cards(view.hand_counts[op])}, sides {' '.join(_stack(s) for s in view.sides[op])}",
+        f"hand {_cards(view.hand_counts[op])}",
+        f"  sides {_sides(view.sides[op])}",
         "center: " + "  ".join(f"c{i + 1} {_stack(c)} (needs {_need(c)})" for i, c in enumerate(view.center)),
-        f"you: pay-off {_opt(top[me])} ({view.payoff_counts[me]} left), "
-        f"sides {' '.join(f's{i + 1} {_stack(s)}' for i, s in enumerate(view.sides[me]))}",
-        f"hand: {'  '.join(f'h{i + 1} {card_label(c)}' for i, c in enumerate(hand_order(view.hand)))}",
+        f"  sides {_sides(view.sides[me])}",
+        f"you: pay-off {_opt(top[me])} ({view.payoff_counts[me]} left)",
+        f"hand: {held or '(empty)'}",
     ]
     return "\n".join(lines)
 
@@ -130,14 +156,23 @@ class _LinePlayer:
         self.opp_name = self.names[1 - self.seat]
         self.hint_fn = hint
         self.view: PlayerView | None = None
+        self.slots: Slots = ()  # the hand as numbered (board.hand_slots)
         self.hinted: tuple[PlayerView, Move] | None = None  # Enter plays it
+        self.asking: tuple[str, str] | None = None  # ("quit" or "resign", the question): y/N awaited
         self.said_left = False
+
+    def set_view(self, v: PlayerView) -> None:
+        self.view = v
+        self.slots = hand_slots(v.hand, self.slots, v.my_turn)
+        self.hinted = None
 
     # -- prompts --------------------------------------------------------------
 
     def prompt(self) -> None:
         v = self.view
-        if v is not None and v.my_turn and v.result is None:
+        if self.asking is not None:
+            self.out(self.asking[1])
+        elif v is not None and v.my_turn and v.result is None:
             self.out("your move> ")
         else:
             self.out("> ")
@@ -206,14 +241,24 @@ class _LinePlayer:
         word, _, rest = text.partition(" ")
         word = word.lower()
         v = self.view
+        if self.asking is not None:
+            kind, self.asking = self.asking[0], None
+            if text.lower() in ("y", "yes"):
+                if kind == "quit":
+                    return await self.leave()
+                await self.resign()
+            else:
+                self.out(f"-- not {'quitting' if kind == 'quit' else 'resigning'}: carry on")
+                self.prompt()
+            return None
         if word in ("quit", "exit") and not rest:
-            await self.session.close("quit")
-            self.out("-- you left the match")
-            return 0  # a deliberate quit, as in the full-screen interface
+            self.asking = ("quit", f"quit the match? {self.opp_name} will be told. [y/N]")
+            self.prompt()
+            return None
         if not text:
             hinted = self.hinted
             if hinted is not None and hinted[0] is v:
-                await self.play(hinted[1], move_notation(hinted[1], hand_order(hinted[0].hand)))
+                await self.play(hinted[1], move_notation(hinted[1], self.slots))
             else:
                 self.out(HELP)
                 self.prompt()
@@ -234,10 +279,12 @@ class _LinePlayer:
                     self.out(f"<you> {line}")
             self.prompt()
         elif word == "resign" and not rest:
-            try:
-                await self.session.resign()
-            except IllegalMoveError as e:
-                self.out(f"cannot resign: {e.reason}")
+            if v is None or v.result is not None:
+                self.out("there is no game to resign now")
+                self.prompt()
+            else:
+                n = v.payoff_counts[self.seat]
+                self.asking = ("resign", f"resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]")
                 self.prompt()
         elif word == "hint" and not rest:
             await self.hint()
@@ -249,13 +296,29 @@ class _LinePlayer:
             self.prompt()
         else:
             try:
-                move = parse_move(text, v, hand_order(v.hand))
+                move = parse_move(text, v, self.slots)
             except NotationError as e:
                 self.out(f"{clip_text(text)}: {e}")
                 self.prompt()
                 return None
             await self.play(move, text)
         return None
+
+    async def leave(self) -> int:
+        """A deliberate quit: the peer is told, the record saved; exit code 0."""
+        await self.session.close("quit")
+        self.out("-- you left the match")
+        return 0  # as in the full-screen interface
+
+    async def resign(self) -> None:
+        try:
+            await asyncio.wait_for(self.session.resign(), 10)
+        except IllegalMoveError as e:
+            self.out(f"cannot resign: {e.reason}")
+            self.prompt()
+        except Exception as e:  # the game ended meanwhile, the connection closed...
+            self.out(f"cannot resign: {e or type(e).__name__}")
+            self.prompt()
 
     async def play(self, move: Move, text: str) -> None:
         v = self.view
@@ -291,7 +354,7 @@ class _LinePlayer:
         words = describe_move(move, card if card is not None else 0, "you").removeprefix("you ")
         words = words.replace("played ", "play ", 1).replace("discarded ", "discard ", 1)
         self.hinted = (v, move)
-        self.out(f"hint: {move_notation(move, hand_order(v.hand))}  ({words}); press Enter to play it")
+        self.out(f"hint: {move_notation(move, self.slots)}  ({words}); press Enter to play it")
         self.prompt()
 
 
@@ -341,10 +404,9 @@ async def play_lines(
                     return code
                 v = view_of(ev)
                 if v is not None:
-                    p.view = v
-                    p.hinted = None
+                    p.set_view(v)
                     if v.my_turn and v.result is None and _turn_starts(ev, p.seat):
-                        out(render(v, p.names))
+                        out(render(v, p.names, p.slots))
                         p.prompt()
                 continue
             text = line_task.result()
@@ -354,7 +416,13 @@ async def play_lines(
                 out("-- Ctrl-C: leaving the match (the other player is told; the record is saved)")
                 await session.close("quit")
                 return 0
+            asked = p.asking[0] if p.asking is not None else None
+            if text is None and asked == "quit":
+                out("-- end of input while asking: leaving the match as asked")
+                return await p.leave()
             if text is None:
+                if asked == "resign":
+                    out("-- end of input while asking: not resigned")
                 out(
                     "-- end of input: leaving the match (the record is saved). "
                     "Exit code 1: that was not a deliberate quit (type quit for that)."

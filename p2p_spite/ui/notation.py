@@ -32,10 +32,11 @@ SYNTAX_HELP = (
 )
 
 
-def parse_move(text: str, view: PlayerView, hand: Sequence[Card] | None = None) -> Move:
+def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None = None) -> Move:
     """The move written ``text`` for ``view``'s seat.
 
-    ``hand`` is the hand in the order it is shown (default: the view's order).
+    ``hand`` is the hand as numbered on screen, ``None`` in the slot of a card
+    played this turn (default: the view's order).
     Raises NotationError if the text is not a move; legality is the engine's job.
     """
     shown = tuple(view.hand if hand is None else hand)
@@ -55,9 +56,12 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card] | None = None) 
     if sm.group(1):
         n = int(sm.group(2))
         if not 1 <= n <= len(shown):
-            held = f"{len(shown)} card{'' if len(shown) == 1 else 's'}"
-            raise NotationError(f"there is no hand card {n}: your hand holds {held}")
-        source, arg = HAND, shown[n - 1]
+            k = sum(c is not None for c in shown)
+            raise NotationError(f"there is no hand card {n}: your hand holds {k} card{'' if k == 1 else 's'}")
+        card = shown[n - 1]
+        if card is None:
+            raise NotationError(f"hand card {n} was played this turn (the others keep their numbers)")
+        source, arg = HAND, card
     elif sm.group(3):
         source, arg = PAYOFF, None
     elif sm.group(4):
@@ -80,18 +84,18 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card] | None = None) 
     return Move(seat, source, arg, SIDE, k - 1)
 
 
-def _card_in_hand(name: str, hand: Sequence[Card]) -> Card:
+def _card_in_hand(name: str, hand: Sequence[Card | None]) -> Card:
     try:
         wanted = parse_card(name) % 52
     except ValueError:
         raise NotationError(f"not a card: {clip_text(name, 20)!r}") from None
     for card in hand:
-        if card % 52 == wanted:
+        if card is not None and card % 52 == wanted:
             return card
     raise NotationError(f"you have no {card_label(wanted)} in your hand")
 
 
-def move_notation(move: Move, hand: Sequence[Card]) -> str:
+def move_notation(move: Move, hand: Sequence[Card | None]) -> str:
     """The short form of ``move``, numbering hand cards as ``hand`` is shown."""
     if move.source == HAND:
         card = move.arg

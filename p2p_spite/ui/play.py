@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections.abc import Sequence
 
 from ..session import Session
 
@@ -25,10 +26,14 @@ def fullscreen_ok() -> bool:
         return False
 
 
-async def drive_human(session: Session, *, pace: float = 0.45) -> int:
+async def drive_human(session: Session, *, pace: float = 0.45, notes: Sequence[str] = ()) -> int:
     """Let the person at this terminal play ``session``: the full-screen game if
     the terminal can take it, else the plain line prompt.  Returns an exit code:
     0 when the match ended or the person left it, 1 when it could not go on.
+
+    ``notes``: lines the command printed before the game (how the seed was
+    chosen); the full screen covers the terminal, so it repeats them in its
+    message pane (the line prompt leaves them where they were printed).
 
     The session is closed (and so its record saved) however this ends: a
     quit, Ctrl-C, or a signal that cancels the task."""
@@ -39,7 +44,7 @@ async def drive_human(session: Session, *, pace: float = 0.45) -> int:
             return await play_lines(session)
         from .app import GameApp
 
-        app = GameApp(session, pace=pace)
+        app = GameApp(session, pace=pace, notes=notes)
         await app.run()
         return 1 if app.failed else 0
     finally:

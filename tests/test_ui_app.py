@@ -31,6 +31,7 @@ from p2p_spite.session import (
 from p2p_spite.ui.app import MAX_MESSAGES, GameApp
 from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
 from p2p_spite.ui.notation import explain_illegal, move_notation
+from p2p_spite.ui.text import card_label
 
 TIMEOUT = 10.0
 
@@ -538,14 +539,38 @@ def test_full_screen_hand_numbers_stay_put_within_a_turn() -> None:
 def test_small_terminal_gets_a_note_not_a_crash() -> None:
     async def main() -> None:
         s = LocalSession(find_seed(0))
-        async with running(s, cols=50, rows=14) as (app, _inp):
+        async with running(s, cols=38, rows=14) as (app, _inp):
             assert app.too_small()
             note = "".join(f[1] for f in app._small_text())
-            assert "too small" in note.lower()
+            assert "too small" in note.lower() and "40 columns" in note
             await asyncio.sleep(0.05)  # it renders without raising
         async with running(LocalSession(find_seed(0)), cols=80, rows=24) as (app, _inp):
             assert not app.too_small()
             assert app._msg_rows() >= 3
+
+    run(main())
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(60, 18), (40, 15), (40, 13), (80, 15)])
+def test_a_small_terminal_gets_the_compact_board_and_play_goes_on(cols: int, rows: int) -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s, cols=cols, rows=rows) as (app, inp):
+            assert not app.too_small()
+            lines = app._board_lines()
+            assert all(width_of(line) <= cols for line in lines)
+            assert len(lines) + 3 + 3 <= rows  # the board, the input lines, three messages
+            text = "\n".join("".join(f[1] for f in line) for line in lines)
+            v = app.view
+            assert v is not None
+            for i, card in enumerate(app.shown_hand()):
+                assert card is not None and f"h{i + 1} {card_label(card)}" in text
+            assert text.count("s1 ") == 2 and text.count("s4 ") == 2
+            assert "c1 " in text and "c3 " in text and f"Stock {v.stock_count}" in text
+            assert "too small" not in "".join(f[1] for f in app._message_text()).lower()
+            move = next(m for m in v.legal_moves() if m.target == SIDE)
+            inp.send_text(move_notation(move, app.shown_hand()) + "\r")
+            await until(lambda: s.sent == [move])
 
     run(main())
 

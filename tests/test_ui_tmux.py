@@ -179,7 +179,7 @@ def test_play_in_a_real_terminal(
 
 
 def test_small_terminal_shows_a_note(tmux: Callable[[int, int], Tmux], tmp_path: Path) -> None:
-    t = tmux(50, 14)
+    t = tmux(36, 14)  # narrower than the compact board's 40 columns
     env = {"TERM": "xterm-256color", "XDG_DATA_HOME": str(tmp_path / "data"), "LANG": "C.UTF-8"}
     t.start(f"{EXE} play --bot easy --seed {SEED} --record {tmp_path / 'm.json'}", env)
     s = t.wait(lambda s: "too small" in s.lower(), what="the note")
@@ -189,6 +189,34 @@ def test_small_terminal_shows_a_note(tmux: Callable[[int, int], Tmux], tmp_path:
     t.type("y")
     s = t.wait(lambda s: "E2E-EXIT=" in s, what="the exit")
     assert "E2E-EXIT=0" in s and "Traceback" not in s
+
+
+@pytest.mark.slow
+def test_a_60x18_terminal_shows_the_compact_board_and_the_final_scores_stay(
+    tmux: Callable[[int, int], Tmux], tmp_path: Path
+) -> None:
+    t = tmux(60, 18)
+    env = {"TERM": "xterm-256color", "XDG_DATA_HOME": str(tmp_path / "data"), "LANG": "C.UTF-8"}
+    t.start(f"{EXE} play --bot easy --seed {SEED} --name Ana --record {tmp_path / 'm.json'}", env)
+    s = t.wait(lambda s: "your turn" in header(s), what="our first turn")
+    show("60x18", s)
+    lines = s.splitlines()
+    assert len(lines) <= 18 and all(len(line) <= 60 for line in lines)
+    assert "too small" not in s.lower()
+    for part in ("Computer", "Pay-off", "Stock", "Hand h1", "c1 ", "c3 ", "connected"):
+        assert part in s, part
+    assert sum(line.startswith("s1 ") for line in lines) == 2  # both players' side stacks
+    t.type("hint")
+    s = t.wait(lambda s: PROMPT_RE.match(input_line(s)) is not None, what="a hint in the input line")
+    t.keys("Enter")
+    t.wait(lambda s: PROMPT_RE.match(input_line(s)) is None, what="the move sent")
+    t.keys("C-c")
+    t.wait(lambda s: "Quit the match?" in s, what="the quit question")
+    t.type("y")
+    s = t.wait(lambda s: "E2E-EXIT=" in s, what="the exit")
+    show("after quitting at 60x18", s)
+    assert "E2E-EXIT=0" in s and "Traceback" not in s
+    assert "final scores: Ana 0, Computer 0" in s  # play leaves the scores, as host and join do
 
 
 def test_replay_viewer_in_a_real_terminal(tmux: Callable[[int, int], Tmux], tmp_path: Path) -> None:

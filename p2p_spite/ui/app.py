@@ -69,7 +69,19 @@ from ..session import (
     SessionFailed,
     view_of,
 )
-from .board import BoardInfo, Line, Slots, app_style, hand_slots, no_color, render_board, width_of, wrap
+from .board import (
+    COMPACT_MIN_WIDTH,
+    BoardInfo,
+    Line,
+    Slots,
+    app_style,
+    hand_slots,
+    no_color,
+    render_board,
+    render_compact,
+    width_of,
+    wrap,
+)
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
 from .text import (
     CONNECTION_MARKS,
@@ -89,7 +101,8 @@ _TYPED_SOURCE = re.compile(r"^\s*(h[1-9]|p|s[1-4])(?:\s|$)")
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
-MIN_COLS = 64
+MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from FULL_MIN_COLS
+FULL_MIN_COLS = 64
 P = PROMPT  # the prompt mark
 MIN_MSG_ROWS = 3
 MAX_MESSAGES = 2000  # messages kept for scrolling back
@@ -117,6 +130,8 @@ HELP = [
 class _Confirm:
     kind: str  # "quit" or "resign"
     question: str
+    short: str  # the question on a narrow terminal
+
 
 
 class MoveCompleter(Completer):
@@ -570,7 +585,8 @@ class GameApp:
             if self.finished:
                 await self._quit()
             else:
-                self.confirm = _Confirm("quit", f"Quit the match? {self.opp_name} will be told. [y/N]")
+                question = f"Quit the match? {self.opp_name} will be told. [y/N]"
+                self.confirm = _Confirm("quit", question, "Quit the match? [y/N]")
         elif word == "resign" and not rest:
             v = self.view
             if self.finished or v is None or v.result is not None:
@@ -580,7 +596,7 @@ class GameApp:
             else:
                 n = v.payoff_counts[self.seat]
                 question = f"Resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
-                self.confirm = _Confirm("resign", question)
+                self.confirm = _Confirm("resign", question, f"Resign game {v.game}? [y/N]")
         elif word in ("chat", "say"):
             line = chat_line(rest)
             if not line:
@@ -678,7 +694,8 @@ class GameApp:
         elif self.confirm is not None and self.confirm.kind == "quit":
             self.app.create_background_task(self.command("y"))
         else:
-            self.confirm = _Confirm("quit", f"Quit the match? {self.opp_name} will be told. [y/N]")
+            question = f"Quit the match? {self.opp_name} will be told. [y/N]"
+            self.confirm = _Confirm("quit", question, "Quit the match? [y/N]")
             self.invalidate()
 
     def show_help(self) -> None:
@@ -803,13 +820,19 @@ class GameApp:
         key = (id(self.view), cols, rows, info.selected, self.highlight, self.scores, self.finished)
         if self._board_cache is not None and self._board_cache[0] == key:
             return self._board_cache[1]
+        # The largest board that leaves room for messages: big cards, the full
+        # board, or the compact one (small terminals, down to 40 columns).
         lines: list[Line] | None = None
         if rows >= LARGE_MIN_ROWS:
             large = render_board(info, cols, large=True)
             if rows - len(large) - FIXED_ROWS >= LARGE_MIN_MSG_ROWS:
                 lines = large
+        if lines is None and cols >= FULL_MIN_COLS:
+            full = render_board(info, cols)
+            if rows - len(full) - FIXED_ROWS >= MIN_MSG_ROWS:
+                lines = full
         if lines is None:
-            lines = render_board(info, cols)
+            lines = render_compact(info, cols)
         self._board_cache = (key, lines)
         return lines
 
@@ -852,7 +875,9 @@ class GameApp:
 
     def _prompt(self) -> StyleAndTextTuples:
         if self.confirm is not None:
-            return [("class:input.confirm", self.confirm.question + " ")]
+            c = self.confirm
+            question = c.question if len(c.question) <= self._cols() - 6 else c.short
+            return [("class:input.confirm", question + " ")]
         v = self.view
         if self.finished:
             return [("class:input.prompt", f"(match over) {P} ")]
@@ -912,7 +937,7 @@ class GameApp:
         cols, rows = self._cols(), self._rows()
         need_rows = len(self._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
         words = (
-            f"The board needs at least {MIN_COLS} columns and {need_rows} rows (80x24 is fine): "
+            f"The board needs at least {MIN_COLS} columns and {need_rows} rows (80x24 is best): "
             "please enlarge the window. The game goes on meanwhile; Ctrl-C quits."
         )
         out: StyleAndTextTuples = [("class:small", f" Terminal too small ({cols}x{rows}) "[: max(1, cols)])]

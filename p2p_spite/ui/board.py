@@ -279,10 +279,10 @@ def _sides(info: BoardInfo, seat: int, width: int, indent: int) -> list[Line]:
     return lines
 
 
-def _header(info: BoardInfo, width: int) -> Line:
+def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, game_word: str = "Game") -> Line:
+    """``n``: a name in the turn label is cut to this; ``game_word``: ``Game 3`` or ``G3``."""
     v = info.view
     me, opp = v.seat, v.opponent
-    n = STATUS_NAME
     if info.me_label == "You":
         mine, theirs = "your turn", f"{info.names[opp][:n]}'s turn"
     else:
@@ -299,7 +299,7 @@ def _header(info: BoardInfo, width: int) -> Line:
             sstyle = info.status_style
     # One width whoever's turn it is, so the scores never move when it changes.
     status = f" {status.center(max(len(mine), len(theirs), len('game over')))} "
-    game = f" Game {v.game}"
+    game = f" {game_word}{' ' * (len(game_word) > 1)}{v.game}"
     lefts = [game]
     if info.header_extra:
         lefts = [f"{game} {info.header_extra}"]
@@ -421,6 +421,116 @@ def render_board(info: BoardInfo, width: int, large: bool = False) -> list[Line]
     lines.append(bottom)
     lines.append([("", " " * indent), *_hand(info, width)])
     return [clip(line, width) for line in lines]
+
+
+COMPACT_MIN_WIDTH = 40
+
+
+def render_compact(info: BoardInfo, width: int) -> list[Line]:
+    """The board for a small terminal (40 to 63 columns, or too few rows for
+    :func:`render_board`): seven lines; each player's side stacks on one line,
+    the older cards of a long stack elided (``+3 9♣``: three more under the
+    9♣), the centers as ``c1 5♥→6`` (5♥ on top, a 6 comes next), the hand
+    numbered as typed (``h1 2♦``).
+    """
+    v = info.view
+    me, opp = v.seat, v.opponent
+    width = max(width, COMPACT_MIN_WIDTH)
+    lines: list[Line] = [_header(info, width, n=8, game_word="G")]
+    n = v.hand_counts[opp]
+    top: Line = [("class:name.opp", info.names[opp][:9].ljust(10)), *_compact_payoff(info, opp)]
+    top += [("class:label", " Hand "), ("class:back", BACK * n)]
+    lines.append(top)
+    lines.append(_compact_sides(info, opp, width))
+    lines.append(_compact_center(info, width))
+    lines.append(_compact_sides(info, me, width))
+    lines.append([("class:name.me", info.me_label[:9].ljust(10)), *_compact_payoff(info, me)])
+    lines.append(_compact_hand(info))
+    return [clip(line, width) for line in lines]
+
+
+def _compact_payoff(info: BoardInfo, seat: int) -> Line:
+    """``Pay-off 5♠ 8 left``."""
+    mine = seat == info.view.seat
+    token = "p" if mine else "op"
+    handler = _click(info, token) if mine else None
+    line: Line = [*_frag("class:label", "Pay-off ", handler)]
+    top = info.view.payoff_tops[seat]
+    selected = mine and info.selected == "p"
+    line += chip(top, selected=selected, last=token in info.highlight, width=0, handler=handler)
+    line += _frag("class:label", f" {info.view.payoff_counts[seat]} left", handler)
+    return line
+
+
+def _compact_sides(info: BoardInfo, seat: int, width: int) -> Line:
+    """The four side stacks on one line: ``s1 +3 9♣  s2 ·  s3 K♠*  s4 5♦ 6♥``."""
+    v = info.view
+    mine = seat == v.seat
+    label = "class:name.me" if mine else "class:name.opp"
+    col = width // 4
+    line: Line = []
+    for i, stack in enumerate(v.sides[seat]):
+        token = f"s{i + 1}" if mine else f"os{i + 1}"
+        handler = _click(info, token) if mine else None
+        cell: Line = [*_frag(_label_style(info, token, label), f"s{i + 1}", handler), ("", " ")]
+        if not stack:
+            cell += _frag("class:empty", DOT, handler)
+        else:
+            keep = len(stack)
+            while keep > 1 and _compact_stack_width(stack, keep) > col - 1:
+                keep -= 1
+            if keep < len(stack):
+                cell += _frag("class:label", f"+{len(stack) - keep} ", handler)
+            for j, card in enumerate(stack[-keep:]):
+                is_top = j == keep - 1
+                if j:
+                    cell.append(("", " "))
+                selected = is_top and mine and info.selected == token
+                last = is_top and token in info.highlight
+                cell += chip(card, top=is_top, selected=selected, last=last, width=0, handler=handler)
+        line += _pad(cell, col)
+    return line
+
+
+def _compact_stack_width(stack: Sequence[Card], keep: int) -> int:
+    """The width of ``s1 [+N ]c c c`` showing the top ``keep`` cards."""
+    shown = stack[-keep:]
+    hidden = len(stack) - keep
+    labels = sum(len(card_label(c)) + is_king(c) for c in shown) + len(shown) - 1
+    return 3 + (len(f"+{hidden} ") if hidden else 0) + labels
+
+
+def _compact_center(info: BoardInfo, width: int) -> Line:
+    """``c1 5♥→6  c2 ·→A  c3 K♠=7→8  Stock 80``."""
+    v = info.view
+    stock: Line = [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
+    col = (width - width_of(stock)) // 3
+    line: Line = []
+    for i, stack in enumerate(v.center):
+        token = f"c{i + 1}"
+        handler = _click(info, token)
+        cell: Line = [*_frag(_label_style(info, token, "class:name"), f"c{i + 1}", handler), ("", " ")]
+        top = stack[-1] if stack else None
+        king_as = len(stack) if top is not None and is_king(top) else None
+        cell += chip(top, king_as=king_as, last=token in info.highlight, width=0, handler=handler)
+        cell += _frag("class:label", ARROW, handler)
+        cell += _frag("class:needs", rank_label(len(stack) + 1), handler)
+        line += _pad(cell, col)
+    return line + stock
+
+
+def _compact_hand(info: BoardInfo) -> Line:
+    """``Hand h1 2♦ h2 · h3 10♦``: numbered as typed; ``·`` a card played this turn."""
+    line: Line = [("class:label", "Hand")]
+    cards = info.shown_hand()
+    if not any(c is not None for c in cards):
+        return [*line, ("class:empty", " (empty)")]
+    for i, card in enumerate(cards):
+        token = f"h{i + 1}"
+        handler = _click(info, token) if card is not None else None
+        line += _frag("class:label", f" h{i + 1} ", handler)
+        line += chip(card, selected=info.selected == token, width=0, handler=handler)
+    return line
 
 
 LARGE_MIN_WIDTH = 80
@@ -604,6 +714,7 @@ __all__ = [
     "hand_order",
     "hand_slots",
     "render_board",
+    "render_compact",
     "width_of",
     "wrap",
 ]

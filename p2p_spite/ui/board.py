@@ -351,19 +351,24 @@ def _center(info: BoardInfo, width: int, indent: int) -> Line:
     v = info.view
     line: Line = [("", " " * indent)]
     col = (width - indent - 12) // 3
-    for i, stack in enumerate(v.center):
-        token = f"c{i + 1}"
-        handler = _click(info, token)
-        cell: Line = [*_frag(_label_style(info, token, "class:name"), f"c{i + 1}", handler), ("", " ")]
-        top = stack[-1] if stack else None
-        king_as = len(stack) if top is not None and is_king(top) else None
-        cell += chip(top, king_as=king_as, last=token in info.highlight, width=4, handler=handler)
-        need = len(stack) + 1
-        cell += _frag("class:label", " needs " if col >= 19 else f" {ARROW} ", handler)
-        cell += _frag("class:needs", rank_label(need), handler)
-        line += _pad(cell, col)
+    for i in range(len(v.center)):
+        line += _pad(_center_cell(info, i, 4, " needs " if col >= 19 else f" {ARROW} "), col)
     line += [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
     return line
+
+
+def _center_cell(info: BoardInfo, i: int, chip_width: int, needs: str) -> Line:
+    """Center ``i``: ``c1 5♥ needs 6`` (``needs``: the words before the rank needed)."""
+    stack = info.view.center[i]
+    token = f"c{i + 1}"
+    handler = _click(info, token)
+    cell: Line = [*_frag(_label_style(info, token, "class:name"), token, handler), ("", " ")]
+    top = stack[-1] if stack else None
+    king_as = len(stack) if top is not None and is_king(top) else None
+    cell += chip(top, king_as=king_as, last=token in info.highlight, width=chip_width, handler=handler)
+    cell += _frag("class:label", needs, handler)
+    cell += _frag("class:needs", rank_label(len(stack) + 1), handler)
+    return cell
 
 
 def _label_style(info: BoardInfo, token: str, style: str) -> str:
@@ -506,16 +511,8 @@ def _compact_center(info: BoardInfo, width: int) -> Line:
     stock: Line = [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
     col = (width - width_of(stock)) // 3
     line: Line = []
-    for i, stack in enumerate(v.center):
-        token = f"c{i + 1}"
-        handler = _click(info, token)
-        cell: Line = [*_frag(_label_style(info, token, "class:name"), f"c{i + 1}", handler), ("", " ")]
-        top = stack[-1] if stack else None
-        king_as = len(stack) if top is not None and is_king(top) else None
-        cell += chip(top, king_as=king_as, last=token in info.highlight, width=0, handler=handler)
-        cell += _frag("class:label", ARROW, handler)
-        cell += _frag("class:needs", rank_label(len(stack) + 1), handler)
-        line += _pad(cell, col)
+    for i in range(len(v.center)):
+        line += _pad(_center_cell(info, i, 0, ARROW), col)
     return line + stock
 
 

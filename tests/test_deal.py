@@ -86,3 +86,45 @@ def test_tied_payoff_tops_use_below_2() -> None:
 
 def test_games_of_a_match_have_their_own_streams() -> None:
     assert GameState.deal(SEED, 1).payoff != GameState.deal(SEED, 2).payoff
+
+
+def test_shuffle_equals_spec_when_a_number_is_rejected(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The batched shuffle must give SPEC's result when below() rejects a number.
+
+    Real rejections are too rare to meet (< 2**-57 per number), so the limits
+    are lowered to reject about half the numbers; the reference's below() is
+    given the same limits, and its shuffle is SPEC's loop spelled out."""
+    from p2p_spite.engine import rng
+
+    half = [(1 << 63) - ((1 << 63) % n) if n else 0 for n in range(len(rng._LIMITS))]
+    monkeypatch.setattr(rng, "_LIMITS", half)
+
+    def ref_below(r: RefStream, n: int) -> int:
+        while True:
+            x = r.number()
+            if x < half[n]:
+                return x % n
+
+    for size in (2, 5, 54, 104):
+        for start in (0, 7, 5000):  # 5000: counters past the precomputed ones
+            s, r = Stream(SEED, 2), RefStream(SEED, 2)
+            s.index = r.i = start
+            ours, expected = list(range(size)), list(range(size))
+            s.shuffle(ours)
+            for i in range(size - 1, 0, -1):
+                j = ref_below(r, i + 1)
+                expected[i], expected[j] = expected[j], expected[i]
+            assert ours == expected and s.index == r.i
+            if size > 50:
+                assert s.index > start + size - 1  # numbers were rejected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(min_size=32, max_size=32), st.integers(min_value=0, max_value=6000), st.integers(2, 127))
+def test_shuffle_matches_reference_anywhere_in_the_stream(seed: bytes, start: int, size: int) -> None:
+    s, r = Stream(seed, 1), RefStream(seed, 1)
+    s.index = r.i = start
+    ours, expected = list(range(size)), list(range(size))
+    s.shuffle(ours)
+    r.shuffle(expected)
+    assert ours == expected and s.index == r.i

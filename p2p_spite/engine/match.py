@@ -11,6 +11,7 @@ from .rng import SEED_BYTES
 from .state import WIN_RESIGN, GameState, Result, RulesError
 
 DEFAULT_TARGET = 50
+_as_move = tuple.__new__
 
 
 class MatchOverError(RulesError):
@@ -78,9 +79,9 @@ class Match:
 
     def apply(self, move: Sequence[Any]) -> Move:
         """Play a move in the current game; return it as a Move."""
-        game = self.game
+        game = self.games[-1]
         game.apply(move)
-        m = move if type(move) is Move else Move(*move)
+        m = move if type(move) is Move else _as_move(Move, move)  # 5 items: apply checked
         self.moves[-1].append(m)
         if game.result is not None:
             self._score(game.result)

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import operator
+import struct
 from typing import Any
 
 DOMAIN = b"p2p-spite/v1"
 SEED_BYTES = 32
 _TWO64 = 1 << 64
+_sha256 = hashlib.sha256
+_digest = type(hashlib.sha256()).digest
+_unpack = struct.Struct(">Q").unpack_from  # the first 8 bytes, big-endian
+_first = operator.itemgetter(0)
+_lt = operator.lt
+_mod = operator.mod
+# the stream's counters as bytes, for the first numbers of a game (a deal uses 103)
+_COUNTERS = [i.to_bytes(8, "big") for i in range(4096)]
+# below(n)'s rejection limit for every n a 104-card game can shuffle
+_LIMITS = [_TWO64 - (_TWO64 % n) if n else 0 for n in range(129)]
 
 
 class Stream:
@@ -18,33 +30,32 @@ class Stream:
     ``key = b"p2p-spite/v1" + seed + game.to_bytes(4, "big")``.
     """
 
-    __slots__ = ("_prefix", "index")
+    __slots__ = ("_key", "index")
 
     def __init__(self, seed: bytes, game: int) -> None:
         if len(seed) != SEED_BYTES:
             raise ValueError(f"a seed is {SEED_BYTES} bytes, not {len(seed)}")
         if not 1 <= game < 1 << 32:
             raise ValueError(f"game numbers start at 1, not {game}")
-        self._prefix = hashlib.sha256(DOMAIN + seed + game.to_bytes(4, "big"))
+        self._key = DOMAIN + seed + game.to_bytes(4, "big")
         self.index = 0
 
     def copy(self) -> Stream:
         other = Stream.__new__(Stream)
-        other._prefix = self._prefix
+        other._key = self._key
         other.index = self.index
         return other
 
     def next64(self) -> int:
-        h = self._prefix.copy()
-        h.update(self.index.to_bytes(8, "big"))
+        x: int = _unpack(_sha256(self._key + self.index.to_bytes(8, "big")).digest())[0]
         self.index += 1
-        return int.from_bytes(h.digest()[:8], "big")
+        return x
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n), by rejection sampling."""
         if n <= 0:
             raise ValueError("below(n) needs n >= 1")
-        limit = _TWO64 - (_TWO64 % n)
+        limit = _LIMITS[n] if n < len(_LIMITS) else _TWO64 - (_TWO64 % n)
         while True:
             x = self.next64()
             if x < limit:
@@ -53,25 +64,39 @@ class Stream:
     def shuffle(self, items: list[Any]) -> None:
         """Fisher-Yates in place: for i from len-1 down to 1, swap i and below(i+1).
 
-        This is ``below`` inlined: a deal shuffles 104 cards, and replays deal
-        every game, so this loop is hot.
+        A deal shuffles 104 cards, and replays deal every game, so this is hot:
+        the len-1 numbers a shuffle needs are hashed in one pass of C-level
+        maps.  If ``below`` would reject one of them (probability under 2**-57
+        for a list shorter than 128), the shuffle is done again one ``below``
+        at a time, so the result is always exactly SPEC's.
         """
-        prefix = self._prefix
+        count = len(items) - 1
+        if count < 1:
+            return
         k = self.index
-        from_bytes = int.from_bytes
-        for i in range(len(items) - 1, 0, -1):
-            n = i + 1
-            limit = _TWO64 - (_TWO64 % n)
-            while True:
-                h = prefix.copy()
-                h.update(k.to_bytes(8, "big"))
-                k += 1
-                x = from_bytes(h.digest()[:8], "big")
-                if x < limit:
-                    break
-            j = x % n
+        if count >= len(_LIMITS) - 1:
+            self._shuffle_slowly(items, count)
+            return
+        if k + count <= len(_COUNTERS):
+            counters = _COUNTERS[k : k + count]
+        else:
+            counters = [i.to_bytes(8, "big") for i in range(k, k + count)]
+        # the number for the swap at each position i = count .. 1, hashed in C-level maps
+        hashes = map(_sha256, map(self._key.__add__, counters))
+        xs = list(map(_first, map(_unpack, map(_digest, hashes))))
+        sizes = range(count + 1, 1, -1)  # below(n) with n = i + 1
+        if not all(map(_lt, xs, _LIMITS[count + 1 : 1 : -1])):
+            self._shuffle_slowly(items, count)  # a number below() rejects: rare beyond measure
+            return
+        for i, j in zip(range(count, 0, -1), map(_mod, xs, sizes), strict=True):
             items[i], items[j] = items[j], items[i]
-        self.index = k
+        self.index = k + count
+
+    def _shuffle_slowly(self, items: list[Any], count: int) -> None:
+        """SPEC's shuffle spelled out, one below() per position."""
+        for i in range(count, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
 
 
 def parse_seed(text: str) -> bytes:

@@ -25,6 +25,9 @@ WIN_RESIGN = "resign"
 DRAW_STOCK = "stock"
 
 
+_MOVE_TYPES = (Move, list, tuple)
+
+
 class Result(NamedTuple):
     """How a game ended: ``winner`` is a seat, or None for a draw."""
 
@@ -298,8 +301,40 @@ class GameState:
 
         Raises IllegalMoveError, with the state untouched, if the rules refuse it.
         """
-        card, pile = self._resolve(move)
+        # The common case is checked inline (replay --check and the bots' search
+        # spend their time here); anything unusual goes through _resolve, which
+        # checks everything and names the reason.
         seat = self.turn
+        card: Card = -1
+        pile: list[Card] | None = None
+        if self.result is None and type(move) in _MOVE_TYPES and len(move) == 5:
+            mseat, source, arg, target, index = move
+            if type(mseat) is int and mseat == seat and type(index) is int:
+                if target == CENTER:
+                    if 0 <= index < CENTER_STACKS:
+                        if source == HAND:
+                            if type(arg) is int and arg in self.hands[seat]:
+                                card = arg
+                        elif source == PAYOFF:
+                            pile = self.payoff[seat]
+                            if arg is None and pile:
+                                card = pile[-1]
+                        elif source == SIDE and type(arg) is int and 0 <= arg < SIDE_STACKS:
+                            pile = self.sides[seat][arg]
+                            if pile:
+                                card = pile[-1]
+                        if card >= 0 and not ((r := card % 13) == 12 or r == len(self.center[index])):
+                            card = -1
+                elif (
+                    target == SIDE
+                    and source == HAND
+                    and 0 <= index < SIDE_STACKS
+                    and type(arg) is int
+                    and arg in self.hands[seat]
+                ):
+                    card = arg
+        if card < 0:
+            card, pile = self._resolve(move)
         hand = self.hands[seat]
         index = move[4]
         if pile is None:
@@ -334,11 +369,16 @@ class GameState:
 
     def _refill(self, seat: int) -> None:
         hand, stock = self.hands[seat], self.stock
-        while len(hand) < HAND_SIZE:
-            if not stock:
-                self.result = Result(None, 0, DRAW_STOCK)
-                return
-            hand.append(stock.pop())
+        need = HAND_SIZE - len(hand)
+        if need <= 0:
+            return
+        if need <= len(stock):
+            hand.extend(stock[: -need - 1 : -1])  # one stock.pop() after another
+            del stock[-need:]
+            return
+        hand.extend(reversed(stock))
+        stock.clear()
+        self.result = Result(None, 0, DRAW_STOCK)
 
     def __repr__(self) -> str:
         return (

@@ -28,7 +28,7 @@ class DeckStream(Stream):
 
     def copy(self) -> DeckStream:
         other = DeckStream.__new__(DeckStream)
-        other._prefix = self._prefix
+        other._key = self._key
         other.index = self.index
         other.orders = self.orders
         other.used = self.used

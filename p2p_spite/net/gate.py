@@ -8,10 +8,12 @@ sockets far faster than a person types a join code.  So:
 * one address (an IPv4 address, or an IPv6 /64) holds at most ``MAX_PER_ADDRESS``
   slots: a crowd from one machine cannot fill the door;
 * when the door (or an address's share) is full, the newcomer is let in and the
-  *oldest connection that has not authenticated yet* is dropped instead: an idle
-  socket cannot keep its slot against a connection that is making progress,
-  and a real joiner authenticates within a round trip or two (the newcomer is
-  turned away only when every slot holds an authenticated connection);
+  *oldest connection that has not authenticated yet* is dropped instead (when
+  the whole door is full: from the address that holds the most such slots): an
+  idle socket cannot keep its slot against a connection that is making progress,
+  a crowd from a few addresses makes room among itself, and a real joiner
+  authenticates within a round trip or two (the newcomer is turned away only
+  when every slot holds an authenticated connection);
 * a connection must send a valid ``hello`` within ``HELLO_TIMEOUT`` seconds (the
   whole handshake keeps its longer limit);
 * the drops are reported in a few merged lines (:class:`StrangerLog`), not one line each.
@@ -95,9 +97,21 @@ class Door(Generic[C]):
         self._per_address[address] += 1
 
     def _victim(self, address: str | None) -> C | None:
-        """The oldest connection (from ``address``, or any) that has not authenticated."""
-        for conn, where in self._pending.items():
-            if (address is None or where == address) and self._stage_of(conn) < AUTHENTICATED:
+        """The oldest connection from ``address`` that has not authenticated; ``address``
+        None: from the address holding the most such connections (a crowd from a few
+        addresses makes room among itself, not at a lone joiner's expense)."""
+        if address is None:
+            counts = Counter(
+                where for conn, where in self._pending.items() if self._stage_of(conn) < AUTHENTICATED
+            )
+            if not counts:
+                return None
+            most = max(counts.values())
+            crowded = {a for a, k in counts.items() if k == most}
+        else:
+            crowded = {address}
+        for conn, where in self._pending.items():  # oldest first
+            if where in crowded and self._stage_of(conn) < AUTHENTICATED:
                 return conn
         return None
 

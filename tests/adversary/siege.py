@@ -7,6 +7,8 @@ get in, against real ``p2p-spite host`` and ``join`` processes.
     python -m tests.adversary.siege run [--connections N] [--rate R] [--resume]
         the whole siege, printing the figures (scripts/gate_siege)
 
+``--sources N``: the crowd comes from N addresses (127.0.0.2, 127.0.0.3, ...), not one.
+
 The churn: ``--workers`` connections at a time, each held until the host drops it and
 then opened again (half of them idle, half sending a valid hello and then nothing, so
 waiting in the join-code step), at most ``--rate`` new connections a second.
@@ -29,7 +31,7 @@ from pathlib import Path
 from p2p_spite.net.wire import encode
 from tests.support.net import CLI, ROOT, finish_all, read_code, reader, spawn, wait_listening
 
-SOURCE = "127.0.0.2"  # the attacker's "machine"
+SOURCES = [f"127.0.0.{k}" for k in range(2, 66)]  # the attacker's "machines" (the first --sources)
 HOST_ADDR = "127.0.0.1"
 
 
@@ -49,7 +51,15 @@ def _hello() -> bytes:
 
 
 async def attack(
-    port: int, *, idle: int, connections: int, rate: float, workers: int, before: int, stop: asyncio.Event
+    port: int,
+    *,
+    idle: int,
+    connections: int,
+    rate: float,
+    workers: int,
+    before: int,
+    sources: int,
+    stop: asyncio.Event,
 ) -> dict[str, int]:
     """Open ``idle`` idle sockets, then churn until ``connections`` in all or ``stop``;
     say "ready" once ``before`` connections are made."""
@@ -67,8 +77,9 @@ async def attack(
             at = next_at[0] = max(next_at[0] + gap, time.monotonic())
             await asyncio.sleep(max(0.0, at - time.monotonic()))
         try:
+            source = SOURCES[made % sources]
             pair = await asyncio.wait_for(
-                asyncio.open_connection(HOST_ADDR, port, local_addr=(SOURCE, 0)), 10
+                asyncio.open_connection(HOST_ADDR, port, local_addr=(source, 0)), 10
             )
         except (OSError, TimeoutError):
             failed += 1
@@ -135,6 +146,7 @@ def _attack_main(args: argparse.Namespace) -> int:
             rate=args.rate,
             workers=args.workers,
             before=args.before,
+            sources=args.sources,
             stop=stop,
         )
 
@@ -161,6 +173,7 @@ def siege(
     rate: float,
     workers: int = 64,
     idle: int = 50,
+    sources: int = 1,
     resume: bool = False,
 ) -> Figures:
     """A host (bot, join code) under attack while a joiner (bot) gets in.  ``resume``: the
@@ -194,7 +207,7 @@ def siege(
         attacker = subprocess.Popen(
             [*CLI[:1], "-m", "tests.adversary.siege", "attack", "--port", str(port), "--idle", str(idle),
              "--connections", str(connections), "--rate", str(rate), "--workers", str(workers),
-             "--before", str(before)],
+             "--before", str(before), "--sources", str(sources)],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -236,6 +249,7 @@ def _run_main(args: argparse.Namespace) -> int:
             rate=args.rate,
             workers=args.workers,
             idle=args.idle,
+            sources=args.sources,
             resume=args.resume,
         )
     print(
@@ -264,6 +278,7 @@ def main() -> int:
         q.add_argument("--workers", type=int, default=64)
         q.add_argument("--before", type=int, default=1000, help="connections made before the joiner starts")
         q.add_argument("--resume", action="store_true")
+        q.add_argument("--sources", type=int, default=1, help=f"attack from 127.0.0.2 on (1..{len(SOURCES)})")
     args = p.parse_args()
     return _attack_main(args) if args.cmd == "attack" else _run_main(args)
 

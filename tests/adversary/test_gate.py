@@ -90,18 +90,21 @@ def _quiet(*outputs: str) -> None:
 # -- the crowd at the door: real processes ------------------------------------------------------
 
 
-def test_a_crowd_from_another_address_cannot_keep_the_joiner_out(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sources", [1, 8])
+def test_a_crowd_from_another_address_cannot_keep_the_joiner_out(tmp_path: Path, sources: int) -> None:
     """50 idle sockets and a churn of connections from 127.0.0.2 (idle ones, and ones
     that send a valid hello and stop at the join code); the joiner from 127.0.0.1 starts
-    once 400 are made, while the churn goes on (scripts/gate_siege runs thousands)."""
-    fig = siege(tmp_path, connections=1200, before=400, rate=0)
+    once 400 are made, while the churn goes on (scripts/gate_siege runs thousands).
+    ``sources`` 8: the crowd comes from 127.0.0.2-9, enough to fill the whole door."""
+    fig = siege(tmp_path, connections=1200, before=400, rate=0, sources=sources)
     (hrc, hout, herr), (jrc, jout, jerr) = fig.host, fig.join
     assert hrc == 0 and jrc == 0, (herr, jerr)
     _quiet(hout, herr, jout, jerr)
     assert fig.attack["made"] >= 450, fig.attack  # 50 idle + at least 400 churned before the joiner
     assert fig.connect_to_in < 5.0, fig
     assert 1 <= len(fig.warnings) <= 4, fig.warnings
-    assert any("more connections" in w and "127.0.0.2" in w for w in fig.warnings), fig.warnings
+    assert any("more connections" in w and "from 127.0.0." in w for w in fig.warnings), fig.warnings
+    assert "127.0.0.1" not in "".join(fig.warnings)  # the joiner's own connection was never dropped
     assert "Bob joined" in hout and "final scores: Ann" in hout
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
@@ -175,6 +178,18 @@ def test_the_door_keeps_each_address_to_its_share_and_drops_the_oldest_unauthent
     door.leave("c1")
     assert knock("e2", "E") == (True, None)
     assert len(door) == 5
+
+
+def test_a_full_door_makes_room_at_the_most_crowded_address() -> None:
+    """A crowd from a few addresses churning through a full door must not evict a lone
+    joiner's connection just because it is the oldest."""
+    door: Door[str] = Door(lambda _c: CONNECTED, most=5, most_per_address=3)
+    for conn, where in (("joiner", "J"), ("x1", "X"), ("x2", "X"), ("y1", "Y"), ("y2", "Y")):
+        assert door.admit(conn, where) == (True, None)
+    assert door.admit("z1", "Z") == (True, "x1")  # X and Y hold the most: the oldest of theirs
+    assert door.admit("z2", "Z") == (True, "y1")
+    assert door.admit("w1", "W") == (True, "z1")  # Z holds two now
+    assert door.admit("v1", "V") == (True, "joiner")  # one each: only now is the oldest of all dropped
 
 
 def test_addresses_are_counted_by_machine() -> None:
@@ -300,13 +315,22 @@ def _join_a_fake_host(tmp: Path, script: Callable[[socket.socket, dict[str, Any]
 
 
 @pytest.mark.parametrize(
-    "depth,says", [(3, "proto must be an integer, not a list"), (1000, "nested more than")]
+    "proto,says",
+    [
+        (3, "proto must be an integer, not a list"),  # [[[1]]]
+        (1000, "nested more than"),  # [[[...1...]]]
+        (True, "proto must be an integer, not True"),
+        (1.0, "proto must be an integer, not 1.0"),
+    ],
 )
-def test_a_hostile_hosts_deep_hello_is_refused_by_a_real_joiner_in_one_line(
-    tmp_path: Path, depth: int, says: str
+def test_a_hostile_hosts_hello_is_refused_by_a_real_joiner_in_one_line(
+    tmp_path: Path, proto: Any, says: str
 ) -> None:
     def script(conn: socket.socket, _hello_: dict[str, Any]) -> None:
-        conn.sendall(_deep_hello(HOST, depth))
+        if type(proto) is int:
+            conn.sendall(_deep_hello(HOST, proto))
+        else:
+            conn.sendall(encode(_hello(HOST, proto=proto)))
 
     assert says in _join_a_fake_host(tmp_path, script)
 

@@ -303,12 +303,14 @@ class FairDeck:
             out.append((g.mul(k), y.mul(k)))
         return out
 
-    def precompute(self, cards: int = 6, pads: int = DECK) -> int:
+    def precompute(self, cards: int = 6, pads: int | None = None) -> int:
         """Work ahead while idle (the other player is thinking): our proven
         shares of the next ``cards`` stock cards and of the cards under the
         pay-off tops (whoever gets them, our share is the same), and the
-        re-encryption pads of our next pass, so that a draw or reveal costs the
-        receiver only a verification and a reshuffle only point additions.
+        re-encryption pads of our next pass (``pads``, by default as many as
+        that pass can need: the deck, or the stock and a completed stack), so
+        that a draw or reveal costs the receiver only a verification and a
+        reshuffle only point additions.
         Nothing is sent; what it computes is what would be computed later.
         Returns how many items it computed (0: nothing left to do)."""
         done = 0
@@ -319,7 +321,10 @@ class FairDeck:
                     self._ready_shares[slot] = self._prove(slot)
                     done += 1
         if self._joint is not None and not self.over:
-            r = len(self.rounds) - (1 if self.shuffling and len(self.rounds[-1].passes) <= self.seat else 0)
+            pending = self.shuffling and len(self.rounds[-1].passes) <= self.seat
+            r = len(self.rounds) - (1 if pending else 0)
+            if pads is None:
+                pads = len(self.rounds[-1].inputs) if pending else len(self.stock) + STACK_COMPLETE
             have = self._pads.get(r, [])
             if len(have) < pads:
                 self._pads[r] = have + self._pads_for(self._secret, self.head, r, range(len(have), pads))

@@ -31,6 +31,7 @@ MAX_PER_ADDRESS: Final = 4  # ... of which from one address (an IPv6 /64 counts 
 HELLO_TIMEOUT: Final = 3.0  # seconds a new connection has to send a valid hello
 REPORT_FIRST: Final = 5.0  # seconds: the first window in which drops are counted, not printed
 REPORT_MOST: Final = 60.0  # the window doubles while the drops go on, up to this
+MAX_ADDRESSES_TOLD: Final = 1000  # addresses counted one by one in a window; the others together
 
 # the stage a connection has reached (higher: more progress)
 CONNECTED: Final = 0  # no valid hello yet
@@ -141,6 +142,7 @@ class StrangerLog:
         self._started = 0.0
         self._kinds: Counter[str] = Counter()
         self._addresses: Counter[str] = Counter()
+        self._unlisted = 0  # drops from addresses beyond the MAX_ADDRESSES_TOLD counted
         self.total = 0  # every drop so far
 
     def drop(self, address: str, kind: str, line: str) -> str | None:
@@ -154,7 +156,10 @@ class StrangerLog:
             self._until = now + self._window
             return line
         self._kinds[kind] += 1
-        self._addresses[address] += 1
+        if address in self._addresses or len(self._addresses) < MAX_ADDRESSES_TOLD:
+            self._addresses[address] += 1
+        else:  # a crowd from countless addresses (IPv6) must not grow this without bound
+            self._unlisted += 1
         return None
 
     @property
@@ -175,12 +180,14 @@ class StrangerLog:
         span = at - self._started
         top = self._addresses.most_common(3)
         where = ", ".join(f"{k:,} from {a}" for a, k in top)
-        if len(self._addresses) > len(top):
-            others = len(self._addresses) - len(top)
-            where += f" and {sum(self._addresses.values()) - sum(k for _, k in top):,} from {others:,} more"
+        others = len(self._addresses) - len(top)
+        if others or self._unlisted:
+            rest = n - sum(k for _, k in top)
+            where += f" and {rest:,} from {'more than ' * bool(self._unlisted)}{others:,} more"
         why = ", ".join(f"{k:,} {kind}" for kind, k in self._kinds.most_common())
         self._kinds.clear()
         self._addresses.clear()
+        self._unlisted = 0
         self._window = min(self._window * 2, self.most)
         self._started = at
         self._until = at + self._window

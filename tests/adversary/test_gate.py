@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from p2p_spite.net import host_session
+from p2p_spite.net import gate, host_session
 from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
 from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, ProtocolError
 from p2p_spite.net.wire import FrameDecoder, RemoteProtocolError, encode
@@ -190,6 +190,18 @@ def test_a_full_door_makes_room_at_the_most_crowded_address() -> None:
     assert door.admit("z2", "Z") == (True, "y1")
     assert door.admit("w1", "W") == (True, "z1")  # Z holds two now
     assert door.admit("v1", "V") == (True, "joiner")  # one each: only now is the oldest of all dropped
+
+
+def test_a_crowd_from_countless_addresses_is_counted_in_bounded_memory() -> None:
+    now = [0.0]
+    log = StrangerLog(lambda: now[0])
+    for i in range(5000):
+        log.drop(f"2001:db8:{i:x}::/64", "no hello in time", "first")
+    assert len(log._addresses) == gate.MAX_ADDRESSES_TOLD
+    now[0] = 10
+    text = log.summary()
+    assert text is not None and text.startswith("dropped 4,999 more connections in 10 s (1 from "), text
+    assert text.endswith("and 4,996 from more than 997 more): 4,999 no hello in time"), text
 
 
 def test_addresses_are_counted_by_machine() -> None:

@@ -253,6 +253,18 @@ def test_proto_must_be_a_real_integer(proto: Any, what: str) -> None:
     assert str(info.value) == f"hello: proto must be an integer, not {what}"
 
 
+def test_frames_nest_at_most_four_deep() -> None:
+    from p2p_spite.net.wire import MAX_DEPTH, FrameDecoder
+
+    dec = FrameDecoder()
+    dec.feed(encode({"t": "x", "v": _nested(MAX_DEPTH - 1)}))  # the map, then 3 lists: 4 deep
+    assert dec.next_message() == {"t": "x", "v": _nested(MAX_DEPTH - 1)}
+    dec.feed(encode({"t": "x", "v": _nested(MAX_DEPTH)}))
+    with pytest.raises(RemoteProtocolError, match="nested more than 4 deep") as info:
+        dec.next_message()
+    assert info.value.code == "decode"
+
+
 def test_a_role_nested_deep_is_named_not_printed() -> None:
     ep = Endpoint(LocalConfig(HOST, "Ann"))
     ep.initiate()

@@ -267,7 +267,12 @@ def _run_replay(args: argparse.Namespace) -> int:
 
         return run_viewer(args.file)
     rec = record.load(args.file)
-    match = record.verify(rec)
+    try:
+        match = record.verify(rec)
+    except record.RecordError as e:  # worded as the game screen names stacks and cards
+        from .ui.replay import check_failure
+
+        raise UserError(check_failure(rec, e)) from None
     moves = match.total_moves
     games = len(rec.games)
     line = (

@@ -34,12 +34,19 @@ _PRIVATE_GAME_KEYS = ("moves", "result", "deck", "reshuffles")
 
 
 class RecordError(ValueError):
-    """A record that cannot be read or does not replay; says where and why."""
+    """A record that cannot be read or does not replay; says where and why.
 
-    def __init__(self, reason: str, game: int | None = None, move: int | None = None) -> None:
+    ``bad_move``: the record's move that the rules refused, as written (an
+    interface words it in its own terms, :func:`p2p_spite.ui.replay.check_failure`).
+    """
+
+    def __init__(
+        self, reason: str, game: int | None = None, move: int | None = None, bad_move: Any = None
+    ) -> None:
         self.reason = reason
         self.game = game
         self.move = move
+        self.bad_move = bad_move
         where = ""
         if game is not None:
             where = f"game {game}, move {move}: " if move is not None else f"game {game}: "
@@ -232,7 +239,9 @@ def verify(record: Record) -> Match:
             try:
                 apply(m)
             except IllegalMoveError as e:
-                raise RecordError(f"illegal move {json.dumps(m)}: {e.reason}", game=n, move=i) from None
+                raise RecordError(
+                    f"illegal move {json.dumps(m)}: {e.reason}", game=n, move=i, bad_move=m
+                ) from None
             except ValueError as e:  # a private deck's reshuffle that is missing or wrong
                 raise RecordError(str(e), game=n, move=i) from None
         if isinstance(state.stream, DeckStream) and state.stream.used != len(g.reshuffles):

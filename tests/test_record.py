@@ -263,7 +263,8 @@ def test_cli_reports_the_tampered_move(tmp_path: Path, capsys: pytest.CaptureFix
     bad.write_text(json.dumps(data))
     assert main(["replay", "--check", str(bad)]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith("p2p-spite: game 3, move 6: illegal move [")
+    assert err.startswith("p2p-spite: game 3, move 6: ")
+    assert "there is no card 555" in err and '[1, "hand", 555, ' in err
 
 
 def test_match_record_of_a_live_match_is_valid() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from p2p_spite.bots import make_bot
 from p2p_spite.engine import SIDE, Match, view
 from p2p_spite.selfplay import play_match
 from p2p_spite.ui.board import width_of
-from p2p_spite.ui.replay import Replay, ReplayViewer, load_replay, run_viewer, text_listing
+from p2p_spite.ui.replay import Replay, ReplayViewer, check_failure, load_replay, run_viewer, text_listing
+
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +135,87 @@ def test_the_viewer_steps_with_keys(saved: Path, cols: int, rows: int) -> None:
                 await task
 
     asyncio.run(main())
+
+
+def _resigned_then_unfinished() -> Match:
+    """Game 1 resigned by Bob after a few moves; game 2 stopped mid-way."""
+    m = Match(bytes(range(32)), target=500, players=("Ann", "Bob"))
+    bots = [make_bot("easy", 0), make_bot("easy", 1)]
+    for _ in range(12):
+        m.apply(bots[m.game.turn].choose(view(m.game, m.game.turn)))
+    assert m.game.result is None
+    m.resign(1)
+    m.next_game()
+    for _ in range(5):
+        m.apply(bots[m.game.turn].choose(view(m.game, m.game.turn)))
+    return m
+
+
+def test_the_last_frame_says_a_resignation_or_an_unfinished_game() -> None:
+    r = Replay(_resigned_then_unfinished())
+    with create_pipe_input() as inp:
+        v = ReplayViewer(r, input=inp, output=SizedOutput(80, 24))
+
+
+        def frame() -> tuple[str, str]:
+            lines = ["".join(f[1] for f in line) for line in v.board_lines()]
+            return lines[0], lines[-1]  # the header and the line under the board
+
+        r.goto(1, 11)
+        head, under = frame()
+        assert "resigned" not in head + under
+        r.goto(1, 12)  # the last move of game 1, then the resignation
+        head, under = frame()
+        assert "Bob resigned" in head
+        assert "12. " in under and "then Bob resigned: Ann +" in under
+        assert "game over: Ann" not in under  # not as if the last move had ended it
+        assert "Bob resigned: Ann +" in "".join(f[1] for f in v.move_list())
+        r.goto(2, 5)
+        head, under = frame()
+        assert "unfinished" in head
+        assert "unfinished: the record stops here" in under
+        assert "unfinished: the record stops here" in "".join(f[1] for f in v.move_list())
+        listing = text_listing(r)
+        assert "  Bob resigned: Ann +" in "\n".join(listing)
+        assert listing[-2] == "  unfinished: the record stops here"
+
+
+def _tampered(tmp_path: Path, game: int, move: int, change: Callable[[list[object]], None]) -> Path:
+    data = json.loads((DATA / "match-easy-vs-easy.json").read_text())
+    change(data["games"][game - 1]["moves"][move - 1])
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _check(path: Path) -> str:
+    rec = record.load(path)
+    with pytest.raises(record.RecordError) as e:
+        record.verify(rec)
+    return check_failure(rec, e.value)
+
+
+def test_check_names_stacks_and_cards_as_the_game_screen_does(tmp_path: Path) -> None:
+    data = json.loads((DATA / "match-easy-vs-easy.json").read_text())
+    names = data["players"]
+    moves = data["games"][2]["moves"]
+    # A card played from a side stack onto a center it does not fit.
+    i = next(k for k, m in enumerate(moves, 1) if m[1] == "side" and m[3] == "center")
+    m = moves[i - 1]
+
+    def other_center(mv: list[object]) -> None:
+        mv[4] = (m[4] + 1) % 3
+
+    said = _check(_tampered(tmp_path, 3, i, other_center))
+    assert said.startswith(f"game 3, move {i}: {names[m[0]]} cannot play that: ")
+    # The screen's words: center and side stack counted from 1, the card with its suit symbol...
+    assert f"from {names[m[0]]}'s side stack {m[2] + 1} does not fit center {(m[4] + 1) % 3 + 1}" in said
+    assert "it needs" in said and "(or a King)" in said
+    # ...and the record's own move (counted from 0) beside them.
+    assert f'[{m[0]}, "side", {m[2]}, "center", {(m[4] + 1) % 3}]' in said and "counting from 0" in said
+    assert "seat" not in said.split("(in the record")[0]
+
+    said = _check(_tampered(tmp_path, 3, 6, lambda mv: mv.__setitem__(4, 7)))
+    assert "there is no side stack 8: 1 to 4" in said or "there is no center stack 8: 1 to 3" in said
+    said = _check(_tampered(tmp_path, 3, 6, lambda mv: mv.__setitem__(0, 1 - int(str(mv[0])))))
+    assert "moved, but it is" in said and "'s turn" in said

@@ -15,6 +15,8 @@ from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, fits
 from ..engine.cards import parse_card
 from .text import card_label, clip_text
 
+CARD_IDS = 104  # two decks: the engine's cards are 0..103
+
 
 class NotationError(ValueError):
     """Text that is not a move; the message says what was expected."""
@@ -119,11 +121,12 @@ def describe_move(move: Move, card: Card, who: str) -> str:
 RANK_WORDS = ("an Ace", "a 2", "a 3", "a 4", "a 5", "a 6", "a 7", "an 8", "a 9", "a 10", "a Jack", "a Queen")
 
 
-def explain_illegal(move: Move, view: PlayerView) -> str:
+def explain_illegal(move: Move, view: PlayerView, whose: str = "your") -> str:
     """Why ``move`` is refused, in the player's terms (1-based numbers, card names).
 
     Only for a move that is not in ``view.legal_moves()``; the engine decides
-    legality, this only puts the reason into words.
+    legality, this only puts the reason into words.  ``whose``: ``your`` for
+    the player at the screen, ``Bob's`` for a move read from a record.
     """
     if view.result is not None:
         return "the game is over"
@@ -133,32 +136,38 @@ def explain_illegal(move: Move, view: PlayerView) -> str:
     card: Card | None
     if move.source == HAND:
         card = move.arg
-        if card is None or card not in view.hand:
-            return "that card is not in your hand"
-        what = f"{card_label(card)} from your hand"
+        if card is None or not 0 <= card < CARD_IDS:
+            return f"there is no card {card} (a card is 0 to {CARD_IDS - 1})"
+        if card not in view.hand:
+            return f"{card_label(card)} is not in {whose} hand"
+        what = f"{card_label(card)} from {whose} hand"
     elif move.source == PAYOFF:
         card = view.payoff_tops[me]
         if card is None:
-            return "your pay-off pile is empty"
-        what = f"your pay-off card {card_label(card)}"
+            return f"{whose} pay-off pile is empty"
+        what = f"{whose} pay-off card {card_label(card)}"
     else:
         n = (move.arg or 0) + 1
         stack = view.sides[me][n - 1] if 0 <= n - 1 < 4 else ()
+        if not 1 <= n <= 4:
+            return f"there is no side stack {n}: 1 to 4"
         if not stack:
-            return f"your side stack {n} is empty"
+            return f"{whose} side stack {n} is empty"
         card = stack[-1]
-        what = f"{card_label(card)} from side stack {n}"
+        what = f"{card_label(card)} from {whose} side stack {n}"
     if move.target == SIDE:
         if move.source != HAND:
-            return "only a hand card can go on a side stack (it ends your turn)"
-        return f"you cannot discard {what} now"
+            return "only a hand card can go on a side stack (it ends the turn)"
+        if not 0 <= move.slot < 4:
+            return f"there is no side stack {move.slot + 1}: 1 to 4"
+        return f"{what} cannot be discarded now"
     if not 0 <= move.slot < 3:
-        return f"there is no center stack {move.slot + 1}"
+        return f"there is no center stack {move.slot + 1}: 1 to 3"
     n = len(view.center[move.slot])
     if not fits(card, n):
         need = RANK_WORDS[n] if n < len(RANK_WORDS) else "a Queen"
         return f"{what} does not fit center {move.slot + 1}: it needs {need} (or a King)"
-    return f"you cannot play {what} on center {move.slot + 1} now"
+    return f"{what} cannot go on center {move.slot + 1} now"
 
 
 __all__ = [

@@ -9,9 +9,11 @@ which takes a few milliseconds.  Positions are (game, n): the deal of game
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -25,9 +27,9 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
 from .. import record as recordmod
-from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, Result, view
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, Result, move_from_json, view
 from .board import BoardInfo, Line, app_style, card_label, clip, render_board, width_of
-from .notation import describe_move
+from .notation import describe_move, explain_illegal
 from .text import DOT, RULE, VBAR, clean_name
 
 SIDE_PANE_MIN_COLS = 112
@@ -35,7 +37,13 @@ SIDE_PANE = 34
 MIN_COLS = 64
 
 
-def result_words(result: Result, names: tuple[str, str]) -> str:
+UNFINISHED = "unfinished: the record stops here"
+
+
+def result_words(result: Result | None, names: tuple[str, str]) -> str:
+    """How a game ended, in words (None: it did not, the record stops)."""
+    if result is None:
+        return UNFINISHED
     if result.winner is None:
         return "the stock ran out: a draw"
     w = names[result.winner]
@@ -200,9 +208,16 @@ class ReplayViewer:
             else:
                 hl = frozenset({f"s{m.slot + 1}" if m.seat == 0 else f"os{m.slot + 1}"})
         status, sstyle = None, None
-        result = r.results[r.game - 1] if r.at_end() else None
-        if result is not None:
-            status = "draw" if result.winner is None else f"{r.names[result.winner]} won"
+        if r.at_end():
+            result = r.results[r.game - 1]
+            if result is None:
+                status = "unfinished"
+            elif result.winner is None:
+                status = "draw"
+            elif result.reason == "resign":
+                status = f"{r.names[1 - result.winner]} resigned"
+            else:
+                status = f"{r.names[result.winner]} won"
             sstyle = "class:header.turn.over"
         info = BoardInfo(
             view=v,
@@ -238,10 +253,16 @@ class ReplayViewer:
         else:
             m = ms[r.pos - 1]
             text = f" {r.pos}. " + describe_move(m, self.cards()[r.pos - 1], r.names[m.seat])
-        res = r.results[r.game - 1]
-        if r.at_end() and res is not None:
-            short = "a draw" if res.winner is None else f"{r.names[res.winner]} +{res.points}"
-            text += f"  {RULE} game over: {short}"
+        if r.at_end():
+            # The last move did not always end the game: a resignation comes
+            # after it, and a record may stop in the middle of a game.
+            res = r.results[r.game - 1]
+            if res is None:
+                text += f"  {RULE} {UNFINISHED}"
+            elif res.reason == "resign":
+                text += f"  {RULE} then {result_words(res, r.names)}"
+            else:
+                text += f"  {RULE} game over: {result_words(res, r.names)}"
         return clip([("class:msg.event", text)], self._board_width())
 
     def _move_rows(self) -> int:
@@ -269,9 +290,7 @@ class ReplayViewer:
                 style = "class:list.current"
             handler = self._jump(i + 1)
             items.append(clip([(style, text.ljust(width), handler)], width))
-        res = r.results[r.game - 1]
-        if res is not None:
-            items.append([("class:list.game", " " + result_words(res, (r.names[0], r.names[1])))])
+        items.append([("class:list.game", " " + result_words(r.results[r.game - 1], r.names))])
         # Keep the current move in view.
         cur = min(r.pos, len(items) - 1)
         start = max(0, min(cur - rows // 2, len(items) - rows))
@@ -395,8 +414,7 @@ def text_listing(replay: Replay) -> list[str]:
         out.append(f"game {g}: {r.names[st.starter]} starts")
         for i, (m, c) in enumerate(zip(r.game_moves, r.move_cards(), strict=True)):
             out.append(f"  {i + 1:>3}. {describe_move(m, c, r.names[m.seat])}")
-        res = r.results[g - 1]
-        out.append(f"  {result_words(res, (r.names[0], r.names[1]))}" if res else "  (not finished)")
+        out.append(f"  {result_words(r.results[g - 1], r.names)}")
     s = r.match.scores
     out.append(f"scores: {r.names[0]} {s[0]}, {r.names[1]} {s[1]}")
     return out
@@ -419,6 +437,43 @@ def print_listing(replay: Replay, out: TextIO | None = None) -> None:
                 os.close(devnull)
 
 
+def check_failure(rec: recordmod.Record, err: recordmod.RecordError) -> str:
+    """What ``replay --check`` says when ``rec`` does not replay: ``err``'s
+    words, except that a move the rules refused is named as the game screen
+    names things (players by name, ``center 1``/``side stack 3`` counted from
+    1, cards as ``7♥``), with the record's own move (0-based) kept beside it.
+
+    The reason is worked out again from the position before that move (the
+    engine said the move is illegal; :func:`notation.explain_illegal` says why
+    in words), never read back from the engine's sentence.
+    """
+    raw = err.bad_move
+    if raw is None or err.game is None or err.move is None:
+        return str(err)
+    where = f"game {err.game}, move {err.move}"
+    written = f"(in the record: {json.dumps(raw)}, its indexes counting from 0)"
+    try:
+        move = move_from_json(raw)
+    except ValueError as e:
+        return f"{where}: not a move: {e}"
+    n, i = err.game, err.move
+    cut = replace(rec.games[n - 1], moves=rec.games[n - 1].moves[: i - 1], result=None)
+    before = replace(rec, games=[*rec.games[: n - 1], cut], scores=None)
+    try:
+        state = recordmod.verify(before).game  # (it replayed this far when err was raised)
+    except recordmod.RecordError:  # (a private deck's reshuffles cannot be cut mid-game)
+        return str(err)
+    names = [clean_name(p) or f"seat {k}" for k, p in enumerate(rec.players)]
+    if move.seat not in (0, 1):
+        return f"{where}: there is no seat {move.seat} (seats are 0 and 1) {written}"
+    who = names[move.seat]
+    if move.seat != state.turn:
+        return f"{where}: {who} moved, but it is {names[state.turn]}'s turn {written}"
+    why = explain_illegal(move, view(state, move.seat), whose=f"{who}'s")
+    verb = "discard" if move.target == SIDE else "play"
+    return f"{where}: {who} cannot {verb} that: {why} {written}"
+
+
 def load_replay(path: Path) -> Replay:
     rec = recordmod.load(path)
     return Replay(recordmod.verify(rec))
@@ -439,4 +494,12 @@ def run_viewer(path: Path) -> int:
     return 0
 
 
-__all__ = ["Replay", "ReplayViewer", "load_replay", "print_listing", "run_viewer", "text_listing"]
+__all__ = [
+    "Replay",
+    "ReplayViewer",
+    "check_failure",
+    "load_replay",
+    "print_listing",
+    "run_viewer",
+    "text_listing",
+]

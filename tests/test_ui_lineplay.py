@@ -311,8 +311,8 @@ def test_the_plain_board_shows_every_side_stack_of_both_players_with_labels() ->
     text = render(v, ("Alice", "Bob"))
     lines = text.splitlines()
     center = next(i for i, x in enumerate(lines) if x.startswith("center:"))
-    mine = next(x for x in lines[center:] if "sides" in x)
-    theirs = next(x for x in lines if "sides" in x)
+    mine = next(x for x in lines[center:] if "your sides " in x)
+    theirs = next(x for x in lines[:center] if "Bob's sides " in x)
     for line, seat in ((theirs, 1), (mine, 0)):
         for i, stack in enumerate(v.sides[seat]):
             cards = " ".join(card_label(c) for c in stack) if stack else "--"

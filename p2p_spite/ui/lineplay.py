@@ -98,9 +98,9 @@ def render(view: PlayerView, names: tuple[str, str], hand: Slots | None = None) 
         f"-- game {view.game}  stock {view.stock_count}",
         f"{names[op]}: pay-off {_opt(top[op])} ({view.payoff_counts[op]} left), "
         f"hand {_cards(view.hand_counts[op])}",
-        f"  sides {_sides(view.sides[op])}",
+        f"  {names[op]}'s sides {_sides(view.sides[op])}",
         "center: " + "  ".join(f"c{i + 1} {_stack(c)} (needs {_need(c)})" for i, c in enumerate(view.center)),
-        f"  sides {_sides(view.sides[me])}",
+        f"  your sides {_sides(view.sides[me])}",
         f"you: pay-off {_opt(top[me])} ({view.payoff_counts[me]} left)",
         f"hand: {held or '(empty)'}",
     ]

@@ -30,7 +30,8 @@ _SPLIT = re.compile(r"^\s*(.+?)\s*(?:\s|->|>|\bto\b|\bon\b)\s*((?:c|center|centr
 _COMPACT = re.compile(r"^\s*((?:h|s)\d+|p|(?:10|[2-9atjqk])[cdhs])\s*((?:c|s)\d+)\s*$")
 
 SYNTAX_HELP = (
-    "h3 c1 (hand card 3 to center 1), p c2 (pay-off), s4 c1 (side stack), h2 s3 (discard, ends turn)"
+    "7h c1 or h3 c1 (a hand card, by name or number, to center 1), p c2 (pay-off), "
+    "s4 c1 (side stack 4), 9s s3 or h2 s3 (discard: ends the turn)"
 )
 
 

@@ -46,7 +46,8 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None =
     t = text.strip().lower()
     m = _COMPACT.match(t) or _SPLIT.match(t)
     if not m:
-        raise NotationError(f"not a move: {clip_text(text.strip(), 40)!r}; try {SYNTAX_HELP}")
+        typed = clip_text(text.strip(), 40)
+        raise NotationError(f"not a move: {typed!r}; try 7h c1, h3 c1, p c2, s4 c1 or h2 s3 (help explains)")
     src, dst = m.group(1).strip(), m.group(2).strip()
     sm, tm = _SOURCE.match(src), _TARGET.match(dst)
     if not sm:

@@ -43,7 +43,8 @@ C = TypeVar("C")
 
 def address_key(peer: Any) -> str:
     """The address a connection counts against: its IP address (an IPv4-mapped IPv6
-    address as IPv4), or for IPv6 its /64 (one machine or LAN usually has a whole /64)."""
+    address as IPv4), or for IPv6 its /64 (one machine or LAN usually has a whole /64;
+    not for a link-local address: every machine on the LAN shares fe80::/64)."""
     host = peer[0] if isinstance(peer, tuple) and peer else peer
     try:
         ip = ipaddress.ip_address(str(host).split("%", 1)[0])
@@ -52,7 +53,7 @@ def address_key(peer: Any) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        if not ip.is_loopback:
+        if not ip.is_loopback and not ip.is_link_local:
             return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
 

@@ -210,6 +210,8 @@ def test_addresses_are_counted_by_machine() -> None:
     assert address_key(("2001:db8:1:2::7", 1, 0, 0)) == address_key(("2001:db8:1:2:ffff::9", 2, 0, 0))
     assert address_key(("2001:db8:1:3::7", 1, 0, 0)) != address_key(("2001:db8:1:2::7", 1, 0, 0))
     assert address_key(("::1", 1, 0, 0)) == "::1"
+    assert address_key(("fe80::1%eth0", 1, 0, 2)) == "fe80::1"  # the LAN's machines share fe80::/64
+    assert address_key(("fe80::2", 1, 0, 2)) == "fe80::2"
 
 
 def test_the_warnings_about_strangers_come_in_a_few_merged_lines() -> None:

@@ -211,8 +211,8 @@ class FairDeck:
 
     def receive(self, msg: Message) -> None:
         """Check and take one message from the other seat.  Raises OrderError
-        (wrong moment), ProofError (a lie, refused at once) or CheatError
-        (evidence); the state is unchanged by a refused message."""
+        (wrong moment) or ProofError (a lie, refused at once), leaving the state
+        as it was, or CheatError (evidence: the game cannot go on)."""
         h = msg.head
         if h.match_id != self.head.match_id or h.game != self.head.game:
             raise OrderError("a private-deck message for another match or game")

@@ -473,3 +473,14 @@ def test_a_restarted_seat_resends_the_same_bytes_from_its_secret_and_what_it_rec
     assert not queue and not reborn.outgoing()
     assert again == sent and len(sent) >= 4
     assert reborn.cards == decks[1].cards and reborn.hands == decks[1].hands
+
+
+def test_multi_scalar_multiplication_agrees_with_the_sum() -> None:
+    points = [grp.mul(7919 * i + 1, grp.G) for i in range(1, 40)]
+    weights = [(2**63 + 12345 * i) % 2**64 for i in range(1, 40)]
+    expected = None
+    for k, p in zip(weights, points, strict=True):
+        expected = grp.add(expected, grp.mul(k, p))
+    affine = [p for p in points if p is not None]
+    assert grp.msm(weights, affine, 64) == expected
+    assert grp.msm([0, 0], affine[:2], 64) is None

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..engine.rng import Stream
 from .errors import CheatError, OrderError, ProofError, WireError
-from .group import FixedBase, G, Point, add, base_g, encode, hash_to_scalar, mul, neg
+from .group import FixedBase, G, Point, add, base_g, encode, hash_to_scalar, msm, mul, neg
 from .proofs import frame, prove_key, prove_share, verify_key, verify_share
 from .wire import (
     MATCH_ID_BYTES,
@@ -331,6 +332,41 @@ class FairDeck:
                 done += pads - len(have)
         return done
 
+    def _pass_holds(
+        self,
+        cur: list[Ciphertext],
+        perm: list[int],
+        sent: tuple[Ciphertext, ...],
+        secret: bytes,
+        head: Header,
+        r: int,
+    ) -> bool:
+        assert self._joint is not None
+        rs = [derive_randomness(secret, head, r, j) for j in range(len(cur))]
+        return _batch_holds(cur, perm, sent, rs, self._joint)
+
+    def _convict(
+        self,
+        cur: list[Ciphertext],
+        perm: list[int],
+        sent: tuple[Ciphertext, ...],
+        secret: bytes,
+        head: Header,
+        r: int,
+    ) -> None:
+        """Find the first position of a pass that does not hold, as evidence."""
+        pads = self._pads_for(secret, head, r, range(len(cur)))
+        evidence: dict[str, object] = {"game": self.head.game, "round": r, "secret": secret.hex()}
+        for j in range(len(cur)):
+            expected = _reencrypt(cur[perm[j]], pads[j])
+            if expected != sent[j]:
+                evidence.update(position=j, sent=_ct_hex(sent[j]), expected=_ct_hex(expected))
+                raise CheatError(
+                    "shuffle", head.seat, f"round {r}: position {j} of the shuffle is not what the "
+                    "revealed secret gives", evidence,
+                )
+        raise CheatError("shuffle", head.seat, f"round {r}: the shuffle does not hold", evidence)
+
     def _deal(self) -> None:
         self.payoff = [list(range(0, 20)), list(range(20, 40))]
         self.hands = [list(range(40, 45)), list(range(45, 50))]
@@ -529,25 +565,8 @@ class FairDeck:
             for step in (0, 1):
                 perm = derive_permutation(secrets_by_seat[step], heads[step], r, len(cur))
                 sent = rnd.passes[step]
-                if step == o:
-                    pads = self._pads_for(their_secret, their_head, r, range(len(cur)))
-                    for j in range(len(cur)):
-                        expected = _reencrypt(cur[perm[j]], pads[j])
-                        if expected != sent[j]:
-                            raise CheatError(
-                                "shuffle",
-                                o,
-                                f"round {r}: position {j} of the shuffle is not what the revealed "
-                                "secret gives",
-                                {
-                                    "game": self.head.game,
-                                    "round": r,
-                                    "position": j,
-                                    "sent": _ct_hex(sent[j]),
-                                    "expected": _ct_hex(expected),
-                                    "secret": their_secret.hex(),
-                                },
-                            )
+                if step == o and not self._pass_holds(cur, perm, sent, their_secret, their_head, r):
+                    self._convict(cur, perm, sent, their_secret, their_head, r)
                 cur_plain = [cur_plain[perm[j]] for j in range(len(cur))]
                 cur = list(sent)
             for j, s in enumerate(rnd.slots):
@@ -560,6 +579,29 @@ class FairDeck:
                 )
         deal = [plain[s] for s in range(DECK)]
         return GameDeck(deal, [[plain[s] for s in rnd.slots] for rnd in self.rounds[1:]])
+
+
+def _batch_holds(
+    cur: list[Ciphertext], perm: list[int], sent: tuple[Ciphertext, ...], rs: list[int], joint: FixedBase
+) -> bool:
+    """Does every ``sent[j]`` re-encrypt ``cur[perm[j]]`` with randomness
+    ``rs[j]``?  One random linear combination of all the equations (64-bit
+    weights from ``secrets``, drawn after everything is fixed) holds for a
+    pass with any wrong position with probability at most 2**-64."""
+    points: list[tuple[int, int]] = []
+    weights: list[int] = []
+    a = b = 0
+    for j, (o1, o2) in enumerate(sent):
+        i1, i2 = cur[perm[j]]
+        d1, d2 = add(o1, neg(i1)), add(o2, neg(i2))
+        if d1 is None or d2 is None:
+            return False
+        rho, sigma = secrets.randbits(64), secrets.randbits(64)
+        points += (d1, d2)
+        weights += (rho, sigma)
+        a += rho * rs[j]
+        b += sigma * rs[j]
+    return msm(weights, points, 64) == add(base_g().mul(a), joint.mul(b))
 
 
 def _reencrypt(ct: Ciphertext, pad: tuple[Point, Point]) -> Ciphertext:

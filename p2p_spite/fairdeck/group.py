@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Sequence
 
 P = 0xFFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF
 A = P - 3
@@ -161,6 +162,29 @@ def mul2(a: int, p1: Point, b: int, p2: Point) -> Point:
         d2 = (b >> shift) & 15
         if d2:
             acc = _add(acc, t2[d2])
+    return _to_affine(acc)
+
+
+def msm(scalars: Sequence[int], points: Sequence[tuple[int, int]], bits: int) -> Point:
+    """The sum of ``k * P`` over the pairs, every scalar below ``2**bits``
+    (Pippenger's bucket method: a few additions per point and window)."""
+    c = 5 if len(points) > 100 else 4
+    mask = (1 << c) - 1
+    acc = _INF
+    for shift in range(((bits + c - 1) // c - 1) * c, -1, -c):
+        if acc[2]:
+            for _ in range(c):
+                acc = _dbl(acc)
+        buckets: list[_Jac] = [_INF] * (mask + 1)
+        for k, (x, y) in zip(scalars, points, strict=True):
+            d = (k >> shift) & mask
+            if d:
+                buckets[d] = _add_mixed(buckets[d], x, y)
+        running = total = _INF
+        for d in range(mask, 0, -1):
+            running = _add(running, buckets[d])
+            total = _add(total, running)
+        acc = _add(acc, total)
     return _to_affine(acc)
 
 

@@ -18,6 +18,7 @@ from p2p_spite.engine import SIDE, Match, view
 from p2p_spite.selfplay import play_match
 from p2p_spite.ui.board import width_of
 from p2p_spite.ui.replay import Replay, ReplayViewer, check_failure, load_replay, run_viewer, text_listing
+from p2p_spite.ui.text import card_label
 
 DATA = Path(__file__).parent / "data"
 
@@ -219,3 +220,22 @@ def test_check_names_stacks_and_cards_as_the_game_screen_does(tmp_path: Path) ->
     assert "there is no side stack 8: 1 to 4" in said or "there is no center stack 8: 1 to 3" in said
     said = _check(_tampered(tmp_path, 3, 6, lambda mv: mv.__setitem__(0, 1 - int(str(mv[0])))))
     assert "moved, but it is" in said and "'s turn" in said
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(60, 18), (40, 13), (80, 13)])
+def test_a_small_terminal_replays_on_the_compact_board_with_both_hands_up(
+    match: Match, cols: int, rows: int
+) -> None:
+    r = Replay(match)
+    r.goto(1, 5)
+    with create_pipe_input() as inp:
+        v = ReplayViewer(r, input=inp, output=SizedOutput(cols, rows))
+        assert not v.too_small()
+        lines = v.board_lines()
+        assert all(width_of(line) <= cols for line in lines)
+        text = "\n".join("".join(f[1] for f in line) for line in lines)
+        st = r.state()
+        rows_shown = text.splitlines()
+        top = next(i for i, x in enumerate(rows_shown) if "Pay-off" in x)  # the top player's line
+        assert all(card_label(c) in rows_shown[top + 1] for c in st.hands[1])  # the hand face up under it
+        assert text.splitlines()[-1].startswith(" 5. ")  # the move under the board

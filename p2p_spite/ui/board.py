@@ -433,10 +433,10 @@ COMPACT_MIN_WIDTH = 40
 
 def render_compact(info: BoardInfo, width: int) -> list[Line]:
     """The board for a small terminal (40 to 63 columns, or too few rows for
-    :func:`render_board`): seven lines; each player's side stacks on one line,
-    the older cards of a long stack elided (``+3 9♣``: three more under the
-    9♣), the centers as ``c1 5♥→6`` (5♥ on top, a 6 comes next), the hand
-    numbered as typed (``h1 2♦``).
+    :func:`render_board`): seven lines (eight with the top hand face up).
+    Each player's side stacks on one line, the older cards of a long stack
+    elided (``+3 9♣``: three more under the 9♣); the centers as ``c1 5♥→6``
+    (5♥ on top, a 6 comes next); the hand numbered as typed (``h1 2♦``).
     """
     v = info.view
     me, opp = v.seat, v.opponent
@@ -444,8 +444,14 @@ def render_compact(info: BoardInfo, width: int) -> list[Line]:
     lines: list[Line] = [_header(info, width, n=8, game_word="G")]
     n = v.hand_counts[opp]
     top: Line = [("class:name.opp", info.names[opp][:9].ljust(10)), *_compact_payoff(info, opp)]
-    top += [("class:label", " Hand "), ("class:back", BACK * n)]
-    lines.append(top)
+    if info.opp_hand is None:
+        lines.append([*top, ("class:label", " Hand "), ("class:back", BACK * n)])
+    else:  # face up (replay), on a line of its own
+        lines.append(top)
+        up: Line = [("class:label", "Hand")]
+        for card in hand_order(info.opp_hand):
+            up += [("", " "), *chip(card, width=0)]
+        lines.append(up)
     lines.append(_compact_sides(info, opp, width))
     lines.append(_compact_center(info, width))
     lines.append(_compact_sides(info, me, width))

@@ -282,6 +282,9 @@ class _LinePlayer:
             if v is None or v.result is not None:
                 self.out("there is no game to resign now")
                 self.prompt()
+            elif not v.my_turn:  # as the full screen (the session allows it on one's turn only)
+                self.out("you can resign on your turn")
+                self.prompt()
             else:
                 n = v.payoff_counts[self.seat]
                 self.asking = ("resign", f"resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]")

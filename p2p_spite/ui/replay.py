@@ -28,13 +28,24 @@ from prompt_toolkit.output import Output
 
 from .. import record as recordmod
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, Result, move_from_json, view
-from .board import BoardInfo, Line, app_style, card_label, clip, render_board, width_of
+from .board import (
+    COMPACT_MIN_WIDTH,
+    BoardInfo,
+    Line,
+    app_style,
+    card_label,
+    clip,
+    render_board,
+    render_compact,
+    width_of,
+)
 from .notation import describe_move, explain_illegal
 from .text import DOT, RULE, VBAR, clean_name
 
 SIDE_PANE_MIN_COLS = 112
 SIDE_PANE = 34
-MIN_COLS = 64
+MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from FULL_MIN_COLS
+FULL_MIN_COLS = 64
 
 
 UNFINISHED = "unfinished: the record stops here"
@@ -235,8 +246,11 @@ class ReplayViewer:
         key = (r.game, r.pos, cols, rows)
         if self._lines_cache is not None and self._lines_cache[0] == key:
             return self._lines_cache[1]
-        lines = render_board(info, self._board_width())
-        if rows >= 30:
+        width = self._board_width()
+        lines = render_board(info, width)
+        if width < FULL_MIN_COLS or rows < len(lines) + 4:  # a small terminal: the compact board
+            lines = render_compact(info, width)
+        elif rows >= 30:
             large = render_board(info, self._board_width(), large=True)
             room = rows - len(large) - 2 - (0 if self.side_pane() else 8)
             if room >= 0:

@@ -332,20 +332,7 @@ class FairDeck:
                 done += pads - len(have)
         return done
 
-    def _pass_holds(
-        self,
-        cur: list[Ciphertext],
-        perm: list[int],
-        sent: tuple[Ciphertext, ...],
-        secret: bytes,
-        head: Header,
-        r: int,
-    ) -> bool:
-        assert self._joint is not None
-        rs = [derive_randomness(secret, head, r, j) for j in range(len(cur))]
-        return _batch_holds(cur, perm, sent, rs, self._joint)
-
-    def _convict(
+    def _check_pass(
         self,
         cur: list[Ciphertext],
         perm: list[int],
@@ -354,7 +341,13 @@ class FairDeck:
         head: Header,
         r: int,
     ) -> None:
-        """Find the first position of a pass that does not hold, as evidence."""
+        """Does the other seat's pass of round ``r`` re-encrypt ``cur`` permuted,
+        as its revealed secret says?  Checked in one batch; on failure, the
+        first wrong position is the evidence of a CheatError."""
+        assert self._joint is not None
+        rs = [derive_randomness(secret, head, r, j) for j in range(len(cur))]
+        if _batch_holds(cur, perm, sent, rs, self._joint):
+            return
         pads = self._pads_for(secret, head, r, range(len(cur)))
         evidence: dict[str, object] = {"game": self.head.game, "round": r, "secret": secret.hex()}
         for j in range(len(cur)):
@@ -565,8 +558,8 @@ class FairDeck:
             for step in (0, 1):
                 perm = derive_permutation(secrets_by_seat[step], heads[step], r, len(cur))
                 sent = rnd.passes[step]
-                if step == o and not self._pass_holds(cur, perm, sent, their_secret, their_head, r):
-                    self._convict(cur, perm, sent, their_secret, their_head, r)
+                if step == o:
+                    self._check_pass(cur, perm, sent, their_secret, their_head, r)
                 cur_plain = [cur_plain[perm[j]] for j in range(len(cur))]
                 cur = list(sent)
             for j, s in enumerate(rnd.slots):

@@ -484,3 +484,50 @@ def test_multi_scalar_multiplication_agrees_with_the_sum() -> None:
     affine = [p for p in points if p is not None]
     assert grp.msm(weights, affine, 64) == expected
     assert grp.msm([0, 0], affine[:2], 64) is None
+
+
+def _public(d: FairDeck) -> set[int]:
+    out = {p[-1] for p in d.payoff if p}
+    for seat in (0, 1):
+        for st_ in d.sides[seat]:
+            out.update(st_)
+    for c in d.center:
+        out.update(c)
+    return out
+
+
+_STEP = st.tuples(st.integers(0, 3), st.integers(0, 1), st.integers(0, 9), st.integers(0, 3))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_STEP, min_size=4, max_size=16))
+def test_each_seat_knows_exactly_its_hand_and_the_public_cards(
+    dealt_pair: Pair, steps: list[tuple[int, int, int, int]]
+) -> None:
+    decks = copy.deepcopy(dealt_pair[0])
+    for kind, seat, pick, index in steps:
+        d0 = decks[0]
+        hand = d0.hands[seat]
+        if kind == 0 and d0.stock:
+            events: list[tuple[str, tuple[Any, ...]]] = [("draw", (seat,))]
+        elif kind == 1 and hand:
+            target = "side" if index % 2 else "center"
+            events = [("play_hand", (seat, hand[pick % len(hand)], target, index % 3))]
+        elif kind == 2 and len(d0.payoff[seat]) > 1:
+            events = [("play_payoff", (seat, index % 3))]
+        elif kind == 3 and d0.sides[seat][index]:
+            events = [("play_side", (seat, index, pick % 3))]
+        else:
+            continue
+        for name, args in events:
+            for d in decks:
+                getattr(d, name)(*args)
+        pump(decks)
+    for seat, d in enumerate(decks):
+        other = decks[1 - seat]
+        assert d.settled
+        assert (d.payoff, d.hands, d.sides, d.center, d.stock) == (
+            other.payoff, other.hands, other.sides, other.center, other.stock
+        )
+        assert set(d.cards) == set(d.hands[seat]) | _public(d)  # never a card of the other hand or the stock
+        assert all(other.card(s) == d.card(s) for s in _public(d))

@@ -531,3 +531,40 @@ def test_each_seat_knows_exactly_its_hand_and_the_public_cards(
         )
         assert set(d.cards) == set(d.hands[seat]) | _public(d)  # never a card of the other hand or the stock
         assert all(other.card(s) == d.card(s) for s in _public(d))
+
+
+def test_passes_and_reveals_early_late_twice_or_wrong_are_refused(dealt: list[FairDeck]) -> None:
+    d0, d1 = dealt
+    deal_pass = d1.rounds[0].passes[0]
+    with pytest.raises(OrderError):  # a reshuffle pass before any stack completed
+        d1.receive(Shuffle(d0.head, 1, 0, deal_pass[:66]))
+    with pytest.raises(OrderError, match="not complete"):
+        d0.complete(0)
+    for _ in range(12):  # fill center 0 by hand (the protocol does not judge the rules)
+        for d in dealt:
+            d.center[0].append(d.stock.pop())
+    for d in dealt:
+        d.complete(0)
+    with pytest.raises(OrderError, match="reshuffled"):
+        d0.draw(0)
+    with pytest.raises(OrderError, match="middle of a reshuffle"):
+        d0.end()
+    (pass0,) = [m for m in d0.outgoing() if isinstance(m, Shuffle)]
+    assert pass0.round == 1 and len(pass0.deck) == 54
+    with pytest.raises(OrderError, match="54"):  # the wrong size
+        d1.receive(replace(pass0, deck=pass0.deck[:-1]))
+    with pytest.raises(OrderError):  # seat 1's step from seat 0
+        d1.receive(replace(pass0, step=1))
+    d1.receive(pass0)
+    with pytest.raises(OrderError):  # twice
+        d1.receive(pass0)
+    pump(dealt)
+    assert not d0.shuffling and len(d0.stock) == 54 and d0.stock == d1.stock
+    for d in dealt:
+        d.end()
+    msgs = d0.outgoing()
+    assert isinstance(msgs[-1], Reveal)
+    d1.receive(msgs[-1])
+    assert d1.result is not None and len(d1.result.reshuffles) == 1
+    with pytest.raises(OrderError, match="second reveal"):
+        d1.receive(msgs[-1])

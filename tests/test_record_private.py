@@ -139,3 +139,10 @@ def test_undo_in_a_private_game_deals_from_its_deck() -> None:
     assert match.game.payoff[0] == deck[0:20][: len(match.game.payoff[0])]
     with pytest.raises(Exception, match="no move yet"):
         match.use_deal(lambda: private_game(SEED, 1, deck, []))
+
+
+def test_a_deck_must_be_a_permutation_of_the_104_cards() -> None:
+    with pytest.raises(ValueError, match="exactly once"):
+        private_game(SEED, 1, [0, *range(1, 103), 0], [])
+    with pytest.raises(ValueError, match="exactly once"):
+        private_game(SEED, 1, list(range(103)), [])

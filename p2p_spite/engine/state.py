@@ -131,7 +131,7 @@ class GameState:
         stream = Stream(seed, game)
         deck = list(range(104))
         stream.shuffle(deck)
-        return cls.from_deck(deck, game, stream)
+        return cls._dealt(deck, game, stream)
 
     @classmethod
     def from_deck(cls, deck: Sequence[Card], game: int, stream: Stream) -> GameState:
@@ -141,7 +141,10 @@ class GameState:
         the order the players' joint shuffle made."""
         if sorted(deck) != list(range(104)):
             raise ValueError("a deck holds each card id 0..103 exactly once")
-        deck = list(deck)
+        return cls._dealt(list(deck), game, stream)
+
+    @classmethod
+    def _dealt(cls, deck: list[Card], game: int, stream: Stream) -> GameState:
         s = cls.__new__(cls)
         s.game = game
         s.stream = stream

@@ -14,6 +14,7 @@ from typing import Any
 from . import __version__
 from .errors import UserError
 from .lan import DEFAULT_LEVEL
+from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.peer import DEFAULT_PORT
 from .net.protocol import MAX_GAMES, MAX_TARGET
 
@@ -191,6 +192,12 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     )
     h.add_argument("--bind", default="", help="address to listen on (default: all interfaces)")
     h.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not announce this host on the local network (join then needs its address)",
+    )
+    _discovery_option(h)
+    h.add_argument(
         "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
     )
     h.add_argument("--name", default="host", help="your name, shown to the peer")
@@ -215,9 +222,13 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     )
     j.add_argument(
         "address",
+        nargs="?",
         metavar="HOST[:PORT]",
-        help=f"the host (IPv6 as [::1]:PORT; default port {DEFAULT_PORT})",
+        help=f"the host (IPv6 as [::1]:PORT; default port {DEFAULT_PORT}); "
+        "none: look for hosts announced on the local network",
     )
+    _wait_option(j)
+    _discovery_option(j)
     j.add_argument("--name", default="joiner", help="your name, shown to the peer")
     j.add_argument("--code", help="the join code the host printed")
     j.add_argument("--no-code", action="store_true", help="the host requires no code")
@@ -225,6 +236,43 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     _add_peer_options(j, levels)
     h.set_defaults(run=_run_host)
     j.set_defaults(run=_run_join)
+
+    w = sub.add_parser(
+        "hosts",
+        help="list the hosts announced on the local network",
+        description="Listen for hosts announcing themselves on the local network and list them: "
+        "NAME  ADDRESS:PORT  code needed|no code.  Exit 1 when none was heard.",
+    )
+    _wait_option(w)
+    _discovery_option(w)
+    w.set_defaults(run=_run_hosts)
+
+
+def _wait_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--wait", type=_seconds, default=3.0, metavar="SECONDS",
+        help="how long to listen for hosts (default 3; hosts announce every second)",
+    )  # fmt: skip
+
+
+def _discovery_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--discovery-port", type=_udp_port, metavar="PORT",
+        help=f"UDP port of the announcements (default {DEFAULT_DISCOVERY_PORT}, or ${PORT_ENV})",
+    )  # fmt: skip
+
+
+def _udp_port(text: str) -> int:
+    value = _port(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("the discovery port cannot be 0")
+    return value
+
+
+def _run_hosts(args: argparse.Namespace) -> int:
+    from .lan import run_hosts
+
+    return run_hosts(args.wait, args.discovery_port)
 
 
 def _run_play(args: argparse.Namespace) -> int:
@@ -334,8 +382,13 @@ def _run_host(args: argparse.Namespace) -> int:
 def _run_join(args: argparse.Namespace) -> int:
     from .lan import run_join
 
-    host, port = parse_address(args.address)
     _check_record_path(args.record)
+    if args.address is None:
+        from .lan import choose_host
+
+        host, port = choose_host(args)
+    else:
+        host, port = parse_address(args.address)
     return run_join(args, host, port)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserError
+from .net.discovery import Announcer, HeardHost
 from .net.peer import NetSession
 from .net.protocol import new_join_code
 from .runner import run_main
@@ -88,6 +89,23 @@ async def _drive(
     return _final(session, code)
 
 
+def join_lines(bind: str, port: int, code: str | None, resumed: bool) -> list[str]:
+    """What the other player types, one line per address of this machine they can dial."""
+    from .net.localaddr import dial_form, lan_addresses
+    from .net.peer import DEFAULT_PORT
+
+    if resumed:
+        tail = " --resume THEIR-RECORD"
+    elif code is None:
+        tail = " --no-code"
+    else:
+        tail = f" --code {code}"
+    addresses = lan_addresses(bind) or ["THIS-MACHINE'S-ADDRESS"]
+    intro = ["the other player types:"] if len(addresses) > 1 else []
+    lead = "  " if intro else "the other player types: "
+    return intro + [f"{lead}p2p-spite join {dial_form(a, port, DEFAULT_PORT)}{tail}" for a in addresses]
+
+
 def run_host(args: argparse.Namespace) -> int:
     _check_bot(args.bot)
     from .net.journal import load_saved
@@ -105,6 +123,8 @@ def run_host(args: argparse.Namespace) -> int:
     else:
         code = None if args.no_code else (args.code or new_join_code())
 
+    announcer: list[Announcer | None] = [None]
+
     def listening(host: str, port: int) -> None:
         _say(f"listening on {host}:{port}" if ":" not in host else f"listening on [{host}]:{port}")
         if code is not None:
@@ -115,29 +135,140 @@ def run_host(args: argparse.Namespace) -> int:
                 if resume.code_key is not None
                 else "no join code (the resumed match had none)"
             )
+        for line in join_lines(args.bind, port, code, resume is not None):
+            _say(line)
         if seed is not None:
             _say(f"seed: {seed.hex()}")
+        if not args.no_announce:
+            needed = code is not None or (resume is not None and resume.code_key is not None)
+            announcer[0] = _announce(args.bind, args.name, port, needed, args.discovery_port)
 
     async def main() -> int:
-        session = await host_session(
-            bind=args.bind,
-            port=args.port,
-            name=args.name,
-            seed=seed,
-            target=target or 50,
-            games=args.games,
-            record_path=args.record,
-            on_listening=listening,
-            code=code,
-            resume=resume,
-            grace=args.grace,
-            heartbeat=max(args.heartbeat, 0.05),
-            dead_after=5 * max(args.heartbeat, 0.05),
-        )
+        try:
+            session = await host_session(
+                bind=args.bind,
+                port=args.port,
+                name=args.name,
+                seed=seed,
+                target=target or 50,
+                games=args.games,
+                record_path=args.record,
+                on_listening=listening,
+                code=code,
+                resume=resume,
+                grace=args.grace,
+                heartbeat=max(args.heartbeat, 0.05),
+                dead_after=5 * max(args.heartbeat, 0.05),
+            )
+        finally:
+            if announcer[0] is not None:
+                announcer[0].stop()  # the seat is taken (or we gave up): nobody else to find
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}")
         return await _drive(session, args.bot, args.bot_seed)
 
     return run_main(main())
+
+
+def _announce(bind: str, name: str, port: int, code_needed: bool, discovery: int | None) -> Announcer | None:
+    """Start announcing this host on the LAN (or on loopback only, for a loopback bind)."""
+    from .net.discovery import Announcement, announce_target, discovery_port
+
+    target = announce_target(bind)
+    if target is None:
+        _say("not announced on the local network (announcements are IPv4 only): give your address")
+        return None
+    source, destination = target
+    announcer = Announcer(Announcement(name, port, code_needed), source, destination,
+                          discovery or discovery_port())  # fmt: skip
+    try:
+        announcer.start()
+    except OSError as e:
+        why = e.strerror or e
+        print(f"p2p-spite: not announced on the local network: {why}", file=sys.stderr, flush=True)
+        return None
+    where = "on this machine only" if destination.startswith("127.") else "on the local network"
+    _say(f"announced {where}: 'p2p-spite join' with no address finds this host (--no-announce: not)")
+    return announcer
+
+
+def _look(seconds: float, discovery: int | None) -> list[HeardHost]:
+    from .net.discovery import discovery_port, listen
+
+    port = discovery or discovery_port()
+    try:
+        return asyncio.run(listen(seconds, port))
+    except OSError as e:
+        raise UserError(f"cannot listen for hosts on UDP port {port}: {e.strerror or e}") from None
+
+
+def _host_lines(found: list[HeardHost], numbered: bool = False) -> list[str]:
+    """``NAME  ADDR:PORT  code needed|no code``, the columns aligned."""
+    from .ui.text import clean_name
+
+    names = [clean_name(h.name) or "?" for h in found]
+    places = [f"{h.address}:{h.port}" for h in found]
+    wn, wp = max(map(len, names)), max(map(len, places))
+    return [
+        f"{f'{i + 1}) ' if numbered else ''}{n:<{wn}}  {p:<{wp}}  {_code_words(h.code_needed)}"
+        for i, (n, p, h) in enumerate(zip(names, places, found, strict=True))
+    ]
+
+
+def _code_words(needed: bool) -> str:
+    return "code needed" if needed else "no code"
+
+
+def run_hosts(seconds: float, discovery: int | None) -> int:
+    """The ``hosts`` command: exit 0 with one line per host heard, 1 when none was."""
+    found = _look(seconds, discovery)
+    if not found:
+        _say(f"no p2p-spite host heard on the local network in {seconds:g} s")
+        return 1
+    for line in _host_lines(found):
+        _say(line)
+    return 0
+
+
+def _ask(question: str) -> str:
+    try:
+        return input(question)
+    except EOFError:
+        raise UserError("no answer (end of input)") from None
+
+
+def choose_host(args: argparse.Namespace) -> tuple[str, int]:
+    """``join`` with no address: the host heard on the LAN (asking which one when
+    several, and the join code when it needs one and none was given)."""
+    from .ui.text import clean_name
+
+    ask = args.bot is None and sys.stdin.isatty()
+    _say(f"looking for hosts on the local network ({args.wait:g} s)...")
+    found = _look(args.wait, args.discovery_port)
+    if not found:
+        raise UserError(
+            f"no p2p-spite host found on the local network in {args.wait:g} s: is one hosting "
+            "(without --no-announce)? Otherwise give its address: p2p-spite join HOST"
+        )
+    pick = found[0]
+    if len(found) > 1:
+        for line in _host_lines(found, numbered=ask):
+            _say(line)
+        if not ask:
+            raise UserError(f"{len(found)} hosts found: choose one, e.g. p2p-spite join ADDRESS:PORT")
+        while True:
+            answer = _ask(f"which one? (1-{len(found)}) ").strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(found):
+                pick = found[int(answer) - 1]
+                break
+    name = clean_name(pick.name) or "the host"
+    _say(f"found {name} at {pick.address}:{pick.port}")
+    if pick.code_needed and not args.code and not args.no_code and args.resume is None:
+        if not ask:
+            raise UserError(f"{name} needs a join code: add --code CODE (the host printed it)", exit_code=2)
+        args.code = _ask("join code (the host printed it): ").strip() or None
+        if args.code is None:
+            raise UserError("no join code given")
+    return pick.address, pick.port
 
 
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:

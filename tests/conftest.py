@@ -7,6 +7,8 @@
   that, the stacks are dumped and the process exits (faulthandler), for a hang
   that the per-test alarm could not break.
 
+Also: the LAN discovery port of this run is a free one (see pytest_configure).
+
 Standard library only.  Where there is no SIGALRM (Windows), only the second
 watchdog runs.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -32,6 +35,11 @@ class TestTimeout(BaseException):
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Hosts started by tests announce on loopback only (they bind 127.0.0.1); a port of
+    # this run's own keeps them from being heard by a `p2p-spite hosts` or another suite.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        os.environ["P2P_SPITE_DISCOVERY_PORT"] = str(s.getsockname()[1])
     if SUITE_TIMEOUT > 0:
         faulthandler.dump_traceback_later(SUITE_TIMEOUT, exit=True)
 

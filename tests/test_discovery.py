@@ -1,0 +1,235 @@
+"""LAN discovery: the announcement codec, the table of hosts heard, and real
+datagrams, on loopback only (nothing here sends to a broadcast address of a real
+interface or to any address outside 127.0.0.0/8)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p_spite.lan import join_lines
+from p2p_spite.net.discovery import (
+    MAX_DATAGRAM,
+    MAX_HOSTS,
+    Announcement,
+    Announcer,
+    DiscoveryError,
+    HostTable,
+    announce_target,
+    decode,
+    encode,
+    listen,
+)
+from p2p_spite.net.localaddr import dial_form, lan_addresses
+from tests.support.net import finish_all, read_code, reader, spawn, wait_listening
+
+TIMEOUT = 60
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+# -- the codec ------------------------------------------------------------------
+
+
+def test_an_announcement_round_trips_and_never_carries_a_code() -> None:
+    for ann in (Announcement("Ann", 4747, True), Announcement("Zoë ♠", 1, False)):
+        data = encode(ann)
+        assert decode(data) == ann and len(data) <= MAX_DATAGRAM
+    # a name too long is cut, to fit the limit, at a character
+    long = decode(encode(Announcement("é" * 500, 5000, True)))
+    assert long.name == "é" * 60 and long.port == 5000
+    # escape codes and newlines never go out
+    assert decode(encode(Announcement("a\x1b[2J\nb", 9, False))).name == "a [2J b"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"GET / HTTP/1.1\r\n\r\n",
+        b"p2pspite",
+        encode(Announcement("Ann", 4747, True)) + b"x",  # the length does not match
+        encode(Announcement("Ann", 4747, True))[:-1],
+        b"p2pspite\x02\x00\x12\x8b\x03Ann",  # a version we do not know
+        b"p2pspite\x01\x00\x00\x00\x03Ann",  # port 0
+        b"p2pspite\x01\x00\x12\x8b\x02\xff\xfe",  # not UTF-8
+        b"p2pspite\x01\x00\x12\x8b\x03A\x07n",  # an unprintable name
+        b"p2pspite\x01\x00\x12\x8b\x00" + b"a" * 4000,  # oversize
+    ],
+)
+def test_hostile_datagrams_are_refused(data: bytes) -> None:
+    with pytest.raises(DiscoveryError):
+        decode(data)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=300) | st.binary(max_size=40).map(lambda b: b"p2pspite\x01" + b))
+def test_any_bytes_decode_or_are_refused(data: bytes) -> None:
+    try:
+        ann = decode(data)
+    except DiscoveryError:
+        return
+    assert ann.name.isprintable() and 0 < ann.port < 65536 and len(data) <= MAX_DATAGRAM
+
+
+# -- the table --------------------------------------------------------------------
+
+
+def test_the_table_is_bounded_under_a_flood_and_forgets_silent_hosts() -> None:
+    table = HostTable()
+    assert table.datagram(encode(Announcement("Ann", 4747, True)), "127.0.0.1", 0.0) is not None
+    for i in range(10_000):
+        flood = encode(Announcement(f"x{i}", 1 + i % 60_000, False))
+        table.datagram(flood, f"127.0.{i // 250}.{i % 250}", 0.5)
+        table.datagram(b"junk %d" % i, "127.0.0.9", 0.5)
+    hosts = table.hosts(1.0)
+    assert len(hosts) == MAX_HOSTS
+    assert any(h.name == "Ann" for h in hosts)  # the first heard is not pushed out by the flood
+    assert table.dropped == 10_000 + 10_000 - (MAX_HOSTS - 1)
+    # re-announcing refreshes; silence forgets, and room is made again
+    table.datagram(encode(Announcement("Ann", 4747, True)), "127.0.0.1", 4.0)
+    assert [h.name for h in table.hosts(6.0)] == ["Ann"]
+    assert table.hosts(9.5) == []
+    assert table.datagram(encode(Announcement("Bob", 1, False)), "127.0.0.2", 10.0) is not None
+
+
+def test_where_a_host_announces() -> None:
+    assert announce_target("127.0.0.1") == ("127.0.0.1", "127.255.255.255")
+    assert announce_target("127.0.0.2") == ("127.0.0.2", "127.255.255.255")
+    assert announce_target("") == ("0.0.0.0", "255.255.255.255")  # the real LAN: never in a test
+    assert announce_target("192.168.1.20") == ("192.168.1.20", "255.255.255.255")
+    assert announce_target("::1") is None and announce_target("[2001:db8::1]") is None
+
+
+# -- real datagrams on loopback ---------------------------------------------------
+
+
+def test_a_listener_hears_a_loopback_announcer_and_shrugs_off_hostile_datagrams() -> None:
+    port = free_udp_port()
+    table = HostTable()
+
+    async def run() -> None:
+        source, destination = announce_target("127.0.0.1") or ("", "")
+        ann = Announcer(Announcement("Ann", 4321, True), source, destination, port)
+        listening = asyncio.create_task(listen(2.5, port, table))
+        await asyncio.sleep(0.2)
+        ann.start()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.setblocking(False)
+            for i in range(3000):
+                for junk in (b"\x00" * 60_000, b"p2pspite" + bytes([i % 256]) * 50, b""):
+                    try:
+                        s.sendto(junk, ("127.0.0.1", port))
+                    except BlockingIOError:
+                        await asyncio.sleep(0.001)
+                if i % 100 == 0:
+                    await asyncio.sleep(0)
+        try:
+            hosts = await asyncio.wait_for(listening, 10)
+        finally:
+            ann.stop()
+        heard = [(h.name, h.address, h.port, h.code_needed) for h in hosts]
+        assert heard == [("Ann", "127.0.0.1", 4321, True)]
+
+    asyncio.run(asyncio.wait_for(run(), 20))
+    assert table.dropped > 10  # the junk did arrive (the kernel drops much of a flood itself)
+
+
+def test_lan_addresses_never_give_a_wildcard_or_loopback() -> None:
+    assert lan_addresses("127.0.0.1") == ["127.0.0.1"]
+    assert lan_addresses("[::1]") == ["::1"]
+    for a in lan_addresses(""):
+        assert a not in ("0.0.0.0", "::") and not a.startswith("127.") and a != "::1"
+    assert dial_form("192.168.1.20", 4747, 4747) == "192.168.1.20"
+    assert dial_form("192.168.1.20", 5000, 4747) == "192.168.1.20:5000"
+    assert dial_form("2001:db8::5", 4747, 4747) == "[2001:db8::5]"
+    assert join_lines("127.0.0.1", 4747, "K7QP-3MXD", False) == [
+        "the other player types: p2p-spite join 127.0.0.1 --code K7QP-3MXD"
+    ]
+    assert join_lines("127.0.0.1", 5000, None, False) == [
+        "the other player types: p2p-spite join 127.0.0.1:5000 --no-code"
+    ]
+
+
+# -- the commands, real processes bound to 127.0.0.1 --------------------------------
+
+
+def _host(tmp: Path, env: dict[str, str], *extra: str) -> subprocess.Popen[str]:
+    return spawn(["host", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", *extra], tmp, env)
+
+
+def _run(tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    proc = spawn(list(args), tmp, env)
+    ((rc, out, err),) = finish_all([proc], TIMEOUT)
+    return subprocess.CompletedProcess(args, rc, out, err)
+
+
+def test_hosts_lists_a_loopback_host_and_join_with_no_address_plays_it(tmp_path: Path) -> None:
+    env = {"P2P_SPITE_DISCOVERY_PORT": str(free_udp_port())}
+    none = _run(tmp_path, env, "hosts", "--wait", "1.2")
+    assert none.returncode == 1 and "no p2p-spite host heard" in none.stdout
+    lonely = _run(tmp_path, env, "join", "--bot", "easy", "--wait", "1.2")
+    assert lonely.returncode == 1 and lonely.stderr.count("\n") == 1, lonely.stderr
+    assert "no p2p-spite host found on the local network" in lonely.stderr
+
+    host = _host(tmp_path, env, "--name", "Ann", "--record", "h.json", "--games", "2")
+    try:
+        port, _ = wait_listening(host)
+        code = read_code(host)
+        reader(host).wait(rf"^the other player types: p2p-spite join 127\.0\.0\.1:{port} --code {code}$")
+        reader(host).wait(r"^announced on this machine only")
+        listed = _run(tmp_path, env, "hosts", "--wait", "2.5")
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.split() == ["Ann", f"127.0.0.1:{port}", "code", "needed"]
+        assert code not in listed.stdout
+        # a headless joiner without the code is told what to add
+        nocode = _run(tmp_path, env, "join", "--bot", "easy", "--wait", "2.5")
+        assert nocode.returncode == 2 and "Ann needs a join code: add --code" in nocode.stderr
+        join = spawn(["join", "--bot", "easy", "--name", "Bob", "--code", code, "--record", "j.json",
+                      "--wait", "2.5"], tmp_path, env)  # fmt: skip
+        (jrc, jout, jerr), (hrc, _hout, herr) = finish_all([join, host], TIMEOUT)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert (jrc, hrc) == (0, 0), (jerr, herr)
+    assert f"found Ann at 127.0.0.1:{port}" in jout and "final scores: Ann" in jout
+    assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
+
+
+def test_join_with_no_address_and_two_hosts_lists_them_and_asks_for_one(tmp_path: Path) -> None:
+    env = {"P2P_SPITE_DISCOVERY_PORT": str(free_udp_port())}
+    hosts = [_host(tmp_path, env, "--no-code", "--name", n, "--record", f"{n}.json") for n in ("Ann", "Cy")]
+    try:
+        ports = [wait_listening(h)[0] for h in hosts]
+        r = _run(tmp_path, env, "join", "--bot", "easy", "--wait", "2.5")
+        assert r.returncode == 1, r.stderr
+        assert "2 hosts found: choose one" in r.stderr
+        lines = [x.split() for x in r.stdout.splitlines() if "127.0.0.1:" in x]
+        assert lines == [
+            ["Ann", f"127.0.0.1:{ports[0]}", "no", "code"],
+            ["Cy", f"127.0.0.1:{ports[1]}", "no", "code"],
+        ]
+        # --no-announce: not heard
+        quiet = _host(tmp_path, env, "--no-code", "--no-announce", "--name", "Dee")
+        try:
+            wait_listening(quiet)
+            listed = _run(tmp_path, env, "hosts", "--wait", "2.5")
+            assert "Dee" not in listed.stdout and "Ann" in listed.stdout
+        finally:
+            quiet.kill()
+            quiet.wait(TIMEOUT)
+    finally:
+        for h in hosts:
+            h.kill()
+            h.wait(TIMEOUT)

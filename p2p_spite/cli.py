@@ -18,6 +18,8 @@ from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.peer import DEFAULT_PORT
 from .net.protocol import MAX_GAMES, MAX_TARGET
 
+SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
+
 
 def _positive_int(text: str) -> int:
     try:
@@ -116,7 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay a match record (--check: verify it)",
         description="Replay a match record deterministically from its seed.",
     )
-    p.add_argument("file", type=Path, help="the record (JSON) to replay")
+    p.add_argument(
+        "file", type=Path, nargs="?", help="the record (JSON) to replay (default: the latest one saved)"
+    )
     p.add_argument(
         "--check",
         action="store_true",
@@ -131,7 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=_seed_arg, help="match seed, 64 hex digits (default: a fresh one, printed)")
     p.add_argument("--record", type=Path, required=True, help="where to write the record")
-    p.add_argument("--games", type=_positive_int, help="stop after this many games")
+    p.add_argument(
+        "--games", type=_positive_int, help=f"stop after this many games (default: at most {SELFPLAY_GAMES})"
+    )
     p.add_argument("--target", type=_positive_int, default=50, help="points that win the match (default 50)")
     p.add_argument(
         "--bots", default="easy,easy", help=f"two levels, seat 0 first, e.g. random,easy (levels: {levels})"
@@ -161,6 +167,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", type=_positive_int, help="points that win the match (default 50)")
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
     p.set_defaults(run=_run_play)
+
+    p = sub.add_parser(
+        "history",
+        help="list the matches saved in the records folder",
+        description="The matches saved in the default records folder, newest first: date, opponent, "
+        "result and score (yours first), games won-lost; unfinished network matches say how to "
+        "resume them; totals at the end.",
+    )
+    p.set_defaults(run=_run_history)
 
     _add_lan_commands(sub, levels)
     return parser
@@ -307,8 +322,47 @@ def _take_seed_file(args: argparse.Namespace) -> None:
             args.target = rec.target
 
 
+def _run_history(args: argparse.Namespace) -> int:
+    from .history import describe, records_dir, scan, totals
+
+    entries, bad = scan()
+    if not entries and not bad:
+        print(f"no records in {records_dir()} yet")
+        return 0
+    for e in entries:
+        print(describe(e, "p2p-spite"))
+    print(totals(entries))
+    if bad:
+        print(f"({len(bad)} file{'s' * (len(bad) != 1)} in {records_dir()} could not be read)")
+    return 0
+
+
+def _latest_record(ask: bool) -> Path | None:
+    """``replay`` with no file: the newest record saved, offered first on a terminal."""
+    from .history import describe, latest, records_dir
+
+    e = latest()
+    if e is None:
+        raise UserError(f"no record to replay in {records_dir()}: give a file", exit_code=2)
+    print(f"the latest record: {e.path}")
+    print(f"  {describe(e, 'p2p-spite')}")
+    if ask and sys.stdin.isatty() and sys.stdout.isatty():
+        try:
+            answer = input("replay it? [Y/n] ").strip().lower()
+        except EOFError:
+            answer = "n"
+        if answer not in ("", "y", "yes"):
+            return None
+    return e.path
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     from . import record
+
+    if args.file is None:
+        args.file = _latest_record(ask=not args.check)
+        if args.file is None:
+            return 0
 
     if not args.check:
         from .ui.replay import run_viewer
@@ -357,13 +411,27 @@ def _run_selfplay(args: argparse.Namespace) -> int:
         seed = new_seed()
         print(f"seed {seed.hex()}")
     match = Match(seed, args.target, players=(f"{names[0]} bot", f"{names[1]} bot"))
+    cap = args.games or SELFPLAY_GAMES
+    progress = sys.stderr.isatty()
+
+    def show(m: Match) -> None:
+        line = f"\rgame {m.game_number}: scores {m.scores[0]}-{m.scores[1]}"
+        print(line, end="", file=sys.stderr, flush=True)
+
     try:
-        play_match(match, bots, max_games=args.games)
+        play_match(match, bots, max_games=cap, on_game_over=show if progress else None)
     finally:  # Ctrl-C too: the games played so far are a valid record
+        if progress:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
         try:
             path = record.save(match, args.record)
         except OSError as e:
             raise UserError(f"cannot write the record {args.record}: {e.strerror or e}") from None
+    if args.games is None and not match.over:
+        print(
+            f"stopped after {cap} games, the default cap, with nobody at {args.target} "
+            "(a drawn game scores nothing): --games N plays more"
+        )
     print(
         f"{match.game_number} game(s), {match.total_moves} moves, scores "
         f"{match.scores[0]}-{match.scores[1]}; record written to {path}"

@@ -62,11 +62,38 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
     return show
 
 
-def _final(session: NetSession, code: int) -> int:
+# Exit codes of play, host and join (README "Exit codes"); 2 is a usage error, 130 Ctrl-C.
+EXIT_FINISHED = 0  # the match ended, or you left it
+EXIT_ERROR = 1
+EXIT_PEER_LEFT = 3  # the opponent left the match
+EXIT_LOST = 4  # the connection was lost and did not come back
+
+
+def _failure_exit(failure: str) -> tuple[int, str | None]:
+    """The exit code of a session that failed, and the news to print (None: an error line).
+
+    Read from the session's one-line failure until the net layer gives a typed cause."""
+    from .ui.text import peer_left
+
+    left = peer_left(failure)
+    if left is not None:
+        return EXIT_PEER_LEFT, left
+    if failure.startswith("the connection to ") and " was lost" in failure:
+        return EXIT_LOST, None
+    return EXIT_ERROR, None
+
+
+def _final(session: NetSession, code: int, told: bool = False) -> int:
+    """The last lines (scores, winner, record) and the exit code; ``told``: the line
+    prompt already said that the opponent left."""
     m = session.match
     names = session.names
     if session.failure is not None:
-        print(f"p2p-spite: {session.failure}", file=sys.stderr, flush=True)
+        code, news = _failure_exit(session.failure)
+        if news is None:
+            print(f"p2p-spite: {session.failure}", file=sys.stderr, flush=True)
+        elif not told:
+            _say(news)
     _say(f"final scores: {names[0]} {m.scores[0]}, {names[1]} {m.scores[1]}")
     if m.winner is not None:
         _say(f"match won by {names[m.winner]} (seat {m.winner})")
@@ -83,9 +110,10 @@ async def _drive(
     if bot is not None:
         code = await run_bot(session, bot, seed=bot_seed, on_event=_progress(session))
     else:
-        from .ui.play import drive_human  # full screen; the line prompt (lineplay) off a terminal
+        from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
         code = await drive_human(session, notes=notes)  # closes the session however it ends
+        return _final(session, code, told=not fullscreen_ok())
     return _final(session, code)
 
 
@@ -414,4 +442,6 @@ def run_play(level: str, seed: bytes | None, name: str | None, target: int, reco
         return code
 
     code = run_main(main())
-    return _final(played[0], code) if played else code
+    from .ui.play import fullscreen_ok
+
+    return _final(played[0], code, told=not fullscreen_ok()) if played else code

@@ -152,7 +152,7 @@ def test_a_peer_that_vanishes_mid_match(tmp_path: Path) -> None:
         for p in (host,):
             if p.poll() is None:
                 p.kill()
-    assert rc != 0
+    assert rc == 4  # the connection was lost (README: exit codes)
     assert "Traceback" not in err
     lines = [x for x in err.splitlines() if x.strip()]
     assert len(lines) == 1 and "lost" in lines[0], err
@@ -186,3 +186,26 @@ def test_host_target_and_games_are_bounded_by_what_the_joiner_accepts(
         assert info.value.code == 2
         err = capsys.readouterr().err
         assert f"at most {MAX_TARGET if opt == '--target' else MAX_GAMES}" in err, err
+
+
+def test_an_opponent_who_quits_is_news_and_exit_3(tmp_path: Path) -> None:
+    """The person joining types quit (and confirms): the host is told it as news, not an error."""
+    host = spawn(["host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--record", "h.json",
+                  "--bot", "easy", "--name", "Ann"], tmp_path)  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        args = ["join", f"127.0.0.1:{port}", "--record", "j.json", "--name", "Bob"]
+        join = spawn(args, tmp_path, stdin=True)
+        reader(join).wait(r"^You are ", TIMEOUT)
+        assert join.stdin is not None
+        join.stdin.write("quit\ny\n")
+        join.stdin.flush()
+        (jrc, jout, jerr), (hrc, hout, herr) = finish_all([join, host], TIMEOUT)
+    finally:
+        for p in (host,):
+            if p.poll() is None:
+                p.kill()
+    assert jrc == 0, jerr + jout[-500:]
+    assert hrc == 3, herr
+    assert "Bob left the match." in hout and herr.strip() == "", herr
+    assert "final scores: Ann" in hout

@@ -64,3 +64,18 @@ def test_an_unwritable_record_path_is_refused_before_playing(
         assert main(["selfplay", "--games", "1", "--record", str(path)]) == 1
         err = capsys.readouterr().err
         assert err.startswith(f"p2p-spite: cannot write the record {path}:") and err.count("\n") == 1
+
+
+def test_selfplay_without_games_stops_at_a_cap_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from p2p_spite.cli import SELFPLAY_GAMES
+
+    path = tmp_path / "m.json"
+    # random bots almost always draw, and draws score nothing: 50 points would take hours
+    assert main(["selfplay", "--seed", "AB" * 32, "--record", str(path), "--bots", "random,random"]) == 0
+    out = capsys.readouterr().out
+    m = record.verify(record.load(path))
+    assert m.game_number == SELFPLAY_GAMES and not m.over
+    assert f"stopped after {SELFPLAY_GAMES} games, the default cap" in out and "--games N" in out
+    assert record.load(path).seed == bytes.fromhex("ab" * 32)  # upper-case hex is a seed too

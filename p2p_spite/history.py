@@ -1,0 +1,154 @@
+"""``p2p-spite history``: the matches saved in the records folder, newest first.
+
+Whose side a record is told from comes from its file name: ``host``/``play``
+write ``...-host-PID.json`` (seat 0), ``join`` writes ``...-join-PID.json``
+(seat 1).  Both peers' records are the same bytes, so the record itself cannot
+say.  A record named otherwise is listed by its two names and left out of the
+totals.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import record
+from .engine import Match
+from .paths import data_dir
+
+_KIND = re.compile(r"-(host|join)-\d+\.json$")
+
+
+def records_dir() -> Path:
+    return data_dir() / "records"
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: Path
+    mtime: float
+    players: tuple[str, str]
+    seat: int | None  # ours, when the file name says it
+    scores: tuple[int, int]
+    winner: int | None  # of the match
+    finished: bool  # decided, or stopped at its game limit
+    network: bool  # a network match's record (it can be resumed)
+    games: tuple[int, int, int]  # won, lost, drawn, from ``seat``'s side (seat 0's if unknown)
+
+
+def _finished(match: Match, max_games: object) -> bool:
+    if match.over:
+        return True
+    done = [r for r in match.results if r is not None]
+    return type(max_games) is int and len(done) >= max_games
+
+
+def read_entry(path: Path) -> Entry:
+    """One record summed up; raises ValueError (RecordError) or OSError if it cannot be read."""
+    rec = record.load(path)
+    match = record.verify(rec)
+    m = _KIND.search(path.name)
+    seat = None if m is None else (0 if m.group(1) == "host" else 1)
+    me = seat or 0
+    won = lost = drawn = 0
+    for r in match.results:
+        if r is None:
+            continue
+        if r.winner is None:
+            drawn += 1
+        elif r.winner == me:
+            won += 1
+        else:
+            lost += 1
+    return Entry(
+        path=path,
+        mtime=path.stat().st_mtime,
+        players=rec.players,
+        seat=seat,
+        scores=(match.scores[0], match.scores[1]),
+        winner=match.winner,
+        finished=_finished(match, rec.extra.get("max_games")),
+        network=isinstance(rec.extra.get("match_id"), str),
+        games=(won, lost, drawn),
+    )
+
+
+def scan(folder: Path | None = None) -> tuple[list[Entry], list[Path]]:
+    """The records of ``folder`` (default: the records folder), newest first, and
+    the files that could not be read."""
+    folder = records_dir() if folder is None else folder
+    entries: list[Entry] = []
+    bad: list[Path] = []
+    try:
+        paths = sorted(folder.glob("*.json"))
+    except OSError:
+        return [], []
+    for p in paths:
+        try:
+            entries.append(read_entry(p))
+        except (OSError, ValueError):
+            bad.append(p)
+    entries.sort(key=lambda e: (e.mtime, e.path.name), reverse=True)
+    return entries, bad
+
+
+def describe(e: Entry, name: str) -> str:
+    """One line: when, against whom, the result and score, games, resumable."""
+    from .ui.text import clean_name
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.mtime))
+    a, b = (clean_name(n) or f"seat {i}" for i, n in enumerate(e.players))
+    if e.seat is None:
+        who = f"{a} vs {b}"
+        score = f"{e.scores[0]}-{e.scores[1]}"
+        result = "finished" if e.finished else "unfinished"
+    else:
+        who = f"vs {(a, b)[1 - e.seat]}"
+        mine, theirs = e.scores[e.seat], e.scores[1 - e.seat]
+        score = f"{mine}-{theirs}"
+        if e.winner is not None:
+            result = "won" if e.winner == e.seat else "lost"
+        else:
+            result = "stopped" if e.finished else "unfinished"
+    won, lost, drawn = e.games
+    games = f"games {won}-{lost}" + (f", {drawn} drawn" if drawn else "")
+    line = f"{when}  {who:<22}  {result:<10} {score:<7}  {games}"
+    if not e.finished and e.network:
+        line += f"  resumable: {name} {'host' if e.seat != 1 else 'join HOST'} --resume {e.path}"
+    return line
+
+
+def totals(entries: list[Entry]) -> str:
+    mine = [e for e in entries if e.seat is not None]
+    won = sum(1 for e in mine if e.winner == e.seat)
+    lost = sum(1 for e in mine if e.winner is not None and e.winner != e.seat)
+    gw, gl, gd = (sum(e.games[i] for e in mine) for i in range(3))
+    open_ = sum(1 for e in mine if not e.finished)
+    text = f"matches: {won} won, {lost} lost"
+    if open_:
+        text += f", {open_} unfinished"
+    text += f"; games: {gw} won, {gl} lost, {gd} drawn"
+    left_out = len(entries) - len(mine)
+    if left_out:
+        text += f" ({left_out} record{'s' * (left_out != 1)} of unknown side not counted)"
+    return text
+
+
+def latest(folder: Path | None = None) -> Entry | None:
+    """The newest record that reads (without reading every older one)."""
+    folder = records_dir() if folder is None else folder
+    try:
+        paths = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return None
+    for p in paths:
+        try:
+            return read_entry(p)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+__all__ = ["Entry", "describe", "latest", "read_entry", "records_dir", "scan", "totals"]

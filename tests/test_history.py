@@ -1,0 +1,122 @@
+"""``p2p-spite history`` and ``replay`` with no file, on the records folder."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from p2p_spite import record
+from p2p_spite.bots import make_bot
+from p2p_spite.cli import main
+from p2p_spite.engine import Match, view
+from p2p_spite.selfplay import play_match
+from tests.support.net import finish_all, spawn, wait_listening
+
+SEED = bytes(range(32))
+
+
+def _records(tmp: Path) -> Path:
+    folder = tmp / "xdg" / "p2p-spite" / "records"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _finished(path: Path, names: tuple[str, str], mtime: float) -> Match:
+    match = Match(SEED, 20, names)
+    play_match(match, [make_bot("easy", 1), make_bot("easy", 2)])
+    record.save(match, path, {"match_id": "ab" * 16, "max_games": None})
+    os.utime(path, (mtime, mtime))
+    return match
+
+
+def _unfinished(path: Path, mtime: float) -> None:
+    match = Match(SEED, 50, ("Ann", "Bob"))
+    bots = [make_bot("easy", 1), make_bot("easy", 2)]
+    for _ in range(7):
+        g = match.game
+        match.apply(bots[g.turn].choose(view(g, g.turn)))
+    record.save(match, path, {"match_id": "cd" * 16, "max_games": None})
+    os.utime(path, (mtime, mtime))
+
+
+def test_history_lists_newest_first_with_totals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["history"]) == 0
+    assert "no records in" in capsys.readouterr().out
+
+    folder = _records(tmp_path)
+    t0 = 1_800_000_000  # 2027-01-15 08:00 UTC
+
+    def at(t: float) -> str:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+    won = _finished(folder / "20270115-080000-host-11.json", ("Ann", "Bob"), t0)
+    _unfinished(folder / "20270115-090000-join-12.json", t0 + 3600)
+    _finished(folder / "copied.json", ("Cy", "Dee"), t0 - 3600)
+    (folder / "broken.json").write_text("{not json")
+    assert main(["history"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 5, lines
+    newest, older, foreign, total, bad = lines
+    assert newest.startswith(f"{at(t0 + 3600)}  vs Ann") and "unfinished" in newest
+    assert f"resumable: p2p-spite join HOST --resume {folder / '20270115-090000-join-12.json'}" in newest
+    me, op = won.scores
+    assert won.winner is not None
+    res = "won" if won.winner == 0 else "lost"
+    assert older.startswith(f"{at(t0)}  vs Bob") and f"{res:<10} {me}-{op}" in older
+    assert "resumable" not in older
+    assert "Cy vs Dee" in foreign and "finished" in foreign
+    gw = sum(1 for r in won.results if r is not None and r.winner == 0)
+    gl = sum(1 for r in won.results if r is not None and r.winner == 1)
+    gd = sum(1 for r in won.results if r is not None and r.winner is None)
+    assert f"games {gw}-{gl}" in older
+    assert total == (
+        f"matches: {int(res == 'won')} won, {int(res == 'lost')} lost, 1 unfinished; "
+        f"games: {gw} won, {gl} lost, {gd} drawn (1 record of unknown side not counted)"
+    )
+    assert bad.startswith("(1 file in ") and "could not be read" in bad
+
+    # replay with no file: the newest record
+    assert main(["replay", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "the latest record: " + str(folder / "20270115-090000-join-12.json") in out
+    assert "ok: 1 game, 7 moves" in out
+
+
+def test_replay_with_no_file_and_no_records_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["replay"]) == 2
+    assert "no record to replay in" in capsys.readouterr().err
+
+
+def test_history_after_a_lan_match_names_both_players(tmp_path: Path) -> None:
+    """Host and join write to the default folder (both here: one XDG_DATA_HOME)."""
+    host = spawn(["host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--no-announce",
+                  "--bot", "easy", "--name", "Ann"], tmp_path)  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        join = spawn(["join", f"127.0.0.1:{port}", "--bot", "easy", "--name", "Bob"], tmp_path)
+        (jrc, _jout, jerr), (hrc, _hout, herr) = finish_all([join, host], 60)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert (jrc, hrc) == (0, 0), (jerr, herr)
+    records = sorted(_records(tmp_path).glob("*.json"))
+    assert len(records) == 2
+    rec = record.load(records[0])
+    a, b = rec.scores or [0, 0]
+    (rc, out, err), = finish_all([spawn(["history"], tmp_path)], 60)
+    assert rc == 0, err
+    lines = out.splitlines()
+    ann_side = next(x for x in lines if "vs Bob" in x)
+    bob_side = next(x for x in lines if "vs Ann" in x)
+    assert f"{a}-{b}" in ann_side and f"{b}-{a}" in bob_side
+    assert ("won" in ann_side) == (a > b) and ("won" in bob_side) == (b > a)
+    assert lines[-1].startswith("matches: 1 won, 1 lost; games: ")

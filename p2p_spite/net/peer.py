@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import socket
 import sys
 from collections.abc import Awaitable, Callable
@@ -979,6 +980,10 @@ async def host_session(
         server = await loop.create_server(factory, sock=sock)
     except (OSError, OverflowError) as e:
         where = _fmt_addr((bind or "*", port))
+        if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
+            raise UserError(f"port {port} is taken: use --port N or --port 0") from None
+        if isinstance(e, OSError) and e.errno == errno.EADDRNOTAVAIL:
+            raise UserError(f"cannot listen on {where}: {bind} is not an address of this machine") from None
         raise UserError(f"cannot listen on {where}: {getattr(e, 'strerror', None) or e}") from None
     real = sock.getsockname()
     shown = str(real[0])
@@ -1047,6 +1052,11 @@ def _stage(link: _Link) -> int:
     return AUTHENTICATED
 
 
+# What a first handshake meets when the other end speaks something else (HTTP, SSH...):
+# bytes that are no frame of ours, or a hello of another program.
+_FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
+
+
 class _ConnectFailed(ConnectionError):
     """No TCP connection at all (refused, unreachable, timed out)."""
 
@@ -1085,7 +1095,13 @@ async def join_session(
                 loop.create_connection(lambda: _Link(Endpoint(config, with_core), where), host, port), timeout
             )
         except TimeoutError:
-            raise _ConnectFailed(f"cannot connect to {where}: timed out") from None
+            raise _ConnectFailed(
+                f"cannot reach {where}: no answer in {timeout:g} s (is the address right? a firewall?)"
+            ) from None
+        except ConnectionRefusedError:
+            raise _ConnectFailed(
+                f"nobody is hosting at {where} (is the host running? is the port right?)"
+            ) from None
         except (OSError, OverflowError) as e:
             raise _ConnectFailed(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
         try:
@@ -1115,6 +1131,8 @@ async def join_session(
             else:
                 raise UserError(f"the host refused: {e}") from None
         except RemoteProtocolError as e:
+            if e.code in _FOREIGN:
+                raise UserError(f"that is not a p2p-spite host: {where} speaks another protocol") from None
             raise UserError(f"refused the host at {where}: {e}") from None
         except TimeoutError:
             raise UserError(f"the host at {where} did not answer the handshake") from None

@@ -97,9 +97,31 @@ def _final(session: NetSession, code: int, told: bool = False) -> int:
     _say(f"final scores: {names[0]} {m.scores[0]}, {names[1]} {m.scores[1]}")
     if m.winner is not None:
         _say(f"match won by {names[m.winner]} (seat {m.winner})")
-    if session.record_path:
+    if _drop_empty_record(session):
+        _say("no move was played: no record kept")
+    elif session.record_path:
         _say(f"record: {session.record_path}")
     return code
+
+
+def _drop_empty_record(session: NetSession) -> bool:
+    """A match left before its first move (and with no game resigned) keeps no record:
+    it holds nothing to replay, and resuming it would only deal the same cards again.
+    The file exists while the match runs (a killed process leaves it, resumable)."""
+    m = session.match
+    path = session.record_path
+    if not path or m.total_moves or any(r is not None for r in m.results):
+        return False
+    from .net.journal import journal_path
+
+    for p in (Path(path), journal_path(Path(path))):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return False  # it stays, and is named as the record
+    return True
 
 
 async def _drive(

@@ -119,11 +119,20 @@ def test_bad_arguments_are_one_line(tmp_path: Path) -> None:
         assert "Traceback" not in r.stderr and r.stderr.strip().count("\n") == 0, r.stderr
 
 
+def _seed_where(starter: int) -> str:
+    """A seed whose first game the seat ``starter`` begins."""
+    from p2p_spite.engine import Match
+
+    return next(s.hex() for i in range(100) if Match(s := bytes([i]) * 32).game.turn == starter)
+
+
 def test_a_peer_that_vanishes_mid_match(tmp_path: Path) -> None:
     """The joiner is killed mid-match: the host says so in one line, saves the record, exits non-zero."""
     host = spawn(
         [
             "host",
+            "--seed",
+            _seed_where(0),  # the host's bot begins: there are moves to keep
             "--bind",
             "127.0.0.1",
             "--port",
@@ -189,10 +198,12 @@ def test_host_target_and_games_are_bounded_by_what_the_joiner_accepts(
         assert f"at most {MAX_TARGET if opt == '--target' else MAX_GAMES}" in err, err
 
 
-def test_an_opponent_who_quits_is_news_and_exit_3(tmp_path: Path) -> None:
-    """The person joining types quit (and confirms): the host is told it as news, not an error."""
+@pytest.mark.parametrize("starter", [0, 1])
+def test_an_opponent_who_quits_is_news_and_exit_3(tmp_path: Path, starter: int) -> None:
+    """The person joining types quit (and confirms): the host is told it as news, not an error.
+    Before the first move (the joiner begins and quits at once) no record is kept."""
     host = spawn(["host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--record", "h.json",
-                  "--bot", "easy", "--name", "Ann"], tmp_path)  # fmt: skip
+                  "--bot", "easy", "--name", "Ann", "--seed", _seed_where(starter)], tmp_path)  # fmt: skip
     try:
         port, _ = wait_listening(host)
         args = ["join", f"127.0.0.1:{port}", "--record", "j.json", "--name", "Bob"]
@@ -210,3 +221,9 @@ def test_an_opponent_who_quits_is_news_and_exit_3(tmp_path: Path) -> None:
     assert hrc == 3, herr
     assert "Bob left the match." in hout and herr.strip() == "", herr
     assert "final scores: Ann" in hout
+    if starter == 1:  # nothing was played
+        assert "no move was played: no record kept" in hout and "no record kept" in jout
+        assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".json", ".journal")) == []
+    else:
+        assert "record: h.json" in hout and "record: j.json" in jout
+        assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()

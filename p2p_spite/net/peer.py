@@ -1131,8 +1131,10 @@ async def join_session(
             else:
                 raise UserError(f"the host refused: {e}") from None
         except RemoteProtocolError as e:
-            if e.code in _FOREIGN:
-                raise UserError(f"that is not a p2p-spite host: {where} speaks another protocol") from None
+            if e.code in _FOREIGN:  # a frame length from HTTP's or SSH's first bytes says nothing to a person
+                detail = f" ({e})" if e.code == "decode" else ""
+                problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
+                raise UserError(problem) from None
             raise UserError(f"refused the host at {where}: {e}") from None
         except TimeoutError:
             raise UserError(f"the host at {where} did not answer the handshake") from None

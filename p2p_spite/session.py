@@ -11,6 +11,7 @@ it shows never reads state that is ahead of what it has shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol
 
 from .engine import Card, Move, PlayerView, Result
@@ -58,12 +59,35 @@ class ChatReceived:
     text: str
 
 
+class EndCause(Enum):
+    """Why a session stopped before the match was over."""
+
+    PEER_LEFT = "peer-left"  # the peer said goodbye (quit) before the end
+    PEER_BROKE_PROTOCOL = "peer-broke-protocol"  # this side refused what the peer sent
+    PEER_REFUSED = "peer-refused"  # the peer refused this side (its reason in ``reason``)
+    DEAL_ABANDONED = "deal-abandoned"  # the peer left during the seed exchange, after the deal was fixed
+    CONNECTION_LOST = "connection-lost"  # the connection did not come back in time
+    STORAGE = "storage"  # this side cannot write its record
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """Why a session stopped, as data (the one line for the user is beside it)."""
+
+    cause: EndCause
+    peer: str = ""  # the peer's name
+    code: str | None = None  # the refusal code (``net.wire.Refusal``) when a refusal stopped it
+    reason: str = ""  # the peer's own words (a goodbye's reason, a refusal's text), printable
+
+
 @dataclass(frozen=True, slots=True)
 class ConnectionChanged:
-    """``state`` is one of "connected", "reconnecting", "lost", "closed"."""
+    """``state`` is one of "connected", "reconnecting", "lost", "closed"; a "lost" one
+    that stops the session says why in ``ending``."""
 
     state: str
     detail: str = ""
+    ending: Ending | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +102,13 @@ class Notice:
 class SessionFailed:
     """The match cannot go on (peer vanished, desync, a peer's illegal move...).
 
-    ``message`` is one line for the user.  The record was saved first.
+    ``message`` is one line for the user; ``ending`` says why, as data.  The record
+    was saved first.
     """
 
     message: str
     record_path: str | None = None
+    ending: Ending | None = None
 
 
 Event = (

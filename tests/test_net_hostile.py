@@ -20,8 +20,8 @@ from p2p_spite.engine import Move
 from p2p_spite.net import NetSession, host_session, join_session
 from p2p_spite.net.game import Action
 from p2p_spite.net.protocol import JOIN, LocalConfig, ProtocolError
-from p2p_spite.net.wire import MAX_FRAME, encode
-from p2p_spite.session import SessionFailed
+from p2p_spite.net.wire import MAX_FRAME, Refusal, encode
+from p2p_spite.session import EndCause, Ending, SessionFailed
 from tests.support.net import RawPeer
 
 SEED = bytes(range(32))
@@ -322,8 +322,10 @@ def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> 
         await attack(host, peer)
         failed = await _expect_failure(host)
         assert failed.message and "\n" not in failed.message
+        cause = EndCause.CONNECTION_LOST if attack is _dropped_mid_frame else EndCause.PEER_BROKE_PROTOCOL
+        assert failed.ending is not None and failed.ending.cause is cause
         if attack is _wrong_digest:
-            assert "desync" in failed.message
+            assert "desync" in failed.message and failed.ending.code == "desync"
         digest, position, _text = _snapshot(host)
         assert (digest, position) == before[:2]
         # the record on disk replays to exactly the state before the attack
@@ -358,6 +360,7 @@ def test_a_peer_that_floods_pings_and_never_reads_is_dropped(tmp_path: Path) -> 
         peer.writer.write(ping * 20_000)  # and never read a byte
         failed = await _expect_failure(host)
         assert "flood" in failed.message and "\n" not in failed.message
+        assert failed.ending == Ending(EndCause.PEER_BROKE_PROTOCOL, "Eve", Refusal.FLOOD)
         assert link.transport.get_write_buffer_size() <= MAX_SEND_BUFFER
         assert _snapshot(host)[:2] == before[:2]
         await host.close()
@@ -587,6 +590,7 @@ def test_a_disk_error_is_one_clean_failure(tmp_path: Path, whose: str) -> None:
         failed = await _expect_failure(host)
         assert "cannot write the record" in failed.message and "No space left" in failed.message
         assert "\n" not in failed.message
+        assert failed.ending is not None and failed.ending.cause is EndCause.STORAGE
         assert failed.record_path is not None  # the record itself could still be written
         rec = record.verify(record.load(failed.record_path))
         assert rec.total_moves >= before

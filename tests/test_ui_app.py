@@ -21,6 +21,8 @@ from p2p_spite.engine import CENTER, HAND, SIDE, IllegalMoveError, Match, Move, 
 from p2p_spite.session import (
     ChatReceived,
     ConnectionChanged,
+    EndCause,
+    Ending,
     Event,
     GameEnded,
     GameStarted,
@@ -340,9 +342,14 @@ def test_a_peer_who_quits_on_purpose_left_the_match_not_lost_the_connection() ->
         s = LocalSession(find_seed(0), bot=None)
         async with running(s) as (app, _inp):
             # As the network session reports a peer's goodbye.
-            s.events.put_nowait(ConnectionChanged("lost", "Bob left the match (quit)"))
+            bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
+            s.events.put_nowait(ConnectionChanged("lost", "Bob left the match (quit)", bye))
             s.events.put_nowait(
-                SessionFailed("Bob left the match (quit); record saved to /tmp/r.json", "/tmp/r.json")
+                SessionFailed(
+                    "Bob left the match (quit); record saved to /tmp/r.json",
+                    "/tmp/r.json",
+                    bye,
+                )
             )
             await until(lambda: app.failed, timeout=2)
             said = texts(app)

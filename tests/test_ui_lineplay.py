@@ -13,7 +13,7 @@ from typing import IO
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, SIDE, Match, PlayerView, Result, rank, view
 from p2p_spite.net.protocol import MAX_CHAT
-from p2p_spite.session import ConnectionChanged, GameEnded, SessionFailed
+from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, SessionFailed
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.lineplay import play_lines, render
 from p2p_spite.ui.text import card_label
@@ -245,9 +245,14 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
             await d.wait_for("begins")
             v = _my_view(s)
             s.events.put_nowait(GameEnded(1, Result(1, 1, "payoff"), (0, 1), v))
-            s.events.put_nowait(ConnectionChanged("lost", "Bob left the match (quit)"))
+            bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
+            s.events.put_nowait(ConnectionChanged("lost", "Bob left the match (quit)", bye))
             s.events.put_nowait(
-                SessionFailed("Bob left the match (quit); record saved to /tmp/r.json", "/tmp/r.json")
+                SessionFailed(
+                    "Bob left the match (quit); record saved to /tmp/r.json",
+                    "/tmp/r.json",
+                    bye,
+                )
             )
             assert await d.result() == 1
             said = d.said()

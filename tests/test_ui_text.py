@@ -13,6 +13,7 @@ import pytest
 
 from p2p_spite.engine import SIDE, Match, view
 from p2p_spite.net.protocol import MAX_CHAT
+from p2p_spite.session import EndCause, Ending
 from p2p_spite.ui.board import BoardInfo, render_board
 from p2p_spite.ui.replay import Replay, print_listing, text_listing
 from p2p_spite.ui.text import clean_name, clip_text, peer_left, points, unicode_ok
@@ -87,11 +88,15 @@ def test_points_and_clipped_echoes() -> None:
 
 
 def test_peer_left_is_told_only_for_a_deliberate_goodbye() -> None:
-    assert peer_left("Ann left the match (quit)") == "Ann left the match."
-    assert peer_left("Ann left the match (quit); record saved to /tmp/x.json") == "Ann left the match."
-    assert peer_left("Ann left the match (no reason given)") == "Ann left the match."
-    assert peer_left("Ann left the match (storage)") == "Ann left the match (storage)."
-    assert peer_left("the connection is lost") is None
+    left = EndCause.PEER_LEFT
+    assert peer_left(Ending(left, "Ann", reason="quit")) == "Ann left the match."
+    assert peer_left(Ending(left, "Ann")) == "Ann left the match."
+    assert peer_left(Ending(left, "Ann", reason="storage")) == "Ann left the match (storage)."
+    assert peer_left(None) is None
+    assert peer_left(Ending(EndCause.CONNECTION_LOST, "Ann")) is None
+    # a peer that names itself like a goodbye and then breaks the protocol is not shown as one
+    broke = Ending(EndCause.PEER_BROKE_PROTOCOL, "Eve left the match (quit)", "illegal-move")
+    assert peer_left(broke) is None
 
 
 def _header(info: BoardInfo) -> str:

@@ -22,6 +22,8 @@ from ..paths import default_record_path
 from ..session import (
     ChatReceived,
     ConnectionChanged,
+    EndCause,
+    Ending,
     Event,
     GameEnded,
     Notice,
@@ -44,7 +46,7 @@ from .protocol import (
     Phase,
     Pong,
 )
-from .wire import ProtocolError, RemoteProtocolError
+from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 DEFAULT_PORT = 4747
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
@@ -58,20 +60,23 @@ MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more
 # refusals after which redialing is pointless
 FATAL_REFUSALS = frozenset(
     {
-        "history",
-        "other-match",
-        "bad-code",
-        "code-needed",
-        "no-code",
-        "version",
-        "desync",
-        "illegal-move",
-        "seat-taken",
-        "no-match",
-        "not-p2p-spite",
-        "flood",
-        "bad-proof",
-        "storage",
+        Refusal.HISTORY,
+        Refusal.OTHER_MATCH,
+        Refusal.BAD_CODE,
+        Refusal.CODE_NEEDED,
+        Refusal.NO_CODE,
+        Refusal.VERSION,
+        Refusal.DESYNC,
+        Refusal.ILLEGAL_MOVE,
+        Refusal.SEAT_TAKEN,
+        Refusal.NO_MATCH,
+        Refusal.NOT_P2P_SPITE,
+        Refusal.FLOOD,
+        Refusal.BAD_PROOF,
+        Refusal.STORAGE,
+        Refusal.POSITION,
+        Refusal.FORGED,
+        Refusal.SEQUENCE,
     }
 )
 
@@ -311,7 +316,8 @@ class NetSession:
         self._grace_timer: asyncio.TimerHandle | None = None
         self._dialer: asyncio.Task[None] | None = None
         self._back: asyncio.Event = asyncio.Event()
-        self.failure: str | None = None
+        self.failure: str | None = None  # the line for the user when the session failed ...
+        self.ending: Ending | None = None  # ... and why, as data
         self.notice_every = NOTICE_EVERY
         self.max_chat_backlog = MAX_CHAT_BACKLOG
         self._chat_backlog = 0  # ChatReceived events in the queue
@@ -560,7 +566,11 @@ class NetSession:
         try:
             path = self.keeper.close() if self.keeper is not None else None
         except (OSError, UserError) as e:
-            self._fail(f"the match is over but its record could not be written: {_one_line(e)}", save=False)
+            self._fail(
+                f"the match is over but its record could not be written: {_one_line(e)}",
+                self._ending(EndCause.STORAGE),
+                save=False,
+            )
             return
         self._ended = True
         self._done = True
@@ -570,9 +580,9 @@ class NetSession:
         """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
         text = f"cannot write the record: {_one_line(e)}"
         if link is not None:
-            link.endpoint.refuse("storage", "cannot write its record (a disk error)")
+            link.endpoint.refuse(Refusal.STORAGE, "cannot write its record (a disk error)")
             link.fail(ConnectionError(text))
-        self._fail(f"stopped the match: {text}")
+        self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
 
     def _on_event(self, link: _Link, ev: Event | Acked | PeerBye | Pong) -> None:
         if isinstance(ev, Acked):
@@ -581,7 +591,10 @@ class NetSession:
             pass
         elif isinstance(ev, PeerBye):
             if not self._ended and not self._done:
-                self._fail(f"{self.peer_name} left the match ({ev.reason or 'no reason given'})")
+                self._fail(
+                    f"{self.peer_name} left the match ({ev.reason or 'no reason given'})",
+                    self._ending(EndCause.PEER_LEFT, reason=ev.reason),
+                )
             link.fail(ConnectionError("bye"))
         else:
             if isinstance(ev, ChatReceived):
@@ -600,16 +613,25 @@ class NetSession:
                 self._finish()
 
     def _on_protocol_error(self, link: _Link, e: ProtocolError) -> None:
+        link.fail(e)
+        self._fail(*self._refusal(e))
+
+    def _refusal(self, e: ProtocolError) -> tuple[str, Ending]:
+        """The line and the typed cause for a refusal, by us (RemoteProtocolError) or the peer."""
+        if isinstance(e, PeerRefused):
+            return (
+                f"{self.peer_name} stopped the match: {e}",
+                self._ending(EndCause.PEER_REFUSED, e.code, str(e)),
+            )
         if isinstance(e, RemoteProtocolError):
             msg = f"stopped the match: {self.peer_name} broke the protocol: {e}"
-            if e.code in ("illegal-move", "desync", "history"):
+            if e.code in (Refusal.ILLEGAL_MOVE, Refusal.DESYNC, Refusal.HISTORY):
                 msg = f"stopped the match: {e}"
-        elif isinstance(e, PeerRefused):
-            msg = f"{self.peer_name} stopped the match: {e}"
-        else:
-            msg = f"stopped the match: {e}"
-        link.fail(e)
-        self._fail(msg)
+            return msg, self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)
+        return f"stopped the match: {e}", self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)
+
+    def _ending(self, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:
+        return Ending(cause, self.peer_name, code.value if code is not None else None, reason)
 
     # -- losing and finding the peer again ------------------------------------------------
 
@@ -629,7 +651,9 @@ class NetSession:
             return
         if self.grace <= 0:
             if not self._ended:
-                self._fail(f"the connection to {self.peer_name} was lost")
+                self._fail(
+                    f"the connection to {self.peer_name} was lost", self._ending(EndCause.CONNECTION_LOST)
+                )
             return
         loop = asyncio.get_running_loop()
         self._lost_at = loop.time()
@@ -655,7 +679,8 @@ class NetSession:
             self._back.set()  # close() stops waiting for the last acknowledgement
             return
         self._fail(
-            f"the connection to {self.peer_name} was lost and did not come back within {self.grace:g} s"
+            f"the connection to {self.peer_name} was lost and did not come back within {self.grace:g} s",
+            self._ending(EndCause.CONNECTION_LOST),
         )
 
     def offer_link(self, link: _Link) -> bool:
@@ -694,11 +719,17 @@ class NetSession:
                 link = await self._dial(self.core)
             except PeerRefused as e:
                 if e.code in FATAL_REFUSALS:
-                    self._fail(f"{self.peer_name} refused to go on: {e}")
+                    self._fail(
+                        f"{self.peer_name} refused to go on: {e}",
+                        self._ending(EndCause.PEER_REFUSED, e.code, str(e)),
+                    )
                     return
             except RemoteProtocolError as e:
                 if e.code in FATAL_REFUSALS:
-                    self._fail(f"cannot go on with {self.peer_name}: {e}")
+                    self._fail(
+                        f"cannot go on with {self.peer_name}: {e}",
+                        self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code),
+                    )
                     return
             except (OSError, ConnectionError, TimeoutError, ProtocolError):
                 pass
@@ -724,19 +755,20 @@ class NetSession:
             link.endpoint.send_ping(k)
             link._flush()
 
-    def _fail(self, message: str, *, save: bool = True) -> None:
+    def _fail(self, message: str, ending: Ending, *, save: bool = True) -> None:
         if self._ended or self.failure is not None:
             return
         self._done = True
         self.failure = message
+        self.ending = ending
         path = None
         if self.keeper is not None and save:
             try:
                 path = str(self.keeper.close(keep_journal=False))
             except (OSError, UserError) as e:
                 message += f" ({_one_line(e)})"
-        self._put(ConnectionChanged("lost", message))
-        self._put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path))
+        self._put(ConnectionChanged("lost", message, ending))
+        self._put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path, ending))
         self._close_transport()
 
     def _close_transport(self) -> None:
@@ -972,7 +1004,7 @@ async def host_session(
         elif not winner.done():
             winner.set_result(link)
             return
-        link.endpoint.refuse("seat-taken", "this match already has its two players")
+        link.endpoint.refuse(Refusal.SEAT_TAKEN, "this match already has its two players")
         link.fail(ConnectionError("seat taken"))
 
     try:
@@ -1036,7 +1068,7 @@ def _describe(e: BaseException) -> str:
 def _kind(e: BaseException) -> str:
     """A few words for a dropped connection, to count it by in the merged warnings."""
     if isinstance(e, RemoteProtocolError):
-        return "wrong join code" if e.code == "bad-code" else f"protocol errors ({e.code})"
+        return "wrong join code" if e.code is Refusal.BAD_CODE else f"protocol errors ({e.code})"
     if isinstance(e, TimeoutError):
         return "no hello in time" if isinstance(e, HelloTimeout) else "no handshake in time"
     return "closed during the handshake"
@@ -1125,7 +1157,7 @@ async def join_session(
                 raise UserError(str(e)) from None
             problem = str(e)
         except PeerRefused as e:
-            if e.code == "no-match" and resume is None and connected_once:
+            if e.code is Refusal.NO_MATCH and resume is None and connected_once:
                 core = None  # the host forgot the half-agreed match: start afresh
                 problem = str(e)
             else:

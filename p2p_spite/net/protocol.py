@@ -28,7 +28,7 @@ from typing import Any, Final
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match, move_from_json
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore
-from .wire import FrameDecoder, LocalProtocolError, ProtocolError, RemoteProtocolError, encode
+from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
 
 PROTOCOL_VERSION: Final = 1
 APP: Final = "p2p-spite"
@@ -71,6 +71,7 @@ __all__ = [
     "Phase",
     "Pong",
     "ProtocolError",
+    "Refusal",
     "RemoteProtocolError",
     "commitment",
     "derive_code_key",
@@ -230,7 +231,7 @@ class LocalConfig:
 def _int(msg: dict[str, Any], key: str, lo: int, hi: int) -> int:
     v = msg.get(key)
     if type(v) is not int or not lo <= v <= hi:
-        raise RemoteProtocolError(f"{msg['t']}: {key} must be an integer in {lo}..{hi}", "malformed")
+        raise RemoteProtocolError(f"{msg['t']}: {key} must be an integer in {lo}..{hi}", Refusal.MALFORMED)
     return v
 
 
@@ -241,7 +242,7 @@ def _opt_int(msg: dict[str, Any], key: str, lo: int, hi: int) -> int | None:
 def _bin(msg: dict[str, Any], key: str, size: int) -> bytes:
     v = msg.get(key)
     if type(v) is not bytes or len(v) != size:
-        raise RemoteProtocolError(f"{msg['t']}: {key} must be {size} bytes", "malformed")
+        raise RemoteProtocolError(f"{msg['t']}: {key} must be {size} bytes", Refusal.MALFORMED)
     return v
 
 
@@ -249,7 +250,7 @@ def _str(msg: dict[str, Any], key: str, most: int) -> str:
     v = msg.get(key)
     if type(v) is not str or len(v) > most:
         raise RemoteProtocolError(
-            f"{msg['t']}: {key} must be a string of at most {most} characters", "malformed"
+            f"{msg['t']}: {key} must be a string of at most {most} characters", Refusal.MALFORMED
         )
     return v
 
@@ -379,12 +380,12 @@ class Endpoint:
     def _send(self, msg: dict[str, Any]) -> None:
         self._out += encode(msg)
 
-    def _refuse(self, code: str, text: str) -> None:
+    def _refuse(self, code: Refusal, text: str) -> None:
         if self.phase is not Phase.CLOSED:
-            self._send({"t": "refuse", "code": code, "msg": text[:400]})
+            self._send({"t": "refuse", "code": code.value, "msg": text[:400]})
             self.phase = Phase.CLOSED
 
-    def refuse(self, code: str, text: str) -> None:
+    def refuse(self, code: Refusal, text: str) -> None:
         """Tell the peer we stop (e.g. the seat is taken), and close."""
         self._refuse(code, text)
 
@@ -433,13 +434,12 @@ class Endpoint:
         if t == "refuse":
             code = msg.get("code")
             text = msg.get("msg")
-            code = code if isinstance(code, str) else "refused"
             text = clean_text(text, 400) if isinstance(text, str) else "no reason given"
-            raise PeerRefused(text, clean_text(code, 40))
+            raise PeerRefused(text, Refusal.from_wire(code) if isinstance(code, str) else Refusal.OTHER)
         if t in ("ping", "pong") and self.phase is not Phase.HELLO:
             k = _int(msg, "k", 0, 2**53)
             if not self._pings.take():
-                raise RemoteProtocolError(f"{t}s faster than {PING_RATE:g} a second", "flood")
+                raise RemoteProtocolError(f"{t}s faster than {PING_RATE:g} a second", Refusal.FLOOD)
             if t == "ping":
                 if self._pongs.take():  # more than a few a second are not answered
                     self._send({"t": "pong", "k": k})
@@ -456,7 +456,8 @@ class Endpoint:
             known = t in _KNOWN
             what = f"a {t!r} message" if known else f"a message of unknown type {clean_text(t, 20)!r}"
             raise RemoteProtocolError(
-                f"{what} during the {self.phase.value} phase", "unexpected" if known else "unknown-type"
+                f"{what} during the {self.phase.value} phase",
+                Refusal.UNEXPECTED if known else Refusal.UNKNOWN_TYPE,
             )
         handler(self, msg)
 
@@ -464,36 +465,44 @@ class Endpoint:
         proto = msg.get("proto")
         mine = self.config.protocol_version
         if msg.get("app") != APP:
-            raise RemoteProtocolError("not a p2p-spite peer", "not-p2p-spite")
+            raise RemoteProtocolError("not a p2p-spite peer", Refusal.NOT_P2P_SPITE)
         if type(proto) is not int:  # not True, not 1.0, not a list
-            raise RemoteProtocolError(f"hello: proto must be an integer, not {shown(proto)}", "malformed")
+            raise RemoteProtocolError(
+                f"hello: proto must be an integer, not {shown(proto)}", Refusal.MALFORMED
+            )
         if proto != mine:
             raise RemoteProtocolError(
                 f"protocol version mismatch: the {_WHO[self.peer_role]} speaks version {proto}, "
                 f"the {_WHO[self.role]} speaks version {mine}",
-                "version",
+                Refusal.VERSION,
             )
         role = msg.get("role")
         if role != self.peer_role:
             raise RemoteProtocolError(
-                f"the peer says it is {shown(role)}, expected {self.peer_role!r}", "role"
+                f"the peer says it is {shown(role)}, expected {self.peer_role!r}", Refusal.ROLE
             )
         self.peer_name = clean_text(_str(msg, "name", MAX_NAME), MAX_NAME)
         self._peer_nonce = _bin(msg, "nonce", NONCE_BYTES)
         wants_code = msg.get("code")
         if type(wants_code) is not bool:
-            raise RemoteProtocolError("hello: code must be true or false", "malformed")
+            raise RemoteProtocolError("hello: code must be true or false", Refusal.MALFORMED)
         peer_match = msg.get("match")
         if peer_match is not None and (type(peer_match) is not bytes or len(peer_match) != MATCH_ID_BYTES):
-            raise RemoteProtocolError("hello: match must be 16 bytes or nil", "malformed")
+            raise RemoteProtocolError("hello: match must be 16 bytes or nil", Refusal.MALFORMED)
         if self.role == HOST:
             if self.config.code_key is not None and not wants_code:
-                raise RemoteProtocolError("this host needs a join code (join with --code)", "code-needed")
+                raise RemoteProtocolError(
+                    "this host needs a join code (join with --code)", Refusal.CODE_NEEDED
+                )
         elif wants_code and self.config.code_key is None:
-            raise RemoteProtocolError("the host needs a join code: join with --code CODE", "code-needed")
+            raise RemoteProtocolError(
+                "the host needs a join code: join with --code CODE", Refusal.CODE_NEEDED
+            )
         if self.role == HOST and self.config.code_key is None and wants_code:
             # the joiner brought a code we do not use: it cannot authenticate us; say so
-            raise RemoteProtocolError("this host does not use a join code (join without --code)", "no-code")
+            raise RemoteProtocolError(
+                "this host does not use a join code (join without --code)", Refusal.NO_CODE
+            )
         self._peer_match = peer_match
         if self.config.code_key is not None:
             self.phase = Phase.AUTH
@@ -515,7 +524,7 @@ class Endpoint:
         assert key is not None
         mac = _bin(msg, "mac", 32)
         if not hmac.compare_digest(mac, _auth_mac(key, self.peer_role, *self._nonces())):
-            raise RemoteProtocolError("wrong join code", "bad-code")
+            raise RemoteProtocolError("wrong join code", Refusal.BAD_CODE)
         if self.role == HOST:
             self._send_auth()  # only now: a guesser learns nothing from the host
         self._after_auth()
@@ -528,13 +537,14 @@ class Endpoint:
             return
         if held is None:
             raise RemoteProtocolError(
-                "this host has no match to continue (join without --resume)", "no-match"
+                "this host has no match to continue (join without --resume)", Refusal.NO_MATCH
             )
         if self._peer_match is None:
             raise RemoteProtocolError(
-                "this host is in a match already (to continue it, join with --resume RECORD)", "seat-taken"
+                "this host is in a match already (to continue it, join with --resume RECORD)",
+                Refusal.SEAT_TAKEN,
             )
-        raise RemoteProtocolError("this host is playing a different match", "other-match")
+        raise RemoteProtocolError("this host is playing a different match", Refusal.OTHER_MATCH)
 
     def _after_auth(self) -> None:
         if self.role == HOST:
@@ -562,7 +572,7 @@ class Endpoint:
         mac = _bin(msg, "mac", 32)
         key = resume_key(c.match.seed, c.match_id)
         if not hmac.compare_digest(mac, _proof_mac(key, self.peer_role, *self._nonces())):
-            raise RemoteProtocolError("the peer cannot prove it holds this match", "bad-proof")
+            raise RemoteProtocolError("the peer cannot prove it holds this match", Refusal.BAD_PROOF)
         if self.role == JOIN:
             self.phase = Phase.SETUP
             return
@@ -619,11 +629,12 @@ class Endpoint:
             and len(players) == 2
             and all(type(p) is str and len(p) <= MAX_NAME for p in players)
         ):
-            raise RemoteProtocolError("setup: players must be two names", "malformed")
+            raise RemoteProtocolError("setup: players must be two names", Refusal.MALFORMED)
         resume = msg.get("resume")
         if type(resume) is not bool or (resume and seed is not None):
             raise RemoteProtocolError(
-                "setup: resume must be true or false (and a resumed match's seed is not sent)", "malformed"
+                "setup: resume must be true or false (and a resumed match's seed is not sent)",
+                Refusal.MALFORMED,
             )
         c = self.core
         self._match_id = match_id
@@ -631,7 +642,7 @@ class Endpoint:
             if resume:
                 raise RemoteProtocolError(
                     "the host is resuming a match this side does not have (join with --resume RECORD)",
-                    "no-match",
+                    Refusal.NO_MATCH,
                 )
             self.seed_from_host = seed is not None
             # The names are the ones the two hellos gave: a host cannot rename this player
@@ -639,7 +650,7 @@ class Endpoint:
             names = (self.peer_name, self.name)
             if players[1] != names[1] or clean_text(players[0], MAX_NAME) != names[0]:
                 raise RemoteProtocolError(
-                    "setup: the players are not the two names the hellos gave", "malformed"
+                    "setup: the players are not the two names the hellos gave", Refusal.MALFORMED
                 )
             if seed is None:
                 self._pending_setup = (target, games, names)
@@ -648,10 +659,10 @@ class Endpoint:
                 self._make_core(seed, target, games, names)
         else:
             if not resume or match_id != c.match_id:
-                raise RemoteProtocolError("the host is playing a different match", "other-match")
+                raise RemoteProtocolError("the host is playing a different match", Refusal.OTHER_MATCH)
             if target != c.match.target or games != c.max_games:
                 raise RemoteProtocolError(
-                    "the host's match settings differ from this side's record", "other-match"
+                    "the host's match settings differ from this side's record", Refusal.OTHER_MATCH
                 )
             self._resumed = True  # the names are the record's (setup.players is not used)
             self._start_sync()
@@ -664,19 +675,19 @@ class Endpoint:
 
     def _on_commit(self, msg: dict[str, Any]) -> None:
         if self._peer_commit:
-            raise RemoteProtocolError("a second commitment", "unexpected")
+            raise RemoteProtocolError("a second commitment", Refusal.UNEXPECTED)
         c = _bin(msg, "c", 32)
         if hmac.compare_digest(c, self._my_commit):
-            raise RemoteProtocolError("the peer echoed our commitment", "echo")
+            raise RemoteProtocolError("the peer echoed our commitment", Refusal.ECHO)
         self._peer_commit = c
         self._send({"t": "reveal", "r": self._secret})
 
     def _on_reveal(self, msg: dict[str, Any]) -> None:
         if not self._peer_commit:
-            raise RemoteProtocolError("a reveal before its commitment", "unexpected")
+            raise RemoteProtocolError("a reveal before its commitment", Refusal.UNEXPECTED)
         r = _bin(msg, "r", 32)
         if not hmac.compare_digest(commitment(self.peer_role, r, self._match_id), self._peer_commit):
-            raise RemoteProtocolError("the peer's reveal does not match its commitment", "bad-reveal")
+            raise RemoteProtocolError("the peer's reveal does not match its commitment", Refusal.BAD_REVEAL)
         host_r, join_r = (self._secret, r) if self.role == HOST else (r, self._secret)
         seed = seed_from(host_r, join_r, self._match_id)
         if self.role == HOST:
@@ -705,7 +716,7 @@ class Endpoint:
         mine = c.position
         if pos <= mine and not hmac.compare_digest(c.history[pos], hist):
             raise RemoteProtocolError(
-                f"the two histories disagree (the peer has {pos} actions, this side {mine})", "history"
+                f"the two histories disagree (the peer has {pos} actions, this side {mine})", Refusal.HISTORY
             )
         self.phase = Phase.PLAY
         self._resumed_at = min(pos, mine)
@@ -723,7 +734,7 @@ class Endpoint:
         n = _int(msg, "n", 0, 10_000_000)
         if n != c.position:
             raise RemoteProtocolError(
-                f"action number {n} out of sequence (expected {c.position})", "sequence"
+                f"action number {n} out of sequence (expected {c.position})", Refusal.SEQUENCE
             )
         d = _bin(msg, "d", 32)
         # Catching up after a reconnect, the peer may send one of OUR actions that our
@@ -738,7 +749,7 @@ class Endpoint:
                 try:
                     move = move_from_json(msg.get("m"))
                 except ValueError as e:
-                    raise RemoteProtocolError(f"a malformed move: {e}", "malformed") from None
+                    raise RemoteProtocolError(f"a malformed move: {e}", Refusal.MALFORMED) from None
                 c.check_move(move, peer_seat)
                 action = Action(c.match.game_number, peer_seat, move)
             else:
@@ -746,24 +757,24 @@ class Endpoint:
                 action = c.check_resign(peer_seat)
                 if g != action.game:
                     raise RemoteProtocolError(
-                        f"a resignation of game {g} during game {action.game}", "sequence"
+                        f"a resignation of game {g} during game {action.game}", Refusal.SEQUENCE
                     )
         except IllegalMoveError as e:
             raise RemoteProtocolError(
-                f"{self.peer_name or 'the peer'} sent an illegal move: {e.reason}", "illegal-move"
+                f"{self.peer_name or 'the peer'} sent an illegal move: {e.reason}", Refusal.ILLEGAL_MOVE
             ) from None
         try:
             done = c.commit(action, expect=d)  # undone if the digests differ
         except DesyncError:
             raise RemoteProtocolError(
-                f"the game states disagree after action {n} (desync): the match is stopped", "desync"
+                f"the game states disagree after action {n} (desync): the match is stopped", Refusal.DESYNC
             ) from None
         if self._catch_up_to is not None and c.position >= self._catch_up_to[0]:
             pos, hist = self._catch_up_to
             self._catch_up_to = None
             if not hmac.compare_digest(c.history[pos], hist):
                 self._events.extend(c.events(done))
-                raise RemoteProtocolError("the two histories disagree after catching up", "history")
+                raise RemoteProtocolError("the two histories disagree after catching up", Refusal.HISTORY)
         self._send({"t": "ack", "n": c.position})
         self._deferred = done  # its events are built once the acknowledgement is on its way
         self._events.append(FLUSH)
@@ -779,7 +790,7 @@ class Endpoint:
         assert c is not None
         text = clean_text(_str(msg, "text", MAX_CHAT * 4), MAX_CHAT)
         if not self._chats.take():
-            raise RemoteProtocolError(f"chat faster than {CHAT_RATE:g} messages a second", "flood")
+            raise RemoteProtocolError(f"chat faster than {CHAT_RATE:g} messages a second", Refusal.FLOOD)
         self._events.append(ChatReceived(1 - c.seat, text))
 
 

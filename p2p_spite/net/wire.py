@@ -11,6 +11,7 @@ frame cheap to refuse.  See docs/protocol.md.
 from __future__ import annotations
 
 import struct
+from enum import StrEnum
 from typing import Any, Final, Protocol
 
 import msgpack
@@ -35,12 +36,52 @@ class Unpacker(Protocol):
     def tell(self) -> int: ...
 
 
+class Refusal(StrEnum):
+    """Why a side refuses the other: the ``code`` of a ``refuse`` message (the values
+    are the words on the wire; docs/protocol.md says when each is sent)."""
+
+    PROTOCOL = "protocol"  # no more precise code
+    FRAME = "frame"  # a frame over the size limit
+    DECODE = "decode"  # a frame that is not one msgpack map with a type
+    FLOOD = "flood"  # too much, too fast
+    MALFORMED = "malformed"  # a field of the wrong type or range
+    NOT_P2P_SPITE = "not-p2p-spite"
+    VERSION = "version"
+    ROLE = "role"
+    CODE_NEEDED = "code-needed"
+    NO_CODE = "no-code"
+    BAD_CODE = "bad-code"
+    BAD_PROOF = "bad-proof"
+    NO_MATCH = "no-match"
+    SEAT_TAKEN = "seat-taken"
+    OTHER_MATCH = "other-match"
+    UNEXPECTED = "unexpected"  # a known message at the wrong time
+    UNKNOWN_TYPE = "unknown-type"
+    ECHO = "echo"  # the peer echoed our commitment
+    BAD_REVEAL = "bad-reveal"
+    POSITION = "position"  # a sync position the peer cannot hold
+    HISTORY = "history"
+    SEQUENCE = "sequence"
+    ILLEGAL_MOVE = "illegal-move"
+    FORGED = "forged"  # an action for a seat that did not make it
+    DESYNC = "desync"
+    STORAGE = "storage"  # the sender cannot write its record
+    OTHER = "refused"  # a code from the peer that this version does not know
+
+    @classmethod
+    def from_wire(cls, word: str) -> Refusal:
+        try:
+            return cls(word)
+        except ValueError:
+            return cls.OTHER
+
+
 class ProtocolError(Exception):
-    """Base of the protocol errors.  ``code`` is a short machine word."""
+    """Base of the protocol errors.  ``code`` says why, as a :class:`Refusal`."""
 
-    code = "protocol"
+    code: Refusal = Refusal.PROTOCOL
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(self, message: str, code: Refusal | None = None) -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
@@ -103,14 +144,16 @@ class FrameDecoder:
         Raises RemoteProtocolError for a bad frame; the decoder is then unusable.
         """
         if self._flooded:
-            raise RemoteProtocolError(f"more than {MAX_PENDING} bytes sent ahead of being read", "flood")
+            raise RemoteProtocolError(
+                f"more than {MAX_PENDING} bytes sent ahead of being read", Refusal.FLOOD
+            )
         buf = self._buf
         if not self._need:
             if len(buf) < 4:
                 return None
             (n,) = _HEADER.unpack_from(buf)
             if n == 0 or n > MAX_FRAME:
-                raise RemoteProtocolError(f"a frame of {n} bytes (the limit is {MAX_FRAME})", "frame")
+                raise RemoteProtocolError(f"a frame of {n} bytes (the limit is {MAX_FRAME})", Refusal.FRAME)
             del buf[:4]
             self._need = n
         n = self._need
@@ -129,16 +172,16 @@ def decode_body(unpacker: Unpacker, body: bytes) -> dict[str, Any]:
         unpacker.feed(body)
         obj = unpacker.unpack()
     except msgpack.OutOfData:
-        raise RemoteProtocolError("a frame that holds a truncated message", "decode") from None
+        raise RemoteProtocolError("a frame that holds a truncated message", Refusal.DECODE) from None
     except (ValueError, TypeError, msgpack.UnpackException, msgpack.ExtraData) as e:
         # StackError (too deep), BufferFull, limits exceeded, bad bytes, unhashable keys...
-        raise RemoteProtocolError(f"an undecodable frame ({type(e).__name__})", "decode") from None
+        raise RemoteProtocolError(f"an undecodable frame ({type(e).__name__})", Refusal.DECODE) from None
     if unpacker.tell() - start != len(body):
-        raise RemoteProtocolError("a frame with bytes after its message", "decode")
+        raise RemoteProtocolError("a frame with bytes after its message", Refusal.DECODE)
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
-        raise RemoteProtocolError("a message that is not a map with a type", "decode")
+        raise RemoteProtocolError("a message that is not a map with a type", Refusal.DECODE)
     if _too_deep(obj):
-        raise RemoteProtocolError(f"a message nested more than {MAX_DEPTH} deep", "decode")
+        raise RemoteProtocolError(f"a message nested more than {MAX_DEPTH} deep", Refusal.DECODE)
     return obj
 
 

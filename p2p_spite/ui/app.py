@@ -59,6 +59,7 @@ from ..net.protocol import MAX_CHAT
 from ..session import (
     ChatReceived,
     ConnectionChanged,
+    Ending,
     Event,
     GameEnded,
     GameStarted,
@@ -409,7 +410,7 @@ class GameApp:
             self.selected = None
             self._describe_end(ev)
         elif isinstance(ev, SessionFailed):
-            self._show_failure(ev.message, ev.record_path)
+            self._show_failure(ev.message, ev.record_path, ev.ending)
         elif isinstance(ev, MatchEnded):
             self.scores = ev.scores
             self.finished = True
@@ -480,7 +481,7 @@ class GameApp:
         self.say("info", f"Scores: you {me}, {self.opp_name} {opp}.")
 
     def _show_connection(self, ev: ConnectionChanged) -> None:
-        left = peer_left(ev.detail) if ev.state == "lost" else None
+        left = peer_left(ev.ending) if ev.state == "lost" else None
         if left is not None:  # the peer quit on purpose: SessionFailed says so, once
             self.connection = "closed"
             self.connection_detail = left
@@ -497,10 +498,12 @@ class GameApp:
             text += f" ({ev.detail})"
         self.say("error" if ev.state in ("lost", "reconnecting") else "info", text)
 
-    def _show_failure(self, message: str, record_path: str | None = None) -> None:
+    def _show_failure(
+        self, message: str, record_path: str | None = None, ending: Ending | None = None
+    ) -> None:
         self.finished = True
         self.failed = True
-        left = peer_left(message)
+        left = peer_left(ending)
         if left is not None:  # a deliberate goodbye, not a failure of the connection
             self.connection = "closed"
             self.say("event", left)

@@ -203,7 +203,7 @@ class _LinePlayer:
             if ev.seat != seat:  # our own lines are echoed when sent
                 out(f"<{names[ev.seat]}> {clip_text(ev.text, MAX_CHAT)}")
         elif isinstance(ev, ConnectionChanged):
-            left = peer_left(ev.detail) if ev.state == "lost" else None
+            left = peer_left(ev.ending) if ev.state == "lost" else None
             if left is not None:
                 out(f"-- {left}")
                 self.said_left = True
@@ -223,7 +223,7 @@ class _LinePlayer:
                 out(f"record: {ev.record_path}")
             return 0
         elif isinstance(ev, SessionFailed):
-            left = peer_left(ev.message)
+            left = peer_left(ev.ending)
             if left is None:
                 out(f"-- the match cannot go on: {ev.message}")
             elif not self.said_left:

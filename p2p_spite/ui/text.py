@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from ..engine import Card
 from ..engine.cards import RANK_CHARS, SUIT_CHARS, SUIT_SYMBOLS
+from ..session import EndCause, Ending
 
 MAX_NAME = 40  # as the protocol caps a peer's name
 MAX_ECHO = 200  # a line typed back in an error message
@@ -91,20 +92,17 @@ def points(n: int) -> str:
     return f"{n} point{'' if n == 1 else 's'}"
 
 
-_LEFT = re.compile(r"^(?P<who>.+?) left the match \((?P<why>[^()]*)\)(?P<rest>.*)$", re.DOTALL)
-
-
-def peer_left(message: str) -> str | None:
-    """``Ann left the match.`` when ``message`` says the peer left on purpose
-    (``Ann left the match (quit)``, as the session reports a peer's goodbye);
-    None for any other failure.  A reason other than a plain quit is kept."""
-    m = _LEFT.match(message)
-    if m is None:
+def peer_left(ending: Ending | None) -> str | None:
+    """``Ann left the match.`` when the session stopped because the peer left on
+    purpose (its goodbye, ``EndCause.PEER_LEFT``); None for any other ending.  A
+    reason other than a plain quit is kept."""
+    if ending is None or ending.cause is not EndCause.PEER_LEFT:
         return None
-    why = m.group("why").strip()
-    if why in ("quit", "", "no reason given"):
-        return f"{m.group('who')} left the match."
-    return f"{m.group('who')} left the match ({why})."
+    who = clean_name(ending.peer) or "The other player"
+    why = clean_name(ending.reason, 200)
+    if why in ("quit", ""):
+        return f"{who} left the match."
+    return f"{who} left the match ({why})."
 
 
 __all__ = [

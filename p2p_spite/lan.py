@@ -23,7 +23,17 @@ from .net.discovery import Announcer, HeardHost
 from .net.peer import NetSession
 from .net.protocol import new_join_code
 from .runner import run_main
-from .session import ChatReceived, ConnectionChanged, Event, GameEnded, GameStarted, Notice, Session
+from .session import (
+    ChatReceived,
+    ConnectionChanged,
+    EndCause,
+    Ending,
+    Event,
+    GameEnded,
+    GameStarted,
+    Notice,
+    Session,
+)
 
 DEFAULT_LEVEL = "medium"  # the computer's level in ``play``
 
@@ -69,16 +79,14 @@ EXIT_PEER_LEFT = 3  # the opponent left the match
 EXIT_LOST = 4  # the connection was lost and did not come back
 
 
-def _failure_exit(failure: str) -> tuple[int, str | None]:
-    """The exit code of a session that failed, and the news to print (None: an error line).
-
-    Read from the session's one-line failure until the net layer gives a typed cause."""
+def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
+    """The exit code of a session that failed, and the news to print (None: an error line)."""
     from .ui.text import peer_left
 
-    left = peer_left(failure)
+    left = peer_left(ending)
     if left is not None:
         return EXIT_PEER_LEFT, left
-    if failure.startswith("the connection to ") and " was lost" in failure:
+    if ending is not None and ending.cause is EndCause.CONNECTION_LOST:
         return EXIT_LOST, None
     return EXIT_ERROR, None
 
@@ -89,7 +97,7 @@ def _final(session: NetSession, code: int, told: bool = False) -> int:
     m = session.match
     names = session.names
     if session.failure is not None:
-        code, news = _failure_exit(session.failure)
+        code, news = _failure_exit(session.ending)
         if news is None:
             print(f"p2p-spite: {session.failure}", file=sys.stderr, flush=True)
         elif not told:

@@ -95,7 +95,7 @@ def scan(folder: Path | None = None) -> tuple[list[Entry], list[Path]]:
 
 
 def describe(e: Entry, name: str) -> str:
-    """One line: when, against whom, the result and score, games, resumable."""
+    """One line: when, who (ours first), the result and score (ours first), games, resumable."""
     from .ui.text import clean_name
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.mtime))
@@ -105,7 +105,7 @@ def describe(e: Entry, name: str) -> str:
         score = f"{e.scores[0]}-{e.scores[1]}"
         result = "finished" if e.finished else "unfinished"
     else:
-        who = f"vs {(a, b)[1 - e.seat]}"
+        who = f"{(a, b)[e.seat]} vs {(a, b)[1 - e.seat]}"  # ours first
         mine, theirs = e.scores[e.seat], e.scores[1 - e.seat]
         score = f"{mine}-{theirs}"
         if e.winner is not None:

@@ -304,8 +304,8 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
     found = _look(args.wait, args.discovery_port)
     if not found:
         raise UserError(
-            f"no p2p-spite host found on the local network in {args.wait:g} s: is one hosting "
-            "(without --no-announce)? Otherwise give its address: p2p-spite join HOST"
+            f"no p2p-spite host found on the local network in {args.wait:g} s: "
+            "give its address (p2p-spite join HOST)"
         )
     pick = found[0]
     if len(found) > 1:

@@ -40,3 +40,11 @@ def test_bad_addresses_say_what_to_write(text: str, message: str) -> None:
         parse_address(text)
     assert message in str(e.value)
     assert e.value.exit_code == 2
+
+
+@pytest.mark.parametrize("command", [["play"], ["host"], ["selfplay", "--record", "x.json"]])
+def test_a_seed_in_upper_case_hex_is_the_same_seed(command: list[str]) -> None:
+    from p2p_spite.cli import build_parser
+
+    args = build_parser().parse_args([*command, "--seed", "AB" * 31 + "Cd"])
+    assert args.seed == bytes.fromhex("ab" * 31 + "cd")

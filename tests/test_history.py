@@ -63,12 +63,12 @@ def test_history_lists_newest_first_with_totals(
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 5, lines
     newest, older, foreign, total, bad = lines
-    assert newest.startswith(f"{at(t0 + 3600)}  vs Ann") and "unfinished" in newest
+    assert newest.startswith(f"{at(t0 + 3600)}  Bob vs Ann") and "unfinished" in newest
     assert f"resumable: p2p-spite join HOST --resume {folder / '20270115-090000-join-12.json'}" in newest
     me, op = won.scores
     assert won.winner is not None
     res = "won" if won.winner == 0 else "lost"
-    assert older.startswith(f"{at(t0)}  vs Bob") and f"{res:<10} {me}-{op}" in older
+    assert older.startswith(f"{at(t0)}  Ann vs Bob") and f"{res:<10} {me}-{op}" in older
     assert "resumable" not in older
     assert "Cy vs Dee" in foreign and "finished" in foreign
     gw = sum(1 for r in won.results if r is not None and r.winner == 0)
@@ -115,8 +115,8 @@ def test_history_after_a_lan_match_names_both_players(tmp_path: Path) -> None:
     (rc, out, err), = finish_all([spawn(["history"], tmp_path)], 60)
     assert rc == 0, err
     lines = out.splitlines()
-    ann_side = next(x for x in lines if "vs Bob" in x)
-    bob_side = next(x for x in lines if "vs Ann" in x)
+    ann_side = next(x for x in lines if "Ann vs Bob" in x)
+    bob_side = next(x for x in lines if "Bob vs Ann" in x)
     assert f"{a}-{b}" in ann_side and f"{b}-{a}" in bob_side
     assert ("won" in ann_side) == (a > b) and ("won" in bob_side) == (b > a)
     assert lines[-1].startswith("matches: 1 won, 1 lost; games: ")

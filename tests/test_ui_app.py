@@ -561,7 +561,7 @@ def test_small_terminal_gets_a_note_not_a_crash() -> None:
 @pytest.mark.parametrize(("cols", "rows"), [(60, 18), (40, 15), (40, 13), (80, 15)])
 def test_a_small_terminal_gets_the_compact_board_and_play_goes_on(cols: int, rows: int) -> None:
     async def main() -> None:
-        s = LocalSession(find_seed(0))
+        s = LocalSession(find_seed(0), names=("Alice", "Computer"))
         async with running(s, cols=cols, rows=rows) as (app, inp):
             assert not app.too_small()
             lines = app._board_lines()
@@ -575,6 +575,8 @@ def test_a_small_terminal_gets_the_compact_board_and_play_goes_on(cols: int, row
             assert text.count("s1 ") == 2 and text.count("s4 ") == 2
             assert "c1 " in text and "c3 " in text and f"Stock {v.stock_count}" in text
             assert "too small" not in "".join(f[1] for f in app._message_text()).lower()
+            bar = app._toolbar()
+            assert width_of(bar) <= cols and "^C quit" in "".join(f[1] for f in bar)
             move = next(m for m in v.legal_moves() if m.target == SIDE)
             inp.send_text(move_notation(move, app.shown_hand()) + "\r")
             await until(lambda: s.sent == [move])

@@ -76,6 +76,7 @@ from .board import (
     Line,
     Slots,
     app_style,
+    clip,
     hand_slots,
     no_color,
     render_board,
@@ -919,22 +920,17 @@ class GameApp:
         ]
         if self._scroll:
             left.append(("class:toolbar.bad", f" {UP} scrolled ({self._scroll}) "))
-        keys = [("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")]
-        right: StyleAndTextTuples = []
-        for k, what in keys:
-            right += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}")]
-        right.append(("class:toolbar", " "))
         cols = self._cols()
-        gap = cols - width_of(left) - width_of(right)
-        if gap < 1:
-            right = [
-                ("class:toolbar.key", " F1"),
-                ("class:toolbar", " help "),
-                ("class:toolbar.key", "^C"),
-                ("class:toolbar", " quit "),
-            ]
-            gap = max(1, cols - width_of(left) - width_of(right))
-        return [*left, ("class:toolbar", " " * gap), *right]
+        # The keys that fit beside the connection state, the fewest last.
+        for keys_shown in (
+            _keys(("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")),
+            _keys(("F1", "help"), ("^C", "quit")),
+            _keys(("^C", "quit")),
+        ):
+            gap = cols - width_of(left) - width_of(keys_shown)
+            if gap >= 1:
+                return [*left, ("class:toolbar", " " * gap), *keys_shown]
+        return clip([*left, ("class:toolbar", " "), *keys_shown], cols)
 
     def _small_text(self) -> StyleAndTextTuples:
         cols, rows = self._cols(), self._rows()
@@ -1044,6 +1040,14 @@ class GameApp:
             event.app.renderer.clear()
 
         return kb
+
+
+def _keys(*keys: tuple[str, str]) -> StyleAndTextTuples:
+    """The toolbar's ``Tab moves F1 help`` part."""
+    out: StyleAndTextTuples = []
+    for k, what in keys:
+        out += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}")]
+    return [*out, ("class:toolbar", " ")]
 
 
 def chat_line(text: str) -> str:

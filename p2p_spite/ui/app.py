@@ -115,16 +115,16 @@ FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
 COMMANDS = ("help", "hint", "chat ", "resign", "quit")
 
 HELP = [
-    "Moves: a hand card by its name or its number, then where it goes:",
-    "  7h c1 or h3 c1  hand card to center 1   p c2   pay-off card to center 2",
-    "  s4 c1  side stack 4 to center 1         9s s3 or h2 s3  discard, ends turn",
-    "  A card's name always means that card. A hand number keeps its card until",
-    "  your turn ends (a played card leaves a gap). Tab lists the legal moves.",
+    "Moves: a hand card by name (always that card) or number (kept all turn):",
+    "  7h c1 or h3 c1   hand card to center 1",
+    "  p c2             pay-off card to center 2",
+    "  s4 c1            side stack 4 to center 1",
+    "  9s s3 or h2 s3   discard on side stack 3: ends your turn",
     "Centers go up from Ace to Queen in any suit; Kings (K*) are wild.",
-    "Empty your pay-off pile to win the game: score the cards left in the other.",
-    "  An empty stock ends the game as a draw: nobody scores.",
-    "Commands: hint, chat TEXT, resign, quit. Mouse: click a card, then a stack.",
-    "Keys: PgUp/PgDn scroll these messages, Esc clears, F1 help, Ctrl-C quit.",
+    "Empty your pay-off pile to win: score the cards left in the other.",
+    "An empty stock ends the game as a draw: nobody scores.",
+    "Commands: hint, chat TEXT, resign, quit. Mouse: a card, then a stack.",
+    "Keys: Tab lists moves, PgUp/PgDn scroll, Esc clears, F1 help, ^C quit.",
 ]
 
 

@@ -33,31 +33,34 @@ SHOW = bool(os.environ.get("P2P_SPITE_SHOW_SCREENS"))
 
 
 class Tmux:
+    """One tmux server of its own (``-L``): no test, and no other user of tmux on
+    the machine, can stop it or race its start (a server whose last session was
+    killed exits, and a new session asked of it then fails)."""
+
     def __init__(self, name: str, cols: int, rows: int) -> None:
         self.name = name
         self.cols, self.rows = cols, rows
+        self.tmux = ["tmux", "-L", name]
 
     def start(self, command: str, env: dict[str, str]) -> None:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         # After the program: its exit code, then whether the tty is back in cooked mode with echo.
         tty = "stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '"
         shell = f"env {exports} {command}; echo E2E-EXIT=$?; echo E2E-TTY=$({tty}); sleep 600"
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(self.cols), "-y", str(self.rows), shell],
-            check=True,
-        )
+        size = ["-x", str(self.cols), "-y", str(self.rows)]
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", self.name, *size, shell], check=True)
 
     def screen(self) -> str:
         out = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True, check=True
+            [*self.tmux, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True, check=True
         )
         return out.stdout
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *keys], check=True)
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l", text], check=True)
         self.keys("Enter")
 
     def wait(self, pred: Callable[[str], bool], timeout: float = 20.0, what: str = "") -> str:
@@ -71,7 +74,7 @@ class Tmux:
         raise AssertionError(f"timed out waiting for {what or pred}; the screen:\n{screen}")
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
 
 
 @pytest.fixture
@@ -191,7 +194,6 @@ def test_small_terminal_shows_a_note(tmux: Callable[[int, int], Tmux], tmp_path:
     assert "E2E-EXIT=0" in s and "Traceback" not in s
 
 
-@pytest.mark.slow
 def test_a_60x18_terminal_shows_the_compact_board_and_the_final_scores_stay(
     tmux: Callable[[int, int], Tmux], tmp_path: Path
 ) -> None:

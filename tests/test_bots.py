@@ -13,6 +13,7 @@ import random
 import pytest
 
 from p2p_spite.bots import LEVELS, STRONGEST, Bot, best_move, make_bot
+from p2p_spite.bots.expert import EXPERT, EXPERT_FIXED, ExpertBot, sample_world
 from p2p_spite.bots.planner import HardBot, unseen_ranks
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
@@ -38,8 +39,13 @@ def play_game(bots: list[Bot], game_seed: bytes, max_plies: int = 3000, check: b
 # -- levels and the API -------------------------------------------------------
 
 
+def fixed_bot(level: str, seed: int) -> Bot:
+    """A bot of ``level`` whose moves do not depend on the clock (expert without its budget)."""
+    return ExpertBot(seed, EXPERT_FIXED) if level == "expert" else make_bot(level, seed)
+
+
 def test_levels_are_registered() -> None:
-    for level in ("random", "easy", "medium", "hard"):
+    for level in ("random", "easy", "medium", "hard", "expert"):
         assert level in LEVELS
         assert make_bot(level, 1).name == level
     assert STRONGEST in LEVELS
@@ -56,11 +62,13 @@ def test_levels_are_registered() -> None:
         ("easy", "medium", 8),
         ("hard", "hard", 6),
         ("random", "medium", 8),
+        ("expert", "hard", 2),
+        ("easy", "expert", 2),
     ],
 )
 def test_bots_only_make_legal_moves(a: str, b: str, games: int) -> None:
     for i in range(games):
-        state = play_game([make_bot(a, i), make_bot(b, i + 100)], seed(1000 + i))
+        state = play_game([fixed_bot(a, i), fixed_bot(b, i + 100)], seed(1000 + i))
         assert state.card_count() == 104
 
 
@@ -70,9 +78,10 @@ def test_best_move_is_legal_and_stateless() -> None:
         if state.result is not None:
             break
         v = view(state, state.turn)
-        m = best_move(v)
+        m = best_move(v, budget=None)
         assert m in state.legal_moves()
-        assert best_move(v) == m  # same view, same advice
+        assert best_move(v, budget=None) == m  # same view, same advice
+        assert best_move(v) in state.legal_moves()  # within the hint's time budget
         state.apply(m)
     v = view(state, 1 - state.turn)
     with pytest.raises(ValueError):
@@ -140,7 +149,7 @@ def _shuffle_hidden(state: GameState, who: int, rng: random.Random) -> GameState
     return other
 
 
-@pytest.mark.parametrize("level", ["hard", "medium", "easy"])
+@pytest.mark.parametrize("level", ["expert", "hard", "medium", "easy"])
 def test_decisions_ignore_hidden_cards(level: str) -> None:
     """Two games that differ only in cards the bot cannot see: the same views,
     and so the same decisions."""
@@ -157,8 +166,8 @@ def test_decisions_ignore_hidden_cards(level: str) -> None:
                 assert twin.digest() != state.digest() or not state.stock
                 v1, v2 = view(state, seat), view(twin, seat)
                 assert v1 == v2
-                m1 = make_bot(level, 42).choose(v1)
-                m2 = make_bot(level, 42).choose(v2)
+                m1 = fixed_bot(level, 42).choose(v1)
+                m2 = fixed_bot(level, 42).choose(v2)
                 assert m1 == m2
             state.apply(driver[seat].choose(view(state, seat)))
 
@@ -355,3 +364,72 @@ def test_hard_learns_that_random_does_not_take_its_chances() -> None:
     assert bot.opponent_skill < 0.5
     fresh = HardBot(1)
     assert fresh.opponent_skill == 1.0
+
+
+# -- expert --------------------------------------------------------------------
+
+
+def test_sampled_worlds_agree_with_the_view_and_vary_only_hidden_cards() -> None:
+    state = GameState.deal(seed(90), 1)
+    driver = [make_bot("easy", 0), make_bot("easy", 1)]
+    rng = random.Random(3)
+    checked = 0
+    while state.result is None and state.ply < 150:
+        seat = state.turn
+        if state.ply % 9 == 0:
+            v = view(state, seat)
+            worlds = [sample_world(v, rng) for _ in range(4)]
+            for w in worlds:
+                assert w is not None
+                assert view(w, seat) == v  # the same to this seat
+                assert w.card_count() == 104 and sorted(
+                    c for pile in [*w.payoff, *w.hands, *w.sides[0], *w.sides[1], *w.center, w.stock] for c in pile
+                ) == list(range(104))
+                assert w.legal_moves() == state.legal_moves()
+            hidden = {tuple(w.hands[1 - seat]) + tuple(w.stock) for w in worlds if w is not None}
+            assert len(hidden) > 1 or not state.stock  # the hidden cards are really sampled
+            checked += 1
+        state.apply(driver[seat].choose(view(state, seat)))
+    assert checked >= 5
+
+
+def test_expert_without_a_clock_is_deterministic() -> None:
+    def moves(bot_seed: int) -> list[Move]:
+        state = GameState.deal(seed(91), 1)
+        bots = [ExpertBot(bot_seed, EXPERT_FIXED), make_bot("hard", 5)]
+        out = []
+        while state.result is None and state.ply < 120:
+            m = bots[state.turn].choose(view(state, state.turn))
+            if state.turn == 0:
+                out.append(m)
+            state.apply(m)
+        return out
+
+    first = moves(7)
+    assert first == moves(7)
+    assert len(first) > 10
+
+
+def test_expert_keeps_to_its_thinking_budget() -> None:
+    state = GameState.deal(seed(92), 1)
+    v = view(state, state.turn)
+    no_time = ExpertBot(1, dataclasses.replace(EXPERT, turn_budget=0.0))
+    m = no_time.choose(v)
+    assert no_time.last_worlds == 0  # no time: hard's own best plan, no world sampled
+    assert m == HardBot(1).choose(v)
+    fixed = ExpertBot(1, EXPERT_FIXED)
+    fixed.choose(v)
+    assert fixed.last_worlds in (0, EXPERT_FIXED.worlds)  # 0: a single candidate
+
+
+def test_expert_plays_its_last_payoff_card() -> None:
+    state = make_state(
+        payoff=("9C", "3H QS"),
+        hands=("5D KS JD QD QH", "6D 7D 8D 9H TH"),
+        sides=(("", "", "", ""), ("", "", "", "")),
+        center=("AC 2C 3C 4C 5C 6C 7C 8C", "", ""),
+    )
+    bot = ExpertBot(0, EXPERT_FIXED)
+    while state.result is None and state.turn == 0:
+        state.apply(bot.choose(view(state, 0)))
+    assert state.result is not None and state.result.winner == 0

@@ -22,8 +22,14 @@ Levels (``make_bot(level, seed)``, and wherever ``--bot``/``--bots`` is taken):
     how often this opponent has taken such chances), by the worth of its own
     next, still unknown, pay-off top, and by a finer discard rule.  See
     docs/bots.md and p2p_spite/bots/planner.py.
+``expert``
+    ``hard``'s best plans through each first move and discard, each played
+    out in worlds sampled from what its view leaves hidden (the opponent's
+    hand, the stock, the pay-off piles), against the opponent's reply; the
+    best on average is played.  It thinks within a time budget per turn.
+    See p2p_spite/bots/expert.py.
 
-The strongest level is ``STRONGEST`` (``"hard"``).  A hint for a human is
+The strongest level is ``STRONGEST`` (``"expert"``).  A hint for a human is
 ``best_move(view)``: the move the strongest level would make in that view.
 
 Fairness is structural: a bot's only input is a :class:`PlayerView`, which
@@ -34,10 +40,12 @@ cards under the tops).  Bots that need randomness use their own
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from ..engine import Move, PlayerView
 from .base import Bot
+from .expert import EXPERT, ExpertBot
 from .planner import HardBot, MediumBot, PlannerBot, Weights
 from .simple import EasyBot, RandomBot
 
@@ -47,9 +55,11 @@ LEVELS: dict[str, Callable[[int | None], Bot]] = {
     "easy": EasyBot,
     "medium": MediumBot,
     "hard": HardBot,
+    "expert": ExpertBot,
 }
 
-STRONGEST = "hard"
+STRONGEST = "expert"
+HINT_BUDGET = 0.25  # seconds a hint may think (it runs off the interface's thread)
 
 
 def make_bot(level: str, seed: int | None = None) -> Bot:
@@ -61,17 +71,19 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
     return cls(seed)
 
 
-def best_move(view: PlayerView, seed: int = 0) -> Move:
+def best_move(view: PlayerView, seed: int = 0, budget: float | None = HINT_BUDGET) -> Move:
     """The move the strongest level would make now (for a ``hint``).
 
-    ``view`` must be the view of the seat to move.  Stateless: a fresh bot
-    plans from the view alone, so the same view always gives the same move.
+    ``view`` must be the view of the seat to move.  Stateless: a fresh
+    ``expert`` thinks about the view alone, for at most ``budget`` seconds
+    (None: no clock, so the same view always gives the same move; with a
+    clock a very slow machine may stop before all its sampled worlds).
     Raises ValueError when the view's seat has no move (not its turn, or the
     game is over).
     """
     if not view.my_turn:
         raise ValueError("best_move: it is not this view's seat's turn (or the game is over)")
-    return LEVELS[STRONGEST](seed).choose(view)
+    return ExpertBot(seed, dataclasses.replace(EXPERT, turn_budget=budget)).choose(view)
 
 
 __all__ = [
@@ -79,6 +91,7 @@ __all__ = [
     "STRONGEST",
     "Bot",
     "EasyBot",
+    "ExpertBot",
     "HardBot",
     "MediumBot",
     "PlannerBot",

@@ -179,8 +179,10 @@ class _Search:
         depth: tuple[int, int, int, int],
         centers: tuple[int, int, int],
         stock: int,
+        out: list[tuple[float, tuple[Move, ...]]] | None = None,
     ) -> tuple[float, Move | None]:
-        """The best discard from here: its value and the move."""
+        """The best discard from here: its value and the move (every discard
+        tried, with its value, goes to ``out`` if given)."""
         base = -self.threat_w * self.threat(centers)
         if stock < self.w.scarce_at:
             base -= self.w.scarce * self.ahead * (self.w.scarce_at - stock)
@@ -204,12 +206,18 @@ class _Search:
                         continue
                     empty_done = True
                 v = keep + self.discard_worth(c, stacks[s], depth[s])
+                if out is not None:
+                    out.append((v, (Move(self.seat, HAND, c, SIDE, s),)))
                 if v > best:
                     best = v
                     best_move = Move(self.seat, HAND, c, SIDE, s)
         if stock < self.opp_refill:
             # The opponent's refill will find the stock empty: a draw.
+            if out is not None:
+                out[:] = [(self.draw_value(), m) for _, m in out]
             return self.draw_value(), best_move
+        if out is not None:
+            out[:] = [(base + v, m) for v, m in out]
         return base + best, best_move
 
     def draw_value(self) -> float:
@@ -225,12 +233,16 @@ class _Search:
         top: int,
         hypo: bool,
         stock: int,
+        out: list[tuple[float, tuple[Move, ...]]] | None = None,
     ) -> tuple[float, tuple[Move, ...]]:
         """The best plan from here and its value.
 
         ``top`` is the pay-off top's rank index (0 = Ace, 12 = King), or -1 when
         it is unknown (just revealed) or gone; ``hypo`` marks a top the search
-        imagines after playing the real one, whose count is one less.
+        imagines after playing the real one, whose count is one less.  With
+        ``out`` (the root call only), every option considered here is added to
+        it as (value, plan): the best plan through each first move and each
+        discard.
         """
         key = (tuple([c % 13 for c in hand]), depth, centers, top, hypo, stock)
         got = self.memo.get(key)
@@ -244,6 +256,8 @@ class _Search:
         if ended is None:
             ended = self.ends[ekey] = self.end_turn(hand, depth, centers, stock)
         value, last = ended
+        if out is not None:
+            self.end_turn(hand, depth, centers, stock, out)
         if 0 <= top < 12 and w.prospect:
             # Leave a center close below the pay-off card: next turn may bridge it.
             gap = min((top - centers[0]) % 12, (top - centers[1]) % 12, (top - centers[2]) % 12)
@@ -260,12 +274,16 @@ class _Search:
                     move = Move(seat, PAYOFF, None, CENTER, i)
                     if self.payoff_count - hypo == 1:
                         best = (w.win, (move,))
+                        if out is not None:
+                            out.append(best)
                         break
                     cen, st = _play(centers, i, stock)
                     if hypo or not self.reveal:
                         v, plan = self.search(hand, depth, cen, -1, hypo, st)
                     else:
                         v, plan = self.expect_reveal(hand, depth, cen, st), ()
+                    if out is not None:
+                        out.append((v + w.payoff, (move, *plan)))
                     if v + w.payoff > best[0]:
                         best = (v + w.payoff, (move, *plan))
             stacks = self.stacks
@@ -282,6 +300,8 @@ class _Search:
                     cen, st = _play(centers, i, stock)
                     v, plan = self.search(hand, _bump(depth, s), cen, top, hypo, st)
                     v += w.side_play
+                    if out is not None:
+                        out.append((v, (Move(seat, SIDE, s, CENTER, i), *plan)))
                     if v > best[0]:
                         best = (v, (Move(seat, SIDE, s, CENTER, i), *plan))
             ranks: set[int] = set()
@@ -301,10 +321,14 @@ class _Search:
                     if rest:
                         v, plan = self.search(rest, depth, cen, top, hypo, st)
                         v += w.hand_play
+                        if out is not None:
+                            out.append((v, (move, *plan)))
                         if v > best[0]:
                             best = (v, (move, *plan))
                     else:
                         v = self.refill_value(depth, cen, st) + w.hand_play
+                        if out is not None:
+                            out.append((v, (move,)))
                         if v > best[0]:
                             best = (v, (move,))
         self.memo[key] = best
@@ -350,6 +374,18 @@ class _Search:
         if stock - 5 < self.w.scarce_at:
             v -= self.w.scarce * self.ahead * (self.w.scarce_at - stock + 5)
         return v
+
+
+def search_view(
+    search: _Search, view: PlayerView, out: list[tuple[float, tuple[Move, ...]]] | None = None
+) -> tuple[float, tuple[Move, ...]]:
+    """The best plan (and its value) for the seat to move, from the root of ``view``."""
+    hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))  # by rank: the memo key relies on it
+    centers = (len(view.center[0]), len(view.center[1]), len(view.center[2]))
+    top = view.payoff_tops[view.seat]
+    return search.search(
+        hand, (0, 0, 0, 0), centers, -1 if top is None else top % 13, False, view.stock_count, out
+    )
 
 
 def _bump(depth: tuple[int, int, int, int], s: int) -> tuple[int, int, int, int]:
@@ -537,14 +573,12 @@ class PlannerBot:
 
     def _think(self, view: PlayerView) -> Move:
         search = _Search(view, self.weights, self._rng, self.opponent_skill)
-        me = view.seat
-        hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))  # by rank: the memo key relies on it
-        centers = (len(view.center[0]), len(view.center[1]), len(view.center[2]))
-        top = view.payoff_tops[me]
-        _, plan = search.search(
-            hand, (0, 0, 0, 0), centers, -1 if top is None else top % 13, False, view.stock_count
-        )
+        _, plan = search_view(search, view)
         self.last_nodes = search.nodes
+        return self._commit(plan)
+
+    def _commit(self, plan: tuple[Move, ...]) -> Move:
+        """Play the first move of ``plan``; keep the rest up to the next chance event."""
         if not plan:
             raise ValueError("no plan: the view has no legal move")
         moves = list(plan)

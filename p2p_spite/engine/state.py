@@ -304,40 +304,53 @@ class GameState:
 
         Raises IllegalMoveError, with the state untouched, if the rules refuse it.
         """
-        # The common case is checked inline (replay --check and the bots' search
-        # spend their time here); anything unusual goes through _resolve, which
-        # checks everything and names the reason.
-        seat = self.turn
-        card: Card = -1
-        pile: list[Card] | None = None
+        # The common moves are checked and played inline (replay --check and the
+        # bots' search spend their time here); anything else, legal or not, goes
+        # through _resolve, which checks everything and names the reason.
         if self.result is None and type(move) in _MOVE_TYPES and len(move) == 5:
-            mseat, source, arg, target, index = move
-            if type(mseat) is int and mseat == seat and type(index) is int:
-                if target == CENTER:
-                    if 0 <= index < CENTER_STACKS:
-                        if source == HAND:
-                            if type(arg) is int and arg in self.hands[seat]:
-                                card = arg
-                        elif source == PAYOFF:
-                            pile = self.payoff[seat]
-                            if arg is None and pile:
-                                card = pile[-1]
-                        elif source == SIDE and type(arg) is int and 0 <= arg < SIDE_STACKS:
-                            pile = self.sides[seat][arg]
-                            if pile:
-                                card = pile[-1]
-                        if card >= 0 and not ((r := card % 13) == 12 or r == len(self.center[index])):
-                            card = -1
-                elif (
-                    target == SIDE
-                    and source == HAND
-                    and 0 <= index < SIDE_STACKS
-                    and type(arg) is int
-                    and arg in self.hands[seat]
-                ):
-                    card = arg
-        if card < 0:
-            card, pile = self._resolve(move)
+            seat, source, arg, target, index = move
+            turn = self.turn
+            if type(seat) is int and seat == turn and type(index) is int and type(arg) is int:
+                if source == HAND:
+                    hand = self.hands[turn]
+                    if arg in hand:
+                        if target == SIDE and 0 <= index < SIDE_STACKS:
+                            hand.remove(arg)
+                            self.ply += 1
+                            self.sides[turn][index].append(arg)
+                            self.turn = other = 1 - turn
+                            self._refill(other)
+                            return
+                        if target == CENTER and 0 <= index < CENTER_STACKS:
+                            stack = self.center[index]
+                            r = arg % 13
+                            if r == 12 or r == len(stack):
+                                hand.remove(arg)
+                                self.ply += 1
+                                self._to_center(stack, arg)
+                                if not hand:
+                                    self._refill(turn)
+                                return
+                elif source == SIDE and target == CENTER and 0 <= arg < SIDE_STACKS and 0 <= index < 3:
+                    pile = self.sides[turn][arg]
+                    stack = self.center[index]
+                    if pile and ((r := pile[-1] % 13) == 12 or r == len(stack)):
+                        self.ply += 1
+                        self._to_center(stack, pile.pop())
+                        return
+        card, from_pile = self._resolve(move)
+        self._play(move, card, from_pile)
+
+    def _to_center(self, stack: list[Card], card: Card) -> None:
+        stack.append(card)
+        if len(stack) == STACK_COMPLETE:
+            self.stock.extend(stack)
+            stack.clear()
+            self.stream.shuffle(self.stock)
+
+    def _play(self, move: Sequence[Any], card: Card, pile: list[Card] | None) -> None:
+        """Play a move _resolve accepted: ``card`` leaves ``pile`` (None: the hand)."""
+        seat = self.turn
         hand = self.hands[seat]
         index = move[4]
         if pile is None:
@@ -350,12 +363,7 @@ class GameState:
             self.turn = other = 1 - seat
             self._refill(other)
             return
-        stack = self.center[index]
-        stack.append(card)
-        if len(stack) == STACK_COMPLETE:
-            self.stock.extend(stack)
-            stack.clear()
-            self.stream.shuffle(self.stock)
+        self._to_center(self.center[index], card)
         if pile is not None and not pile and pile is self.payoff[seat]:
             self.result = Result(seat, len(self.payoff[1 - seat]), WIN_PAYOFF)
         elif not hand:

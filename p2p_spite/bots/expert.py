@@ -1,0 +1,345 @@
+"""The ``expert`` level: ``hard``'s plans, tried out in sampled hidden worlds.
+
+At each decision (the start of a turn, and after each chance event: a new
+pay-off top, or five fresh cards), ``expert`` asks the turn planner for its
+best plan through every first move and every discard (the candidates), keeps
+the few best, and plays each of them out in the same few *worlds*: complete
+deals consistent with its :class:`PlayerView` and nothing else.  A world puts
+the cards this seat cannot see (the 104 minus everything in the view) at
+random into the places it cannot see: the opponent's hand (its size is in
+the view), the stock (its count), and both pay-off piles under their tops
+(their counts).  In each world, with the real engine:
+
+1. the candidate plan is played; if the turn goes on (a new pay-off top turned
+   up, or the hand was refilled) a plain planner finishes it;
+2. the opponent replies with a whole turn of the same plain planner;
+3. the position is scored for this seat: pay-off cards played by each side,
+   a won or lost game, and what this seat's next turn is worth (a plain
+   planner's value of its next turn in that world).
+
+The candidate with the best average wins; every candidate meets the same
+worlds, so they are compared on equal luck.
+
+Fair by construction: the worlds come from the view alone (the real hidden
+cards are never in reach), and its randomness is a ``random.Random`` seeded
+from the bot's own seed and the view's game and ply, never the global one.
+
+Thinking time: ``turn_budget`` seconds per turn (all decisions of one turn
+together).  Worlds are added one at a time for all candidates and the search
+stops when the budget is spent, playing the best so far (at least one world
+when any time is left).  ``turn_budget=None`` is the deterministic mode:
+exactly ``worlds`` worlds, whatever the machine (tests and reproducible
+benchmarks use it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from dataclasses import dataclass
+
+from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Stream
+from ..engine.moves import SIDE_STACKS
+from .planner import HARD, PlannerBot, _can_reach, _Search, search_view
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertConfig:
+    """The knobs of ``expert`` (measured with scripts/bench_bots)."""
+
+    candidates: int = 6  # plans tried out per decision
+    margin: float = 120.0  # ... among those within this of the planner's best value
+    worlds: int = 16  # sampled worlds per decision (the most; exactly this many when deterministic)
+    turn_budget: float | None = 0.2  # seconds of thinking per turn; None: deterministic
+    win: float = 1000.0  # a game won in a world (lost: the opposite)
+    payoff: float = 100.0  # per pay-off card played (by us: +, by the opponent: -)
+    future: float = 80.0  # our pay-off top reachable at our next turn (hand, side stacks, centers)
+    prior: float = 0.5  # plus this times the planner's own value of the candidate
+
+
+EXPERT = ExpertConfig()
+# The same play without a clock: exactly ``worlds`` worlds per decision (tests, benchmarks).
+EXPERT_FIXED = dataclasses.replace(EXPERT, turn_budget=None)
+
+
+class ExpertBot(PlannerBot):
+    """``hard``'s candidate plans, compared by playing them out in sampled worlds."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None, config: ExpertConfig = EXPERT) -> None:
+        super().__init__(seed, HARD)
+        self.seed = seed
+        self.config = config
+        self.last_worlds = 0
+        self._spent = 0.0  # thinking time spent in this turn so far
+        self._turn_over = True
+
+    def choose(self, view: PlayerView) -> Move:
+        if self._turn_over:
+            self._spent = 0.0
+            self._turn_over = False
+        t0 = time.perf_counter()
+        move = super().choose(view)
+        self._spent += time.perf_counter() - t0
+        if move.target != CENTER:  # a discard ends the turn
+            self._turn_over = True
+        return move
+
+    def _think(self, view: PlayerView) -> Move:
+        cfg = self.config
+        deadline = None
+        if cfg.turn_budget is not None:
+            deadline = time.perf_counter() + cfg.turn_budget - self._spent
+        search = _Search(view, self.weights, self._rng, self.opponent_skill)
+        options: list[tuple[float, tuple[Move, ...]]] = []
+        best_value, best_plan = search_view(search, view, options)
+        self.last_nodes = search.nodes
+        self.last_worlds = 0
+        cands = self._candidates(best_value, best_plan, options)
+        if len(cands) > 1:
+            best_plan = self._compare(view, cands, deadline)
+        return self._commit(best_plan)
+
+    def _candidates(
+        self, best_value: float, best_plan: tuple[Move, ...], options: list[tuple[float, tuple[Move, ...]]]
+    ) -> list[tuple[float, tuple[Move, ...]]]:
+        cfg = self.config
+        if best_value >= self.weights.win:  # a win this turn: nothing to compare
+            return [(best_value, best_plan)]
+        ranked = sorted(options, key=lambda o: -o[0])
+        out: list[tuple[float, tuple[Move, ...]]] = [(best_value, best_plan)]
+        seen = {best_plan}
+        for v, plan in ranked:
+            if len(out) >= cfg.candidates or v < best_value - cfg.margin:
+                break
+            if plan and plan not in seen:
+                seen.add(plan)
+                out.append((v, plan))
+        return out
+
+    def _compare(
+        self, view: PlayerView, cands: list[tuple[float, tuple[Move, ...]]], deadline: float | None
+    ) -> tuple[Move, ...]:
+        cfg = self.config
+        rng = random.Random(f"expert {self.seed} {view.game} {view.ply}")
+        totals = [0.0] * len(cands)
+        done = 0
+        for _ in range(cfg.worlds):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            world = sample_world(view, rng)
+            if world is None:
+                break
+            for k, (_, plan) in enumerate(cands):
+                totals[k] += self._play_out(world.copy(), view.seat, plan)
+            done += 1
+        self.last_worlds = done
+        if not done:
+            return cands[0][1]
+        scores = [t / done + cfg.prior * v for t, (v, _) in zip(totals, cands, strict=True)]
+        best = max(range(len(cands)), key=lambda k: (scores[k], -k))
+        return cands[best][1]
+
+    def _play_out(self, state: GameState, me: int, plan: tuple[Move, ...]) -> float:
+        """Play ``plan``, the rest of our turn and the opponent's reply in a world; score it."""
+        cfg = self.config
+        opp = 1 - me
+        mine, theirs = len(state.payoff[me]), len(state.payoff[opp])
+        for m in plan:
+            state.apply(m)
+            if state.result is not None or state.turn != me:
+                break
+        greedy_turn(state, me)
+        greedy_turn(state, opp)
+        result = state.result
+        if result is not None:
+            if result.winner == me:
+                return cfg.win
+            if result.winner == opp:
+                return -cfg.win
+            return 0.0
+        value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
+        if cfg.future and _reachable(state, me):
+            value += cfg.future
+        return value
+
+
+def _reachable(state: GameState, seat: int) -> bool:
+    """Can ``seat`` play its pay-off top with its hand and side stacks from some center?"""
+    pile = state.payoff[seat]
+    if not pile:
+        return False
+    target = pile[-1] % 13
+    if target == 12:
+        return True
+    hand = [0] * 13
+    for c in state.hands[seat]:
+        hand[c % 13] += 1
+    stacks = [tuple(c % 13 for c in st) for st in state.sides[seat]]
+    return any(_can_reach(len(c), target, hand, stacks) for c in state.center)
+
+
+def _chain(state: GameState, seat: int, target: int) -> list[Move] | None:
+    """Center plays that lift some center to ``target`` cards from ``seat``'s side
+    tops and hand (side tops first, natural cards before Kings: as the planner's
+    reach test), or None.  The moves are legal in ``state`` one after another."""
+    hand = state.hands[seat]
+    sides = state.sides[seat]
+    best: list[Move] | None = None
+    for i, cen in enumerate(state.center):
+        cur = len(cen)
+        used_hand: list[int] = []
+        left = [len(st) for st in sides]
+        moves: list[Move] = []
+        while cur != target and len(moves) < 12:
+            move = None
+            for k, st in enumerate(sides):
+                if left[k] and st[left[k] - 1] % 13 == cur:
+                    left[k] -= 1
+                    move = Move(seat, SIDE, k, CENTER, i)
+                    break
+            if move is None:
+                for c in hand:
+                    if c % 13 == cur and c not in used_hand:
+                        used_hand.append(c)
+                        move = Move(seat, HAND, c, CENTER, i)
+                        break
+            if move is None:
+                for k, st in enumerate(sides):
+                    if left[k] and st[left[k] - 1] % 13 == 12:
+                        left[k] -= 1
+                        move = Move(seat, SIDE, k, CENTER, i)
+                        break
+            if move is None:
+                for c in hand:
+                    if c % 13 == 12 and c not in used_hand:
+                        used_hand.append(c)
+                        move = Move(seat, HAND, c, CENTER, i)
+                        break
+            if move is None:
+                break
+            moves.append(move)
+            cur = (cur + 1) % 12
+        if cur == target and (best is None or len(moves) < len(best)):
+            best = moves
+    return best
+
+
+def _dump_one(state: GameState, seat: int) -> bool:
+    """Play one side top or hand card (not a King) that fits a center, as ``easy`` does."""
+    lens = [len(c) for c in state.center]
+    for s, st in enumerate(state.sides[seat]):
+        if st and st[-1] % 13 != 12:
+            r = st[-1] % 13
+            for i, n in enumerate(lens):
+                if n == r:
+                    state.apply(Move(seat, SIDE, s, CENTER, i))
+                    return True
+    for c in state.hands[seat]:
+        r = c % 13
+        if r != 12:
+            for i, n in enumerate(lens):
+                if n == r:
+                    state.apply(Move(seat, HAND, c, CENTER, i))
+                    return True
+    return False
+
+
+def greedy_turn(state: GameState, seat: int, dump: bool = True, limit: int = 60) -> None:
+    """Finish ``seat``'s turn in a world, fast: chase the pay-off pile (the shortest
+    chain of side tops and hand cards to a center that takes its top, then the
+    top), and when that is done, discard a low non-King card, like ``easy``."""
+    for _ in range(limit):
+        if state.result is not None or state.turn != seat:
+            return
+        pile = state.payoff[seat]
+        top = pile[-1] % 13
+        moves: list[Move] | None = None
+        if top == 12:
+            moves = []
+            slot = 0
+        else:
+            moves = _chain(state, seat, top)
+            slot = moves[-1].slot if moves else -1
+            if moves is not None and not moves:
+                slot = next(i for i, c in enumerate(state.center) if len(c) == top)
+        if moves is None:
+            if not dump or not _dump_one(state, seat):
+                break
+            continue
+        for m in moves:
+            state.apply(m)
+            if state.result is not None:
+                return
+        if state.turn != seat:
+            return
+        state.apply(Move(seat, PAYOFF, None, CENTER, slot))
+    if state.result is None and state.turn == seat:
+        state.apply(_discard(state, seat))
+
+
+def _discard(state: GameState, seat: int) -> Move:
+    """``easy``'s discard: the highest non-King card, on a stack whose top is the same rank
+    or one above (a descending run), else an empty stack, else anywhere."""
+    best: tuple[tuple[int, int, int], Move] | None = None
+    for c in state.hands[seat]:
+        r = c % 13
+        for s, st in enumerate(state.sides[seat]):
+            fit = 1 if not st else 0 if st[-1] % 13 in (r, r + 1) else 2
+            key = (r == 12, fit, -r)
+            if best is None or key < best[0]:
+                best = (key, Move(seat, HAND, c, SIDE, s))
+    assert best is not None
+    return best[1]
+
+
+def sample_world(view: PlayerView, rng: random.Random) -> GameState | None:
+    """A full game state consistent with ``view``: the hidden cards dealt at random.
+
+    Uses the view only: the unseen cards are the 104 minus the hand, every side
+    stack, the centers and both pay-off tops; they fill the opponent's hand,
+    the stock and both pay-off piles under their tops, in the view's counts.
+    None if the counts do not add up (never for a view of a real game).
+    """
+    opp = 1 - view.seat
+    seen = set(view.hand)
+    for sd in view.sides:
+        for st in sd:
+            seen.update(st)
+    for cen in view.center:
+        seen.update(cen)
+    for t in view.payoff_tops:
+        if t is not None:
+            seen.add(t)
+    pool = [c for c in range(104) if c not in seen]
+    under = [max(n - 1, 0) for n in view.payoff_counts]
+    if len(pool) != view.hand_counts[opp] + under[0] + under[1] + view.stock_count:
+        return None
+    rng.shuffle(pool)
+    s = GameState.__new__(GameState)
+    s.game = view.game
+    s.stream = Stream(rng.randbytes(32), 1)  # completions reshuffle with a stream of the world's own
+    payoff: list[list[int]] = []
+    k = 0
+    for seat in (0, 1):
+        pile = pool[k : k + under[seat]]
+        k += under[seat]
+        top = view.payoff_tops[seat]
+        if top is not None:
+            pile.append(top)
+        payoff.append(pile)
+    s.payoff = payoff
+    hands = [list(view.hand), list(view.hand)]
+    hands[opp] = pool[k : k + view.hand_counts[opp]]
+    k += view.hand_counts[opp]
+    s.hands = hands
+    s.stock = pool[k:]
+    s.sides = [[list(st) for st in view.sides[seat][:SIDE_STACKS]] for seat in (0, 1)]
+    s.center = [list(c) for c in view.center]
+    s.starter = view.turn
+    s.turn = view.turn
+    s.ply = view.ply
+    s.result = None
+    return s

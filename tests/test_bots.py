@@ -382,9 +382,8 @@ def test_sampled_worlds_agree_with_the_view_and_vary_only_hidden_cards() -> None
             for w in worlds:
                 assert w is not None
                 assert view(w, seat) == v  # the same to this seat
-                assert w.card_count() == 104 and sorted(
-                    c for pile in [*w.payoff, *w.hands, *w.sides[0], *w.sides[1], *w.center, w.stock] for c in pile
-                ) == list(range(104))
+                piles = [*w.payoff, *w.hands, *w.sides[0], *w.sides[1], *w.center, w.stock]
+                assert sorted(c for pile in piles for c in pile) == list(range(104))
                 assert w.legal_moves() == state.legal_moves()
             hidden = {tuple(w.hands[1 - seat]) + tuple(w.stock) for w in worlds if w is not None}
             assert len(hidden) > 1 or not state.stock  # the hidden cards are really sampled

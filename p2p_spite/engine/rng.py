@@ -13,7 +13,8 @@ _TWO64 = 1 << 64
 _sha256 = hashlib.sha256
 _digest = type(hashlib.sha256()).digest
 _unpack = struct.Struct(">Q").unpack_from  # the first 8 bytes, big-endian
-_first = operator.itemgetter(0)
+# _FIRSTS[n] reads the first 8 bytes, big-endian, of each of n joined digests
+_FIRSTS = [struct.Struct(">" + "Q24x" * n).unpack for n in range(128)]
 _lt = operator.lt
 _mod = operator.mod
 # the stream's counters as bytes, for the first numbers of a game (a deal uses 103)
@@ -82,8 +83,8 @@ class Stream:
         else:
             counters = [i.to_bytes(8, "big") for i in range(k, k + count)]
         # the number for the swap at each position i = count .. 1, hashed in C-level maps
-        hashes = map(_sha256, map(self._key.__add__, counters))
-        xs = list(map(_first, map(_unpack, map(_digest, hashes))))
+        digests = b"".join(map(_digest, map(_sha256, map(self._key.__add__, counters))))
+        xs = _FIRSTS[count](digests)  # the first 8 bytes of each digest, big-endian
         sizes = range(count + 1, 1, -1)  # below(n) with n = i + 1
         if not all(map(_lt, xs, _LIMITS[count + 1 : 1 : -1])):
             self._shuffle_slowly(items, count)  # a number below() rejects: rare beyond measure

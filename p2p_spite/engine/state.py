@@ -25,7 +25,7 @@ WIN_RESIGN = "resign"
 DRAW_STOCK = "stock"
 
 
-_MOVE_TYPES = (Move, list, tuple)
+_MOVE_TYPES = (list, Move, tuple)  # the record's lists first: replay --check
 
 
 class Result(NamedTuple):

@@ -233,3 +233,25 @@ def test_join_with_no_address_and_two_hosts_lists_them_and_asks_for_one(tmp_path
         for h in hosts:
             h.kill()
             h.wait(TIMEOUT)
+
+
+def test_a_person_joining_with_no_address_is_asked_which_host_and_for_the_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+    import sys
+
+    from p2p_spite import lan
+    from p2p_spite.net.discovery import HeardHost
+
+    heard = [HeardHost("127.0.0.1", 5000, "Ann", True, 0.0), HeardHost("127.0.0.2", 4747, "Cy", False, 0.0)]
+    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    answers = iter(["3", "x", "1", " k7qp-3mxd "])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    args = argparse.Namespace(bot=None, wait=1.0, discovery_port=None, code=None, no_code=False, resume=None)
+    assert lan.choose_host(args) == ("127.0.0.1", 5000)
+    assert args.code == "k7qp-3mxd"
+    out = capsys.readouterr().out
+    assert "1) Ann  127.0.0.1:5000  code needed" in out and "2) Cy   127.0.0.2:4747  no code" in out
+    assert "found Ann at 127.0.0.1:5000" in out

@@ -20,7 +20,7 @@ import pytest
 from p2p_spite.net import gate, host_session
 from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
 from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, ProtocolError
-from p2p_spite.net.wire import FrameDecoder, RemoteProtocolError, encode
+from p2p_spite.net.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
 from tests.adversary.siege import siege
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
 
@@ -251,7 +251,7 @@ def test_proto_must_be_a_real_integer(proto: Any, what: str) -> None:
     ep.receive_data(encode(_hello(proto=proto)))
     with pytest.raises(RemoteProtocolError) as info:
         ep.next_event()
-    assert info.value.code == "malformed"
+    assert info.value.code is Refusal.MALFORMED
     assert str(info.value) == f"hello: proto must be an integer, not {what}"
 
 
@@ -264,7 +264,7 @@ def test_frames_nest_at_most_four_deep() -> None:
     dec.feed(encode({"t": "x", "v": _nested(MAX_DEPTH)}))
     with pytest.raises(RemoteProtocolError, match="nested more than 4 deep") as info:
         dec.next_message()
-    assert info.value.code == "decode"
+    assert info.value.code is Refusal.DECODE
 
 
 def test_a_role_nested_deep_is_named_not_printed() -> None:
@@ -298,7 +298,7 @@ def test_a_hostile_hello_is_refused_by_a_real_host_in_one_line(tmp_path: Path, p
         else:
             got = _stranger(port, _hello(proto=proto))
         refusal = _refusal(got)
-        assert refusal is not None and refusal["code"] in ("decode", "malformed"), got
+        assert refusal is not None and refusal["code"] in (Refusal.DECODE, Refusal.MALFORMED), got
         join = spawn(["join", f"{ADDR}:{port}", "--bot", "easy", "--record", "j.json"], tmp_path)
         (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host, join], TIMEOUT)
     finally:
@@ -397,7 +397,7 @@ def test_a_wrong_code_stranger_does_not_learn_that_a_match_is_in_progress(tmp_pa
             s.sendall(encode(_hello(code=True)) + encode({"t": "auth", "mac": bytes(32)}))
             got = _messages(s, lambda ms: _refusal(ms) is not None)
         refusal = _refusal(got)
-        assert refusal is not None and refusal["code"] == "bad-code", got
+        assert refusal is not None and refusal["code"] == Refusal.BAD_CODE, got
         assert "match" not in refusal["msg"], got
         assert host.poll() is None
     finally:
@@ -418,7 +418,7 @@ def test_the_right_code_still_hears_seat_taken() -> None:
     h2.initiate()
     j2.initiate()
     eh, _ej = pump(h2, j2)
-    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "seat-taken", eh
+    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code is Refusal.SEAT_TAKEN, eh
 
 
 # -- a resumed match keeps its names and the seed's origin (issue 12, item 3) ---------------------------

@@ -568,3 +568,27 @@ def test_passes_and_reveals_early_late_twice_or_wrong_are_refused(dealt: list[Fa
     assert d1.result is not None and len(d1.result.reshuffles) == 1
     with pytest.raises(OrderError, match="second reveal"):
         d1.receive(msgs[-1])
+
+
+def test_a_stack_completed_by_a_hidden_card_does_not_keep_it_in_play(dealt: list[FairDeck]) -> None:
+    """The last card of a stack may be shown after the reshuffle began (its
+    holder's share follows the move): it must not count as a card in play,
+    or its next appearance would look like a duplicate."""
+    d0, d1 = dealt
+    for _ in range(11):
+        for d in dealt:
+            d.center[0].append(d.stock.pop())
+    slot = d1.hands[1][0]
+    for d in dealt:
+        d.play_hand(1, slot, "center", 0)
+        d.complete(0)
+    pump(dealt)
+    card = d0.card(slot)
+    assert card is not None and card == d1.card(slot)
+    for d in dealt:
+        assert d._live.get(card) != slot
+        assert all(any(s in pile for pile in _piles(d)) for s in d._live.values())
+
+
+def _piles(d: FairDeck) -> list[list[int]]:
+    return [*d.payoff, *d.hands, *d.sides[0], *d.sides[1], *d.center, d.stock]

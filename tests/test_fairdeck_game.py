@@ -5,36 +5,81 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from p2p_spite import record
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import Match, Move, view
-from p2p_spite.fairdeck import private_game
+from p2p_spite.engine import Match, Move, PlayerView, view
+from p2p_spite.fairdeck import FairDeck, OrderError, from_wire, private_game, to_wire
 from p2p_spite.fairdeck.sim import PrivateTable
+from p2p_spite.fairdeck.table import SeatGame
 
 MATCH = bytes(range(100, 116))
 SEED = bytes(range(32))
 
 
-def test_a_private_game_plays_to_its_end_and_both_seats_agree_on_the_deck() -> None:
-    table = PrivateTable(MATCH, SEED, 1, [bytes([1]) * 32, bytes([2]) * 32])
-    first_deal = [*table.state.payoff[0], *table.state.payoff[1]]
-    bots = [make_bot("easy", 11), make_bot("easy", 12)]
-    moves: list[Move] = []
-    while table.state.result is None:  # table.apply checks every seat's cards against the engine
-        move = bots[table.state.turn].choose(view(table.state, table.state.turn))
-        table.apply(move)
-        moves.append(move)
-    r0, r1 = table.results()
-    assert r0 == r1
-    assert r0.deal[:40] == first_deal
-    assert r0.reshuffles == table.orders
-    assert len(r0.reshuffles) >= 1  # the seeded bots complete at least one center stack
+def _pump(decks: list[FairDeck]) -> None:
+    moved = True
+    while moved:
+        moved = False
+        for seat in (0, 1):
+            for msg in decks[seat].outgoing():
+                decks[1 - seat].receive(from_wire(to_wire(msg)))
+                moved = True
+
+
+def test_two_seats_play_a_private_game_each_knowing_only_its_own_cards() -> None:
+    """No privilege anywhere: each seat runs the engine on stand-ins for the
+    cards it cannot see (fairdeck/table.py), its bot sees its view, the only
+    link is the private-deck messages (and the move with its slot).  The
+    revealed deck then replays the game, and every view each seat had is
+    exactly the view the true game gave it."""
+    table = PrivateTable(MATCH, SEED, 1, [bytes([40 + seat]) * 32 for seat in (0, 1)])
+    seats, decks = table.seats, table.decks
+    bots = [make_bot("easy", 21), make_bot("easy", 22)]
+    views: list[tuple[PlayerView, PlayerView]] = [(table.view(0), table.view(1))]
+    while table.result is None:
+        turn = table.turn
+        assert seats[1].state.turn == turn
+        # SeatGame.begin on both seats, the played card shown (and a reshuffle made),
+        # SeatGame.finish on both, the drawn cards shown to their holders
+        table.apply(bots[turn].choose(views[-1][turn]))
+        views.append((table.view(0), table.view(1)))
+    moves = table.moves
+    assert seats[1].state.result == seats[0].state.result
+    for v in views:
+        for seat_view in v:
+            assert all(c < 104 for c in seat_view.hand) and all(
+                c is None or c < 104 for c in seat_view.payoff_tops
+            )
+    r0, r1 = decks[0].result, decks[1].result
+    assert r0 is not None and r0 == r1
+    true = private_game(SEED, 1, r0.deal, r0.reshuffles)
+    assert (view(true, 0), view(true, 1)) == views[0]
+    for move, seen in zip(moves, views[1:], strict=True):
+        true.apply(move)
+        assert (view(true, 0), view(true, 1)) == seen
+    assert true.result == seats[0].state.result and len(r0.reshuffles) >= 1
     # What the reveal established replays the game move for move, as a version-2 record.
     match = Match(SEED, 10_000)
     match.use_deal(lambda: private_game(SEED, 1, r0.deal, r0.reshuffles))
     for m in moves:
         match.apply(m)
-    assert match.game.digest() == table.state.digest()
     data = json.loads(record.dumps(record.to_json(match, private=[r0])))
     replayed = record.verify(record.from_json(data))
-    assert replayed.game.result == table.state.result and replayed.total_moves == len(moves)
+    assert replayed.game.result == table.result and replayed.total_moves == len(moves)
+
+
+def test_a_peer_that_names_another_card_than_its_slot_holds_is_refused() -> None:
+    decks = [FairDeck(MATCH, 2, seat, bytes([50 + seat]) * 32) for seat in (0, 1)]
+    _pump(decks)
+    seats = [SeatGame(d, SEED) for d in decks]
+    turn = seats[0].state.turn
+    hand = seats[turn].view().hand
+    slot = seats[turn].deck.slot_of(hand[0])
+    lie = Move(turn, "hand", hand[1], "side", 0)  # names another card of its hand
+    for s in seats:
+        s.begin(lie, slot)
+    _pump(decks)
+    with pytest.raises(OrderError, match="names card"):
+        seats[1 - turn].finish()

@@ -131,7 +131,7 @@ class GameState:
         stream = Stream(seed, game)
         deck = list(range(104))
         stream.shuffle(deck)
-        return cls._dealt(deck, game, stream)
+        return cls.from_layout(deck, game, stream)
 
     @classmethod
     def from_deck(cls, deck: Sequence[Card], game: int, stream: Stream) -> GameState:
@@ -141,10 +141,13 @@ class GameState:
         the order the players' joint shuffle made."""
         if sorted(deck) != list(range(104)):
             raise ValueError("a deck holds each card id 0..103 exactly once")
-        return cls._dealt(list(deck), game, stream)
+        return cls.from_layout(list(deck), game, stream)
 
     @classmethod
-    def _dealt(cls, deck: list[Card], game: int, stream: Stream) -> GameState:
+    def from_layout(cls, deck: list[Card], game: int, stream: Stream) -> GameState:
+        """:meth:`from_deck` without its check: the caller vouches for ``deck``
+        (a seat's private table puts stand-ins there for the cards it cannot
+        see, fairdeck/table.py; the two pay-off tops must be real cards)."""
         s = cls.__new__(cls)
         s.game = game
         s.stream = stream

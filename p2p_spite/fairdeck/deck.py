@@ -151,6 +151,7 @@ class FairDeck:
         self.stock: list[int] = []
         self.cards: dict[int, int] = {}  # slot -> card id, for every card this seat knows
         self._live: dict[int, int] = {}  # card id -> slot, known cards still in play
+        self._retired: set[int] = set()  # slots that went into a reshuffle
         self._mine: dict[int, Point] = {}  # slot -> our share (cached)
         self._theirs: dict[int, Point] = {}  # slot -> their verified share
         self._owe: list[int] = []
@@ -429,7 +430,8 @@ class FairDeck:
                 {"card": card, "slots": [self._live[card], slot], "game": self.head.game},
             )
         self.cards[slot] = card
-        self._live[card] = slot
+        if slot not in self._retired:  # a stack's last card may be shown after its reshuffle began
+            self._live[card] = slot
 
     def _on_reveal(self, msg: Reveal) -> None:
         if not self.over:
@@ -524,6 +526,7 @@ class FairDeck:
                 del self._live[card]
         for s in slots:
             self._ready_shares.pop(s, None)
+        self._retired.update(slots)
         self.center[center] = []
         self.stock = []
         self.rounds.append(_Round([self.cts[s] for s in slots], slots))

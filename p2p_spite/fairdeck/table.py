@@ -109,7 +109,10 @@ class SeatGame:
 
     def finish(self) -> None:
         """Apply the move begun, once its card is shown and any reshuffle made:
-        the engine checks it (IllegalMoveError), then the deck learns the draws."""
+        the engine checks it, then the deck learns the draws.  A move the
+        engine refuses (IllegalMoveError, or OrderError for a card its slot
+        does not hold) leaves the deck a move ahead of the engine: like any
+        illegal move from the peer, it ends the match."""
         move, played = self._move, self._played
         if move is None:
             raise OrderError("no move under way")

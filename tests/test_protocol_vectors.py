@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -335,6 +336,22 @@ def test_join_codes_use_the_documented_alphabet() -> None:
         code = protocol.new_join_code()
         assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", code)
         assert set(code.replace("-", "")) <= set(alphabet.group(1))
+
+
+def recipe_name(text: str) -> str:
+    """A name as the document says both sides make it printable and cut it."""
+    hidden = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"}
+    return "".join(" " if ch != " " and unicodedata.category(ch) in hidden else ch for ch in text)[:40]
+
+
+def test_names_are_made_printable_as_documented() -> None:
+    assert '`"Ann\\tLee"` becomes `"Ann Lee"`' in doc_section()
+    assert recipe_name("Ann\tLee") == protocol.clean_text("Ann\tLee", protocol.MAX_NAME) == "Ann Lee"
+    every = "".join(map(chr, range(0x110000)))
+    for i in range(0, len(every), 40):
+        chunk = every[i : i + 40]
+        assert protocol.clean_text(chunk, protocol.MAX_NAME) == recipe_name(chunk), hex(i)
+    assert recipe_name("x" * 50) == "x" * 40
 
 
 # -- the record file and the journal, byte for byte -------------------------------------------

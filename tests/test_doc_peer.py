@@ -1,0 +1,249 @@
+"""A peer written from the documents alone plays a whole game against a real host.
+
+Nothing from ``p2p_spite`` is used here: the frames, the messages, the join code,
+the seed agreement, the state digest, the history hash and the record file are
+made from docs/protocol.md (its "Byte-exact definitions") with a socket, msgpack
+and hashlib; the rules are ``tests/reference_spec.py`` (written from SPEC alone).
+The real host (``p2p-spite host --bot easy``) must accept every move it sends,
+and its record file must be byte for byte the one this peer writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import secrets
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from tests.reference_spec import RefGame
+from tests.support.net import finish, read_code, spawn, wait_listening
+from tests.test_protocol_vectors import history_root, move_key, resign_key, sha256, state_digest
+
+NAME = "Doc"
+DEADLINE = 60.0  # seconds for the whole match (a game takes a second or two)
+
+
+class DocPeer:
+    """Frames and messages as docs/protocol.md describes them, over a blocking socket."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock = sock
+        self.deadline = deadline
+        self.buf = b""
+        self.acked = 0
+        self.closed = False
+
+    def send(self, msg: dict[str, Any]) -> None:
+        body = msgpack.packb(msg, use_bin_type=True)
+        self.sock.sendall(len(body).to_bytes(4, "big") + body)
+
+    def _read(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            left = self.deadline - time.monotonic()
+            assert left > 0, "the host did not answer in time"
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                self.closed = True
+                raise ConnectionError("the host closed the connection")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def recv(self) -> dict[str, Any]:
+        """The next message that matters (pings answered, acks counted, chat skipped)."""
+        while True:
+            size = int.from_bytes(self._read(4), "big")
+            msg = msgpack.unpackb(self._read(size), raw=False)
+            t = msg["t"]
+            if t == "refuse":
+                raise AssertionError(f"the host refused: {msg['code']}: {msg['msg']}")
+            if t == "ping":
+                self.send({"t": "pong", "k": msg["k"]})
+            elif t == "ack":
+                self.acked = max(self.acked, msg["n"])
+            elif t not in ("pong", "chat"):
+                return msg
+
+    def expect(self, t: str) -> dict[str, Any]:
+        msg = self.recv()
+        assert msg["t"] == t, msg
+        return msg
+
+
+def choose(g: RefGame, rng: random.Random) -> list[Any]:
+    legal = g.moves()
+    center = [m for m in legal if m[3] == "center"]
+    payoff = [m for m in center if m[1] == "payoff"]
+    if payoff:
+        return payoff[0]
+    if center and rng.random() < 0.85:
+        return rng.choice(center)
+    return rng.choice([m for m in legal if m[3] == "side"])
+
+
+def record_text(rec: dict[str, Any]) -> str:
+    """The record file's layout, from "The record file, byte for byte"."""
+    lines = ["{"]
+    keys = list(rec)
+    for i, key in enumerate(keys):
+        comma = "," if i < len(keys) - 1 else ""
+        if key != "games":
+            lines.append(f"  {json.dumps(key)}: {json.dumps(rec[key], ensure_ascii=False)}{comma}")
+            continue
+        lines.append('  "games": [')
+        for gi, game in enumerate(rec["games"]):
+            lines.append("    {")
+            if game["moves"]:
+                lines.append('      "moves": [')
+                lines.extend(
+                    "        " + json.dumps(m) + ("," if mi < len(game["moves"]) - 1 else "")
+                    for mi, m in enumerate(game["moves"])
+                )
+                lines.append("      ]" + ("," if "result" in game else ""))
+            else:
+                lines.append('      "moves": []' + ("," if "result" in game else ""))
+            if "result" in game:
+                lines.append(f'      "result": {json.dumps(game["result"])}')
+            lines.append("    }" + ("," if gi < len(rec["games"]) - 1 else ""))
+        lines.append("  ]" + comma)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
+    """Join, agree on the seed, play game 1 to its end; return our record and the history hash."""
+    deadline = time.monotonic() + DEADLINE
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    peer = DocPeer(sock, deadline)
+    try:
+        # hello: both at once
+        my_nonce = secrets.token_bytes(16)
+        peer.send(
+            {"t": "hello", "proto": 1, "app": "p2p-spite", "role": "join", "name": NAME,
+             "nonce": my_nonce, "code": True, "match": None}
+        )  # fmt: skip
+        hello = peer.expect("hello")
+        assert hello["role"] == "host" and hello["proto"] == 1
+        host_nonce = hello["nonce"]
+        # the join code: the joiner proves itself first
+        norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
+        key = hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000, 32)
+
+        def mac(role: str) -> bytes:
+            msg = b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + my_nonce
+            return hmac.new(key, msg, "sha256").digest()
+
+        peer.send({"t": "auth", "mac": mac("join")})
+        assert hmac.compare_digest(peer.expect("auth")["mac"], mac("host"))
+        # the setup, then the fair seed
+        setup = peer.expect("setup")
+        match_id, target, games = setup["match"], setup["target"], setup["games"]
+        assert setup["seed"] is None and setup["resume"] is False
+        assert setup["players"][1] == NAME
+        s = secrets.token_bytes(32)
+        peer.send({"t": "commit", "c": sha256(b"p2p-spite/commit/v1|join|" + match_id + s)})
+        host_commit = peer.expect("commit")["c"]
+        peer.send({"t": "reveal", "r": s})
+        s_host = peer.expect("reveal")["r"]
+        assert sha256(b"p2p-spite/commit/v1|host|" + match_id + s_host) == host_commit
+        seed = sha256(b"p2p-spite/seed/v1|" + match_id + s_host + s)
+        # sync at 0
+        h = history_root(seed)
+        peer.send({"t": "sync", "pos": 0, "hist": h})
+        sync = peer.expect("sync")
+        assert sync["pos"] == 0 and sync["hist"] == h
+        # play: seat 1 is us
+        rng = random.Random(7)
+        n = 0
+        scores = [0, 0]
+        played: list[dict[str, Any]] = []
+        game_no = 0
+        last_was_ours = False
+        while True:
+            game_no += 1
+            g = RefGame(seed, game_no)
+            starter = g.turn
+            moves: list[list[Any]] = []
+            while g.result is None:
+                if g.turn == 1:
+                    m = choose(g, rng)
+                    g.play(m)
+                    h = sha256(h + move_key(game_no, m))
+                    peer.send({"t": "move", "n": n, "m": m, "d": state_digest(g, game_no, starter)})
+                    last_was_ours = True
+                else:
+                    msg = peer.recv()
+                    assert msg["t"] in ("move", "resign") and msg["n"] == n, msg
+                    if msg["t"] == "resign":
+                        assert msg["g"] == game_no
+                        g.result = {"winner": 1, "points": len(g.payoff[0]), "reason": "resign"}
+                        h = sha256(h + resign_key(game_no, 0))
+                        m = None
+                    else:
+                        m = list(msg["m"])
+                        assert m in g.moves(), m
+                        g.play(m)
+                        h = sha256(h + move_key(game_no, m))
+                    assert msg["d"] == state_digest(g, game_no, starter), f"desync at action {n}"
+                    peer.send({"t": "ack", "n": n + 1})
+                    last_was_ours = False
+                if m is not None:
+                    moves.append(m)
+                n += 1
+            played.append({"moves": moves, "result": g.result})
+            if g.result["winner"] is not None:
+                scores[g.result["winner"]] += g.result["points"]
+            if max(scores) >= target or (games is not None and game_no >= games):
+                break
+        # the end: the sender of the last action waits for its ack, then both say bye
+        while last_was_ours and peer.acked < n:
+            peer.recv()
+        peer.send({"t": "bye", "reason": "match over"})
+        sock.shutdown(socket.SHUT_WR)
+        try:
+            while True:
+                peer.recv()  # the host's bye, then the end of the stream
+        except ConnectionError:
+            pass
+    finally:
+        sock.close()
+    record = {
+        "format": "p2p-spite-record",
+        "version": 1,
+        "seed": seed.hex(),
+        "players": setup["players"],
+        "target": target,
+        "games": played,
+        "scores": scores,
+        "match_id": match_id.hex(),
+        "max_games": games,
+        "join_key": key.hex(),
+        "seed_by": "both",
+    }
+    return record, h
+
+
+def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_path: Path) -> None:
+    host_record = tmp_path / "host.json"
+    host = spawn(
+        ["host", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", "--bot-seed", "3", "--name", "Ann",
+         "--games", "1", "--no-announce", "--record", str(host_record)],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        code = read_code(host)
+        record, _ = play_as_joiner(port, code)
+    finally:
+        rc, out, err = finish(host, 30)
+    assert rc == 0, (out, err)
+    assert len(record["games"][0]["moves"]) > 20
+    assert host_record.read_text(encoding="utf-8") == record_text(record)

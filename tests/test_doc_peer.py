@@ -1,4 +1,4 @@
-"""A peer written from the documents alone plays a whole game against a real host.
+"""A peer written from the documents alone plays a two-game match against a real host.
 
 Nothing from ``p2p_spite`` is used here: the frames, the messages, the join code,
 the seed agreement, the state digest, the history hash and the record file are
@@ -119,7 +119,7 @@ def record_text(rec: dict[str, Any]) -> str:
 
 
 def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
-    """Join, agree on the seed, play game 1 to its end; return our record and the history hash."""
+    """Join, agree on the seed, play the match to its end; return our record and the history hash."""
     deadline = time.monotonic() + DEADLINE
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     peer = DocPeer(sock, deadline)
@@ -235,7 +235,7 @@ def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_p
     host_record = tmp_path / "host.json"
     host = spawn(
         ["host", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", "--bot-seed", "3", "--name", "Ann",
-         "--games", "1", "--no-announce", "--record", str(host_record)],
+         "--games", "2", "--no-announce", "--record", str(host_record)],
         tmp_path,
     )  # fmt: skip
     try:
@@ -245,5 +245,6 @@ def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_p
     finally:
         rc, out, err = finish(host, 30)
     assert rc == 0, (out, err)
-    assert len(record["games"][0]["moves"]) > 20
+    assert len(record["games"]) == 2  # the next game is dealt by each side after the first ends
+    assert all(len(g["moves"]) > 20 and g["result"] is not None for g in record["games"])
     assert host_record.read_text(encoding="utf-8") == record_text(record)

@@ -242,6 +242,9 @@ def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_p
         port, _ = wait_listening(host)
         code = read_code(host)
         record, _ = play_as_joiner(port, code)
+    except BaseException:
+        host.kill()  # it would wait for a joiner that behaves
+        raise
     finally:
         rc, out, err = finish(host, 30)
     assert rc == 0, (out, err)

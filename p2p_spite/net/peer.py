@@ -839,15 +839,20 @@ def _session_on(
     *,
     server: asyncio.AbstractServer | None = None,
     dial: Dial | None = None,
+    origin: bool | None = None,
 ) -> NetSession:
     """The session of a link whose first handshake is done (``server``: the host's
-    listener, kept for reconnections; ``dial``: how the joiner reconnects)."""
+    listener, kept for reconnections; ``dial``: how the joiner reconnects; ``origin``:
+    who chose the seed, if an earlier, cut handshake agreed the match)."""
     hs = link.handshaken.result()
     core = link.endpoint.core
     assert core is not None
     path = record_path if resume is None else resume_path(resume, record_path)
     # a resumed match: who chose the seed is in the record (the handshake does not say)
-    origin = hs.seed_from_host if hs.seed_from_host is not None or resume is None else resume.seed_from_host
+    if hs.seed_from_host is not None:
+        origin = hs.seed_from_host
+    elif resume is not None:
+        origin = resume.seed_from_host
     return NetSession(
         core,
         link,
@@ -1120,6 +1125,7 @@ async def join_session(
     core = _core_from_saved(resume, 1) if resume is not None else None
     where = _fmt_addr((host, port))
     last_core: list[GameCore | None] = [None]
+    origin: list[bool | None] = [None]  # who chose the seed of the match a cut handshake agreed
 
     async def dial(with_core: GameCore | None) -> _Link:
         try:
@@ -1140,6 +1146,8 @@ async def join_session(
             await link.handshaken
         except BaseException:
             last_core[0] = link.endpoint.core
+            if link.endpoint.seed_from_host is not None:
+                origin[0] = link.endpoint.seed_from_host
             if link.transport is not None:
                 link.transport.close()
             raise
@@ -1180,5 +1188,14 @@ async def join_session(
         await asyncio.sleep(delay)
         delay = min(delay * 2, 1.0)
     return _session_on(
-        link, "join", record_path, resume, config.code_key, grace, heartbeat, dead_after, dial=dial
+        link,
+        "join",
+        record_path,
+        resume,
+        config.code_key,
+        grace,
+        heartbeat,
+        dead_after,
+        dial=dial,
+        origin=origin[0],
     )

@@ -291,8 +291,9 @@ class Endpoint:
         self.phase = Phase.HELLO
         self.name = clean_text(config.name[:MAX_NAME], MAX_NAME)  # as the peer will see it
         self.peer_name = ""
-        self.seed_from_host = False
-        self._resumed = False  # the setup continued a saved match
+        # the host chose the seed (True) or both drew it (False); None until a new match's
+        # setup, and for a resumed match (its record says)
+        self.seed_from_host: bool | None = None
         self._peer_match: bytes | None = None  # the match a returning joiner named in its hello
         self._decoder = FrameDecoder()
         self._out = bytearray()
@@ -602,7 +603,6 @@ class Endpoint:
                 self._make_core(cfg.seed, cfg.target, cfg.max_games, (self.name, self.peer_name))
         else:
             m = c.match
-            self._resumed = True
             self._send(
                 {
                     "t": "setup",
@@ -664,7 +664,7 @@ class Endpoint:
                 raise RemoteProtocolError(
                     "the host's match settings differ from this side's record", Refusal.OTHER_MATCH
                 )
-            self._resumed = True  # the names are the record's (setup.players is not used)
+            # the names are the record's (setup.players is not used)
             self._start_sync()
 
     def _start_commit(self) -> None:
@@ -723,8 +723,7 @@ class Endpoint:
         if pos > mine:
             self._catch_up_to = (pos, hist)
         self._sent_upto = max(self._sent_upto, pos)
-        origin = None if self._resumed else self.seed_from_host
-        self._events.append(Handshaken(self.peer_name, origin, self._resumed_at, pos))
+        self._events.append(Handshaken(self.peer_name, self.seed_from_host, self._resumed_at, pos))
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)
 

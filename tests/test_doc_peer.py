@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import random
+import re
 import secrets
 import socket
 import time
@@ -24,9 +25,13 @@ import msgpack
 
 from tests.reference_spec import RefGame
 from tests.support.net import finish, read_code, spawn, wait_listening
-from tests.test_protocol_vectors import history_root, move_key, resign_key, sha256, state_digest
+from tests.test_protocol_vectors import DOC, history_root, move_key, resign_key, sha256, state_digest
 
 NAME = "Doc"
+# the version the document describes (its title says it)
+VERSION = int(
+    re.search(r"^# The p2p-spite network protocol \(version (\d+)\)$", DOC.read_text(), re.M).group(1)
+)  # type: ignore[union-attr]
 DEADLINE = 60.0  # seconds for the whole match (a game takes a second or two)
 
 
@@ -78,6 +83,13 @@ class DocPeer:
         return msg
 
 
+def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> bytes:
+    """The author's tag on action n (docs/protocol.md, "Who may make an action")."""
+    return hmac.new(
+        key, b"p2p-spite/action/v1|" + match_id + n.to_bytes(8, "big") + history_after, "sha256"
+    ).digest()
+
+
 def choose(g: RefGame, rng: random.Random) -> list[Any]:
     legal = g.moves()
     center = [m for m in legal if m[3] == "center"]
@@ -127,11 +139,11 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
         # hello: both at once
         my_nonce = secrets.token_bytes(16)
         peer.send(
-            {"t": "hello", "proto": 1, "app": "p2p-spite", "role": "join", "name": NAME,
+            {"t": "hello", "proto": VERSION, "app": "p2p-spite", "role": "join", "name": NAME,
              "nonce": my_nonce, "code": True, "match": None}
         )  # fmt: skip
         hello = peer.expect("hello")
-        assert hello["role"] == "host" and hello["proto"] == 1
+        assert hello["role"] == "host" and hello["proto"] == VERSION
         host_nonce = hello["nonce"]
         # the join code: the joiner proves itself first
         norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
@@ -160,7 +172,9 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
         peer.send({"t": "sync", "pos": 0, "hist": h})
         sync = peer.expect("sync")
         assert sync["pos"] == 0 and sync["hist"] == h
-        # play: seat 1 is us
+        # play: seat 1 is us; our actions carry our tag, under a key that never leaves us
+        # (an unknown key is ignored where the version has no tags)
+        action_key = secrets.token_bytes(32)
         rng = random.Random(7)
         n = 0
         scores = [0, 0]
@@ -177,7 +191,8 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
                     m = choose(g, rng)
                     g.play(m)
                     h = sha256(h + move_key(game_no, m))
-                    peer.send({"t": "move", "n": n, "m": m, "d": state_digest(g, game_no, starter)})
+                    tag = action_tag(action_key, match_id, n, h)
+                    peer.send({"t": "move", "n": n, "m": m, "d": state_digest(g, game_no, starter), "a": tag})
                     last_was_ours = True
                 else:
                     msg = peer.recv()

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Stream
 from ..engine.moves import SIDE_STACKS
-from .planner import HARD, PlannerBot, _can_reach, _Search, search_view
+from .planner import HARD, PlannerBot, _can_reach, _Search, search_view, visible_cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,15 +304,7 @@ def sample_world(view: PlayerView, rng: random.Random) -> GameState | None:
     None if the counts do not add up (never for a view of a real game).
     """
     opp = 1 - view.seat
-    seen = set(view.hand)
-    for sd in view.sides:
-        for st in sd:
-            seen.update(st)
-    for cen in view.center:
-        seen.update(cen)
-    for t in view.payoff_tops:
-        if t is not None:
-            seen.add(t)
+    seen = set(visible_cards(view))
     pool = [c for c in range(104) if c not in seen]
     under = [max(n - 1, 0) for n in view.payoff_counts]
     if len(pool) != view.hand_counts[opp] + under[0] + under[1] + view.stock_count:

@@ -411,13 +411,9 @@ def _play(centers: tuple[int, int, int], i: int, stock: int) -> tuple[tuple[int,
     return (centers[0], centers[1], n), stock
 
 
-def unseen_ranks(view: PlayerView) -> list[int]:
-    """The ranks (0..12) of the cards this seat cannot see, one entry per card.
-
-    Computed from the view alone: the full deck minus the seat's hand, every
-    side stack, the center stacks and both pay-off tops.
-    """
-    counts = [8] * 13
+def visible_cards(view: PlayerView) -> list[Card]:
+    """Every card the view shows: the seat's hand, every side stack, the center
+    stacks and both pay-off tops."""
     seen: list[Card] = list(view.hand)
     for sd in view.sides:
         for st in sd:
@@ -427,7 +423,16 @@ def unseen_ranks(view: PlayerView) -> list[int]:
     for t in view.payoff_tops:
         if t is not None:
             seen.append(t)
-    for c in seen:
+    return seen
+
+
+def unseen_ranks(view: PlayerView) -> list[int]:
+    """The ranks (0..12) of the cards this seat cannot see, one entry per card.
+
+    Computed from the view alone: the full deck minus :func:`visible_cards`.
+    """
+    counts = [8] * 13
+    for c in visible_cards(view):
         counts[c % 13] -= 1
     out: list[int] = []
     for r, k in enumerate(counts):

@@ -73,6 +73,8 @@ class ExpertBot(PlannerBot):
         self.seed = seed
         self.config = config
         self.last_worlds = 0
+        self.compared = 0  # decisions with several candidates ...
+        self.cut_short = 0  # ... and those where the clock stopped before ``worlds`` worlds
         self._spent = 0.0  # thinking time spent in this turn so far
         self._turn_over = True
 
@@ -136,6 +138,8 @@ class ExpertBot(PlannerBot):
                 totals[k] += self._play_out(world.copy(), view.seat, plan)
             done += 1
         self.last_worlds = done
+        self.compared += 1
+        self.cut_short += done < cfg.worlds
         if not done:
             return cands[0][1]
         scores = [t / done + cfg.prior * v for t, (v, _) in zip(totals, cands, strict=True)]

@@ -29,9 +29,7 @@ from tests.test_protocol_vectors import DOC, history_root, move_key, resign_key,
 
 NAME = "Doc"
 # the version the document describes (its title says it)
-VERSION = int(
-    re.search(r"^# The p2p-spite network protocol \(version (\d+)\)$", DOC.read_text(), re.M).group(1)
-)  # type: ignore[union-attr]
+VERSION = int(re.findall(r"^# The p2p-spite network protocol \(version (\d+)\)$", DOC.read_text(), re.M)[0])
 DEADLINE = 60.0  # seconds for the whole match (a game takes a second or two)
 
 
@@ -66,7 +64,7 @@ class DocPeer:
         """The next message that matters (pings answered, acks counted, chat skipped)."""
         while True:
             size = int.from_bytes(self._read(4), "big")
-            msg = msgpack.unpackb(self._read(size), raw=False)
+            msg: dict[str, Any] = msgpack.unpackb(self._read(size), raw=False)
             t = msg["t"]
             if t == "refuse":
                 raise AssertionError(f"the host refused: {msg['code']}: {msg['msg']}")

@@ -96,8 +96,8 @@ def state_digest(g: RefGame, game: int, starter: int) -> bytes:
 
 def move_key(game: int, move: Sequence[Any]) -> bytes:
     seat, source, arg, target, index = move
-    a = b"-" if arg is None else arg.to_bytes(2, "big")
-    return (
+    a: bytes = b"-" if arg is None else arg.to_bytes(2, "big")
+    key: bytes = (
         b"M"
         + game.to_bytes(4, "big")
         + str(seat).encode("ascii")
@@ -110,6 +110,7 @@ def move_key(game: int, move: Sequence[Any]) -> bytes:
         + b"|"
         + str(index).encode("ascii")
     )
+    return key
 
 
 def resign_key(game: int, seat: int) -> bytes:

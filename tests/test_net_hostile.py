@@ -19,7 +19,7 @@ from p2p_spite import record
 from p2p_spite.engine import Move
 from p2p_spite.net import NetSession, host_session, join_session
 from p2p_spite.net.game import Action
-from p2p_spite.net.protocol import JOIN, LocalConfig, ProtocolError
+from p2p_spite.net.protocol import JOIN, PROTOCOL_VERSION, LocalConfig, ProtocolError
 from p2p_spite.net.wire import MAX_FRAME, Refusal, encode
 from p2p_spite.session import EndCause, Ending, SessionFailed
 from tests.support.net import RawPeer
@@ -115,7 +115,7 @@ def test_a_wrong_version_is_told_why(tmp_path: Path) -> None:
     async def main() -> None:
         warnings: list[str] = []
         task, port = await _host(tmp_path, warnings)
-        cfg = LocalConfig(JOIN, "Old", protocol_version=2)
+        cfg = LocalConfig(JOIN, "Old", protocol_version=1)
         with pytest.raises(ProtocolError) as info:
             await RawPeer.connect(port, cfg)
         assert "version" in str(info.value)
@@ -290,7 +290,7 @@ async def _wrong_digest(host: NetSession, peer: RawPeer) -> None:
     core = peer.ep.core
     assert core is not None
     m = core.match.game.legal_moves()[0]
-    await peer.send_raw(encode({"t": "move", "n": core.position, "m": list(m), "d": b"\x01" * 32}))
+    await peer.send_raw(encode({"t": "move", "n": core.position, "m": list(m), "d": b"\x01" * 32, "a": b"\x02" * 32}))
 
 
 ATTACKS: dict[str, Attack] = {
@@ -443,7 +443,7 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
         host = await task
         live = host._link
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        hello = {"t": "hello", "proto": 1, "app": "p2p-spite", "role": "join", "name": "Eve",
+        hello = {"t": "hello", "proto": PROTOCOL_VERSION, "app": "p2p-spite", "role": "join", "name": "Eve",
                  "nonce": b"x" * 16, "code": False, "match": host.core.match_id}  # fmt: skip
         writer.write(encode(hello))
         if how == "sync":  # the old hijack: echo the id, then claim an empty history
@@ -563,7 +563,10 @@ class _FullDisk:
     def __init__(self, keeper: Any) -> None:
         self.keeper = keeper
 
-    def append(self, n: int, action: Action) -> None:
+    def append(self, n: int, action: Action, tag: bytes | None) -> None:
+        raise OSError(28, "No space left on device")
+
+    def request(self, game: int) -> None:
         raise OSError(28, "No space left on device")
 
     def game_over(self, match: Any) -> None:

@@ -10,7 +10,7 @@ import pytest
 from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import Move
-from p2p_spite.net.game import Action
+from p2p_spite.net.game import Action, action_tag, chain
 from p2p_spite.net.protocol import (
     HOST,
     JOIN,
@@ -23,7 +23,7 @@ from p2p_spite.net.protocol import (
     commitment,
     derive_code_key,
 )
-from p2p_spite.net.wire import MAX_FRAME, FrameDecoder, encode
+from p2p_spite.net.wire import MAX_FRAME, FrameDecoder, Refusal, encode
 from p2p_spite.session import GameEnded, MovePlayed
 from tests.support.net import drain, pair, pump
 
@@ -125,10 +125,10 @@ def test_a_reveal_before_the_commitment_is_refused() -> None:
 
 def test_version_mismatch_is_refused_clearly_on_both_sides() -> None:
     hc, jc = cfgs()
-    jc.protocol_version = 2
+    jc.protocol_version = 3
     _h, _j, eh, ej = pair(hc, jc)
     assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "version"
-    assert "version 2" in str(eh[-1]) and "version 1" in str(eh[-1])
+    assert "version 3" in str(eh[-1]) and "version 2" in str(eh[-1])
     # the joiner sees the mismatch itself (and the host's refusal)
     assert isinstance(ej[-1], RemoteProtocolError | PeerRefused) and ej[-1].code == "version"
 
@@ -235,7 +235,8 @@ def test_a_move_for_the_other_seat_is_refused() -> None:
     )
     evs: list[object] = []
     drain(honest, evs)
-    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "illegal-move"
+    # an action for the honest side's own turn: only it makes those
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == Refusal.FORGED
     assert honest.core.position == 0
 
 
@@ -246,7 +247,7 @@ def test_desync_is_detected_and_changes_nothing() -> None:
     assert mover.core is not None and other.core is not None
     move = mover.core.match.game.legal_moves()[0]
     before = other.core.match.game.digest()
-    other.receive_data(encode({"t": "move", "n": 0, "m": list(move), "d": b"\x07" * 32}))
+    other.receive_data(encode({"t": "move", "n": 0, "m": list(move), "d": b"\x07" * 32, "a": b"\x01" * 32}))
     evs: list[object] = []
     drain(other, evs)
     assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "desync"
@@ -410,10 +411,12 @@ def test_a_resignation_out_of_turn_from_the_peer_is_refused() -> None:
     honest = _not_my_turn(*_playing())[0]
     assert honest.core is not None
     before = honest.core.match.game.digest()
-    honest.receive_data(encode({"t": "resign", "n": 0, "g": 1, "d": b"\0" * 32}))
+    cheat = 1 - honest.core.seat
+    honest.receive_data(encode({"t": "resign", "n": 0, "g": 1, "s": cheat, "d": b"\0" * 32, "a": b"\1" * 32}))
     evs: list[object] = []
     drain(honest, evs)
-    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "illegal-move"
+    # off turn, a resignation is a request the side on turn makes its action, never an action
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == Refusal.FORGED
     assert honest.core.match.game.digest() == before and honest.core.match.scores == [0, 0]
 
 
@@ -486,7 +489,9 @@ def test_catching_up_accepts_our_own_action_that_our_journal_lost() -> None:
         for c in (hc, jc):
             c.apply(Action(c.match.game_number, 0, m))
     m = jc.match.game.legal_moves()[0]
-    hc.apply(Action(hc.match.game_number, 1, m))  # only the host still has it
+    a = Action(hc.match.game_number, 1, m)
+    tag = action_tag(jc.key, jc.match_id, hc.position, chain(hc.head, a))  # as the joiner sent it
+    hc.events(hc.commit(a, tag=tag))  # only the host still has it
     h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
     h2.initiate()
     j2.initiate()

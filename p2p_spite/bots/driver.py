@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from ..engine import IllegalMoveError, PlayerView
 from ..session import Event, MatchEnded, Session, SessionFailed, view_of
 from . import make_bot
-
-IDLE_CHECK = 1.0  # seconds without an event after which the bot looks at the board itself
 
 
 async def run_bot(
@@ -38,16 +35,7 @@ async def run_bot(
 
     try:
         while True:
-            try:
-                ev = await asyncio.wait_for(session.next_event(), IDLE_CHECK)
-            except TimeoutError:
-                # No event for a while: if it is our turn all the same (a move of ours
-                # the session dropped around a reconnect), play from the board as it is,
-                # rather than both sides waiting for each other.
-                now = session.view()
-                if now.my_turn and not session.closed_for_play:
-                    await play(now)
-                continue
+            ev = await session.next_event()
             if on_event is not None:
                 on_event(ev)
             if isinstance(ev, MatchEnded):

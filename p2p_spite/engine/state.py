@@ -372,6 +372,22 @@ class GameState:
         elif not hand:
             self._refill(seat)
 
+    def check_resign(self, seat: int, author: int) -> str | None:
+        """Why ``seat``'s resignation, entered by ``author``, is not allowed now (None: it is).
+
+        A player may resign at any time (SPEC section 1).  The order of events is
+        kept by one rule: the next action of a game is always entered by the player
+        on turn.  So the player on turn resigns by themselves; the other player's
+        resignation is entered by the player on turn, as their next action (over the
+        network, at the resigner's request: docs/protocol.md)."""
+        if self.result is not None:
+            return "the game is over"
+        if seat not in (0, 1) or author not in (0, 1):
+            return f"seat must be 0 or 1, not {seat!r}"
+        if author != self.turn:
+            return f"it is seat {self.turn}'s turn: only seat {self.turn} enters the next action"
+        return None
+
     def resign(self, seat: int) -> Result:
         """Seat ``seat`` resigns: the opponent wins the cards left in its pay-off."""
         if self.result is not None:

@@ -10,7 +10,9 @@ two peers can tell at a glance whether their histories agree and where.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import hmac
+import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -60,9 +62,25 @@ def chain(prev: bytes, action: Action) -> bytes:
     return hashlib.sha256(prev + action.key()).digest()
 
 
+KEY_BYTES = 32
+
+
+def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> bytes:
+    """The author's tag on action ``n``: a MAC, under a key that never leaves the author's
+    machine, over the match and the whole history up to and including the action."""
+    return hmac.new(
+        key, b"p2p-spite/action/v1|" + match_id + n.to_bytes(8, "big") + history_after, "sha256"
+    ).digest()
+
+
 class ActionSink(Protocol):
-    def append(self, n: int, action: Action) -> None:
-        """Action number ``n`` was accepted (write it down before it is sent or shown)."""
+    def append(self, n: int, action: Action, tag: bytes | None) -> None:
+        """Action number ``n`` was accepted (write it down before it is sent or shown);
+        ``tag``: the peer's tag on it, when the peer made it (None: this side did)."""
+        ...
+
+    def request(self, game: int) -> None:
+        """This seat asked to resign ``game`` while off turn (durably: fsynced)."""
         ...
 
     def game_over(self, match: Match) -> None:
@@ -85,6 +103,10 @@ class GameCore:
         self.match_id = match_id
         self.max_games = max_games
         self.sink: ActionSink | None = None
+        self.key = secrets.token_bytes(KEY_BYTES)  # this seat's action key (never sent)
+        self.tags: list[bytes | None] = []  # each action's author's tag (None: not known)
+        self.authors: list[int] = []  # the seat on turn when each action was made: its author
+        self.requests: set[int] = set()  # games this seat asked to resign while off turn
         self.actions: list[Action] = []
         self.history: list[bytes] = [history_root(match.seed)]
         self.digests: list[bytes] = []  # the game state's digest right after each action
@@ -142,15 +164,26 @@ class GameCore:
             g.apply(action.move)
         return g.digest()
 
-    def check_resign(self, seat: int) -> Action:
+    def check_resign(self, seat: int, author: int | None = None) -> Action:
+        """The resignation of ``seat`` in the current game, made by ``author`` (the seat on
+        turn: the resigner itself, or the other seat answering its request; see
+        :func:`~p2p_spite.engine.state.GameState.check_resign`)."""
         if self.finished:
             raise IllegalMoveError([], "the match is over")
         g = self.match.game
-        if g.result is not None:
-            raise IllegalMoveError([], "the game is over")
-        if g.turn != seat:
-            raise IllegalMoveError([], "a player may resign only during their own turn")
+        reason = g.check_resign(seat, seat if author is None else author)
+        if reason is not None:
+            raise IllegalMoveError([], reason)
         return Action(g.game, seat)
+
+    def own_tag(self, n: int) -> bytes:
+        """Our tag on action ``n`` (one of ours, already applied)."""
+        return action_tag(self.key, self.match_id, n, self.history[n + 1])
+
+    def tag_is_ours(self, action: Action, tag: bytes) -> bool:
+        """Is ``tag`` our own tag on ``action`` as the next action (it came back from the peer)?"""
+        want = action_tag(self.key, self.match_id, self.position, chain(self.head, action))
+        return hmac.compare_digest(tag, want)
 
     @classmethod
     def replay(
@@ -160,33 +193,42 @@ class GameCore:
         match_id: bytes,
         max_games: int | None,
         actions: Sequence[Action],
+        tags: Mapping[int, bytes] | None = None,
+        key: bytes | None = None,
     ) -> GameCore:
-        """The core after ``actions`` from a fresh ``match`` (IllegalMoveError if one is refused)."""
+        """The core after ``actions`` from a fresh ``match`` (IllegalMoveError if one is refused);
+        ``tags``: the peer's tags on its actions, by number, as far as they are known;
+        ``key``: this seat's action key (from its journal)."""
         core = cls(match, seat, match_id, max_games)
-        for a in actions:
+        if key is not None:
+            core.key = key
+        tags = tags or {}
+        for n, a in enumerate(actions):
             if a.move is None:
                 if core.finished or core.match.game.result is not None:
                     raise IllegalMoveError([], "a resignation after the game ended")
             else:
                 core.check_move(a.move, a.seat)
-            core.apply(a)
+            core.events(core.commit(a, tag=tags.get(n)))
         return core
 
     def apply(self, action: Action, expect: bytes | None = None) -> list[Event]:
         """Apply a checked action and return its events (see :meth:`commit`)."""
         return self.events(self.commit(action, expect))
 
-    def commit(self, action: Action, expect: bytes | None = None) -> Committed:
+    def commit(self, action: Action, expect: bytes | None = None, tag: bytes | None = None) -> Committed:
         """Apply a checked action to the state, the history and the sink (the journal).
 
         ``expect``: the state digest the peer announced for after the action; if
         ours differs, the action is undone (state exactly as before, nothing
-        written) and DesyncError is raised.  Call :meth:`events` right after
+        written) and DesyncError is raised.  The seat on turn is the action's
+        author; ``tag`` is its tag when the peer is (ours is computed).  Call :meth:`events` right after
         (the split lets a transport send the action, or its acknowledgement,
         before the views are built).
         """
         match = self.match
         n = len(self.actions)
+        author = match.game.turn
         if action.move is None:
             match.resign(action.seat)
             card = None
@@ -202,9 +244,31 @@ class GameCore:
         self.digests.append(digest)
         self.actions.append(action)
         self.history.append(chain(self.history[-1], action))
+        self.authors.append(author)
+        ours = author == self.seat
+        self.tags.append(self.own_tag(n) if ours else tag)
         if self.sink is not None:
-            self.sink.append(n, action)
+            self.sink.append(n, action, None if ours else tag)
         return Committed(action, card)
+
+    def request_resign(self) -> int:
+        """Ask to resign the current game while the other seat is on turn (its side makes
+        the resignation its next action); written down before it is sent."""
+        g = self.match.game
+        if self.finished or g.result is not None:
+            raise IllegalMoveError([], "the game is over")
+        if g.game not in self.requests:
+            self.requests.add(g.game)
+            if self.sink is not None:
+                self.sink.request(g.game)
+        return g.game
+
+    def due_resignation(self) -> Action | None:
+        """Our own resignation, when we are on turn in a game we asked to resign."""
+        g = self.match.game
+        if not self.finished and g.result is None and g.turn == self.seat and g.game in self.requests:
+            return Action(g.game, self.seat)
+        return None
 
     def events(self, done: Committed) -> list[Event]:
         """The events of the action just committed; deals the next game if one is due."""

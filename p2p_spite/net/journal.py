@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from .. import record as recordmod
 from ..engine import Match, Move, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import UserError
-from .game import RESIGN, Action
+from .game import KEY_BYTES, RESIGN, Action, GameCore
 
 FSYNC_EVERY = 0.5  # seconds
 MAX_JOURNAL_BYTES = 32 * 1024 * 1024
@@ -83,19 +83,45 @@ class RecordKeeper:
         except OSError as e:
             raise UserError(f"cannot write the record {self.path}: {e.strerror or e}") from None
 
-    def append(self, n: int, action: Action) -> None:
+    def append(self, n: int, action: Action, tag: bytes | None) -> None:
         if self._fd is None:
             return
         m = action.move
+        a = "" if tag is None else f',"a":"{tag.hex()}"'
         if m is None:
-            line = f'{{"n":{n},"g":{action.game},"{RESIGN}":{action.seat}}}\n'
+            line = f'{{"n":{n},"g":{action.game},"{RESIGN}":{action.seat}{a}}}\n'
         else:  # the fields were checked (move_from_json + engine): plain ints and known words
             arg = "null" if m.arg is None else m.arg
-            line = f'{{"n":{n},"g":{action.game},"m":[{m.seat},"{m.source}",{arg},"{m.target}",{m.slot}]}}\n'
+            mv = f"[{m.seat},\"{m.source}\",{arg},\"{m.target}\",{m.slot}]"
+            line = f'{{"n":{n},"g":{action.game},"m":{mv}{a}}}\n'
+        self._write(line)
+
+    def request(self, game: int) -> None:
+        self._write(f'{{"req":{game}}}\n', sync=True)
+
+    def carry(self, core: GameCore) -> None:
+        """Start the journal with what must outlive this session: this seat's action key,
+        the peer's tags on its actions of the last two games (our journal may lose the
+        tail of the peer's: it may need them back), and a pending resignation request."""
+        lines = [f'{{"key":"{core.key.hex()}"}}\n']
+        first = core.match.game_number - 1
+        n = core.position
+        while n > 0 and core.actions[n - 1].game >= first:
+            n -= 1
+        for k in range(n, core.position):
+            tag = core.tags[k]
+            if tag is not None and core.authors[k] != core.seat:
+                lines.append(f'{{"tag":{k},"a":"{tag.hex()}"}}\n')
+        lines.extend(f'{{"req":{g}}}\n' for g in sorted(core.requests) if g == core.match.game_number)
+        self._write("".join(lines), sync=True)
+
+    def _write(self, text: str, sync: bool = False) -> None:
+        if self._fd is None:
+            return
         try:
-            os.write(self._fd, line.encode())
+            os.write(self._fd, text.encode())
             now = time.monotonic()
-            if now - self._last_sync >= FSYNC_EVERY:
+            if sync or now - self._last_sync >= FSYNC_EVERY:
                 self._last_sync = now
                 os.fsync(self._fd)
         except OSError as e:
@@ -129,6 +155,9 @@ class Saved:
     path: Path | None = None
     code_key: bytes | None = None  # the join code's key the match was played with
     seed_from_host: bool | None = None  # the host chose the seed (False: both drew it; None: not known)
+    key: bytes | None = None  # this seat's action key, from its journal
+    tags: dict[int, bytes] = field(default_factory=dict)  # the peer's tags on its actions
+    requests: set[int] = field(default_factory=set)  # games this seat asked to resign
 
 
 def record_actions(rec: recordmod.Record) -> list[Action]:
@@ -160,7 +189,8 @@ def load_saved(path: Path) -> Saved:
     mg = rec.extra.get("max_games")
     max_games = mg if type(mg) is int and mg > 0 else None
     actions = record_actions(rec)
-    actions.extend(read_journal(journal_path(path), len(actions)))
+    tail = read_journal_tail(journal_path(path), len(actions))
+    actions.extend(tail.actions)
     jk = rec.extra.get("join_key")
     try:
         code_key = bytes.fromhex(jk) if isinstance(jk, str) else None
@@ -169,23 +199,69 @@ def load_saved(path: Path) -> Saved:
     by = rec.extra.get("seed_by")
     origin = True if by == "host" else False if by == "both" else None
     return Saved(
-        rec.seed, rec.target, rec.players, match_id, max_games, actions, Path(path), code_key, origin
+        rec.seed,
+        rec.target,
+        rec.players,
+        match_id,
+        max_games,
+        actions,
+        Path(path),
+        code_key,
+        origin,
+        tail.key,
+        {n: t for n, t in tail.tags.items() if n < len(actions)},
+        tail.requests,
     )
+
+
+@dataclass
+class JournalTail:
+    actions: list[Action]
+    key: bytes | None = None
+    tags: dict[int, bytes] = field(default_factory=dict)
+    requests: set[int] = field(default_factory=set)
+
+
+def _hex(v: object, size: int) -> bytes | None:
+    try:
+        b = bytes.fromhex(v) if isinstance(v, str) else b""
+    except ValueError:
+        return None
+    return b if len(b) == size else None
 
 
 def read_journal(path: Path, start: int) -> list[Action]:
     """The journal's actions numbered ``start`` and on, stopping at the first bad or torn line."""
+    return read_journal_tail(path, start).actions
+
+
+def read_journal_tail(path: Path, start: int) -> JournalTail:
+    """What the journal holds: the actions numbered ``start`` and on (stopping at the first
+    bad or torn line), the action key, the peer's tags and the resignation requests."""
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_JOURNAL_BYTES)
     except FileNotFoundError:
-        return []
+        return JournalTail([])
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror or e}") from None
     out: list[Action] = []
+    tail = JournalTail(out)
     for line in raw.split(b"\n")[:-1]:  # the part after the last newline is torn
         try:
             obj = json.loads(line)
+            if "key" in obj:
+                tail.key = _hex(obj["key"], KEY_BYTES)
+                continue
+            if "req" in obj:
+                if type(obj["req"]) is int:
+                    tail.requests.add(obj["req"])
+                continue
+            if "tag" in obj:
+                t = _hex(obj.get("a"), 32)
+                if type(obj["tag"]) is int and t is not None:
+                    tail.tags[obj["tag"]] = t
+                continue
             n, g = obj["n"], obj["g"]
             if type(n) is not int or type(g) is not int:
                 break
@@ -199,9 +275,12 @@ def read_journal(path: Path, start: int) -> list[Action]:
                 action = Action(g, mv.seat, mv)
         except (ValueError, KeyError, TypeError):
             break
+        t = _hex(obj.get("a"), 32)
+        if t is not None and n < start + len(out) + 1:
+            tail.tags[n] = t
         if n < start + len(out):
             continue  # already in the record
         if n != start + len(out):
             break
         out.append(action)
-    return out
+    return tail

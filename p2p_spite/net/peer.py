@@ -173,7 +173,21 @@ class _Link(asyncio.Protocol):
         if not self.closed.done():
             self.closed.set_result(None)
         if self.owner is not None:
+            self._deliver_decided()
             self.owner._link_lost(self, exc)
+
+    def _deliver_decided(self) -> None:
+        """Hand the owner the events of actions the endpoint has applied but not yet turned
+        into events (the connection is going away before the pump got to them)."""
+        if self.owner is None or self.endpoint.core is None:
+            return
+        try:
+            evs = self.endpoint.decided_events()
+        except (OSError, UserError) as e:
+            self.owner._storage_failed(self, e)
+            return
+        for ev in evs:
+            self.owner._on_event(self, ev)
 
     # helpers
     def _handshake_timeout(self) -> None:
@@ -225,7 +239,10 @@ class _Link(asyncio.Protocol):
         try:
             while True:
                 if self.transport is not None and self.transport.is_closing():
-                    break  # dropped (overflow, failure): nothing more from this peer
+                    # dropped (overflow, failure, a write that found the connection reset):
+                    # nothing more from this peer, but what was applied must still be shown
+                    self._deliver_decided()
+                    break
                 if self.handshaken.done() and self.owner is None:
                     break  # wait for the session to attach before handling play messages
                 ev = ep.next_event()
@@ -247,6 +264,7 @@ class _Link(asyncio.Protocol):
                 self.fail(e)
             elif self.owner is not None:
                 self._flush()
+                self._deliver_decided()
                 self.owner._on_protocol_error(self, e)
             else:
                 self.fail(e)
@@ -323,7 +341,7 @@ class NetSession:
         self._chat_backlog = 0  # ChatReceived events in the queue
         self._queued = 0  # events put in the queue ...
         self._taken = 0  # ... and taken out by the driver
-        self._remote_mark = 0  # _queued after the last event of an action the peer caught us up with
+        self._remote_mark = 0  # _queued after the last event that changed the board on our turn
         self._catch_up_end = 0  # the peer's position at the last sync
         self._chat_dropped = 0
         self._notice_until = 0.0  # no notice before this (loop time) ...
@@ -380,10 +398,25 @@ class NetSession:
         self._local(Action(core.match.game_number, core.seat, move))
 
     async def resign(self) -> None:
+        """Resign the current game, at any time.  On turn, the resignation is our next
+        action; off turn, it is a request that the peer (on turn) makes its next action
+        (or that we make ours, if the turn comes to us first): docs/protocol.md."""
         self._check_open()
         if not await self._fresh():
             return
-        self._local(self.core.check_resign(self.core.seat))
+        core = self.core
+        if core.match.game.turn == core.seat:
+            self._local(core.check_resign(core.seat))
+            return
+        try:
+            game = core.request_resign()  # written down (fsynced) before it is sent
+        except (OSError, UserError) as e:
+            self._storage_failed(self._link, e)
+            return
+        link = self._link
+        if link is not None and link.endpoint.phase is Phase.PLAY:
+            link.endpoint.send_resign_request(game)
+            link._flush()
 
     async def chat(self, text: str) -> None:
         self._check_open()
@@ -474,9 +507,17 @@ class NetSession:
         need not bring the driver any new event.)"""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + HANDSHAKE_TIMEOUT
-        while not self._done and loop.time() < deadline:
+        while not self._done:
             link = self._link
             if link is None or not link.endpoint.catching_up:
+                break
+            if loop.time() >= deadline:  # it claimed actions it does not send
+                e = RemoteProtocolError(
+                    f"{self.peer_name} claimed actions it did not send within {HANDSHAKE_TIMEOUT:g} s",
+                    Refusal.POSITION,
+                )
+                link.endpoint.refuse(e.code, str(e))
+                self._on_protocol_error(link, e)
                 break
             await asyncio.sleep(0.005)
         self._check_open()
@@ -526,6 +567,22 @@ class NetSession:
             link.endpoint.send_missing()
             link._flush()
         link.pump()  # play messages that came right behind the handshake
+        self._pending_resignation()
+
+    def _pending_resignation(self) -> None:
+        """A resignation we asked for while the connection was down (or before a crash):
+        ours to make if we are on turn now, else asked again."""
+        core, link = self.core, self._link
+        g = core.match.game
+        if self._done or core.finished or g.result is not None or g.game not in core.requests:
+            return
+        if link is not None and link.endpoint.catching_up:
+            return  # the endpoint resigns for us once caught up, if the turn is ours
+        if g.turn == core.seat:
+            self._local(Action(g.game, core.seat))
+        elif link is not None and link.endpoint.phase is Phase.PLAY:
+            link.endpoint.send_resign_request(g.game)
+            link._flush()
 
     def _set_acked(self, n: int) -> None:
         self.acked = max(self.acked, n)
@@ -607,7 +664,14 @@ class NetSession:
             else:
                 self._set_acked(self.core.position)  # the peer made that action: it has them all
             self._put(ev)
-            if not isinstance(ev, ChatReceived) and self.core.position <= self._catch_up_end:
+            core = self.core
+            if not isinstance(ev, ChatReceived) and (
+                core.position <= self._catch_up_end or (core.authors and core.authors[-1] == core.seat)
+            ):
+                # an action that changed the board on this driver's turn without it (one the
+                # peer caught us up with, or one the endpoint made: a resignation asked for
+                # while off turn, or at the peer's request): a move it chose before seeing
+                # this event was chosen on a board that no longer exists
                 self._remote_mark = self._queued
             if isinstance(ev, GameEnded) and self.core.finished:
                 self._finish()
@@ -873,7 +937,9 @@ def _keeper_for(
     core: GameCore, record_path: str | Path | None, kind: str, code_key: bytes | None, origin: bool | None
 ) -> RecordKeeper:
     path = Path(record_path) if record_path is not None else default_record_path(kind)
-    return RecordKeeper(path, core.match, core.match_id, core.max_games, code_key, origin)
+    keeper = RecordKeeper(path, core.match, core.match_id, core.max_games, code_key, origin)
+    keeper.carry(core)  # the action key first: before any action of ours is sent
+    return keeper
 
 
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:
@@ -884,7 +950,10 @@ def _core_from_saved(saved: Saved, seat: int) -> GameCore:
             saved.match_id,
             saved.max_games,
             saved.actions,
+            saved.tags,
+            saved.key,
         )
+        core.requests = set(saved.requests)
     except IllegalMoveError as e:
         raise UserError(f"the saved match does not replay: {e.reason}") from None
     if core.finished:

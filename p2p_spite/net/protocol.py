@@ -30,7 +30,7 @@ from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
 APP: Final = "p2p-spite"
 HOST: Final = "host"
 JOIN: Final = "join"
@@ -308,7 +308,7 @@ class Endpoint:
         self._sent_upto = 0  # the peer has, or has been sent, every action before this one
         self._resumed_at = 0
         self._started = False
-        self._deferred: Committed | None = None
+        self._deferred: list[Committed] = []
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
         self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
@@ -358,10 +358,9 @@ class Endpoint:
     def next_event(self) -> Event | LinkEvent | NeedData:
         """The next event, processing at most one more frame; NEED_DATA if none."""
         while not self._events:
-            if self._deferred is not None:
+            if self._deferred:
                 assert self.core is not None
-                done, self._deferred = self._deferred, None
-                self._events.extend(self.core.events(done))
+                self._events.extend(self.core.events(self._deferred.pop(0)))
                 continue
             if self.phase is Phase.CLOSED:
                 return NEED_DATA
@@ -397,16 +396,34 @@ class Endpoint:
             raise LocalProtocolError(f"not playing (phase {self.phase.value})")
         return self.core
 
+    def decided_events(self) -> list[Event]:
+        """The events of actions already applied whose events are not built yet (the
+        connection is going away: they must still reach the driver)."""
+        out: list[Event] = []
+        while self._deferred:
+            assert self.core is not None
+            out.extend(self.core.events(self._deferred.pop(0)))
+        return out
+
     def send_action(self, n: int) -> None:
-        """Send action number ``n`` (already applied to the core) to the peer."""
+        """Send action number ``n`` (already applied to the core) to the peer, with its
+        author's tag (ours, or the peer's own as it sent it)."""
         core = self._need_play()
         a = core.actions[n]
-        d = core.digests[n]
+        msg: dict[str, Any] = {"n": n, "d": core.digests[n]}
+        tag = core.tags[n]
+        if tag is not None:
+            msg["a"] = tag
         self._sent_upto = max(self._sent_upto, n + 1)
         if a.move is None:
-            self._send({"t": "resign", "n": n, "g": a.game, "d": d})
+            self._send({"t": "resign", **msg, "g": a.game, "s": a.seat})
         else:
-            self._send({"t": "move", "n": n, "m": list(a.move), "d": d})
+            self._send({"t": "move", **msg, "m": list(a.move)})
+
+    def send_resign_request(self, game: int) -> None:
+        """Ask the player on turn to make our resignation of ``game`` their next action."""
+        self._need_play()
+        self._send({"t": "resign-request", "g": game})
 
     def send_missing(self) -> None:
         """Send the actions applied since the histories were compared that the peer
@@ -432,6 +449,12 @@ class Endpoint:
 
     def _handle(self, msg: dict[str, Any]) -> None:
         t = msg["t"]
+        if self._catch_up_to is not None and t not in _CATCH_UP_TYPES:
+            raise RemoteProtocolError(
+                f"the peer claimed {self._catch_up_to[0]} actions, then sent a {clean_text(t, 20)!r} "
+                "message before them",
+                Refusal.POSITION,
+            )
         if t == "refuse":
             code = msg.get("code")
             text = msg.get("msg")
@@ -714,6 +737,8 @@ class Endpoint:
         pos = _int(msg, "pos", 0, 10_000_000)
         hist = _bin(msg, "hist", 32)
         mine = c.position
+        if not self._resumed and pos != 0:
+            raise RemoteProtocolError(f"a new match starts at action 0, not {pos}", Refusal.POSITION)
         if pos <= mine and not hmac.compare_digest(c.history[pos], hist):
             raise RemoteProtocolError(
                 f"the two histories disagree (the peer has {pos} actions, this side {mine})", Refusal.HISTORY
@@ -736,46 +761,88 @@ class Endpoint:
                 f"action number {n} out of sequence (expected {c.position})", Refusal.SEQUENCE
             )
         d = _bin(msg, "d", 32)
-        # Catching up after a reconnect, the peer may send one of OUR actions that our
-        # journal lost (a crash before it reached the disk): accept an action for the
-        # seat on turn then; the engine checks it and the history hash at the end of the
-        # catch-up confirms it.  Otherwise an action must be the peer's own.
-        peer_seat = 1 - c.seat
-        if self._catch_up_to is not None and n < self._catch_up_to[0]:
-            peer_seat = c.match.game.turn
+        tag = None if msg.get("a") is None else _bin(msg, "a", 32)
+        me, peer = c.seat, 1 - c.seat
+        g = c.match.game
+        # The next action of a game is always made by the seat on turn (its author).
+        # Ours come from the peer only while it catches us up with what our journal
+        # lost, and only with our own tag on them (a key that never leaves this side).
+        author = peer if g.result is not None or c.finished else g.turn
         try:
             if msg["t"] == "move":
                 try:
                     move = move_from_json(msg.get("m"))
                 except ValueError as e:
                     raise RemoteProtocolError(f"a malformed move: {e}", Refusal.MALFORMED) from None
-                c.check_move(move, peer_seat)
-                action = Action(c.match.game_number, peer_seat, move)
+                c.check_move(move, move.seat if move.seat == author else peer)
+                action = Action(c.match.game_number, move.seat, move)
             else:
-                g = _int(msg, "g", 1, MAX_GAMES)
-                action = c.check_resign(peer_seat)
-                if g != action.game:
+                game = _int(msg, "g", 1, MAX_GAMES)
+                seat = _int(msg, "s", 0, 1)
+                action = c.check_resign(seat, author)
+                if game != action.game:
                     raise RemoteProtocolError(
-                        f"a resignation of game {g} during game {action.game}", Refusal.SEQUENCE
+                        f"a resignation of game {game} during game {action.game}", Refusal.SEQUENCE
+                    )
+                if author == peer and seat == me and game not in c.requests:
+                    raise RemoteProtocolError(
+                        "a resignation of this seat that it did not ask for", Refusal.FORGED
                     )
         except IllegalMoveError as e:
             raise RemoteProtocolError(
                 f"{self.peer_name or 'the peer'} sent an illegal move: {e.reason}", Refusal.ILLEGAL_MOVE
             ) from None
+        if author == peer and tag is None:
+            raise RemoteProtocolError(f"{msg['t']}: a is missing (the author's tag)", Refusal.MALFORMED)
+        if author == me:
+            catching_up = self._catch_up_to is not None and n < self._catch_up_to[0]
+            if not catching_up or tag is None or not c.tag_is_ours(action, tag):
+                raise RemoteProtocolError(
+                    f"an action for this side's turn (action {n}) that this side did not make", Refusal.FORGED
+                )
         try:
-            done = c.commit(action, expect=d)  # undone if the digests differ
+            done = c.commit(action, expect=d, tag=tag)  # undone if the digests differ
         except DesyncError:
             raise RemoteProtocolError(
                 f"the game states disagree after action {n} (desync): the match is stopped", Refusal.DESYNC
             ) from None
+        self._deferred.append(done)
         if self._catch_up_to is not None and c.position >= self._catch_up_to[0]:
             pos, hist = self._catch_up_to
             self._catch_up_to = None
             if not hmac.compare_digest(c.history[pos], hist):
-                self._events.extend(c.events(done))
                 raise RemoteProtocolError("the two histories disagree after catching up", Refusal.HISTORY)
         self._send({"t": "ack", "n": c.position})
-        self._deferred = done  # its events are built once the acknowledgement is on its way
+        self._events.append(FLUSH)  # the events are built once the acknowledgement is on its way
+        if self._catch_up_to is None:
+            self._resign_if_due()
+
+    def _resign_if_due(self) -> None:
+        """We asked to resign this game while off turn, and the turn has come to us: the
+        resignation is our next action."""
+        c = self.core
+        assert c is not None
+        action = c.due_resignation()
+        if action is not None:
+            self._deferred.append(c.commit(action))
+            self.send_action(c.position - 1)
+
+    def _on_resign_request(self, msg: dict[str, Any]) -> None:
+        """The peer, off turn, resigns ``g``: if we are on turn in that game, its resignation
+        is our next action; if the game is over (the request crossed its end) or the turn has
+        passed to the peer (it will resign itself), there is nothing to do."""
+        c = self.core
+        assert c is not None
+        game = _int(msg, "g", 1, MAX_GAMES)
+        g = c.match.game
+        if game > g.game:
+            raise RemoteProtocolError(
+                f"a resignation request for game {game} during game {g.game}", Refusal.SEQUENCE
+            )
+        if c.finished or game < g.game or g.result is not None or g.turn != c.seat:
+            return
+        self._deferred.append(c.commit(c.check_resign(1 - c.seat, c.seat)))
+        self.send_action(c.position - 1)
         self._events.append(FLUSH)
 
     def _on_ack(self, msg: dict[str, Any]) -> None:
@@ -803,7 +870,10 @@ _HANDLERS: dict[tuple[Phase, str], Callable[[Endpoint, dict[str, Any]], None]] =
     (Phase.SYNC, "sync"): Endpoint._on_sync,
     (Phase.PLAY, "move"): Endpoint._on_action,
     (Phase.PLAY, "resign"): Endpoint._on_action,
+    (Phase.PLAY, "resign-request"): Endpoint._on_resign_request,
     (Phase.PLAY, "ack"): Endpoint._on_ack,
     (Phase.PLAY, "chat"): Endpoint._on_chat,
 }
 _KNOWN = {t for _, t in _HANDLERS} | {"refuse", "ping", "pong", "bye"}
+# what may come while the peer catches us up: the actions it claimed to have (and liveness)
+_CATCH_UP_TYPES = frozenset({"move", "resign", "ping", "pong", "refuse", "bye"})

@@ -19,7 +19,7 @@ import pytest
 
 from p2p_spite.net import gate, host_session
 from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
-from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, ProtocolError
+from p2p_spite.net.protocol import HOST, JOIN, PROTOCOL_VERSION, Endpoint, LocalConfig, ProtocolError
 from p2p_spite.net.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
 from tests.adversary.siege import siege
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
@@ -31,7 +31,7 @@ ADDR = "127.0.0.1"
 def _hello(role: str = JOIN, **over: Any) -> dict[str, Any]:
     msg: dict[str, Any] = {
         "t": "hello",
-        "proto": 1,
+        "proto": PROTOCOL_VERSION,
         "app": "p2p-spite",
         "role": role,
         "name": "mallory",

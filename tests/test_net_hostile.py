@@ -290,7 +290,8 @@ async def _wrong_digest(host: NetSession, peer: RawPeer) -> None:
     core = peer.ep.core
     assert core is not None
     m = core.match.game.legal_moves()[0]
-    await peer.send_raw(encode({"t": "move", "n": core.position, "m": list(m), "d": b"\x01" * 32, "a": b"\x02" * 32}))
+    msg = {"t": "move", "n": core.position, "m": list(m), "d": b"\x01" * 32, "a": b"\x02" * 32}
+    await peer.send_raw(encode(msg))
 
 
 ATTACKS: dict[str, Attack] = {

@@ -595,9 +595,7 @@ class GameApp:
             v = self.view
             if self.finished or v is None or v.result is not None:
                 self.say("error", "There is no game to resign.")
-            elif not v.my_turn:
-                self.say("error", "You can resign on your turn.")
-            else:
+            else:  # at any time (off turn, the other side makes it its next action)
                 n = v.payoff_counts[self.seat]
                 question = f"Resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
                 self.confirm = _Confirm("resign", question, f"Resign game {v.game}? [y/N]")

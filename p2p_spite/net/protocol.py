@@ -737,7 +737,7 @@ class Endpoint:
         pos = _int(msg, "pos", 0, 10_000_000)
         hist = _bin(msg, "hist", 32)
         mine = c.position
-        if not self._resumed and pos != 0:
+        if self.seed_from_host is not None and pos != 0:  # a new match
             raise RemoteProtocolError(f"a new match starts at action 0, not {pos}", Refusal.POSITION)
         if pos <= mine and not hmac.compare_digest(c.history[pos], hist):
             raise RemoteProtocolError(

@@ -539,7 +539,10 @@ def test_full_screen_hand_numbers_stay_put_within_a_turn() -> None:
             assert s.sent[1].arg == later
             # The next turn's hand is sorted afresh.
             s.opponent(next(m for m in view(s.match.game, 1).legal_moves() if m.target == SIDE))
-            await until(lambda: app.view is not None and app.view.my_turn)
+            # Wait for the view of the new turn itself: the paced feed may still show
+            # the view after our center play (our turn, four cards) for a moment.
+            await until(lambda: app.view == view(s.match.game, 0))
+            assert app.view is not None and app.view.my_turn
             assert app.shown_hand() == hand_order(app.view.hand)
 
     run(main())

@@ -146,3 +146,17 @@ def test_a_deck_must_be_a_permutation_of_the_104_cards() -> None:
         private_game(SEED, 1, [0, *range(1, 103), 0], [])
     with pytest.raises(ValueError, match="exactly once"):
         private_game(SEED, 1, list(range(103)), [])
+
+
+def test_the_replay_viewer_shows_a_private_game_from_its_deck(v2: dict[str, Any], tmp_path: Path) -> None:
+    from p2p_spite.ui.replay import load_replay
+
+    path = tmp_path / "private.json"
+    path.write_text(record.dumps(v2))
+    replay = load_replay(path)
+    match = check(v2)
+    for g, moves in enumerate(match.moves, start=1):
+        replay.goto(g, len(moves))
+        end = replay.state()
+        assert end.digest() == match.games[g - 1].digest()  # every move, reshuffles included
+        assert len(replay.move_cards()) == len(moves)

@@ -90,7 +90,7 @@ class Replay:
         if c is not None and c[0] == g and c[1] <= n:
             st, start = c[2].copy(), c[1]
         else:
-            st, start = GameState.deal(self.match.seed, g), 0
+            st, start = self.match.fresh_game(g), 0
         for m in self.moves[g - 1][start:n]:
             st.apply(m)
         self._cache = (g, n, st.copy())
@@ -161,7 +161,7 @@ class Replay:
 
     def move_cards(self) -> list[Card]:
         """The card each move of the current game placed."""
-        st = GameState.deal(self.match.seed, self.game)
+        st = self.match.fresh_game(self.game)
         out: list[Card] = []
         for m in self.game_moves:
             out.append(st.card_of(m))

@@ -189,15 +189,15 @@ def test_hosts_lists_a_loopback_host_and_join_with_no_address_plays_it(tmp_path:
         code = read_code(host)
         reader(host).wait(rf"^the other player types: p2p-spite join 127\.0\.0\.1:{port} --code {code}$")
         reader(host).wait(r"^announced on this machine only")
-        listed = _run(tmp_path, env, "hosts", "--wait", "2.5")
+        listed = _run(tmp_path, env, "hosts", "--wait", "2.0")
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.split() == ["Ann", f"127.0.0.1:{port}", "code", "needed"]
         assert code not in listed.stdout
         # a headless joiner without the code is told what to add
-        nocode = _run(tmp_path, env, "join", "--bot", "easy", "--wait", "2.5")
+        nocode = _run(tmp_path, env, "join", "--bot", "easy", "--wait", "2.0")
         assert nocode.returncode == 2 and "Ann needs a join code: add --code" in nocode.stderr
         join = spawn(["join", "--bot", "easy", "--name", "Bob", "--code", code, "--record", "j.json",
-                      "--wait", "2.5"], tmp_path, env)  # fmt: skip
+                      "--wait", "2.0"], tmp_path, env)  # fmt: skip
         (jrc, jout, jerr), (hrc, _hout, herr) = finish_all([join, host], TIMEOUT)
     finally:
         if host.poll() is None:
@@ -212,7 +212,7 @@ def test_join_with_no_address_and_two_hosts_lists_them_and_asks_for_one(tmp_path
     hosts = [_host(tmp_path, env, "--no-code", "--name", n, "--record", f"{n}.json") for n in ("Ann", "Cy")]
     try:
         ports = [wait_listening(h)[0] for h in hosts]
-        r = _run(tmp_path, env, "join", "--bot", "easy", "--wait", "2.5")
+        r = _run(tmp_path, env, "join", "--bot", "easy", "--wait", "2.0")
         assert r.returncode == 1, r.stderr
         assert "2 hosts found: choose one" in r.stderr
         lines = [x.split() for x in r.stdout.splitlines() if "127.0.0.1:" in x]
@@ -224,7 +224,7 @@ def test_join_with_no_address_and_two_hosts_lists_them_and_asks_for_one(tmp_path
         quiet = _host(tmp_path, env, "--no-code", "--no-announce", "--name", "Dee")
         try:
             wait_listening(quiet)
-            listed = _run(tmp_path, env, "hosts", "--wait", "2.5")
+            listed = _run(tmp_path, env, "hosts", "--wait", "2.0")
             assert "Dee" not in listed.stdout and "Ann" in listed.stdout
         finally:
             quiet.kill()

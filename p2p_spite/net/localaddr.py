@@ -1,10 +1,13 @@
 """This machine's addresses as another machine on the LAN would dial them.
 
-Found without sending anything: the address the system would use as the source
-of a datagram towards a documentation address (``connect()`` on a UDP socket
-only looks up the route; no packet leaves), plus what the host name resolves
-to.  Loopback, wildcard and link-local addresses are left out: nobody else can
-dial them (a link-local IPv6 address would need its interface named).
+Found without sending anything and without waiting: the address the system
+would use as the source of a datagram towards a documentation address, for
+IPv4 and IPv6 (``connect()`` on a UDP socket only looks up the route; no packet
+leaves).  That is the address of the interface the default route uses; a
+machine on two networks at once shows only that one (resolving the host name
+could find more, but may ask a DNS or mDNS server and take seconds).
+Loopback, wildcard and link-local addresses are left out: nobody else can dial
+them (a link-local IPv6 address would need its interface named).
 """
 
 from __future__ import annotations
@@ -34,13 +37,6 @@ def _route_sources() -> list[str]:
     return found
 
 
-def _name_addresses() -> list[str]:
-    with contextlib.suppress(OSError, UnicodeError):
-        infos = socket.getaddrinfo(socket.gethostname(), None, type=socket.SOCK_STREAM)
-        return [str(info[4][0]) for info in infos]
-    return []
-
-
 def lan_addresses(bind: str = "") -> list[str]:
     """The addresses a peer can dial to reach a host listening on ``bind``
     (``""``, ``0.0.0.0`` or ``::``: all of this machine's; otherwise ``bind``
@@ -49,7 +45,7 @@ def lan_addresses(bind: str = "") -> list[str]:
     if b and b not in ("0.0.0.0", "::"):
         return [b]
     seen: dict[str, None] = {}
-    for a in _route_sources() + _name_addresses():
+    for a in _route_sources():
         if _usable(a):
             seen.setdefault(a.split("%", 1)[0])
     v4 = [a for a in seen if ":" not in a]

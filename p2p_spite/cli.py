@@ -171,9 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "history",
         help="list the matches saved in the records folder",
-        description="The matches saved in the default records folder, newest first: date, opponent, "
-        "result and score (yours first), games won-lost; unfinished network matches say how to "
-        "resume them; totals at the end.",
+        description="The matches saved in the default records folder, newest first: date, the two "
+        "names, result and score (yours first), games won-lost; unfinished network matches say how "
+        "to resume them; totals at the end.",
     )
     p.set_defaults(run=_run_history)
 
@@ -330,7 +330,7 @@ def _run_history(args: argparse.Namespace) -> int:
         print(f"no records in {records_dir()} yet")
         return 0
     for e in entries:
-        print(describe(e, "p2p-spite"))
+        print(describe(e))
     print(totals(entries))
     if bad:
         print(f"({len(bad)} file{'s' * (len(bad) != 1)} in {records_dir()} could not be read)")
@@ -345,7 +345,7 @@ def _latest_record(ask: bool) -> Path | None:
     if e is None:
         raise UserError(f"no record to replay in {records_dir()}: give a file", exit_code=2)
     print(f"the latest record: {e.path}")
-    print(f"  {describe(e, 'p2p-spite')}")
+    print(f"  {describe(e)}")
     if ask and sys.stdin.isatty() and sys.stdout.isatty():
         try:
             answer = input("replay it? [Y/n] ").strip().lower()

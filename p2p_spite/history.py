@@ -94,7 +94,7 @@ def scan(folder: Path | None = None) -> tuple[list[Entry], list[Path]]:
     return entries, bad
 
 
-def describe(e: Entry, name: str) -> str:
+def describe(e: Entry) -> str:
     """One line: when, who (ours first), the result and score (ours first), games, resumable."""
     from .ui.text import clean_name
 
@@ -116,7 +116,7 @@ def describe(e: Entry, name: str) -> str:
     games = f"games {won}-{lost}" + (f", {drawn} drawn" if drawn else "")
     line = f"{when}  {who:<22}  {result:<10} {score:<7}  {games}"
     if not e.finished and e.network:
-        line += f"  resumable: {name} {'host' if e.seat != 1 else 'join HOST'} --resume {e.path}"
+        line += f"  resumable: p2p-spite {'host' if e.seat != 1 else 'join HOST'} --resume {e.path}"
     return line
 
 

@@ -171,7 +171,6 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
         sync = peer.expect("sync")
         assert sync["pos"] == 0 and sync["hist"] == h
         # play: seat 1 is us; our actions carry our tag, under a key that never leaves us
-        # (an unknown key is ignored where the version has no tags)
         action_key = secrets.token_bytes(32)
         rng = random.Random(7)
         n = 0
@@ -196,7 +195,7 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
                     msg = peer.recv()
                     assert msg["t"] in ("move", "resign") and msg["n"] == n, msg
                     if msg["t"] == "resign":
-                        assert msg["g"] == game_no
+                        assert msg["g"] == game_no and msg["s"] == 0
                         g.result = {"winner": 1, "points": len(g.payoff[0]), "reason": "resign"}
                         h = sha256(h + resign_key(game_no, 0))
                         m = None

@@ -25,6 +25,7 @@ import pytest
 
 from p2p_spite import record as recordmod
 from p2p_spite.engine import Match, Move
+from p2p_spite.net import game as netgame
 from p2p_spite.net import protocol
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper, journal_path, record_extra
@@ -42,6 +43,8 @@ JOIN_NONCE = bytes(range(0x10, 0x20))
 S_HOST = bytes([0x11]) * 32
 S_JOIN = bytes([0x22]) * 32
 CODE = "K7QP-3MXD"
+HOST_KEY = bytes([0x33]) * 32  # the two sides' action keys (each side's own, never sent)
+JOIN_KEY = bytes([0x44]) * 32
 
 # the actions of the worked example: game 1's first four moves (the record
 # tests/data/draw-on-empty-stock.json starts with them), seat 1 resigns, then
@@ -117,6 +120,12 @@ def resign_key(game: int, seat: int) -> bytes:
     return b"R" + game.to_bytes(4, "big") + bytes([seat])
 
 
+def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> bytes:
+    return hmac.new(
+        key, b"p2p-spite/action/v1|" + match_id + n.to_bytes(8, "big") + history_after, "sha256"
+    ).digest()
+
+
 def history_root(seed: bytes) -> bytes:
     return sha256(b"p2p-spite/history/v1" + seed)
 
@@ -185,6 +194,7 @@ def recipe_vectors() -> dict[str, str]:
         v[f"d{n}"], v[f"h{n}"] = state_digest(g, 1, starter).hex(), h.hex()
         if n == 1:
             v["bytes1"] = state_bytes(g, 1, starter).hex()
+            v["tag1"] = action_tag(JOIN_KEY, MATCH_ID, 0, h).hex()  # seat 1 made action 0
     v["key1"] = move_key(1, GAME1_MOVES[0]).hex()
     g.result = {"winner": 0, "points": len(g.payoff[1]), "reason": "resign"}  # seat 1 resigns
     h = sha256(h + resign_key(1, 1))
@@ -283,6 +293,11 @@ def test_engine_digests_and_history_match_the_worked_example() -> None:
     assert core.actions[0].key().hex() == v["key1"]
     assert core.actions[4].key().hex() == v["key5"]
     assert core.actions[5].key().hex() == v["key6"]
+    core.key = JOIN_KEY  # the joiner's core: action 0 is its own
+    assert core.own_tag(0).hex() == v["tag1"]
+    assert action_tag(JOIN_KEY, MATCH_ID, 0, core.history[1]) == netgame.action_tag(
+        JOIN_KEY, MATCH_ID, 0, core.history[1]
+    )
 
 
 @pytest.mark.parametrize(
@@ -381,14 +396,25 @@ def test_the_record_file_is_byte_for_byte_the_documented_one(tmp_path: Path) -> 
 
 
 def test_the_journal_lines_are_the_documented_ones(tmp_path: Path) -> None:
+    """The host's journal of the worked example: its key, then each action, the
+    joiner's with the joiner's tag."""
     path = tmp_path / "r.json"
     match = Match(SEED, 50, ("Ann", "Bob"))
     keeper = RecordKeeper(path, match, MATCH_ID, None)
     core = GameCore(match, 0, MATCH_ID, None)
+    core.key = HOST_KEY
     core.sink = keeper
-    for mv in GAME1_MOVES:
-        core.apply(Action(1, mv[0], Move(*mv)))
-    core.apply(Action(1, 1))  # deals game 2, and rewrites the record
-    core.apply(Action(2, GAME2_MOVE[0], Move(*GAME2_MOVE)))
+    keeper.carry(core)
+    actions = [Action(1, mv[0], Move(*mv)) for mv in GAME1_MOVES] + [Action(1, 1)]
+    actions.append(Action(2, GAME2_MOVE[0], Move(*GAME2_MOVE)))
+    for a in actions:
+        author = core.match.game.turn
+        tag = None
+        if author == 1:
+            after = sha256(
+                core.head + (resign_key(a.game, a.seat) if a.move is None else move_key(a.game, a.move))
+            )
+            tag = action_tag(JOIN_KEY, MATCH_ID, core.position, after)
+        core.events(core.commit(a, tag=tag))  # game 1's end deals game 2 and rewrites the record
     assert journal_path(path).read_bytes() == doc_block("journal").encode("ascii")
     keeper.close()

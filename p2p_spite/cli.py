@@ -11,12 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import UserError
-from .lan import DEFAULT_LEVEL
+from . import __version__, record
+from .bots import LEVELS, make_bot
+from .engine import Match, new_seed, parse_seed
+from .errors import SpiteError, StorageError, UserError
+from .history import describe, latest, records_dir, scan, totals
+from .lan import DEFAULT_LEVEL, choose_host, run_host, run_hosts, run_join, run_play
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.peer import DEFAULT_PORT
 from .net.protocol import MAX_GAMES, MAX_TARGET
+from .selfplay import play_match
 
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
 
@@ -44,7 +48,6 @@ def _at_most(most: int, what: str) -> Any:
 
 
 def _seed_arg(text: str) -> bytes:
-    from .engine import parse_seed
 
     try:
         return parse_seed(text.strip().lower())
@@ -103,7 +106,6 @@ def _seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .bots import LEVELS
 
     levels = ", ".join(LEVELS)
     parser = argparse.ArgumentParser(
@@ -285,13 +287,11 @@ def _udp_port(text: str) -> int:
 
 
 def _run_hosts(args: argparse.Namespace) -> int:
-    from .lan import run_hosts
 
     return run_hosts(args.wait, args.discovery_port)
 
 
 def _run_play(args: argparse.Namespace) -> int:
-    from .lan import run_play
 
     _take_seed_file(args)
     _check_record_path(args.record)
@@ -302,7 +302,6 @@ def _check_record_path(path: Path | None) -> None:
     """A record path that cannot be written is an error now, not after the match."""
     if path is None:
         return
-    from . import record
 
     try:
         record.check_writable(path)
@@ -314,7 +313,6 @@ def _take_seed_file(args: argparse.Namespace) -> None:
     """``--seed-file``: the seed of a record or bare seed file, and its target
     unless ``--target`` was given."""
     if args.seed_file is not None:
-        from . import record
 
         rec = record.load(args.seed_file)
         args.seed = rec.seed
@@ -323,7 +321,6 @@ def _take_seed_file(args: argparse.Namespace) -> None:
 
 
 def _run_history(args: argparse.Namespace) -> int:
-    from .history import describe, records_dir, scan, totals
 
     entries, bad = scan()
     if not entries and not bad:
@@ -339,7 +336,6 @@ def _run_history(args: argparse.Namespace) -> int:
 
 def _latest_record(ask: bool) -> Path | None:
     """``replay`` with no file: the newest record saved, offered first on a terminal."""
-    from .history import describe, latest, records_dir
 
     e = latest()
     if e is None:
@@ -357,7 +353,6 @@ def _latest_record(ask: bool) -> Path | None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    from . import record
 
     if args.file is None:
         args.file = _latest_record(ask=not args.check)
@@ -393,10 +388,6 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_selfplay(args: argparse.Namespace) -> int:
-    from . import record
-    from .bots import make_bot
-    from .engine import Match, new_seed
-    from .selfplay import play_match
 
     names = [n.strip() for n in args.bots.split(",")]
     if len(names) != 2:
@@ -426,7 +417,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
         try:
             path = record.save(match, args.record)
         except OSError as e:
-            raise UserError(f"cannot write the record {args.record}: {e.strerror or e}") from None
+            raise StorageError(f"cannot write the record {args.record}: {e.strerror or e}") from None
     if args.games is None and not match.over:
         print(
             f"stopped after {cap} games, the default cap, with nobody at {args.target} "
@@ -440,7 +431,6 @@ def _run_selfplay(args: argparse.Namespace) -> int:
 
 
 def _run_host(args: argparse.Namespace) -> int:
-    from .lan import run_host
 
     _take_seed_file(args)
     _check_record_path(args.record)
@@ -448,11 +438,9 @@ def _run_host(args: argparse.Namespace) -> int:
 
 
 def _run_join(args: argparse.Namespace) -> int:
-    from .lan import run_join
 
     _check_record_path(args.record)
     if args.address is None:
-        from .lan import choose_host
 
         host, port = choose_host(args)
     else:
@@ -484,12 +472,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = run(args)
         return result
-    except UserError as e:
+    except SpiteError as e:  # anything else is a bug, and shows as one
         print(f"p2p-spite: {e}", file=sys.stderr)
         return e.exit_code
-    except ValueError as e:  # RecordError and other bad-input errors
-        print(f"p2p-spite: {e}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print("p2p-spite: interrupted", file=sys.stderr)
         return 130

@@ -1,14 +1,37 @@
-"""Errors a user can meet: the CLI prints their message as one line and exits non-zero."""
+"""The errors of p2p-spite, under one root: :class:`SpiteError`.
+
+The CLI catches only the root: it prints the message as one line and exits with
+the error's ``exit_code``.  Anything else that escapes is a bug and shows as one
+(a traceback), never as a user's mistake.
+
+* :class:`UserError`: something the user can fix (bad address, unreadable file...).
+* :class:`StorageError`: this side cannot write its record or journal.
+* :class:`RecordError` (in :mod:`p2p_spite.record`): a record that is malformed or
+  does not replay.
+* :class:`SessionClosed`: a session asked to act after it stopped.
+"""
 
 from __future__ import annotations
 
 
-class UserError(Exception):
-    """Something the user can fix (bad address, unreadable file, ...).
+class SpiteError(Exception):
+    """The root.  ``exit_code`` is what the process exits with when this ends it."""
 
-    ``exit_code`` is what the process exits with.
-    """
+    exit_code: int = 1
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
+    def __init__(self, message: str, exit_code: int | None = None) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class UserError(SpiteError):
+    """Something the user can fix (bad address, unreadable file, ...)."""
+
+
+class StorageError(UserError):
+    """This side cannot write what it must keep (the record, the journal)."""
+
+
+class SessionClosed(SpiteError):
+    """The session stopped (the match ended, failed or was left): no more actions."""

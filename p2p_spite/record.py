@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .engine import DEFAULT_TARGET, GameState, IllegalMoveError, Match, Result, parse_seed
-from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN
+from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN, EndReason
+from .errors import SpiteError
 from .fairdeck import DeckStream, GameDeck, private_game
 
 FORMAT = "p2p-spite-record"
@@ -33,7 +34,7 @@ _KNOWN_KEYS = {"format", "version", "seed", "players", "target", "games", "score
 _PRIVATE_GAME_KEYS = ("moves", "result", "deck", "reshuffles")
 
 
-class RecordError(ValueError):
+class RecordError(SpiteError, ValueError):
     """A record that cannot be read or does not replay; says where and why.
 
     ``bad_move``: the record's move that the rules refused, as written (an
@@ -195,7 +196,7 @@ def _parse_result(raw: Any, game: int) -> Result:
         raise RecordError(f"result winner must be 0 or 1, not {winner!r}", game=game)
     if type(points) is not int or points < 0:
         raise RecordError(f"result points must be a non-negative integer, not {points!r}", game=game)
-    return Result(winner, points, reason)
+    return Result(winner, points, EndReason(reason))
 
 
 def describe_result(result: Result) -> str:

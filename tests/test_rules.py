@@ -13,10 +13,8 @@ from p2p_spite.engine import (
     Move,
     Result,
     RulesError,
-    legal_moves,
     view,
 )
-from p2p_spite.engine import apply as apply_move
 from tests.positions import cards, make_state
 
 
@@ -214,7 +212,7 @@ def test_malformed_and_illegal_moves_leave_the_state_untouched(move: list[Any], 
 def test_two_copies_of_a_card_are_two_moves() -> None:
     s = make_state(hands=("AC AC 3C 4D 9S", "6D 7D 8D 9H TH"))
     aces = [
-        m for m in legal_moves(s) if m.target == "center" and m.source == "hand" and m.arg in cards("AC AC")
+        m for m in s.legal_moves() if m.target == "center" and m.source == "hand" and m.arg in cards("AC AC")
     ]
     assert len({m.arg for m in aces}) == 2
 
@@ -226,16 +224,11 @@ def test_legal_moves_lists_every_source() -> None:
         sides=(("2S", "", "", ""), ("", "", "", "")),
         center=("", "AH", ""),
     )
-    moves = set(legal_moves(s))
+    moves = set(s.legal_moves())
     assert Move(0, "payoff", None, "center", 0) in moves
     assert Move(0, "side", 0, "center", 1) in moves
     assert Move(0, "hand", one("KS"), "center", 1) in moves
     assert len([m for m in moves if m.target == "side"]) == 20
-
-
-def test_apply_function_returns_the_state() -> None:
-    s = make_state()
-    assert apply_move(s, Move(0, "hand", one("AC"), "center", 0)) is s
 
 
 def test_view_shows_what_the_seat_may_see() -> None:

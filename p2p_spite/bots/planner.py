@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..engine import CENTER, HAND, PAYOFF, SIDE, Move, PlayerView
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Move, PlayerView, fits
 
 Card = int
 
@@ -88,16 +88,6 @@ MEDIUM = Weights(
     pair=1.0,
     bury=-2.0,
 )
-
-
-def _r(card: Card) -> int:
-    """Rank 1..13."""
-    return card % 13 + 1
-
-
-def _fits(card: Card, n: int) -> bool:
-    r = card % 13
-    return r == 12 or r == n
 
 
 class _Search:
@@ -268,7 +258,7 @@ class _Search:
             if top >= 0:
                 done: set[int] = set()
                 for i, n in enumerate(centers):
-                    if n in done or not _fits(top, n):
+                    if n in done or not fits(top, n):
                         continue
                     done.add(n)
                     move = Move(seat, PAYOFF, None, CENTER, i)
@@ -294,7 +284,7 @@ class _Search:
                 card = stacks[s][left - 1]
                 done = set()
                 for i, n in enumerate(centers):
-                    if n in done or not _fits(card, n):
+                    if n in done or not fits(card, n):
                         continue
                     done.add(n)
                     cen, st = _play(centers, i, stock)
@@ -313,7 +303,7 @@ class _Search:
                 rest = hand[:j] + hand[j + 1 :]
                 done = set()
                 for i, n in enumerate(centers):
-                    if n in done or not _fits(c, n):
+                    if n in done or not fits(c, n):
                         continue
                     done.add(n)
                     cen, st = _play(centers, i, stock)

@@ -1,7 +1,7 @@
 """The rules of Spite & Malice: pure, deterministic, no I/O.
 
-``legal_moves(state)`` and ``apply(state, move)`` are the heart; a seat sees a
-game only through ``view(state, seat)``.
+``GameState.legal_moves()`` and ``GameState.apply(move)`` are the heart; a seat
+sees a game only through ``view(state, seat)``.
 """
 
 from .cards import ACE, KING, QUEEN, Card, card_str, card_symbol, parse_card, rank, suit
@@ -12,14 +12,13 @@ from .state import (
     DRAW_STOCK,
     WIN_PAYOFF,
     WIN_RESIGN,
+    EndReason,
     GameOverError,
     GameState,
     IllegalMoveError,
     Result,
     RulesError,
-    apply,
     fits,
-    legal_moves,
 )
 from .view import PlayerView, view
 
@@ -36,6 +35,7 @@ __all__ = [
     "WIN_PAYOFF",
     "WIN_RESIGN",
     "Card",
+    "EndReason",
     "GameOverError",
     "GameState",
     "IllegalMoveError",
@@ -46,11 +46,9 @@ __all__ = [
     "Result",
     "RulesError",
     "Stream",
-    "apply",
     "card_str",
     "card_symbol",
     "fits",
-    "legal_moves",
     "move_from_json",
     "new_seed",
     "parse_card",

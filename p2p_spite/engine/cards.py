@@ -44,11 +44,12 @@ def card_str(card: Card) -> str:
     return RANK_CHARS[card % 13] + SUIT_CHARS[(card // 13) % 4]
 
 
-def card_symbol(card: Card) -> str:
-    """Name with a suit symbol and 10 spelled out, such as ``10♥``."""
+def card_symbol(card: Card, suits: str = SUIT_SYMBOLS) -> str:
+    """Name with a suit symbol and 10 spelled out, such as ``10♥`` (``suits``:
+    the four marks in club, diamond, heart, spade order, e.g. ``"cdhs"``)."""
     r = card % 13
     label = "10" if r == 9 else RANK_CHARS[r]
-    return label + SUIT_SYMBOLS[(card // 13) % 4]
+    return label + suits[suit(card)]
 
 
 def parse_card(text: str, deck: int = 0) -> Card:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from .cards import Card, card_str, rank
@@ -20,9 +21,19 @@ HAND_SIZE = 5
 PAYOFF_SIZE = 20
 STACK_COMPLETE = 12
 
-WIN_PAYOFF = "payoff"
-WIN_RESIGN = "resign"
-DRAW_STOCK = "stock"
+
+
+class EndReason(StrEnum):
+    """How a game ended (the record's ``"reason"``: the same words)."""
+
+    PAYOFF = "payoff"  # a pay-off pile emptied: its player won
+    RESIGN = "resign"  # a player resigned: the other won
+    STOCK = "stock"  # the stock ran out: a draw
+
+
+WIN_PAYOFF = EndReason.PAYOFF
+WIN_RESIGN = EndReason.RESIGN
+DRAW_STOCK = EndReason.STOCK
 
 
 _MOVE_TYPES = (list, Move, tuple)  # the record's lists first: replay --check
@@ -33,10 +44,14 @@ class Result(NamedTuple):
 
     winner: int | None
     points: int
-    reason: str
+    reason: EndReason
+
+    def key(self) -> tuple[int | None, int, str]:
+        """The plain values (the reason as its word), as the state digest covers them."""
+        return (self.winner, self.points, self.reason.value)
 
     def to_json(self) -> dict[str, Any]:
-        return {"winner": self.winner, "points": self.points, "reason": self.reason}
+        return {"winner": self.winner, "points": self.points, "reason": self.reason.value}
 
 
 class RulesError(Exception):
@@ -151,11 +166,12 @@ class GameState:
         s = cls.__new__(cls)
         s.game = game
         s.stream = stream
-        s.payoff = [deck[0:20], deck[20:40]]
-        s.hands = [deck[40:45], deck[45:50]]
+        p, h = PAYOFF_SIZE, HAND_SIZE  # SPEC 2: the pay-off piles, the hands, then the stock
+        s.payoff = [deck[0:p], deck[p : 2 * p]]
+        s.hands = [deck[2 * p : 2 * p + h], deck[2 * p + h : 2 * p + 2 * h]]
         s.sides = [[[] for _ in range(SIDE_STACKS)] for _ in range(2)]
         s.center = [[] for _ in range(CENTER_STACKS)]
-        s.stock = deck[50:104]
+        s.stock = deck[2 * p + 2 * h :]
         r0, r1 = rank(s.payoff[0][-1]), rank(s.payoff[1][-1])
         s.starter = 0 if r0 > r1 else 1 if r1 > r0 else stream.below(2)
         s.turn = s.starter
@@ -221,7 +237,7 @@ class GameState:
             self.game.to_bytes(4, "big"),
             bytes((self.turn, self.starter)),
             self.stream.index.to_bytes(8, "big"),
-            repr(tuple(self.result) if self.result else None).encode(),
+            repr(self.result.key() if self.result else None).encode(),
         ]
         piles = [*self.payoff, *self.hands, *self.sides[0], *self.sides[1], *self.center, self.stock]
         for pile in piles:
@@ -441,13 +457,3 @@ def _card_name(arg: Any) -> str:
         return f"card {arg} ({card_str(arg)})"
     return f"card {arg!r}"
 
-
-def legal_moves(state: GameState) -> list[Move]:
-    """The legal moves of the seat to move."""
-    return state.legal_moves()
-
-
-def apply(state: GameState, move: Sequence[Any]) -> GameState:
-    """Apply ``move`` to ``state`` in place and return it (IllegalMoveError if refused)."""
-    state.apply(move)
-    return state

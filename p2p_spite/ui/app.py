@@ -53,7 +53,7 @@ from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
-from ..engine import CENTER, HAND, SIDE, Card, IllegalMoveError, Move, PlayerView
+from ..engine import CENTER, HAND, SIDE, Card, EndReason, IllegalMoveError, Move, PlayerView
 from ..engine.cards import rank
 from ..net.protocol import MAX_CHAT
 from ..session import (
@@ -468,7 +468,7 @@ class GameApp:
             won = r.winner == self.seat
             winner = "You" if won else self.names[r.winner]
             loser = self.opp_name if won else "you"
-            if r.reason == "resign":
+            if r.reason is EndReason.RESIGN:
                 quitter = self.opp_name if won else "You"
                 verb = "score" if won else "scores"
                 self.say("event", f"{quitter} resigned game {g}: {winner} {verb} {points(r.points)}.")

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..engine import CENTER, HAND, SIDE, Card, IllegalMoveError, Move, PlayerView
+from ..engine import CENTER, HAND, SIDE, Card, EndReason, IllegalMoveError, Move, PlayerView
 from ..net.protocol import MAX_CHAT
 from ..session import (
     ChatReceived,
@@ -196,7 +196,7 @@ class _LinePlayer:
                 out(f"== game {ev.game}: a draw (the stock ran out), nobody scores")
             else:
                 winner = "you" if r.winner == seat else names[r.winner]
-                how = "resigned" if r.reason == "resign" else "pay-off emptied"
+                how = "resigned" if r.reason is EndReason.RESIGN else "pay-off emptied"
                 out(f"== game {ev.game} won by {winner} ({how}): {points(r.points)}")
             out(f"   scores: you {ev.scores[seat]}, {self.opp_name} {ev.scores[1 - seat]}")
         elif isinstance(ev, ChatReceived):

@@ -27,7 +27,20 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
 from .. import record as recordmod
-from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, Result, move_from_json, view
+from ..engine import (
+    CENTER,
+    HAND,
+    PAYOFF,
+    SIDE,
+    Card,
+    EndReason,
+    GameState,
+    Match,
+    Move,
+    Result,
+    move_from_json,
+    view,
+)
 from .board import (
     COMPACT_MIN_WIDTH,
     BoardInfo,
@@ -58,7 +71,7 @@ def result_words(result: Result | None, names: tuple[str, str]) -> str:
     if result.winner is None:
         return "the stock ran out: a draw"
     w = names[result.winner]
-    if result.reason == "resign":
+    if result.reason is EndReason.RESIGN:
         return f"{names[1 - result.winner]} resigned: {w} +{result.points}"
     return f"{w} emptied the pay-off pile: +{result.points}"
 
@@ -225,7 +238,7 @@ class ReplayViewer:
                 status = "unfinished"
             elif result.winner is None:
                 status = "draw"
-            elif result.reason == "resign":
+            elif result.reason is EndReason.RESIGN:
                 status = f"{r.names[1 - result.winner]} resigned"
             else:
                 status = f"{r.names[result.winner]} won"
@@ -273,7 +286,7 @@ class ReplayViewer:
             res = r.results[r.game - 1]
             if res is None:
                 text += f"  {RULE} {UNFINISHED}"
-            elif res.reason == "resign":
+            elif res.reason is EndReason.RESIGN:
                 text += f"  {RULE} then {result_words(res, r.names)}"
             else:
                 text += f"  {RULE} game over: {result_words(res, r.names)}"

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 
 from ..engine import Card
-from ..engine.cards import RANK_CHARS, SUIT_CHARS, SUIT_SYMBOLS
+from ..engine.cards import SUIT_CHARS, SUIT_SYMBOLS, card_symbol
 from ..session import EndCause, Ending
 
 MAX_NAME = 40  # as the protocol caps a peer's name
@@ -68,8 +68,7 @@ CONNECTION_MARKS = (
 
 def card_label(card: Card) -> str:
     """``7♥``, ``10♣``, ``K♠`` (``7h`` when the terminal cannot show symbols)."""
-    r = card % 13
-    return ("10" if r == 9 else RANK_CHARS[r]) + SUITS[(card // 13) % 4]
+    return card_symbol(card, SUITS)
 
 
 def clean_name(name: str, most: int = MAX_NAME) -> str:

@@ -12,7 +12,7 @@ from typing import IO
 
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, SIDE, Match, PlayerView, Result, rank, view
-from p2p_spite.net.protocol import MAX_CHAT
+from p2p_spite.plaintext import MAX_CHAT
 from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, SessionFailed
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.lineplay import play_lines, render

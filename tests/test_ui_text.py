@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from p2p_spite.engine import SIDE, Match, view
-from p2p_spite.net.protocol import MAX_CHAT
+from p2p_spite.plaintext import MAX_CHAT
 from p2p_spite.session import EndCause, Ending
 from p2p_spite.ui.board import BoardInfo, render_board
 from p2p_spite.ui.replay import Replay, print_listing, text_listing

@@ -53,9 +53,9 @@ from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
-from ..engine import CENTER, HAND, SIDE, Card, EndReason, IllegalMoveError, Move, PlayerView
+from ..engine import CENTER, HAND, SIDE, EndReason, IllegalMoveError, Move, PlayerView
 from ..engine.cards import rank
-from ..net.protocol import MAX_CHAT
+from ..plaintext import MAX_CHAT
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -83,6 +83,21 @@ from .board import (
     render_compact,
     width_of,
     wrap,
+)
+from .commands import (
+    COMPLETIONS,
+    Chat,
+    Command,
+    Enter,
+    Help,
+    Hint,
+    Quit,
+    Resign,
+    card_of,
+    default_hint,
+    hint_text,
+    is_yes,
+    parse_command,
 )
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
 from .text import (
@@ -112,8 +127,6 @@ LARGE_MIN_ROWS = 30  # big cards from this many rows on, if 8 rows are left for 
 LARGE_MIN_MSG_ROWS = 8
 FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
 
-COMMANDS = ("help", "hint", "chat ", "resign", "quit")
-
 HELP = [
     "Moves: a hand card by name (always that card) or number (kept all turn):",
     "  7h c1 or h3 c1   hand card to center 1",
@@ -129,10 +142,13 @@ HELP = [
 
 
 @dataclass
-class _Confirm:
+class _Question:
+    """A y/N question the command that asked awaits (:meth:`GameApp.ask`)."""
+
     kind: str  # "quit" or "resign"
     question: str
     short: str  # the question on a narrow terminal
+    answer: asyncio.Future[bool | None]  # True: y; False: anything else; None: withdrawn
 
 
 
@@ -153,7 +169,7 @@ class MoveCompleter(Completer):
             if notation.startswith(typed):
                 yield Completion(notation, start_position=-len(text), display_meta=meta)
         if len(typed) >= 2 or (typed and not self.app.move_choices()):
-            for cmd in COMMANDS:
+            for cmd in COMPLETIONS:
                 if cmd.startswith(typed) and cmd != typed:
                     yield Completion(cmd, start_position=-len(text))
 
@@ -219,7 +235,7 @@ class GameApp:
         self.connection_detail = ""
         self.selected: str | None = None
         self.highlight: frozenset[str] = frozenset()
-        self.confirm: _Confirm | None = None
+        self.confirm: _Question | None = None  # the question the move line answers now
         self.finished = False  # the match is over (or failed)
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.waiting_next_game = False
@@ -535,7 +551,7 @@ class GameApp:
         hand = self.shown_hand()
         out: list[tuple[str, str]] = []
         for m in v.legal_moves():
-            card = self._card_of(m, v)
+            card = card_of(m, v)
             name = card_label(card) if card is not None else "?"
             if m.target == CENTER:
                 meta = f"{name} to center {m.slot + 1}"
@@ -545,75 +561,90 @@ class GameApp:
         out.sort(key=lambda nm: (nm[0].split()[1][0] == "s", nm[0]))  # center plays first
         return out
 
-    @staticmethod
-    def _card_of(m: Move, v: PlayerView) -> Card | None:
-        if m.source == HAND:
-            return m.arg
-        if m.source == SIDE:
-            st = v.sides[v.seat][m.arg or 0]
-            return st[-1] if st else None
-        return v.payoff_tops[v.seat]
-
     def _accept(self, buf: Buffer) -> bool:
         text = buf.text
         self.app.create_background_task(self.command(text))
         return False
 
     async def command(self, text: str) -> None:
-        """Handle one line typed (a move or a command)."""
+        """Handle one line typed (a move or a command); while a question is
+        asked, the line is its answer."""
+        if self.confirm is not None:  # (its asker holds the lock, awaiting this)
+            self.answer(is_yes(text))
+            return
         async with self._lock:
-            await self._command(text.strip())
+            await self._command(parse_command(text))
         self.invalidate()
 
-    async def _command(self, text: str) -> None:
-        low = text.lower()
+    async def ask(self, kind: str, question: str, short: str) -> bool | None:
+        """Ask a y/N question in the move line and wait for the answer: True for
+        y, False for anything else (Esc too), None when it was withdrawn (another
+        question took its place)."""
         if self.confirm is not None:
-            conf, self.confirm = self.confirm, None
-            if low in ("y", "yes"):
-                if conf.kind == "quit":
-                    await self._quit()
-                else:
-                    await self._resign()
-            else:
-                self.say("info", "Carry on.")
-            return
-        if not text:
+            self.answer(None)
+        asked = _Question(kind, question, short, asyncio.get_running_loop().create_future())
+        self.confirm = asked
+        self.invalidate()
+        try:
+            return await asked.answer
+        finally:
+            if self.confirm is asked:
+                self.confirm = None
+            self.invalidate()
+
+    def answer(self, yes: bool | None) -> None:
+        """Answer the question asked (nothing when none is)."""
+        asked, self.confirm = self.confirm, None
+        if asked is not None and not asked.answer.done():
+            asked.answer.set_result(yes)
+        self.invalidate()
+
+    async def _command(self, cmd: Command) -> None:
+        if isinstance(cmd, Enter):
             if self.waiting_next_game:
                 self._continue.set()
-            return
-        word, _, rest = text.partition(" ")
-        word = word.lower()
-        if word in ("help", "?", "h") and not rest:
+        elif isinstance(cmd, Help):
             self.show_help()
-        elif word in ("quit", "exit", "q") and not rest:
-            if self.finished:
-                await self._quit()
-            else:
-                question = f"Quit the match? {self.opp_name} will be told. [y/N]"
-                self.confirm = _Confirm("quit", question, "Quit the match? [y/N]")
-        elif word == "resign" and not rest:
+        elif isinstance(cmd, Quit):
+            await self._ask_quit()
+        elif isinstance(cmd, Resign):
             v = self.view
             if self.finished or v is None or v.result is not None:
                 self.say("error", "There is no game to resign.")
-            else:  # at any time (off turn, the other side makes it its next action)
-                n = v.payoff_counts[self.seat]
-                question = f"Resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
-                self.confirm = _Confirm("resign", question, f"Resign game {v.game}? [y/N]")
-        elif word in ("chat", "say"):
-            line = chat_line(rest)
-            if not line:
+                return
+            # at any time (off turn, the other side makes it its next action)
+            n = v.payoff_counts[self.seat]
+            question = f"Resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
+            yes = await self.ask("resign", question, f"Resign game {v.game}? [y/N]")
+            if yes:
+                await self._resign()
+            elif yes is False:
+                self.say("info", "Carry on.")
+        elif isinstance(cmd, Chat):
+            if not cmd.text:
                 self.say("error", "chat what? Type chat and your message.")
+                return
+            try:
+                await asyncio.wait_for(self.session.chat(cmd.text), 5)
+            except Exception as e:
+                self.say("error", f"chat not sent: {e or type(e).__name__}")
             else:
-                try:
-                    await asyncio.wait_for(self.session.chat(line), 5)
-                except Exception as e:
-                    self.say("error", f"chat not sent: {e or type(e).__name__}")
-                else:
-                    self.say("chat", f"You: {line}")
-        elif word == "hint" and not rest:
+                self.say("chat", f"You: {cmd.text}")
+        elif isinstance(cmd, Hint):
             await self._hint()
         else:
-            await self._move(text)
+            await self._move(cmd.text)
+
+    async def _ask_quit(self) -> None:
+        if self.finished:
+            await self._quit()
+            return
+        question = f"Quit the match? {self.opp_name} will be told. [y/N]"
+        yes = await self.ask("quit", question, "Quit the match? [y/N]")
+        if yes:
+            await self._quit()
+        elif yes is False:
+            self.say("info", "Carry on.")
 
     async def _move(self, text: str) -> None:
         v = self.view
@@ -666,10 +697,7 @@ class GameApp:
             return
         if self.view is not v:
             return
-        text = move_notation(move, self.shown_hand())
-        card = self._card_of(move, v)
-        words = describe_move(move, card if card is not None else 0, "you").removeprefix("you ")
-        words = words.replace("played ", "play ", 1).replace("discarded ", "discard ", 1)
+        text, words = hint_text(move, v, self.shown_hand())
         self.say("info", f"Hint: {text}  ({words}). Press Enter to play it.")
         self.buffer.set_document(Document(text, len(text)))
 
@@ -691,14 +719,11 @@ class GameApp:
             self.say("error", f"could not resign: {e or type(e).__name__}")
 
     def ask_quit(self) -> None:
-        if self.finished:
-            self.app.create_background_task(self.command("quit"))
-        elif self.confirm is not None and self.confirm.kind == "quit":
-            self.app.create_background_task(self.command("y"))
+        """Ctrl-C: ask to quit; a second Ctrl-C is the yes."""
+        if self.confirm is not None and self.confirm.kind == "quit":
+            self.answer(True)
         else:
-            question = f"Quit the match? {self.opp_name} will be told. [y/N]"
-            self.confirm = _Confirm("quit", question, "Quit the match? [y/N]")
-            self.invalidate()
+            self.app.create_background_task(self._ask_quit())
 
     def show_help(self) -> None:
         """The help in the message pane, scrolled so that its first line shows
@@ -1029,8 +1054,7 @@ class GameApp:
                 return
             self.selected = None
             if self.confirm is not None:
-                self.confirm = None
-                self.say("info", "Carry on.")
+                self.answer(False)  # its asker says "Carry on."
             self.buffer.reset()
 
         @kb.add("c-l")
@@ -1048,17 +1072,4 @@ def _keys(*keys: tuple[str, str]) -> StyleAndTextTuples:
     return [*out, ("class:toolbar", " ")]
 
 
-def chat_line(text: str) -> str:
-    """What ``chat TEXT`` sends: trimmed, printable, at most the protocol's MAX_CHAT characters
-    (what the peer receives; the echo shows the same)."""
-    return "".join(ch if ch.isprintable() else " " for ch in text).strip()[:MAX_CHAT]
-
-
-def default_hint(view: PlayerView) -> Move:
-    """The strongest computer level's move for ``view``."""
-    from ..bots import best_move
-
-    return best_move(view)
-
-
-__all__ = ["GameApp", "MoveCompleter", "default_hint"]
+__all__ = ["GameApp", "MoveCompleter"]

@@ -23,8 +23,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..engine import CENTER, HAND, SIDE, Card, EndReason, IllegalMoveError, Move, PlayerView
-from ..net.protocol import MAX_CHAT
+from ..engine import CENTER, EndReason, IllegalMoveError, Move, PlayerView
+from ..plaintext import MAX_CHAT
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -39,6 +39,7 @@ from ..session import (
     view_of,
 )
 from .board import Slots, hand_order, hand_slots, rank_label
+from .commands import Chat, Enter, Help, Hint, Quit, Resign, default_hint, hint_text, is_yes, parse_command
 from .notation import SYNTAX_HELP, NotationError, describe_move, explain_illegal, move_notation, parse_move
 from .text import card_label, clean_name, clip_text, peer_left, points
 
@@ -237,13 +238,10 @@ class _LinePlayer:
 
     async def line(self, text: str) -> int | None:
         """Handle one line; an exit code when the player leaves."""
-        text = text.strip()
-        word, _, rest = text.partition(" ")
-        word = word.lower()
         v = self.view
         if self.asking is not None:
             kind, self.asking = self.asking[0], None
-            if text.lower() in ("y", "yes"):
+            if is_yes(text):
                 if kind == "quit":
                     return await self.leave()
                 await self.resign()
@@ -251,45 +249,40 @@ class _LinePlayer:
                 self.out(f"-- not {'quitting' if kind == 'quit' else 'resigning'}: carry on")
                 self.prompt()
             return None
-        if word in ("quit", "exit") and not rest:
+        cmd = parse_command(text)
+        if isinstance(cmd, Quit):
             self.asking = ("quit", f"quit the match? {self.opp_name} will be told. [y/N]")
             self.prompt()
-            return None
-        if not text:
+        elif isinstance(cmd, Enter):
             hinted = self.hinted
             if hinted is not None and hinted[0] is v:
                 await self.play(hinted[1], move_notation(hinted[1], self.slots))
             else:
                 self.out(HELP)
                 self.prompt()
-            return None
-        if word in ("help", "?") and not rest:
+        elif isinstance(cmd, Help):
             self.out(HELP)
             self.prompt()
-        elif word in ("chat", "say"):
-            line = "".join(ch if ch.isprintable() else " " for ch in rest).strip()[:MAX_CHAT]
-            if not line:
+        elif isinstance(cmd, Chat):
+            if not cmd.text:
                 self.out("chat what? type chat and your message")
             else:
                 try:
-                    await asyncio.wait_for(self.session.chat(line), 5)
+                    await asyncio.wait_for(self.session.chat(cmd.text), 5)
                 except Exception as e:
                     self.out(f"chat not sent: {e or type(e).__name__}")
                 else:
-                    self.out(f"<you> {line}")
+                    self.out(f"<you> {cmd.text}")
             self.prompt()
-        elif word == "resign" and not rest:
+        elif isinstance(cmd, Resign):
             if v is None or v.result is not None:
                 self.out("there is no game to resign now")
                 self.prompt()
-            elif not v.my_turn:  # as the full screen (the session allows it on one's turn only)
-                self.out("you can resign on your turn")
-                self.prompt()
-            else:
+            else:  # at any time (off turn, the other side makes it its next action)
                 n = v.payoff_counts[self.seat]
                 self.asking = ("resign", f"resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]")
                 self.prompt()
-        elif word == "hint" and not rest:
+        elif isinstance(cmd, Hint):
             await self.hint()
         elif v is None or v.result is not None:
             self.out("there is no game in play now (you can chat: chat TEXT)")
@@ -299,12 +292,12 @@ class _LinePlayer:
             self.prompt()
         else:
             try:
-                move = parse_move(text, v, self.slots)
+                move = parse_move(cmd.text, v, self.slots)
             except NotationError as e:
-                self.out(f"{clip_text(text)}: {e}")
+                self.out(f"{clip_text(cmd.text)}: {e}")
                 self.prompt()
                 return None
-            await self.play(move, text)
+            await self.play(move, cmd.text)
         return None
 
     async def leave(self) -> int:
@@ -345,7 +338,7 @@ class _LinePlayer:
             self.prompt()
             return
         try:
-            hint = self.hint_fn or _default_hint
+            hint = self.hint_fn or default_hint
             move = await asyncio.wait_for(asyncio.to_thread(hint, v), 15)
         except Exception as e:
             self.out(f"no hint available ({e or type(e).__name__})")
@@ -353,27 +346,10 @@ class _LinePlayer:
             return
         if self.view is not v:
             return
-        card = _card_of(move, v)
-        words = describe_move(move, card if card is not None else 0, "you").removeprefix("you ")
-        words = words.replace("played ", "play ", 1).replace("discarded ", "discard ", 1)
+        typed, words = hint_text(move, v, self.slots)
         self.hinted = (v, move)
-        self.out(f"hint: {move_notation(move, self.slots)}  ({words}); press Enter to play it")
+        self.out(f"hint: {typed}  ({words}); press Enter to play it")
         self.prompt()
-
-
-def _card_of(m: Move, v: PlayerView) -> Card | None:
-    if m.source == HAND:
-        return m.arg
-    if m.source == SIDE:
-        st = v.sides[v.seat][m.arg or 0]
-        return st[-1] if st else None
-    return v.payoff_tops[v.seat]
-
-
-def _default_hint(view: PlayerView) -> Move:
-    from ..bots import best_move
-
-    return best_move(view)
 
 
 async def play_lines(

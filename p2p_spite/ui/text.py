@@ -18,9 +18,9 @@ from collections.abc import Mapping
 
 from ..engine import Card
 from ..engine.cards import SUIT_CHARS, SUIT_SYMBOLS, card_symbol
+from ..plaintext import MAX_NAME, printable
 from ..session import EndCause, Ending
 
-MAX_NAME = 40  # as the protocol caps a peer's name
 MAX_ECHO = 200  # a line typed back in an error message
 
 _GLYPHS = "♣♦♥♠▮·─\u203a│●◌✕○↑→╭╮╰╯"
@@ -74,13 +74,12 @@ def card_label(card: Card) -> str:
 def clean_name(name: str, most: int = MAX_NAME) -> str:
     """A name safe to print: printable characters only (no escape codes, no
     newlines), runs of blanks made one space, at most ``most`` characters."""
-    printable = "".join(ch if ch.isprintable() else " " for ch in name)
-    return " ".join(printable.split())[:most]
+    return " ".join(printable(name).split())[:most]
 
 
 def clip_text(text: str, most: int = MAX_ECHO) -> str:
     """``text`` made printable and cut to ``most`` characters (with ``…`` when cut)."""
-    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    text = printable(text)
     if len(text) <= most:
         return text
     return text[: most - 1] + ("…" if UNICODE else "~")

@@ -30,8 +30,9 @@ from p2p_spite.session import (
     MovePlayed,
     SessionFailed,
 )
-from p2p_spite.ui.app import MAX_MESSAGES, GameApp
+from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
+from p2p_spite.ui.messages import MAX_MESSAGES
 from p2p_spite.ui.notation import explain_illegal, move_notation
 from p2p_spite.ui.text import card_label
 
@@ -187,7 +188,7 @@ def run(coro: Any) -> Any:
 
 
 def texts(app: GameApp) -> str:
-    return "\n".join("".join(f[1] for f in m) for m in app.messages)
+    return "\n".join("".join(f[1] for f in m) for m in app.log.messages)
 
 
 def board_text(app: GameApp) -> str:
@@ -491,14 +492,14 @@ def test_help_starts_in_view_and_says_an_empty_stock_is_a_draw() -> None:
         for rows in (24, 19):
             async with running(LocalSession(find_seed(0)), cols=80, rows=rows) as (app, inp):
                 inp.send_text("help\r")
-                await until(lambda: any("Keys:" in "".join(f[1] for f in m) for m in app.messages))
+                await until(lambda: any("Keys:" in "".join(f[1] for f in m) for m in app.log.messages))
                 await asyncio.sleep(0.05)
                 pane = "".join(f[1] for f in app._message_text())
                 assert HELP[0] in pane, (rows, pane)  # the first line has not scrolled off
                 if rows == 24:  # at 80x24 the whole help shows at once
                     assert all(line in pane for line in HELP)
                 if HELP[-1] not in pane:  # a short pane: PgDn shows the rest
-                    assert app._scroll > 0
+                    assert app.log.scrolled > 0
                     inp.send_text("\x1b[6~" * 3)  # PgDn, a page at a time
                     await until(lambda: HELP[-1] in "".join(f[1] for f in app._message_text()))
         assert any("empty stock" in line and "draw" in line for line in HELP)
@@ -646,13 +647,13 @@ def test_a_flood_of_messages_keeps_the_newest_and_stays_cheap() -> None:
         async with running(s) as (app, _inp):
             for i in range(MAX_MESSAGES + 500):
                 app.say("chat", f"line {i} " + "word " * 30)
-            assert len(app.messages) == MAX_MESSAGES
-            lines = app._message_lines(app._cols())
+            assert len(app.log.messages) == MAX_MESSAGES
+            lines = app.log.lines(app._cols())
             tail = "".join(f[1] for ln in lines[-4:] for f in ln)
             assert f"line {MAX_MESSAGES + 499} " in tail
             assert "line 0 " not in texts(app)
-            app._wrapped_width = -1  # as after a resize: wrapped again, once
-            again = app._message_lines(app._cols())
+            app.log.wrapped_width = -1  # as after a resize: wrapped again, once
+            again = app.log.lines(app._cols())
             assert [[f[1] for f in ln] for ln in again] == [[f[1] for f in ln] for ln in lines]
 
     run(main())

@@ -45,7 +45,7 @@ def test_play_against_the_computer_over_loopback(tmp_path: Path) -> None:
                 await until(lambda v=v: app.view is not v)
                 sent.append(move)
             # The computer's moves came over the network and were shown.
-            text = "\n".join("".join(f[1] for f in m) for m in app.messages)
+            text = "\n".join("".join(f[1] for f in m) for m in app.log.messages)
             seen.append(text)
             inp.send_text("quit\r")
             await until(lambda: app.confirm is not None)

@@ -130,7 +130,7 @@ def test_the_message_pane_cuts_garbage_and_own_chat_to_what_is_sent() -> None:
         async with running(s) as (app, inp):
             inp.send_text("q" * 5000 + "\r")
             await until(lambda: "not a move" in texts(app))
-            longest = max(len("".join(f[1] for f in m)) for m in app.messages)
+            longest = max(len("".join(f[1] for f in m)) for m in app.log.messages)
             assert longest < 400
             inp.send_text("chat " + "y" * (MAX_CHAT + 300) + "\r")
             await until(lambda: "You: y" in texts(app))

@@ -99,6 +99,7 @@ from .commands import (
     is_yes,
     parse_command,
 )
+from .messages import MessageLog
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
 from .text import (
     CONNECTION_MARKS,
@@ -122,7 +123,6 @@ MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from FULL_MI
 FULL_MIN_COLS = 64
 P = PROMPT  # the prompt mark
 MIN_MSG_ROWS = 3
-MAX_MESSAGES = 2000  # messages kept for scrolling back
 LARGE_MIN_ROWS = 30  # big cards from this many rows on, if 8 rows are left for messages
 LARGE_MIN_MSG_ROWS = 8
 FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
@@ -224,13 +224,7 @@ class GameApp:
         self._view: PlayerView | None = None  # the view of the last event shown
         self._slots: Slots = ()  # its hand as numbered (board.hand_slots: stable within a turn)
         self.scores: tuple[int, int] = (0, 0)  # from GameStarted and GameEnded
-        # The newest MAX_MESSAGES messages, and each one wrapped to the width it
-        # was last drawn at: a render re-wraps only after a resize, so a long
-        # match (or a chatty peer) costs nothing per frame.
-        self.messages: deque[Line] = deque(maxlen=MAX_MESSAGES)
-        self._wrapped: deque[list[Line]] = deque(maxlen=MAX_MESSAGES)
-        self._wrapped_width = 0
-        self._scroll = 0
+        self.log = MessageLog()  # the message pane
         self.connection = "connected"
         self.connection_detail = ""
         self.selected: str | None = None
@@ -393,13 +387,7 @@ class GameApp:
 
     def say(self, kind: str, text: str) -> None:
         """Add a message line of ``kind`` (me, opp, event, error, info, chat, help)."""
-        line: Line = [(f"class:msg.{kind}", text)]
-        width = self._cols()
-        wrapped = wrap([("", " "), *line], width - 1)
-        if self._scroll:
-            self._scroll += len(wrapped)
-        self.messages.append(line)
-        self._wrapped.append(wrapped if width == self._wrapped_width else [])
+        self.log.add([(f"class:msg.{kind}", text)], self._cols())
         self.invalidate()
 
     def show(self, ev: Event) -> None:
@@ -728,12 +716,13 @@ class GameApp:
     def show_help(self) -> None:
         """The help in the message pane, scrolled so that its first line shows
         (PgDn shows the rest when the pane is shorter than the help)."""
-        self._scroll = 0
-        before = len(self._message_lines(self._cols()))
+        log = self.log
+        log.scrolled = 0
+        before = len(log.lines(self._cols()))
         for line in HELP:
             self.say("help", line)
-        added = len(self._message_lines(self._cols())) - before
-        self._scroll = max(0, added - self._msg_rows())
+        added = len(log.lines(self._cols())) - before
+        log.scrolled = max(0, added - self._msg_rows())
         self.invalidate()
 
     def tab(self) -> None:
@@ -777,9 +766,7 @@ class GameApp:
         self.invalidate()
 
     def scroll(self, lines: int) -> None:
-        total = self._message_lines(self._cols())
-        limit = max(0, len(total) - self._msg_rows())
-        self._scroll = max(0, min(limit, self._scroll + lines))
+        self.log.scroll(lines, self._msg_rows(), self._cols())
         self.invalidate()
 
     # -- layout -----------------------------------------------------------------
@@ -869,28 +856,8 @@ class GameApp:
     def _msg_rows(self) -> int:
         return max(1, self._rows() - len(self._board_lines()) - FIXED_ROWS)
 
-    def _message_lines(self, width: int) -> list[Line]:
-        if width != self._wrapped_width:
-            self._wrapped = deque((wrap([("", " "), *m], width - 1) for m in self.messages), MAX_MESSAGES)
-            self._wrapped_width = width
-        out: list[Line] = []
-        for lines in self._wrapped:
-            out += lines
-        return out
-
     def _message_text(self) -> StyleAndTextTuples:
-        rows = self._msg_rows()
-        lines = self._message_lines(self._cols())
-        end = len(lines) - self._scroll
-        shown = lines[max(0, end - rows) : end]
-        frags: StyleAndTextTuples = []
-        if len(shown) < rows:
-            frags.append(("", "\n" * (rows - len(shown))))
-        for i, line in enumerate(shown):
-            if i:
-                frags.append(("", "\n"))
-            frags.extend(line)
-        return frags
+        return self.log.text(self._msg_rows(), self._cols())
 
     def _board_text(self) -> StyleAndTextTuples:
         frags: StyleAndTextTuples = []
@@ -941,8 +908,8 @@ class GameApp:
             ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {state}"),
             ("class:toolbar", f" {DOT} {self.opp_name} "),
         ]
-        if self._scroll:
-            left.append(("class:toolbar.bad", f" {UP} scrolled ({self._scroll}) "))
+        if self.log.scrolled:
+            left.append(("class:toolbar.bad", f" {UP} scrolled ({self.log.scrolled}) "))
         cols = self._cols()
         # The keys that fit beside the connection state, the fewest last.
         for keys_shown in (

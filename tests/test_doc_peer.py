@@ -128,31 +128,38 @@ def record_text(rec: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
-    """Join, agree on the seed, play the match to its end; return our record and the history hash."""
+def greet(peer: DocPeer, key: bytes, match: bytes | None) -> tuple[bytes, bytes]:
+    """hello (both at once), then the join code: the joiner proves itself first.
+    Returns (host nonce, joiner nonce)."""
+    my_nonce = secrets.token_bytes(16)
+    peer.send(
+        {"t": "hello", "proto": VERSION, "app": "p2p-spite", "role": "join", "name": NAME,
+         "nonce": my_nonce, "code": True, "match": match}
+    )  # fmt: skip
+    hello = peer.expect("hello")
+    assert hello["role"] == "host" and hello["proto"] == VERSION and hello["match"] is None
+    host_nonce: bytes = hello["nonce"]
+
+    def mac(role: str) -> bytes:
+        msg = b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + my_nonce
+        return hmac.new(key, msg, "sha256").digest()
+
+    peer.send({"t": "auth", "mac": mac("join")})
+    assert hmac.compare_digest(peer.expect("auth")["mac"], mac("host"))
+    return host_nonce, my_nonce
+
+
+def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dict[str, Any], bytes]:
+    """Join, agree on the seed, play the match to its end; return our record and the history hash.
+    ``cut_at``: once that many actions are played, after a host action that left it on turn, drop the
+    connection and come back (a returning joiner: resume proof, sync, catch-up)."""
     deadline = time.monotonic() + DEADLINE
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     peer = DocPeer(sock, deadline)
     try:
-        # hello: both at once
-        my_nonce = secrets.token_bytes(16)
-        peer.send(
-            {"t": "hello", "proto": VERSION, "app": "p2p-spite", "role": "join", "name": NAME,
-             "nonce": my_nonce, "code": True, "match": None}
-        )  # fmt: skip
-        hello = peer.expect("hello")
-        assert hello["role"] == "host" and hello["proto"] == VERSION
-        host_nonce = hello["nonce"]
-        # the join code: the joiner proves itself first
         norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
         key = hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000, 32)
-
-        def mac(role: str) -> bytes:
-            msg = b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + my_nonce
-            return hmac.new(key, msg, "sha256").digest()
-
-        peer.send({"t": "auth", "mac": mac("join")})
-        assert hmac.compare_digest(peer.expect("auth")["mac"], mac("host"))
+        greet(peer, key, None)
         # the setup, then the fair seed
         setup = peer.expect("setup")
         match_id, target, games = setup["match"], setup["target"], setup["games"]
@@ -173,6 +180,30 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
         # play: seat 1 is us; our actions carry our tag, under a key that never leaves us
         action_key = secrets.token_bytes(32)
         rng = random.Random(7)
+        host_at: tuple[int, bytes] | None = None  # the host's sync after a reconnect
+
+        def come_back(n: int, h: bytes) -> tuple[int, bytes]:
+            """A new connection for this match: proof, resumed setup, sync."""
+            nonlocal sock, peer
+            sock.close()  # abruptly: no bye
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            peer = DocPeer(sock, deadline)
+            host_nonce, my_nonce = greet(peer, key, match_id)
+            k = hmac.new(seed, b"p2p-spite/resume/v1|" + match_id, "sha256").digest()
+
+            def proof(role: str) -> bytes:
+                msg = b"p2p-spite/proof/v1|" + role.encode() + b"|" + host_nonce + my_nonce
+                return hmac.new(k, msg, "sha256").digest()
+
+            peer.send({"t": "proof", "mac": proof("join")})
+            assert hmac.compare_digest(peer.expect("proof")["mac"], proof("host"))
+            again = peer.expect("setup")
+            assert again["resume"] is True and again["seed"] is None and again["match"] == match_id
+            peer.send({"t": "sync", "pos": n, "hist": h})
+            sync = peer.expect("sync")
+            assert sync["pos"] >= n  # it was the host's turn: it may have played on
+            return sync["pos"], sync["hist"]
+
         n = 0
         scores = [0, 0]
         played: list[dict[str, Any]] = []
@@ -210,6 +241,21 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], bytes]:
                 if m is not None:
                     moves.append(m)
                 n += 1
+                if host_at is not None and n == host_at[0]:
+                    assert h == host_at[1], "the histories differ after the catch-up"
+                    host_at = None
+                if (
+                    cut_at is not None
+                    and n >= cut_at
+                    and not last_was_ours
+                    and g.turn == 0
+                    and g.result is None
+                ):
+                    cut_at = None
+                    host_at = come_back(n, h)
+                    if host_at[0] == n:
+                        assert h == host_at[1]
+                        host_at = None
             played.append({"moves": moves, "result": g.result})
             if g.result["winner"] is not None:
                 scores[g.result["winner"]] += g.result["points"]
@@ -262,4 +308,27 @@ def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_p
     assert rc == 0, (out, err)
     assert len(record["games"]) == 2  # the next game is dealt by each side after the first ends
     assert all(len(g["moves"]) > 20 and g["result"] is not None for g in record["games"])
+    assert host_record.read_text(encoding="utf-8") == record_text(record)
+
+
+def test_the_documents_only_peer_comes_back_after_a_cut(tmp_path: Path) -> None:
+    """The resume proof, the resumed setup and the sync: the host may have played on
+    while the connection was down, and sends what we missed right behind its sync."""
+    host_record = tmp_path / "host.json"
+    host = spawn(
+        ["host", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", "--bot-seed", "3", "--name", "Ann",
+         "--games", "1", "--no-announce", "--record", str(host_record)],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        code = read_code(host)
+        record, _ = play_as_joiner(port, code, cut_at=12)
+    except BaseException:
+        host.kill()
+        raise
+    finally:
+        rc, out, err = finish(host, 30)
+    assert rc == 0, (out, err)
+    assert "Doc is back; going on from action" in out, (out, err)
     assert host_record.read_text(encoding="utf-8") == record_text(record)

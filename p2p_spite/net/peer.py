@@ -36,6 +36,7 @@ from .protocol import (
     HOST,
     JOIN,
     Acked,
+    Deal,
     Endpoint,
     Flush,
     Handshaken,
@@ -1047,9 +1048,26 @@ async def host_session(
         if strangers.due is not None:
             report[0] = loop.call_at(strangers.due, summary)
 
+    pending: list[Deal | None] = [None]  # a first seed exchange cut short: the same commitments again
+    abandon: list[asyncio.TimerHandle | None] = [None]
+
+    def give_up(who: str) -> None:
+        if not winner.done():
+            winner.set_exception(
+                UserError(
+                    f"{who or 'the joiner'} left during the seed exchange, after the deal was fixed "
+                    f"(it may have seen it), and did not come back within {grace:g} s: the match is "
+                    "stopped (nothing was played)",
+                    EXIT_PEER_LEFT,
+                )
+            )
+
     def factory() -> _Link:
+        first = not session_box and core is None
         link = _Link(
-            Endpoint(config, session_box[0].core if session_box else core),
+            Endpoint(
+                config, session_box[0].core if session_box else core, deal=pending[0] if first else None
+            ),
             admit=admit,
             hello_deadline=HELLO_TIMEOUT,
         )
@@ -1063,6 +1081,12 @@ async def host_session(
             await link.handshaken
         except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
             door.leave(link)
+            deal = link.endpoint.deal
+            if not session_box and core is None and deal is not None and not winner.done():
+                if pending[0] is None or deal is pending[0] or not pending[0].fixed:
+                    pending[0] = deal  # a returning joiner opens the same commitments
+                if deal.fixed and abandon[0] is None:
+                    abandon[0] = loop.call_later(grace, give_up, link.endpoint.peer_name)
             if isinstance(e, PeerRefused):
                 dropped(link, "refused the match", f"{link.peer_label} refused the match: {e}")
             else:
@@ -1100,10 +1124,14 @@ async def host_session(
     try:
         link = await winner
     except BaseException:
+        if abandon[0] is not None:
+            abandon[0].cancel()
         server.close()
         if report[0] is not None:
             report[0].cancel()
         raise
+    if abandon[0] is not None:
+        abandon[0].cancel()
     summary(now=True)  # the drops held back so far are told before the match starts
     sess = _session_on(
         link, "host", record_path, resume, config.code_key, grace, heartbeat, dead_after, server=server
@@ -1163,6 +1191,11 @@ def _stage(link: _Link) -> int:
 _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
 
 
+# refusals that say the host no longer holds a deal we revealed our half of
+_DEAL_GONE = frozenset({Refusal.NO_MATCH, Refusal.OTHER_MATCH, Refusal.SEAT_TAKEN})
+EXIT_PEER_LEFT = 3  # README "Exit codes": the opponent left the match
+
+
 class _ConnectFailed(ConnectionError):
     """No TCP connection at all (refused, unreachable, timed out)."""
 
@@ -1195,11 +1228,15 @@ async def join_session(
     where = _fmt_addr((host, port))
     last_core: list[GameCore | None] = [None]
     origin: list[bool | None] = [None]  # who chose the seed of the match a cut handshake agreed
+    last_deal: list[Deal | None] = [None]  # the seed agreement of a first handshake cut short
 
-    async def dial(with_core: GameCore | None) -> _Link:
+    async def dial(with_core: GameCore | None, with_deal: Deal | None = None) -> _Link:
         try:
             _t, link = await asyncio.wait_for(
-                loop.create_connection(lambda: _Link(Endpoint(config, with_core), where), host, port), timeout
+                loop.create_connection(
+                    lambda: _Link(Endpoint(config, with_core, deal=with_deal), where), host, port
+                ),
+                timeout,
             )
         except TimeoutError:
             raise _ConnectFailed(
@@ -1215,6 +1252,7 @@ async def join_session(
             await link.handshaken
         except BaseException:
             last_core[0] = link.endpoint.core
+            last_deal[0] = link.endpoint.deal
             if link.endpoint.seed_from_host is not None:
                 origin[0] = link.endpoint.seed_from_host
             if link.transport is not None:
@@ -1225,17 +1263,34 @@ async def join_session(
     deadline = loop.time() + grace
     connected_once = False
     delay = 0.05
+    deal: Deal | None = None
+
+    def abandoned() -> UserError | None:
+        """Once we have revealed our half of the seed, the host knows the deal: it may not
+        throw it away (and we never draw a new half for this match)."""
+        if resume is None and deal is not None and deal.revealed:
+            return UserError(
+                "the host left after it had your half of the seed, so it may have seen the deal: "
+                "the match is stopped (nothing was played; start a new one if you wish)",
+                EXIT_PEER_LEFT,
+            )
+        return None
+
     while True:
         try:
-            link = await dial(core)
+            link = await dial(core, deal)
             break
         except _ConnectFailed as e:
             if resume is None and not connected_once:
                 raise UserError(str(e)) from None
             problem = str(e)
         except PeerRefused as e:
+            deal = last_deal[0] or deal
+            if (told := abandoned()) is not None and e.code in _DEAL_GONE:
+                raise told from None
             if e.code is Refusal.NO_MATCH and resume is None and connected_once:
                 core = None  # the host forgot the half-agreed match: start afresh
+                deal = None
                 problem = str(e)
             else:
                 raise UserError(f"the host refused: {e}") from None
@@ -1244,16 +1299,20 @@ async def join_session(
                 detail = f" ({e})" if e.code == "decode" else ""
                 problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
                 raise UserError(problem) from None
+            deal = last_deal[0] or deal
+            if (told := abandoned()) is not None and e.code in _DEAL_GONE:
+                raise told from None
             raise UserError(f"refused the host at {where}: {e}") from None
         except TimeoutError:
             raise UserError(f"the host at {where} did not answer the handshake") from None
         except (ConnectionError, OSError) as e:
             connected_once = True
             if resume is None:
-                core = last_core[0]  # go on with the match the handshake may have agreed
+                core = last_core[0]  # go on with the match the handshake may have agreed ...
+                deal = last_deal[0]  # ... or with the same commitments
             problem = f"the handshake with {where} failed: {_describe(e)}"
         if loop.time() + delay > deadline:
-            raise UserError(problem)
+            raise abandoned() or UserError(problem)
         await asyncio.sleep(delay)
         delay = min(delay * 2, 1.0)
     return _session_on(

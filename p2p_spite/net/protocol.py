@@ -60,6 +60,7 @@ __all__ = [
     "MAX_NAME",
     "PROTOCOL_VERSION",
     "Acked",
+    "Deal",
     "Endpoint",
     "Flush",
     "Handshaken",
@@ -225,6 +226,25 @@ class LocalConfig:
     protocol_version: int = PROTOCOL_VERSION  # tests may pretend to be another version
 
 
+@dataclass(slots=True)
+class Deal:
+    """One side's half of a seed agreement in progress, kept across reconnections: once
+    this side has revealed its secret (the joiner) or learned the seed (the host), the
+    match's deal is fixed, and a new connection must open the same commitments."""
+
+    match_id: bytes
+    secret: bytes
+    commit: bytes
+    peer_commit: bytes | None = None
+    peer_secret: bytes | None = None
+    revealed: bool = False  # this side has sent its secret
+
+    @property
+    def fixed(self) -> bool:
+        """Someone may know the seed: the joiner has revealed, or the host has the joiner's half."""
+        return self.revealed or self.peer_secret is not None
+
+
 # -- field checks -------------------------------------------------------------------
 
 
@@ -281,6 +301,7 @@ class Endpoint:
         config: LocalConfig,
         core: GameCore | None = None,
         clock: Callable[[], float] = time.monotonic,
+        deal: Deal | None = None,
     ) -> None:
         if config.role not in (HOST, JOIN):
             raise ValueError(f"role must be {HOST!r} or {JOIN!r}")
@@ -301,8 +322,9 @@ class Endpoint:
         self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._peer_nonce = b""
         self._match_id = core.match_id if core is not None else b""
-        self._secret = b""
-        self._my_commit = b""
+        self.deal = deal  # the seed agreement (the caller keeps it across connections)
+        self._peer_deal = False  # the returning joiner holds only a deal, not its seed
+        self._deal_resumed = False  # a returning joiner with the seed of a deal we hold
         self._peer_commit = b""
         self._catch_up_to: tuple[int, bytes] | None = None  # (position, hash) the peer had
         self._sent_upto = 0  # the peer has, or has been sent, every action before this one
@@ -331,9 +353,18 @@ class Endpoint:
                 "nonce": self._nonce,
                 "code": self.config.code_key is not None,
                 # only a returning joiner names the match; the host never tells it to a stranger
-                "match": c.match_id if c is not None and self.role == JOIN else None,
+                "match": self._returning_to(),
+                # a joiner returning to a deal it has not seen the seed of: the exchange again
+                "deal": self.role == JOIN and c is None and self.deal is not None,
             }
         )
+
+    def _returning_to(self) -> bytes | None:
+        if self.role != JOIN:
+            return None
+        if self.core is not None:
+            return self.core.match_id
+        return self.deal.match_id if self.deal is not None else None
 
     def receive_data(self, data: bytes) -> None:
         if self.phase is Phase.CLOSED:
@@ -528,6 +559,7 @@ class Endpoint:
                 "this host does not use a join code (join without --code)", Refusal.NO_CODE
             )
         self._peer_match = peer_match
+        self._peer_deal = msg.get("deal") is True and self.role == HOST and peer_match is not None
         if self.config.code_key is not None:
             self.phase = Phase.AUTH
             if self.role == JOIN:
@@ -556,9 +588,24 @@ class Endpoint:
     def _check_match(self) -> None:
         """The host: is the joiner's match (None: a new one) the one held here?  Asked only
         after the join code: a stranger must not learn whether a match is in progress."""
+        deal = self.deal
+        if self.core is None and deal is not None:
+            if self._peer_match == deal.match_id:
+                if self._peer_deal:
+                    return  # the seed exchange again, with the same commitments
+                if deal.peer_secret is not None:
+                    self._core_from_deal(deal)  # the joiner has the seed: it proves it
+                    return
+            if self._peer_match is None and not deal.fixed:
+                self.deal = None  # nobody can know that deal: a new one
+                return
         held = self.core.match_id if self.core is not None else None
         if self._peer_match == held:
             return
+        if self.core is None and deal is not None and deal.fixed and self._peer_match is None:
+            raise RemoteProtocolError(
+                "this host is waiting for the joiner that left after the deal was fixed", Refusal.SEAT_TAKEN
+            )
         if held is None:
             raise RemoteProtocolError(
                 "this host has no match to continue (join without --resume)", Refusal.NO_MATCH
@@ -603,9 +650,37 @@ class Endpoint:
         self._send_proof()  # only now: a stranger learns nothing it could test
         self._send_setup()
 
+    def _core_from_deal(self, deal: Deal) -> None:
+        """The host rebuilds the match of a deal it holds whole (the joiner may have seen the
+        seed, and comes back proving it like any returning joiner)."""
+        assert deal.peer_secret is not None
+        cfg = self.config
+        seed = seed_from(deal.secret, deal.peer_secret, deal.match_id)
+        self._match_id = deal.match_id
+        self.core = GameCore(
+            Match(seed, cfg.target, (self.name, self.peer_name)), 0, deal.match_id, cfg.max_games
+        )
+        self._deal_resumed = True
+
     def _send_setup(self) -> None:
         c = self.core
         cfg = self.config
+        if c is None and self.deal is not None:  # go on with the deal held
+            self._match_id = self.deal.match_id
+            self.seed_from_host = False
+            self._send(
+                {
+                    "t": "setup",
+                    "match": self._match_id,
+                    "seed": None,
+                    "target": cfg.target,
+                    "games": cfg.max_games,
+                    "players": [self.name, self.peer_name],
+                    "resume": False,
+                }
+            )
+            self._start_commit()
+            return
         if c is None:
             self._match_id = secrets.token_bytes(MATCH_ID_BYTES)
             self.seed_from_host = cfg.seed is not None
@@ -667,6 +742,14 @@ class Endpoint:
                     "the host is resuming a match this side does not have (join with --resume RECORD)",
                     Refusal.NO_MATCH,
                 )
+            deal = self.deal
+            if deal is not None and (match_id != deal.match_id or seed is not None):
+                if deal.revealed:
+                    raise RemoteProtocolError(
+                        "the host started another match after it had this side's half of the seed",
+                        Refusal.OTHER_MATCH,
+                    )
+                self.deal = None  # nothing was revealed: a new match is fine
             self.seed_from_host = seed is not None
             # The names are the ones the two hellos gave: a host cannot rename this player
             # in its own record (nor itself: both records must be the same).
@@ -683,6 +766,7 @@ class Endpoint:
         else:
             if not resume or match_id != c.match_id:
                 raise RemoteProtocolError("the host is playing a different match", Refusal.OTHER_MATCH)
+            self._deal_resumed = self.deal is not None and self.deal.match_id == match_id
             if target != c.match.target or games != c.max_games:
                 raise RemoteProtocolError(
                     "the host's match settings differ from this side's record", Refusal.OTHER_MATCH
@@ -691,27 +775,45 @@ class Endpoint:
             self._start_sync()
 
     def _start_commit(self) -> None:
+        """Commit to our half of the seed: the same half, for the same match, on every
+        connection (a deal is never drawn again once someone may know it)."""
         self.phase = Phase.SEED
-        self._secret = secrets.token_bytes(32)
-        self._my_commit = commitment(self.role, self._secret, self._match_id)
-        self._send({"t": "commit", "c": self._my_commit})
+        deal = self.deal
+        if deal is None or deal.match_id != self._match_id:
+            secret = secrets.token_bytes(32)
+            deal = self.deal = Deal(self._match_id, secret, commitment(self.role, secret, self._match_id))
+        self._send({"t": "commit", "c": deal.commit})
 
     def _on_commit(self, msg: dict[str, Any]) -> None:
+        deal = self.deal
+        assert deal is not None
         if self._peer_commit:
             raise RemoteProtocolError("a second commitment", Refusal.UNEXPECTED)
         c = _bin(msg, "c", 32)
-        if hmac.compare_digest(c, self._my_commit):
+        if hmac.compare_digest(c, deal.commit):
             raise RemoteProtocolError("the peer echoed our commitment", Refusal.ECHO)
-        self._peer_commit = c
-        self._send({"t": "reveal", "r": self._secret})
+        if deal.peer_commit is not None and not hmac.compare_digest(c, deal.peer_commit):
+            raise RemoteProtocolError(
+                "the peer changed its commitment: this match's deal is fixed", Refusal.BAD_REVEAL
+            )
+        self._peer_commit = deal.peer_commit = c
+        if self.role == JOIN:  # the joiner reveals first; the host only once it has the joiner's
+            deal.revealed = True
+            self._send({"t": "reveal", "r": deal.secret})
 
     def _on_reveal(self, msg: dict[str, Any]) -> None:
-        if not self._peer_commit:
+        deal = self.deal
+        assert deal is not None
+        if not self._peer_commit or (self.role == JOIN and not deal.revealed):
             raise RemoteProtocolError("a reveal before its commitment", Refusal.UNEXPECTED)
         r = _bin(msg, "r", 32)
         if not hmac.compare_digest(commitment(self.peer_role, r, self._match_id), self._peer_commit):
             raise RemoteProtocolError("the peer's reveal does not match its commitment", Refusal.BAD_REVEAL)
-        host_r, join_r = (self._secret, r) if self.role == HOST else (r, self._secret)
+        deal.peer_secret = r
+        if self.role == HOST:
+            deal.revealed = True
+            self._send({"t": "reveal", "r": deal.secret})
+        host_r, join_r = (deal.secret, r) if self.role == HOST else (r, deal.secret)
         seed = seed_from(host_r, join_r, self._match_id)
         if self.role == HOST:
             cfg = self.config
@@ -748,7 +850,8 @@ class Endpoint:
         if pos > mine:
             self._catch_up_to = (pos, hist)
         self._sent_upto = max(self._sent_upto, pos)
-        self._events.append(Handshaken(self.peer_name, self.seed_from_host, self._resumed_at, pos))
+        origin = False if self._deal_resumed else self.seed_from_host  # a deal held whole: both drew it
+        self._events.append(Handshaken(self.peer_name, origin, self._resumed_at, pos))
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)
 

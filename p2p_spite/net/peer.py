@@ -1062,15 +1062,32 @@ async def host_session(
                 )
             )
 
+    def hold(link: _Link) -> None:
+        """A first handshake ended without a match: keep its deal (a returning joiner opens
+        the same commitments); once fixed, wait for that joiner only, for the grace period."""
+        deal = link.endpoint.deal
+        hs = link.handshaken
+        succeeded = hs.done() and not hs.cancelled() and hs.exception() is None
+        if session_box or core is not None or deal is None or winner.done() or succeeded:
+            return
+        if pending[0] is None or deal is pending[0] or not pending[0].fixed:
+            pending[0] = deal
+        if deal.fixed and deal is pending[0] and abandon[0] is None:
+            abandon[0] = loop.call_later(grace, give_up, link.endpoint.peer_name)
+
     def factory() -> _Link:
         first = not session_box and core is None
         link = _Link(
             Endpoint(
-                config, session_box[0].core if session_box else core, deal=pending[0] if first else None
+                config,
+                session_box[0].core if session_box else core,
+                held_deal=(lambda: pending[0]) if first else None,
             ),
             admit=admit,
             hello_deadline=HELLO_TIMEOUT,
         )
+        if first:  # a cut seed exchange: its deal is held before the next connection says hello
+            link.closed.add_done_callback(lambda _f: hold(link))
         task = loop.create_task(_watch(link))
         watchers.add(task)
         task.add_done_callback(watchers.discard)
@@ -1081,12 +1098,7 @@ async def host_session(
             await link.handshaken
         except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
             door.leave(link)
-            deal = link.endpoint.deal
-            if not session_box and core is None and deal is not None and not winner.done():
-                if pending[0] is None or deal is pending[0] or not pending[0].fixed:
-                    pending[0] = deal  # a returning joiner opens the same commitments
-                if deal.fixed and abandon[0] is None:
-                    abandon[0] = loop.call_later(grace, give_up, link.endpoint.peer_name)
+            hold(link)
             if isinstance(e, PeerRefused):
                 dropped(link, "refused the match", f"{link.peer_label} refused the match: {e}")
             else:

@@ -302,6 +302,7 @@ class Endpoint:
         core: GameCore | None = None,
         clock: Callable[[], float] = time.monotonic,
         deal: Deal | None = None,
+        held_deal: Callable[[], Deal | None] | None = None,
     ) -> None:
         if config.role not in (HOST, JOIN):
             raise ValueError(f"role must be {HOST!r} or {JOIN!r}")
@@ -323,6 +324,7 @@ class Endpoint:
         self._peer_nonce = b""
         self._match_id = core.match_id if core is not None else b""
         self.deal = deal  # the seed agreement (the caller keeps it across connections)
+        self._held_deal = held_deal  # the host: the deal it holds, asked when a joiner says hello
         self._peer_deal = False  # the returning joiner holds only a deal, not its seed
         self._deal_resumed = False  # a returning joiner with the seed of a deal we hold
         self._peer_commit = b""
@@ -588,6 +590,8 @@ class Endpoint:
     def _check_match(self) -> None:
         """The host: is the joiner's match (None: a new one) the one held here?  Asked only
         after the join code: a stranger must not learn whether a match is in progress."""
+        if self.deal is None and self._held_deal is not None:
+            self.deal = self._held_deal()
         deal = self.deal
         if self.core is None and deal is not None:
             if self._peer_match == deal.match_id:
@@ -599,13 +603,13 @@ class Endpoint:
             if self._peer_match is None and not deal.fixed:
                 self.deal = None  # nobody can know that deal: a new one
                 return
-        held = self.core.match_id if self.core is not None else None
-        if self._peer_match == held:
-            return
         if self.core is None and deal is not None and deal.fixed and self._peer_match is None:
             raise RemoteProtocolError(
                 "this host is waiting for the joiner that left after the deal was fixed", Refusal.SEAT_TAKEN
             )
+        held = self.core.match_id if self.core is not None else None
+        if self._peer_match == held:
+            return
         if held is None:
             raise RemoteProtocolError(
                 "this host has no match to continue (join without --resume)", Refusal.NO_MATCH

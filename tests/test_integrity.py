@@ -195,3 +195,63 @@ def test_a_request_for_a_game_not_yet_dealt_is_refused() -> None:
     h, _j = _playing()
     e = _refused(h, {"t": "resign-request", "g": 2})
     assert e.code is Refusal.SEQUENCE
+
+
+def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -> None:
+    """The reconnect hang (issue 9, item 5): the peer's discard arrived, was applied and
+    journaled; writing its acknowledgement found the connection reset (asyncio closes the
+    transport inside write()), and the pump stopped before building the action's events.
+    After the reconnection both sides were at the same action, and the bot whose turn it
+    now was never saw an event saying so.  The events of an applied action are now
+    delivered whatever happens to the connection."""
+    import asyncio
+
+    from p2p_spite.net.peer import _Link
+    from p2p_spite.net.protocol import Handshaken
+    from p2p_spite.session import MovePlayed
+
+    class ResetOnWrite:
+        closing = False
+
+        def is_closing(self) -> bool:
+            return self.closing
+
+        def write(self, data: bytes) -> None:
+            self.closing = True  # as asyncio does when send() finds the connection reset
+
+        def get_write_buffer_size(self) -> int:
+            return 0
+
+        def close(self) -> None:
+            self.closing = True
+
+    class Owner:
+        def __init__(self) -> None:
+            self.events: list[object] = []
+
+        def _on_event(self, link: object, ev: object) -> None:
+            self.events.append(ev)
+
+        def _link_lost(self, link: object, exc: object) -> None:
+            pass
+
+    async def main() -> list[object]:
+        h, j = _playing()
+        hc, _jc = _cores(h, j)
+        sender, receiver = (h, j) if hc.match.game.turn == 0 else (j, h)
+        sc, rc = _cores(sender, receiver)
+        link = _Link(receiver)
+        link.transport = ResetOnWrite()  # type: ignore[assignment]
+        link.handshaken.set_result(Handshaken("x", None, 0, 0))
+        owner = Owner()
+        link.owner = owner  # type: ignore[assignment]
+        m = _discard(sc)
+        sc.apply(Action(1, sc.seat, m))
+        sender.send_action(0)
+        link.data_received(sender.data_to_send())
+        assert rc.position == 1  # applied (and journaled) ...
+        return owner.events
+
+    events = asyncio.run(main())
+    played = [e for e in events if isinstance(e, MovePlayed)]
+    assert played and played[0].view.my_turn  # ... and its event, with the turn, delivered

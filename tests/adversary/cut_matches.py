@@ -10,7 +10,6 @@ import argparse
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -68,8 +67,8 @@ def one(k: int, base: int = 0) -> Outcome:
             port, _ = wait_listening(host)
             with FaultProxy(port, plan) as proxy:
                 join = spawn(
-                    ["join", f"127.0.0.1:{proxy.port}", "--bot", "easy", "--bot-seed", "2", "--record", "j.json",
-                     "--grace", str(GRACE)],
+                    ["join", f"127.0.0.1:{proxy.port}", "--bot", "easy", "--bot-seed", "2",
+                     "--record", "j.json", "--grace", str(GRACE)],
                     tmp,
                 )  # fmt: skip
                 try:
@@ -82,7 +81,14 @@ def one(k: int, base: int = 0) -> Outcome:
                     p.kill()
                     p.wait()
         if (hrc, jrc) != (0, 0) or "Traceback" in herr + jerr:
-            return Outcome(k, False, proxy.stats.cuts, 0, time.monotonic() - t0, f"exit {hrc}/{jrc}: {herr[-300:]} {jerr[-300:]}")
+            return Outcome(
+                k,
+                False,
+                proxy.stats.cuts,
+                0,
+                time.monotonic() - t0,
+                f"exit {hrc}/{jrc}: {herr[-300:]} {jerr[-300:]}",
+            )
         h_bytes, j_bytes = (tmp / "h.json").read_bytes(), (tmp / "j.json").read_bytes()
         h = json.loads(h_bytes)
         want = expected(seed_hex, GAMES)
@@ -90,7 +96,14 @@ def one(k: int, base: int = 0) -> Outcome:
         if h_bytes != j_bytes:
             return Outcome(k, False, proxy.stats.cuts, moves, time.monotonic() - t0, "the two records differ")
         if _core(h) != _core(want):
-            return Outcome(k, False, proxy.stats.cuts, moves, time.monotonic() - t0, "differs from the uninterrupted match")
+            return Outcome(
+                k,
+                False,
+                proxy.stats.cuts,
+                moves,
+                time.monotonic() - t0,
+                "differs from the uninterrupted match",
+            )
         return Outcome(k, True, proxy.stats.cuts, moves, time.monotonic() - t0)
 
 
@@ -112,9 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"match {o.k}: FAILED: {o.why}", flush=True)
     load = os.getloadavg()
     print(
-        f"{len(out) - len(bad)}/{len(out)} matches finished with identical records equal to the uninterrupted "
-        f"match; {sum(o.cuts for o in out)} cuts; {sum(o.moves for o in out)} moves; "
-        f"{time.monotonic() - t0:.0f} s with {a.jobs} at a time; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}",
+        f"{len(out) - len(bad)}/{len(out)} matches finished with identical records equal to the "
+        f"uninterrupted match; {sum(o.cuts for o in out)} cuts; {sum(o.moves for o in out)} moves; "
+        f"{time.monotonic() - t0:.0f} s with {a.jobs} at a time; "
+        f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}",
         flush=True,
     )
     return 0 if not bad else 1

@@ -4,6 +4,7 @@ joiner side): every message is written by hand, so a test can lie where it wants
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import time
@@ -45,10 +46,8 @@ class Hostile:
 
     def send(self, msg: dict[str, Any]) -> None:
         """Send ``msg`` (nothing if the honest side has already closed: it refused us)."""
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.sock.sendall(encode(msg))
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
     def recv(self) -> dict[str, Any]:
         while True:

@@ -20,10 +20,9 @@ from typing import Any
 import pytest
 
 from p2p_spite import record
-from p2p_spite.bots import make_bot
-from p2p_spite.engine import Match
 from p2p_spite.net.journal import load_saved, read_journal, record_actions
-from p2p_spite.selfplay import play_match
+from tests.adversary.cut_matches import expected as _expected
+from tests.adversary.cut_matches import record_core as _core
 from tests.support.net import CLI, finish_all, reader, spawn, wait_listening
 from tests.support.proxy import FaultProxy, Plan
 
@@ -35,16 +34,6 @@ FIGURES: dict[str, int] = {}
 
 def _add(key: str, n: int) -> None:
     FIGURES[key] = FIGURES.get(key, 0) + n
-
-
-def _expected(seed_hex: str, games: int) -> dict[str, Any]:
-    match = Match(bytes.fromhex(seed_hex), 50, ("host", "joiner"))
-    play_match(match, [make_bot("easy", 1), make_bot("easy", 2)], max_games=games)
-    return record.to_json(match)
-
-
-def _core(rec: dict[str, Any]) -> tuple[Any, ...]:
-    return (rec["seed"], rec["games"], rec["scores"], rec["players"])
 
 
 def _moves(rec: dict[str, Any]) -> int:

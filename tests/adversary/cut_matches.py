@@ -46,7 +46,7 @@ def expected(seed_hex: str, games: int) -> dict[str, Any]:
     return record.to_json(match)
 
 
-def _core(rec: dict[str, Any]) -> tuple[Any, ...]:
+def record_core(rec: dict[str, Any]) -> tuple[Any, ...]:
     return (rec["seed"], rec["games"], rec["scores"], rec["players"])
 
 
@@ -95,7 +95,7 @@ def one(k: int, base: int = 0) -> Outcome:
         moves = sum(len(g["moves"]) for g in h["games"])
         if h_bytes != j_bytes:
             return Outcome(k, False, proxy.stats.cuts, moves, time.monotonic() - t0, "the two records differ")
-        if _core(h) != _core(want):
+        if record_core(h) != record_core(want):
             return Outcome(
                 k,
                 False,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from p2p_spite.net.game import Action
+from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.protocol import commitment
 from tests.adversary.hostile import ADDR, Hostile, listener, seed_exchange_as_joiner
 from tests.support.net import CLI, finish, spawn, wait_listening
@@ -98,16 +98,22 @@ def _fresh_sync_then_resign_the_host(port: int) -> dict[str, Any] | None:
         p.close()
 
 
+def _on_our_turn(port: int) -> tuple[Hostile, GameCore]:
+    """Join the host honestly (sync at 0) and let its bot play until the joiner is on turn."""
+    p = Hostile.dial(port)
+    p.join_seeded()
+    p.sync()
+    c = p.core
+    assert c is not None
+    while c.match.game.turn != 1:
+        p.receive_action()
+    return p, c
+
+
 def _resign_the_host_mid_game(port: int) -> dict[str, Any] | None:
     """After an honest sync: the host's resignation, made up by the joiner."""
-    p = Hostile.dial(port)
+    p, c = _on_our_turn(port)
     try:
-        p.join_seeded()
-        p.sync()
-        c = p.core
-        assert c is not None
-        while c.match.game.turn != 1:  # the host's bot plays; we wait for our turn
-            p.receive_action()
         a = Action(1, 0)
         p.send({"t": "resign", "n": c.position, "g": 1, "s": 0, "d": c.digest_after(a), "a": b"\1" * 32})
         return p.refusal()
@@ -117,18 +123,9 @@ def _resign_the_host_mid_game(port: int) -> dict[str, Any] | None:
 
 def _move_for_the_host(port: int) -> dict[str, Any] | None:
     """On the host's turn, a legal move for the host's seat, with a forged tag."""
-    p = Hostile.dial(port)
+    p, c = _on_our_turn(port)
     try:
-        p.join_seeded()
-        p.sync()
-        c = p.core
-        assert c is not None
-        while c.match.game.turn != 1:
-            p.receive_action()
-        for m in c.match.game.legal_moves():  # our turn: discard, so the host is on turn
-            if m.target == "side":
-                p.play_own(m)
-                break
+        p.play_own(next(m for m in c.match.game.legal_moves() if m.target == "side"))  # the host's turn
         m = c.match.game.legal_moves()[0]
         assert m.seat == 0
         a = Action(1, 0, m)
@@ -140,17 +137,10 @@ def _move_for_the_host(port: int) -> dict[str, Any] | None:
 
 def _replayed_action(port: int) -> dict[str, Any] | None:
     """The host's own last move, sent back to it as if new (a replay)."""
-    p = Hostile.dial(port)
+    p, c = _on_our_turn(port)
     try:
-        p.join_seeded()
-        p.sync()
-        c = p.core
-        assert c is not None
-        while c.match.game.turn != 1:
-            p.receive_action()
-        if not p.got or not any(m["t"] == "move" for m in p.got):
-            m = next(x for x in c.match.game.legal_moves() if x.target == "side")
-            p.play_own(m)
+        if not any(m["t"] == "move" for m in p.got):
+            p.play_own(next(x for x in c.match.game.legal_moves() if x.target == "side"))
             p.receive_action()
         last = [m for m in p.got if m["t"] == "move"][-1]
         p.send({**last, "n": c.position})
@@ -161,14 +151,8 @@ def _replayed_action(port: int) -> dict[str, Any] | None:
 
 def _reordered(port: int) -> dict[str, Any] | None:
     """Two of our own moves, the second sent first."""
-    p = Hostile.dial(port)
+    p, c = _on_our_turn(port)
     try:
-        p.join_seeded()
-        p.sync()
-        c = p.core
-        assert c is not None
-        while c.match.game.turn != 1:
-            p.receive_action()
         n = c.position
         p.send({"t": "move", "n": n + 1, "m": [1, "hand", 0, "side", 0], "d": b"\0" * 32, "a": b"\0" * 32})
         return p.refusal()

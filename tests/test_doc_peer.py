@@ -289,46 +289,37 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
     return record, h
 
 
-def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_path: Path) -> None:
+def against_host(tmp_path: Path, games: int, cut_at: int | None = None) -> tuple[dict[str, Any], str]:
+    """Play a match against a real ``host --bot easy``; our record and the host's output.
+    The host's record must be byte for byte ours."""
     host_record = tmp_path / "host.json"
     host = spawn(
         ["host", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", "--bot-seed", "3", "--name", "Ann",
-         "--games", "2", "--no-announce", "--record", str(host_record)],
+         "--games", str(games), "--no-announce", "--record", str(host_record)],
         tmp_path,
     )  # fmt: skip
     try:
         port, _ = wait_listening(host)
         code = read_code(host)
-        record, _ = play_as_joiner(port, code)
+        record, _ = play_as_joiner(port, code, cut_at)
     except BaseException:
         host.kill()  # it would wait for a joiner that behaves
         raise
     finally:
         rc, out, err = finish(host, 30)
     assert rc == 0, (out, err)
+    assert host_record.read_text(encoding="utf-8") == record_text(record)
+    return record, out
+
+
+def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_path: Path) -> None:
+    record, _ = against_host(tmp_path, games=2)
     assert len(record["games"]) == 2  # the next game is dealt by each side after the first ends
     assert all(len(g["moves"]) > 20 and g["result"] is not None for g in record["games"])
-    assert host_record.read_text(encoding="utf-8") == record_text(record)
 
 
 def test_the_documents_only_peer_comes_back_after_a_cut(tmp_path: Path) -> None:
     """The resume proof, the resumed setup and the sync: the host may have played on
     while the connection was down, and sends what we missed right behind its sync."""
-    host_record = tmp_path / "host.json"
-    host = spawn(
-        ["host", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", "--bot-seed", "3", "--name", "Ann",
-         "--games", "1", "--no-announce", "--record", str(host_record)],
-        tmp_path,
-    )  # fmt: skip
-    try:
-        port, _ = wait_listening(host)
-        code = read_code(host)
-        record, _ = play_as_joiner(port, code, cut_at=12)
-    except BaseException:
-        host.kill()
-        raise
-    finally:
-        rc, out, err = finish(host, 30)
-    assert rc == 0, (out, err)
-    assert "Doc is back; going on from action" in out, (out, err)
-    assert host_record.read_text(encoding="utf-8") == record_text(record)
+    _, out = against_host(tmp_path, games=1, cut_at=12)
+    assert "Doc is back; going on from action" in out, out

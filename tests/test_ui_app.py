@@ -1,7 +1,8 @@
 """The game screen, driven for real through prompt_toolkit's pipe input.
 
-The peer is :class:`LocalSession`: an in-memory Session backed by the engine's
-Match, with the other seat played by a bot (or by the test, move by move).
+The peer is :class:`LocalSession`: the package's in-process Session over the
+network's own match core (p2p_spite/localsession.py), with the other seat
+played by a bot (or by the test, move by move).
 """
 
 from __future__ import annotations
@@ -16,18 +17,13 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from p2p_spite import localsession
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import CENTER, HAND, SIDE, IllegalMoveError, Match, Move, view
+from p2p_spite.engine import CENTER, HAND, SIDE, Match, Move, view
 from p2p_spite.session import (
-    ChatReceived,
     ConnectionChanged,
     EndCause,
     Ending,
-    Event,
-    GameEnded,
-    GameStarted,
-    MatchEnded,
-    MovePlayed,
     SessionFailed,
 )
 from p2p_spite.ui.app import GameApp
@@ -39,8 +35,9 @@ from p2p_spite.ui.text import card_label
 TIMEOUT = 10.0
 
 
-class LocalSession:
-    """A Session on one machine: the real engine, the other seat a bot or the test."""
+class LocalSession(localsession.LocalSession):
+    """The package's in-process session over the real match core, the other seat
+    an easy bot (``bot=None``: the test moves it), plus what the tests look at."""
 
     def __init__(
         self,
@@ -50,96 +47,21 @@ class LocalSession:
         bot: str | None = "easy",
         target: int = 50,
     ) -> None:
-        self.seat = seat
-        self.names = names
-        self.match = Match(seed, target, names)
-        self.target = target
-        self.bot = make_bot(bot, 1) if bot else None
-        self.events: asyncio.Queue[Event] = asyncio.Queue()
-        self.sent: list[Move] = []
-        self.chats: list[str] = []
-        self.closed: str | None = None
-        self.resigned = 0
-        self._bot_task: asyncio.Task[None] | None = None
-        g = self.match.game
-        self.events.put_nowait(GameStarted(1, g.starter, view(g, seat), (0, 0), self.match.target))
-        self._kick()
+        self.sent: list[Move] = []  # the moves this seat played
+        self.resigned = 0  # and its resignations
+        super().__init__(seed, seat, names, target=target, opponent=make_bot(bot, 1) if bot else None)
 
     @property
-    def closed_for_play(self) -> bool:
-        return self.closed is not None or self.match.over
-
-    def view(self) -> Any:
-        return view(self.match.game, self.seat)
-
-    def _apply(self, move: Move) -> None:
-        card = self.match.game.card_of(move)
-        self.match.apply(move)
-        g = self.match.game
-        self.events.put_nowait(MovePlayed(move.seat, move, card, view(g, self.seat)))
-        self._after()
-
-    def _after(self) -> None:
-        g = self.match.game
-        if g.result is not None:
-            sc = (self.match.scores[0], self.match.scores[1])
-            self.events.put_nowait(GameEnded(g.game, g.result, sc, view(g, self.seat)))
-            if self.match.over:
-                self.events.put_nowait(MatchEnded(self.match.winner, sc, None))
-                return
-            g = self.match.next_game()
-            sc = self.match.scores
-            self.events.put_nowait(
-                GameStarted(g.game, g.starter, view(g, self.seat), (sc[0], sc[1]), self.match.target)
-            )
-        self._kick()
-
-    def _kick(self) -> None:
-        g = self.match.game
-        busy = self._bot_task is not None and not self._bot_task.done()
-        if self.bot is not None and g.result is None and g.turn != self.seat and not busy:
-            self._bot_task = asyncio.get_event_loop().create_task(self._bot_turn())
-
-    async def _bot_turn(self) -> None:
-        assert self.bot is not None
-        while True:
-            await asyncio.sleep(0)
-            g = self.match.game
-            if g.result is not None or g.turn == self.seat:
-                return
-            self._apply(self.bot.choose(view(g, 1 - self.seat)))
-
-    def opponent(self, move: Move) -> None:
-        """Play ``move`` for the other seat (scripted peer)."""
-        self._apply(move)
+    def chats(self) -> list[str]:
+        return self.inbox
 
     async def play(self, move: Move) -> None:
-        g = self.match.game
-        if g.turn != self.seat or move.seat != self.seat:
-            raise IllegalMoveError(move, "not your turn")
-        self.match.game.check(move)
-        reason = g.check(move)
-        if reason is not None:
-            raise IllegalMoveError(move, reason)
+        await super().play(move)
         self.sent.append(move)
-        self._apply(move)
-
-    async def chat(self, text: str) -> None:
-        self.chats.append(text)  # (like the network session: no event for our own line)
-
-    def peer_chat(self, text: str) -> None:
-        self.events.put_nowait(ChatReceived(1 - self.seat, text))
 
     async def resign(self) -> None:
+        await super().resign()
         self.resigned += 1
-        self.match.resign(self.seat)
-        self._after()
-
-    async def close(self, reason: str = "quit") -> None:
-        self.closed = reason
-
-    async def next_event(self) -> Event:
-        return await self.events.get()
 
 
 def find_seed(starter: int) -> bytes:
@@ -306,14 +228,14 @@ def test_a_peer_move_shows_while_the_player_is_typing() -> None:
             g = s.match.game
             first = g.legal_moves()
             move = next((m for m in first if m.target == CENTER), first[-1])
-            s.opponent(move)
+            s.play_other(move)
             await until(lambda: app.view is not None and app.view.ply == 1)
             assert "Bob " in texts(app)
             assert app.buffer.text == "chat hel"  # the line being typed is untouched
             inp.send_text("lo\r")
             await until(lambda: s.chats == ["hello"])
             await until(lambda: "You: hello" in texts(app))
-            s.peer_chat("hi there")
+            s.chat_other("hi there")
             await until(lambda: "Bob: hi there" in texts(app))
 
     run(main())
@@ -324,8 +246,8 @@ def test_a_failed_session_is_said_and_quit_needs_no_question() -> None:
         s = LocalSession(find_seed(1), bot=None)
         async with running(s, pace=0.5) as (app, inp):
             g = s.match.game
-            s.opponent(next(m for m in g.legal_moves() if m.target == SIDE))
-            s.events.put_nowait(SessionFailed("Bob vanished (no answer for 30 s)", "/tmp/r.json"))
+            s.play_other(next(m for m in g.legal_moves() if m.target == SIDE))
+            s.inject(SessionFailed("Bob vanished (no answer for 30 s)", "/tmp/r.json"))
             # The queued move shows at once (no pacing), then the failure.
             await until(lambda: app.failed, timeout=2)
             assert app.view is not None and app.view.ply == 1
@@ -344,8 +266,8 @@ def test_a_peer_who_quits_on_purpose_left_the_match_not_lost_the_connection() ->
         async with running(s) as (app, _inp):
             # As the network session reports a peer's goodbye.
             bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
-            s.events.put_nowait(ConnectionChanged("lost", "Bob left the match (quit)", bye))
-            s.events.put_nowait(
+            s.inject(ConnectionChanged("lost", "Bob left the match (quit)", bye))
+            s.inject(
                 SessionFailed(
                     "Bob left the match (quit); record saved to /tmp/r.json",
                     "/tmp/r.json",
@@ -474,7 +396,7 @@ def test_a_whole_match_against_a_bot_runs_to_the_end() -> None:
                 if app.finished:
                     break
                 v = app.view
-                if v is not None and v.my_turn and not s.events.qsize():
+                if v is not None and v.my_turn and not s.queued:
                     inp.send_text(move_notation(me.choose(v), app.shown_hand()) + "\r")
                     await until(lambda v=v: app.view is not v or app.finished)
                 else:
@@ -539,7 +461,7 @@ def test_full_screen_hand_numbers_stay_put_within_a_turn() -> None:
             await until(lambda: len(s.sent) == 2)
             assert s.sent[1].arg == later
             # The next turn's hand is sorted afresh.
-            s.opponent(next(m for m in view(s.match.game, 1).legal_moves() if m.target == SIDE))
+            s.play_other(next(m for m in view(s.match.game, 1).legal_moves() if m.target == SIDE))
             # Wait for the view of the new turn itself: the paced feed may still show
             # the view after our center play (our turn, four cards) for a moment.
             await until(lambda: app.view == view(s.match.game, 0))

@@ -244,10 +244,10 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
         async with lineplay(s) as d:
             await d.wait_for("begins")
             v = _my_view(s)
-            s.events.put_nowait(GameEnded(1, Result(1, 1, "payoff"), (0, 1), v))
+            s.inject(GameEnded(1, Result(1, 1, "payoff"), (0, 1), v))
             bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
-            s.events.put_nowait(ConnectionChanged("lost", "Bob left the match (quit)", bye))
-            s.events.put_nowait(
+            s.inject(ConnectionChanged("lost", "Bob left the match (quit)", bye))
+            s.inject(
                 SessionFailed(
                     "Bob left the match (quit); record saved to /tmp/r.json",
                     "/tmp/r.json",

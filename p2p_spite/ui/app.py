@@ -55,6 +55,7 @@ from prompt_toolkit.output import Output
 
 from ..engine import CENTER, HAND, SIDE, EndReason, IllegalMoveError, Move, PlayerView
 from ..engine.cards import rank
+from ..errors import SessionClosed
 from ..plaintext import MAX_CHAT
 from ..session import (
     ChatReceived,
@@ -661,6 +662,9 @@ class GameApp:
             # Legal on the board shown, so the session refused it for its own
             # reason (the match ended, the connection closed): say that one.
             self.say("error", f"{clip_text(text)}: not played: {e.reason}.")
+            return
+        except SessionClosed as e:
+            self.say("error", f"{clip_text(text)}: not played: {e}.")
             return
         except Exception as e:
             self.say("error", f"{clip_text(text)}: not sent ({e or type(e).__name__}).")

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..engine import CENTER, EndReason, IllegalMoveError, Move, PlayerView
+from ..errors import SessionClosed
 from ..plaintext import MAX_CHAT
 from ..session import (
     ChatReceived,
@@ -329,6 +330,9 @@ class _LinePlayer:
             await self.session.play(move)
         except IllegalMoveError as e:  # legal on the board shown: the session's own reason
             self.out(f"{clip_text(text)}: not played: {e.reason}")
+            self.prompt()
+        except SessionClosed as e:
+            self.out(f"{clip_text(text)}: not played: {e}")
             self.prompt()
 
     async def hint(self) -> None:

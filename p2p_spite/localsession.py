@@ -1,0 +1,153 @@
+"""A :class:`~p2p_spite.session.Session` in one process, over the real match core.
+
+One seat is driven by the caller (an interface, a test); the other seat is a
+bot, or is moved by hand (:meth:`LocalSession.play_other`, for a scripted
+opponent).  The match, its actions and the events they make are those of the
+network's own core (:class:`p2p_spite.net.game.GameCore`, sans I/O): the same
+checks, the same next deal, the same events in the same order.  No
+connection, no record.
+
+The interfaces' tests drive it, so what they test is the engine and core the
+network session uses, not a re-implementation of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from .bots.base import Bot
+from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, PlayerView, view
+from .errors import SessionClosed
+from .net.game import Action, GameCore
+from .session import ChatReceived, Event
+
+
+class LocalSession:
+    """Seat ``seat`` of a match from ``seed``; ``opponent`` plays the other seat
+    (None: :meth:`play_other` does).  ``max_games`` stops the match early."""
+
+    def __init__(
+        self,
+        seed: bytes,
+        seat: int = 0,
+        names: tuple[str, str] = ("Alice", "Bob"),
+        *,
+        target: int = DEFAULT_TARGET,
+        opponent: Bot | None = None,
+        max_games: int | None = None,
+    ) -> None:
+        self._seat = seat
+        self._names = names
+        self.core = GameCore(Match(seed, target, names), seat, bytes(16), max_games)
+        self.opponent = opponent
+        self.inbox: list[str] = []  # the chat lines this seat sent (the other seat's inbox)
+        self.closed: str | None = None  # close()'s reason once closed
+        self._events: asyncio.Queue[Event] = asyncio.Queue()
+        self._bot_task: asyncio.Task[None] | None = None
+        for ev in self.core.start_events():
+            self.inject(ev)
+        self._kick()
+
+    # -- the Session contract -----------------------------------------------------
+
+    @property
+    def seat(self) -> int:
+        return self._seat
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self._names
+
+    @property
+    def match(self) -> Match:
+        return self.core.match
+
+    def view(self) -> PlayerView:
+        return self.core.view()
+
+    @property
+    def closed_for_play(self) -> bool:
+        return self.closed is not None or self.core.finished
+
+    async def play(self, move: Move) -> None:
+        self._check_open()
+        self._move(self.core.check_move(move, self.seat))
+
+    async def chat(self, text: str) -> None:
+        self._check_open()
+        self.inbox.append(text)  # (as over the network: no event for one's own line)
+
+    async def resign(self) -> None:
+        """Resign the current game, on turn or off (the other seat takes it at once)."""
+        self._check_open()
+        self._apply(self.core.check_resign(self.seat, self.match.game.turn))
+
+    async def close(self, reason: str = "quit") -> None:
+        if self.closed is None:
+            self.closed = reason
+        if self._bot_task is not None:
+            self._bot_task.cancel()
+
+    async def next_event(self) -> Event:
+        return await self._events.get()
+
+    # -- the other seat -------------------------------------------------------------
+
+    def play_other(self, move: Move) -> None:
+        """Play ``move`` for the other seat (IllegalMoveError if the rules refuse it)."""
+        self._move(self.core.check_move(move, 1 - self.seat))
+
+    def resign_other(self) -> None:
+        self._apply(self.core.check_resign(1 - self.seat, self.match.game.turn))
+
+    def chat_other(self, text: str) -> None:
+        """A chat line from the other seat."""
+        self.inject(ChatReceived(1 - self.seat, text))
+
+    @property
+    def queued(self) -> int:
+        """Events made and not yet taken by the driver."""
+        return self._events.qsize()
+
+    def inject(self, ev: Event) -> None:
+        """Hand the driver ``ev`` as if the session had made it (news of the
+        connection, a failure: what a network session says beside the moves)."""
+        self._events.put_nowait(ev)
+
+    # -- inside -----------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self.closed is not None:
+            raise SessionClosed("the session is closed")
+        if self.core.finished:
+            raise IllegalMoveError([], "the match is over")
+
+    def _move(self, move: Move) -> None:
+        self._apply(Action(self.match.game.game, move.seat, move))
+
+    def _apply(self, action: Action) -> None:
+        for ev in self.core.apply(action):
+            self.inject(ev)
+        if self.core.finished:
+            self.inject(self.core.end_event(None))
+        else:
+            self._kick()
+
+    def _kick(self) -> None:
+        g = self.match.game
+        busy = self._bot_task is not None and not self._bot_task.done()
+        if self.opponent is not None and g.result is None and g.turn != self.seat and not busy:
+            self._bot_task = asyncio.get_running_loop().create_task(self._bot_turn())
+
+    async def _bot_turn(self) -> None:
+        assert self.opponent is not None
+        other = 1 - self.seat
+        while self.closed is None and not self.core.finished:
+            await asyncio.sleep(0)  # (the driver runs between the bot's moves)
+            g = self.match.game
+            if g.result is not None or g.turn != other:
+                return
+            self.play_other(self.opponent.choose(view(g, other)))
+
+
+__all__ = ["LocalSession"]

@@ -1,14 +1,10 @@
 """The full-screen game: board, messages, a move line and a toolbar.
 
-:class:`GameApp` drives one :class:`~p2p_spite.session.Session`.  Two tasks
-run beside the prompt_toolkit application in the same event loop:
-
-* the *reader* takes every event from the session as soon as it comes (so the
-  network is never held up by the screen); chat and connection news show at
-  once, game events go to a queue;
-* the *shower* takes the game events in order and shows them, pacing the
-  opponent's moves (a bot plays at full speed; a person wants to follow), and
-  waits for Enter between games.
+:class:`GameApp` drives one :class:`~p2p_spite.session.Session`: the events
+come through :class:`~.feed.EventFeed` (taken at once, shown paced), the
+message pane is :class:`~.messages.MessageLog`, a typed line is read by
+:mod:`.commands`; what stays here is what each event and intent shows, the
+layout and the keys.
 
 The board is always drawn from the view carried by the last event shown, and
 moves typed are read against that same view, so what a player types always
@@ -22,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -100,6 +95,7 @@ from .commands import (
     is_yes,
     parse_command,
 )
+from .feed import EventFeed
 from .messages import MessageLog
 from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
 from .text import (
@@ -233,19 +229,12 @@ class GameApp:
         self.confirm: _Question | None = None  # the question the move line answers now
         self.finished = False  # the match is over (or failed)
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
-        self.waiting_next_game = False
         self.exit_reason: str | None = None
 
         self._board_cache: tuple[object, list[Line]] | None = None
-        self._pending: deque[Event] = deque()
-        self._pending_ready = asyncio.Event()
-        self._continue = asyncio.Event()
-        self._hurry = False  # the session failed: show what is left without pacing
         self._title = ""
-        self._shown_changed = asyncio.Event()
-        self._last_shown = 0.0
         self._lock = asyncio.Lock()
-        self._tasks: list[asyncio.Task[None]] = []
+        self.feed = EventFeed(session, self.seat, self, pace=pace, hold_between_games=wait_between_games)
 
         self.buffer = Buffer(
             multiline=False,
@@ -282,84 +271,52 @@ class GameApp:
 
     async def run(self) -> None:
         """Run until the player quits or leaves the finished match."""
-        loop = asyncio.get_running_loop()
-        self._last_shown = loop.time()
-        self._tasks = [asyncio.create_task(self._reader()), asyncio.create_task(self._shower())]
+        self.feed.start()
         try:
             await self.app.run_async()
         finally:
             if self._title:
                 with contextlib.suppress(Exception):
                     self.app.output.clear_title()
-            for t in self._tasks:
-                t.cancel()
-            for t in self._tasks:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await t
+            await self.feed.stop()
             if self.exit_reason is None:
                 self.exit_reason = "quit"
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(self.session.close("quit"), 5)
 
-    async def _reader(self) -> None:
-        while True:
-            try:
-                ev = await self.session.next_event()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # the session broke: say so, stop reading
-                self._show_failure(f"the connection failed: {e}")
-                return
-            if isinstance(ev, ChatReceived):
-                if ev.seat != self.seat:  # our own lines are shown when sent
-                    self.say("chat", f"{self.names[ev.seat]}: {clip_text(ev.text, MAX_CHAT)}")
-            elif isinstance(ev, ConnectionChanged):
-                self._show_connection(ev)
-            elif isinstance(ev, Notice):
-                self.say("info", ev.text)
-            elif isinstance(ev, SessionFailed):
-                # Shown after the game events still queued, which now show at once.
-                self._hurry = True
-                self._continue.set()
-                self._pending.append(ev)
-                self._pending_ready.set()
-            else:
-                self._pending.append(ev)
-                self._pending_ready.set()
-            self.invalidate()
-            if isinstance(ev, MatchEnded | SessionFailed):
-                return
+    @property
+    def waiting_next_game(self) -> bool:
+        """The next game waits for Enter (the finished one is on screen)."""
+        return self.feed.waiting
 
-    async def _shower(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            while not self._pending:
-                self._pending_ready.clear()
-                await self._pending_ready.wait()
-            ev = self._pending[0]
-            if self._hurry:
-                pass
-            elif isinstance(ev, MovePlayed) and ev.seat != self.seat:
-                delay = self._last_shown + self.pace - loop.time()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            elif isinstance(ev, GameStarted) and self._game_over_shown() and self.wait_between_games:
-                self.waiting_next_game = True
-                self.say("info", f"Press Enter to start game {ev.game}.")
-                self.invalidate()
-                self._continue.clear()
-                await self._continue.wait()
-                self.waiting_next_game = False
-            self._pending.popleft()
-            try:
-                self.show(ev)
-            except Exception as e:  # a bug in the words must not stop the game
-                self.view = view_of(ev) or self.view
-                self.say("error", f"(display error: {e!r})")
-            self._last_shown = loop.time()
-            self._shown_changed.set()
-            self._update_title()
-            self.invalidate()
+    # -- what the feed hands over (feed.Screen) ---------------------------------
+
+    def feed_news(self, ev: ChatReceived | ConnectionChanged | Notice) -> None:
+        if isinstance(ev, ChatReceived):
+            if ev.seat != self.seat:  # our own lines are shown when sent
+                self.say("chat", f"{self.names[ev.seat]}: {clip_text(ev.text, MAX_CHAT)}")
+        elif isinstance(ev, ConnectionChanged):
+            self._show_connection(ev)
+        else:
+            self.say("info", ev.text)
+        self.invalidate()
+
+    def feed_broken(self, error: Exception) -> None:
+        self._show_failure(f"the connection failed: {error}")
+        self.invalidate()
+
+    def feed_hold(self, game: int) -> None:
+        self.say("info", f"Press Enter to start game {game}.")
+        self.invalidate()
+
+    def feed_show(self, ev: Event) -> None:
+        try:
+            self.show(ev)
+        except Exception as e:  # a bug in the words must not stop the game
+            self.view = view_of(ev) or self.view
+            self.say("error", f"(display error: {e!r})")
+        self._update_title()
+        self.invalidate()
 
     def _update_title(self) -> None:
         """The terminal's title says whose turn it is (for a player in another window)."""
@@ -377,7 +334,7 @@ class GameApp:
             with contextlib.suppress(Exception):
                 self.app.output.set_title(title)
 
-    def _game_over_shown(self) -> bool:
+    def game_over_shown(self) -> bool:
         return self.view is not None and self.view.result is not None
 
     def invalidate(self) -> None:
@@ -590,8 +547,7 @@ class GameApp:
 
     async def _command(self, cmd: Command) -> None:
         if isinstance(cmd, Enter):
-            if self.waiting_next_game:
-                self._continue.set()
+            self.feed.next_game()
         elif isinstance(cmd, Help):
             self.show_help()
         elif isinstance(cmd, Quit):
@@ -655,7 +611,8 @@ class GameApp:
         if move not in v.legal_moves():
             self.say("error", f"{clip_text(text)}: {explain_illegal(move, v)}.")
             return
-        self._shown_changed.clear()
+        shown = self.feed.shown
+        shown.clear()
         try:
             await asyncio.wait_for(self.session.play(move), 10)
         except IllegalMoveError as e:
@@ -673,8 +630,8 @@ class GameApp:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(3):
                 while self.view is v:
-                    self._shown_changed.clear()
-                    await self._shown_changed.wait()
+                    shown.clear()
+                    await shown.wait()
 
     async def _hint(self) -> None:
         v = self.view

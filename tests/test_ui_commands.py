@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from p2p_spite import plaintext
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move
 from p2p_spite.net import protocol
 from p2p_spite.ui.commands import (
     Chat,
@@ -19,6 +20,7 @@ from p2p_spite.ui.commands import (
     is_yes,
     parse_command,
 )
+from p2p_spite.ui.notation import move_notation, source_token, target_token, typed_source
 
 
 @pytest.mark.parametrize(
@@ -62,3 +64,16 @@ def test_chat_is_cut_to_what_the_protocol_carries() -> None:
 def test_the_text_limits_are_the_protocols() -> None:
     assert (plaintext.MAX_CHAT, plaintext.MAX_NAME) == (protocol.MAX_CHAT, protocol.MAX_NAME)
     assert protocol.clean_text("a\x1bb\nc", 99) == plaintext.printable("a\x1bb\nc") == "a b c"
+
+
+def test_the_board_tokens_are_the_notations() -> None:
+    hand = (7, None, 20)
+    assert source_token(Move(0, HAND, 20, CENTER, 1), hand) == "h3"
+    assert source_token(Move(0, SIDE, 3, CENTER, 0), hand) == "s4"
+    assert source_token(Move(0, PAYOFF, None, CENTER, 2), hand) == "p"
+    assert target_token(Move(0, HAND, 7, CENTER, 2)) == "c3"
+    assert target_token(Move(1, HAND, 7, SIDE, 1)) == "s2"
+    assert target_token(Move(1, HAND, 7, SIDE, 1), own=False) == "os2"
+    assert move_notation(Move(0, HAND, 7, SIDE, 0), hand) == "h1 s1"
+    typed = ("H3 c1", "p", " s2 ", "s5", "h3c1", "7h c1")
+    assert [typed_source(t) for t in typed] == ["h3", "p", "s2", None, None, None]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -97,7 +96,16 @@ from .commands import (
 )
 from .feed import EventFeed
 from .messages import MessageLog
-from .notation import NotationError, describe_move, explain_illegal, move_notation, parse_move
+from .notation import (
+    NotationError,
+    describe_move,
+    explain_illegal,
+    move_notation,
+    parse_move,
+    source_token,
+    target_token,
+    typed_source,
+)
 from .text import (
     CONNECTION_MARKS,
     DOT,
@@ -110,8 +118,6 @@ from .text import (
     peer_left,
     points,
 )
-
-_TYPED_SOURCE = re.compile(r"^\s*(h[1-9]|p|s[1-4])(?:\s|$)")
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
@@ -394,7 +400,7 @@ class GameApp:
         who = "You" if mine else self.names[ev.seat]
         self.say("me" if mine else "opp", describe_move(ev.move, ev.card, who))
         m, v = ev.move, ev.view
-        self.highlight = frozenset() if mine else frozenset({self._target_token(m)})
+        self.highlight = frozenset() if mine else frozenset({target_token(m, own=False)})
         self.selected = None
         was = len(prev.center[m.slot]) if prev is not None and m.target == CENTER else 0
         completed = was == 11 and not v.center[m.slot]
@@ -478,10 +484,6 @@ class GameApp:
         if left is None and record_path and record_path not in message:
             self.say("info", f"The record is saved in {record_path}")
         self.say("info", "Type quit (or press Ctrl-C) to leave.")
-
-    @staticmethod
-    def _target_token(m: Move) -> str:
-        return f"c{m.slot + 1}" if m.target == CENTER else f"os{m.slot + 1}"
 
     # -- input ----------------------------------------------------------------
 
@@ -748,8 +750,7 @@ class GameApp:
         """The card being played: clicked, or typed at the start of the line (``h3``, ``p``, ``s2``)."""
         if self.selected is not None:
             return self.selected
-        m = _TYPED_SOURCE.match(self.buffer.text.lower())
-        return m.group(1) if m else None
+        return typed_source(self.buffer.text)
 
     def targets_of(self, source: str | None) -> frozenset[str]:
         """Where the card ``source`` may go now (from the legal moves): ``c1``, ``s3``..."""
@@ -759,14 +760,8 @@ class GameApp:
         hand = self.shown_hand()
         out: set[str] = set()
         for m in v.legal_moves():
-            if m.source == HAND:
-                tok = f"h{hand.index(m.arg) + 1}" if m.arg in hand else ""
-            elif m.source == SIDE:
-                tok = f"s{(m.arg or 0) + 1}"
-            else:
-                tok = "p"
-            if tok == source:
-                out.add(f"c{m.slot + 1}" if m.target == CENTER else f"s{m.slot + 1}")
+            if source_token(m, hand) == source:
+                out.add(target_token(m))
         return frozenset(out)
 
     def board_info(self) -> BoardInfo | None:

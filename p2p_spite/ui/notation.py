@@ -27,6 +27,7 @@ _SOURCE = re.compile(
 )
 _TARGET = re.compile(r"^(?:(c|center|centre)|(s|side))\s*(\d+)$")
 _SPLIT = re.compile(r"^\s*(.+?)\s*(?:\s|->|>|\bto\b|\bon\b)\s*((?:c|center|centre|s|side)\s*\d+)\s*$")
+_TYPED_SOURCE = re.compile(r"^\s*(h[1-9]|p|s[1-4])(?:\s|$)")
 _COMPACT = re.compile(r"^\s*((?:h|s)\d+|p|(?:10|[2-9atjqk])[cdhs])\s*((?:c|s)\d+)\s*$")
 
 SYNTAX_HELP = (
@@ -99,17 +100,34 @@ def _card_in_hand(name: str, hand: Sequence[Card | None]) -> Card:
     raise NotationError(f"you have no {card_label(wanted)} in your hand")
 
 
-def move_notation(move: Move, hand: Sequence[Card | None]) -> str:
-    """The short form of ``move``, numbering hand cards as ``hand`` is shown."""
+def source_token(move: Move, hand: Sequence[Card | None]) -> str:
+    """The token of the card ``move`` takes, as typed and as clicked on the board:
+    ``h3`` (hand card 3 as ``hand`` is shown), ``p`` (the pay-off), ``s2`` (side stack 2)."""
     if move.source == HAND:
         card = move.arg
-        src = f"h{list(hand).index(card) + 1}" if card is not None and card in hand else str(card)
-    elif move.source == SIDE:
-        src = f"s{(move.arg or 0) + 1}"
-    else:
-        src = "p"
-    dst = ("c" if move.target == CENTER else "s") + str(move.slot + 1)
-    return f"{src} {dst}"
+        return f"h{list(hand).index(card) + 1}" if card is not None and card in hand else str(card)
+    if move.source == SIDE:
+        return f"s{(move.arg or 0) + 1}"
+    return "p"
+
+
+def target_token(move: Move, own: bool = True) -> str:
+    """The token of the stack ``move`` plays on: ``c1`` (a center), ``s3`` (a side
+    stack of one's own) or, for the opponent's move on its side stack, ``os3``."""
+    if move.target == CENTER:
+        return f"c{move.slot + 1}"
+    return f"{'s' if own else 'os'}{move.slot + 1}"
+
+
+def typed_source(line: str) -> str | None:
+    """The card token a line being typed starts with (``h3``, ``p``, ``s2``), if any."""
+    m = _TYPED_SOURCE.match(line.lower())
+    return m.group(1) if m else None
+
+
+def move_notation(move: Move, hand: Sequence[Card | None]) -> str:
+    """The short form of ``move``, numbering hand cards as ``hand`` is shown."""
+    return f"{source_token(move, hand)} {target_token(move)}"
 
 
 def describe_move(move: Move, card: Card, who: str) -> str:

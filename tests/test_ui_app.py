@@ -26,6 +26,7 @@ from p2p_spite.session import (
     Ending,
     SessionFailed,
 )
+from p2p_spite.ui import screen
 from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
 from p2p_spite.ui.messages import MAX_MESSAGES
@@ -476,7 +477,7 @@ def test_small_terminal_gets_a_note_not_a_crash() -> None:
         s = LocalSession(find_seed(0))
         async with running(s, cols=38, rows=14) as (app, _inp):
             assert app.too_small()
-            note = "".join(f[1] for f in app._small_text())
+            note = "".join(f[1] for f in screen.small_text(app))
             assert "too small" in note.lower() and "40 columns" in note
             await asyncio.sleep(0.05)  # it renders without raising
         async with running(LocalSession(find_seed(0)), cols=80, rows=24) as (app, _inp):
@@ -503,7 +504,7 @@ def test_a_small_terminal_gets_the_compact_board_and_play_goes_on(cols: int, row
             assert text.count("s1 ") == 2 and text.count("s4 ") == 2
             assert "c1 " in text and "c3 " in text and f"Stock {v.stock_count}" in text
             assert "too small" not in "".join(f[1] for f in app._message_text()).lower()
-            bar = app._toolbar()
+            bar = screen.toolbar(app)
             assert width_of(bar) <= cols and "^C quit" in "".join(f[1] for f in bar)
             move = next(m for m in v.legal_moves() if m.target == SIDE)
             inp.send_text(move_notation(move, app.shown_hand()) + "\r")

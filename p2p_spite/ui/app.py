@@ -25,26 +25,9 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, get_common_complete_suffix
 from prompt_toolkit.document import Document
-from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import (
-    ConditionalContainer,
-    Float,
-    FloatContainer,
-    FormattedTextControl,
-    HSplit,
-    Layout,
-    VSplit,
-    Window,
-)
-from prompt_toolkit.layout.controls import BufferControl
-from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.layout.menus import CompletionsMenu
-from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
-from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
 from ..engine import CENTER, HAND, SIDE, EndReason, IllegalMoveError, Move, PlayerView
@@ -66,18 +49,14 @@ from ..session import (
     view_of,
 )
 from .board import (
-    COMPACT_MIN_WIDTH,
+    MIN_WIDTH,
     BoardInfo,
     Line,
     Slots,
     app_style,
-    clip,
     hand_slots,
-    no_color,
     render_board,
     render_compact,
-    width_of,
-    wrap,
 )
 from .commands import (
     COMPLETIONS,
@@ -106,12 +85,16 @@ from .notation import (
     target_token,
     typed_source,
 )
+from .screen import (
+    FIXED_ROWS,
+    LARGE_MIN_MSG_ROWS,
+    LARGE_MIN_ROWS,
+    MIN_COLS,
+    MIN_MSG_ROWS,
+    build_layout,
+    key_bindings,
+)
 from .text import (
-    CONNECTION_MARKS,
-    DOT,
-    PROMPT,
-    RULE,
-    UP,
     card_label,
     clean_name,
     clip_text,
@@ -120,15 +103,7 @@ from .text import (
 )
 
 if TYPE_CHECKING:
-    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
-
-MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from FULL_MIN_COLS
-FULL_MIN_COLS = 64
-P = PROMPT  # the prompt mark
-MIN_MSG_ROWS = 3
-LARGE_MIN_ROWS = 30  # big cards from this many rows on, if 8 rows are left for messages
-LARGE_MIN_MSG_ROWS = 8
-FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
+    pass
 
 HELP = [
     "Moves: a hand card by name (always that card) or number (kept all turn):",
@@ -154,7 +129,6 @@ class _Question:
     answer: asyncio.Future[bool | None]  # True: y; False: anything else; None: withdrawn
 
 
-
 class MoveCompleter(Completer):
     """Completes the legal moves (as shown numbers) and the commands."""
 
@@ -175,23 +149,6 @@ class MoveCompleter(Completer):
             for cmd in COMPLETIONS:
                 if cmd.startswith(typed) and cmd != typed:
                     yield Completion(cmd, start_position=-len(text))
-
-
-class _MessageControl(FormattedTextControl):
-    """The message pane: the mouse wheel scrolls it."""
-
-    def __init__(self, app: GameApp) -> None:
-        super().__init__(app._message_text, focusable=False)
-        self._game = app
-
-    def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
-        if mouse_event.event_type == MouseEventType.SCROLL_UP:
-            self._game.scroll(3)
-            return None
-        if mouse_event.event_type == MouseEventType.SCROLL_DOWN:
-            self._game.scroll(-3)
-            return None
-        return super().mouse_handler(mouse_event)
 
 
 class GameApp:
@@ -250,8 +207,8 @@ class GameApp:
             accept_handler=self._accept,
         )
         self.app: Application[None] = Application(
-            layout=self._layout(),
-            key_bindings=self._bindings(),
+            layout=build_layout(self),
+            key_bindings=key_bindings(self),
             style=app_style(),
             full_screen=True,
             mouse_support=mouse,
@@ -797,7 +754,7 @@ class GameApp:
             large = render_board(info, cols, large=True)
             if rows - len(large) - FIXED_ROWS >= LARGE_MIN_MSG_ROWS:
                 lines = large
-        if lines is None and cols >= FULL_MIN_COLS:
+        if lines is None and cols >= MIN_WIDTH:
             full = render_board(info, cols)
             if rows - len(full) - FIXED_ROWS >= MIN_MSG_ROWS:
                 lines = full
@@ -822,177 +779,6 @@ class GameApp:
                 frags.append(("", "\n"))
             frags.extend(line)
         return frags
-
-    def _prompt(self) -> StyleAndTextTuples:
-        if self.confirm is not None:
-            c = self.confirm
-            question = c.question if len(c.question) <= self._cols() - 6 else c.short
-            return [("class:input.confirm", question + " ")]
-        v = self.view
-        if self.finished:
-            return [("class:input.prompt", f"(match over) {P} ")]
-        if self.waiting_next_game:
-            return [("class:input.prompt", f"Enter: next game {P} ")]
-        if v is not None and v.my_turn:
-            return [("class:input.prompt", f"your move {P} ")]
-        return [("class:input.prompt", f"{P} ")]
-
-    def _placeholder(self) -> str:
-        """A grey hint in the empty move line: what can be typed now."""
-        text = self._placeholder_text()
-        return f"({text})" if text and no_color() else text
-
-    def _placeholder_text(self) -> str:
-        v = self.view
-        if self.confirm is not None:
-            return ""
-        if self.finished:
-            return "quit to leave"
-        if self.waiting_next_game:
-            return "Enter for the next game"
-        if v is None:
-            return "waiting for the game..."
-        if v.my_turn:
-            return "a move like h3 c1 (Tab lists them), or help"
-        return f"{self.opp_name} is playing; chat TEXT to talk"
-
-    def _toolbar(self) -> StyleAndTextTuples:
-        state = self.connection
-        ok = state == "connected"
-        mark = CONNECTION_MARKS.get(state, "?")
-        left: StyleAndTextTuples = [
-            ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {state}"),
-            ("class:toolbar", f" {DOT} {self.opp_name} "),
-        ]
-        if self.log.scrolled:
-            left.append(("class:toolbar.bad", f" {UP} scrolled ({self.log.scrolled}) "))
-        cols = self._cols()
-        # The keys that fit beside the connection state, the fewest last.
-        for keys_shown in (
-            _keys(("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")),
-            _keys(("F1", "help"), ("^C", "quit")),
-            _keys(("^C", "quit")),
-        ):
-            gap = cols - width_of(left) - width_of(keys_shown)
-            if gap >= 1:
-                return [*left, ("class:toolbar", " " * gap), *keys_shown]
-        return clip([*left, ("class:toolbar", " "), *keys_shown], cols)
-
-    def _small_text(self) -> StyleAndTextTuples:
-        cols, rows = self._cols(), self._rows()
-        need_rows = len(self._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
-        words = (
-            f"The board needs at least {MIN_COLS} columns and {need_rows} rows (80x24 is best): "
-            "please enlarge the window. The game goes on meanwhile; Ctrl-C quits."
-        )
-        out: StyleAndTextTuples = [("class:small", f" Terminal too small ({cols}x{rows}) "[: max(1, cols)])]
-        for line in wrap([("", words)], max(10, cols - 2), indent=0):
-            out += [("", "\n "), *line]
-        return out
-
-    def _layout(self) -> Layout:
-        small = Condition(self.too_small)
-        board = Window(
-            FormattedTextControl(self._board_text, focusable=False),
-            height=lambda: Dimension.exact(len(self._board_lines())),
-            dont_extend_height=True,
-        )
-        messages = Window(
-            _MessageControl(self),
-            height=lambda: Dimension.exact(self._msg_rows()),
-            wrap_lines=False,
-        )
-        self.input_window = Window(
-            BufferControl(
-                self.buffer,
-                input_processors=[
-                    ConditionalProcessor(
-                        AfterInput(self._placeholder, style="class:placeholder"),
-                        filter=Condition(lambda: not self.buffer.text),
-                    )
-                ],
-            ),
-            height=1,
-            get_vertical_scroll=lambda w: 0,
-        )
-        prompt = Window(
-            FormattedTextControl(self._prompt),
-            width=lambda: Dimension.exact(width_of(self._prompt())),
-            dont_extend_width=True,
-            height=1,
-        )
-        body = HSplit(
-            [
-                ConditionalContainer(HSplit([board, messages]), filter=~small),
-                ConditionalContainer(Window(FormattedTextControl(self._small_text)), filter=small),
-                Window(height=1, char=RULE, style="class:rule"),
-                VSplit([prompt, self.input_window], height=1),
-                Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
-            ]
-        )
-        root = FloatContainer(
-            content=body,
-            floats=[
-                Float(
-                    xcursor=True,
-                    ycursor=True,
-                    content=CompletionsMenu(max_height=10, scroll_offset=1),
-                )
-            ],
-        )
-        return Layout(root, focused_element=self.input_window)
-
-    def _bindings(self) -> KeyBindings:
-        kb = KeyBindings()
-
-        @kb.add("pageup")
-        def _up(event: KeyPressEvent) -> None:
-            self.scroll(max(1, self._msg_rows() - 1))
-
-        @kb.add("pagedown")
-        def _down(event: KeyPressEvent) -> None:
-            self.scroll(-max(1, self._msg_rows() - 1))
-
-        @kb.add("c-c")
-        @kb.add("c-q")
-        def _quit(event: KeyPressEvent) -> None:
-            self.ask_quit()
-
-        @kb.add("c-d", filter=Condition(lambda: not self.buffer.text))
-        def _eof(event: KeyPressEvent) -> None:
-            self.ask_quit()
-
-        @kb.add("f1")
-        def _help(event: KeyPressEvent) -> None:
-            self.show_help()
-
-        @kb.add("tab", filter=Condition(lambda: self.buffer.complete_state is None))
-        def _tab(event: KeyPressEvent) -> None:
-            self.tab()
-
-        @kb.add("escape", eager=True)
-        def _escape(event: KeyPressEvent) -> None:
-            if self.buffer.complete_state is not None:
-                self.buffer.cancel_completion()
-                return
-            self.selected = None
-            if self.confirm is not None:
-                self.answer(False)  # its asker says "Carry on."
-            self.buffer.reset()
-
-        @kb.add("c-l")
-        def _redraw(event: KeyPressEvent) -> None:
-            event.app.renderer.clear()
-
-        return kb
-
-
-def _keys(*keys: tuple[str, str]) -> StyleAndTextTuples:
-    """The toolbar's ``Tab moves F1 help`` part."""
-    out: StyleAndTextTuples = []
-    for k, what in keys:
-        out += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}")]
-    return [*out, ("class:toolbar", " ")]
 
 
 __all__ = ["GameApp", "MoveCompleter"]

@@ -43,6 +43,7 @@ from ..engine import (
 )
 from .board import (
     COMPACT_MIN_WIDTH,
+    MIN_WIDTH,
     BoardInfo,
     Line,
     app_style,
@@ -57,8 +58,7 @@ from .text import DOT, RULE, VBAR, clean_name
 
 SIDE_PANE_MIN_COLS = 112
 SIDE_PANE = 34
-MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from FULL_MIN_COLS
-FULL_MIN_COLS = 64
+MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from board.MIN_WIDTH
 
 
 UNFINISHED = "unfinished: the record stops here"
@@ -261,7 +261,7 @@ class ReplayViewer:
             return self._lines_cache[1]
         width = self._board_width()
         lines = render_board(info, width)
-        if width < FULL_MIN_COLS or rows < len(lines) + 4:  # a small terminal: the compact board
+        if width < MIN_WIDTH or rows < len(lines) + 4:  # a small terminal: the compact board
             lines = render_compact(info, width)
         elif rows >= 30:
             large = render_board(info, self._board_width(), large=True)

@@ -1,0 +1,242 @@
+"""The game screen's layout and keys: board, message pane, move line, toolbar.
+
+What each part shows is read from the :class:`~.app.GameApp` it lays out
+(its view, its messages, the question it asks); what a key does is one call
+into it.  The sizes that decide which board fits live here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+
+from .board import COMPACT_MIN_WIDTH, clip, no_color, width_of, wrap
+from .text import CONNECTION_MARKS, DOT, PROMPT, RULE, UP
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
+
+    from .app import GameApp
+
+MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from board.MIN_WIDTH
+P = PROMPT  # the prompt mark
+MIN_MSG_ROWS = 3
+LARGE_MIN_ROWS = 30  # big cards from this many rows on, if 8 rows are left for messages
+LARGE_MIN_MSG_ROWS = 8
+FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
+
+
+class _MessageControl(FormattedTextControl):
+    """The message pane: the mouse wheel scrolls it."""
+
+    def __init__(self, app: GameApp) -> None:
+        super().__init__(app._message_text, focusable=False)
+        self._game = app
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
+        if mouse_event.event_type == MouseEventType.SCROLL_UP:
+            self._game.scroll(3)
+            return None
+        if mouse_event.event_type == MouseEventType.SCROLL_DOWN:
+            self._game.scroll(-3)
+            return None
+        return super().mouse_handler(mouse_event)
+
+
+def prompt_text(app: GameApp) -> StyleAndTextTuples:
+    if app.confirm is not None:
+        c = app.confirm
+        question = c.question if len(c.question) <= app._cols() - 6 else c.short
+        return [("class:input.confirm", question + " ")]
+    v = app.view
+    if app.finished:
+        return [("class:input.prompt", f"(match over) {P} ")]
+    if app.waiting_next_game:
+        return [("class:input.prompt", f"Enter: next game {P} ")]
+    if v is not None and v.my_turn:
+        return [("class:input.prompt", f"your move {P} ")]
+    return [("class:input.prompt", f"{P} ")]
+
+
+def placeholder(app: GameApp) -> str:
+    """A grey hint in the empty move line: what can be typed now."""
+    text = _placeholder_words(app)
+    return f"({text})" if text and no_color() else text
+
+
+def _placeholder_words(app: GameApp) -> str:
+    v = app.view
+    if app.confirm is not None:
+        return ""
+    if app.finished:
+        return "quit to leave"
+    if app.waiting_next_game:
+        return "Enter for the next game"
+    if v is None:
+        return "waiting for the game..."
+    if v.my_turn:
+        return "a move like h3 c1 (Tab lists them), or help"
+    return f"{app.opp_name} is playing; chat TEXT to talk"
+
+
+def toolbar(app: GameApp) -> StyleAndTextTuples:
+    state = app.connection
+    ok = state == "connected"
+    mark = CONNECTION_MARKS.get(state, "?")
+    left: StyleAndTextTuples = [
+        ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {state}"),
+        ("class:toolbar", f" {DOT} {app.opp_name} "),
+    ]
+    if app.log.scrolled:
+        left.append(("class:toolbar.bad", f" {UP} scrolled ({app.log.scrolled}) "))
+    cols = app._cols()
+    # The keys that fit beside the connection state, the fewest last.
+    for keys_shown in (
+        _keys(("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")),
+        _keys(("F1", "help"), ("^C", "quit")),
+        _keys(("^C", "quit")),
+    ):
+        gap = cols - width_of(left) - width_of(keys_shown)
+        if gap >= 1:
+            return [*left, ("class:toolbar", " " * gap), *keys_shown]
+    return clip([*left, ("class:toolbar", " "), *keys_shown], cols)
+
+
+def small_text(app: GameApp) -> StyleAndTextTuples:
+    cols, rows = app._cols(), app._rows()
+    need_rows = len(app._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
+    words = (
+        f"The board needs at least {MIN_COLS} columns and {need_rows} rows (80x24 is best): "
+        "please enlarge the window. The game goes on meanwhile; Ctrl-C quits."
+    )
+    out: StyleAndTextTuples = [("class:small", f" Terminal too small ({cols}x{rows}) "[: max(1, cols)])]
+    for line in wrap([("", words)], max(10, cols - 2), indent=0):
+        out += [("", "\n "), *line]
+    return out
+
+
+def build_layout(app: GameApp) -> Layout:
+    small = Condition(app.too_small)
+    board = Window(
+        FormattedTextControl(app._board_text, focusable=False),
+        height=lambda: Dimension.exact(len(app._board_lines())),
+        dont_extend_height=True,
+    )
+    messages = Window(
+        _MessageControl(app),
+        height=lambda: Dimension.exact(app._msg_rows()),
+        wrap_lines=False,
+    )
+    move_line = Window(
+        BufferControl(
+            app.buffer,
+            input_processors=[
+                ConditionalProcessor(
+                    AfterInput((lambda: placeholder(app)), style="class:placeholder"),
+                    filter=Condition(lambda: not app.buffer.text),
+                )
+            ],
+        ),
+        height=1,
+        get_vertical_scroll=lambda w: 0,
+    )
+    prompt = Window(
+        FormattedTextControl(lambda: prompt_text(app)),
+        width=lambda: Dimension.exact(width_of(prompt_text(app))),
+        dont_extend_width=True,
+        height=1,
+    )
+    body = HSplit(
+        [
+            ConditionalContainer(HSplit([board, messages]), filter=~small),
+            ConditionalContainer(Window(FormattedTextControl(lambda: small_text(app))), filter=small),
+            Window(height=1, char=RULE, style="class:rule"),
+            VSplit([prompt, move_line], height=1),
+            Window(FormattedTextControl(lambda: toolbar(app)), height=1, style="class:toolbar"),
+        ]
+    )
+    root = FloatContainer(
+        content=body,
+        floats=[
+            Float(
+                xcursor=True,
+                ycursor=True,
+                content=CompletionsMenu(max_height=10, scroll_offset=1),
+            )
+        ],
+    )
+    return Layout(root, focused_element=move_line)
+
+
+def key_bindings(app: GameApp) -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("pageup")
+    def _up(event: KeyPressEvent) -> None:
+        app.scroll(max(1, app._msg_rows() - 1))
+
+    @kb.add("pagedown")
+    def _down(event: KeyPressEvent) -> None:
+        app.scroll(-max(1, app._msg_rows() - 1))
+
+    @kb.add("c-c")
+    @kb.add("c-q")
+    def _quit(event: KeyPressEvent) -> None:
+        app.ask_quit()
+
+    @kb.add("c-d", filter=Condition(lambda: not app.buffer.text))
+    def _eof(event: KeyPressEvent) -> None:
+        app.ask_quit()
+
+    @kb.add("f1")
+    def _help(event: KeyPressEvent) -> None:
+        app.show_help()
+
+    @kb.add("tab", filter=Condition(lambda: app.buffer.complete_state is None))
+    def _tab(event: KeyPressEvent) -> None:
+        app.tab()
+
+    @kb.add("escape", eager=True)
+    def _escape(event: KeyPressEvent) -> None:
+        if app.buffer.complete_state is not None:
+            app.buffer.cancel_completion()
+            return
+        app.selected = None
+        if app.confirm is not None:
+            app.answer(False)  # its asker says "Carry on."
+        app.buffer.reset()
+
+    @kb.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        event.app.renderer.clear()
+
+    return kb
+
+
+def _keys(*keys: tuple[str, str]) -> StyleAndTextTuples:
+    """The toolbar's ``Tab moves F1 help`` part."""
+    out: StyleAndTextTuples = []
+    for k, what in keys:
+        out += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}")]
+    return [*out, ("class:toolbar", " ")]
+
+
+__all__ = ["build_layout", "key_bindings", "placeholder", "prompt_text", "small_text", "toolbar"]

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from .engine import DEFAULT_TARGET
 from .errors import UserError
 from .net.discovery import Announcer, HeardHost
 from .net.peer import NetSession
@@ -375,7 +376,7 @@ async def play_against_computer(
     level: str = DEFAULT_LEVEL,
     seed: bytes | None = None,
     name: str = "you",
-    target: int = 50,
+    target: int = DEFAULT_TARGET,
     record_path: Path | None = None,
     pace: float = 0.45,
     driver: Callable[[Session], Awaitable[int]] | None = None,

@@ -19,6 +19,10 @@ KING: Final = 13
 RANK_CHARS: Final = "A23456789TJQK"
 SUIT_CHARS: Final = "CDHS"
 SUIT_SYMBOLS: Final = "♣♦♥♠"
+# A card of each rank in words, by rank - 1: "which needs an Ace", "a Jack"...
+RANK_WORDS: Final = (
+    "an Ace", "a 2", "a 3", "a 4", "a 5", "a 6", "a 7", "an 8", "a 9", "a 10", "a Jack", "a Queen", "a King",
+)  # fmt: skip
 
 
 def rank(card: Card) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from .cards import Card, card_str, rank
+from .cards import RANK_WORDS, Card, card_str, rank
 from .moves import CENTER, CENTER_STACKS, HAND, PAYOFF, SIDE, SIDE_STACKS, Move
 from .rng import Stream
 
@@ -303,7 +303,7 @@ class GameState:
                 raise IllegalMoveError(
                     move,
                     f"{card_str(card)} does not fit center {index}, "
-                    f"which needs {'an Ace' if n == 0 else _rank_name(n + 1)} or a King",
+                    f"which needs {RANK_WORDS[n]} or a King",
                 )
             return card, pile
         if target == SIDE:
@@ -432,24 +432,6 @@ class GameState:
             f"payoff={len(self.payoff[0])}/{len(self.payoff[1])} stock={len(self.stock)} "
             f"center={[len(c) for c in self.center]} result={self.result}>"
         )
-
-
-def _rank_name(r: int) -> str:
-    return (
-        "an Ace",
-        "a 2",
-        "a 3",
-        "a 4",
-        "a 5",
-        "a 6",
-        "a 7",
-        "an 8",
-        "a 9",
-        "a 10",
-        "a Jack",
-        "a Queen",
-        "a King",
-    )[r - 1]
 
 
 def _card_name(arg: Any) -> str:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, fits
-from ..engine.cards import parse_card
+from ..engine.cards import QUEEN, RANK_WORDS, parse_card
 from .text import card_label, clip_text
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -138,9 +138,6 @@ def describe_move(move: Move, card: Card, who: str) -> str:
     return f"{who} played {card_label(card)} {where[move.source]} on center {move.slot + 1}"
 
 
-RANK_WORDS = ("an Ace", "a 2", "a 3", "a 4", "a 5", "a 6", "a 7", "an 8", "a 9", "a 10", "a Jack", "a Queen")
-
-
 def explain_illegal(move: Move, view: PlayerView, whose: str = "your") -> str:
     """Why ``move`` is refused, in the player's terms (1-based numbers, card names).
 
@@ -185,7 +182,7 @@ def explain_illegal(move: Move, view: PlayerView, whose: str = "your") -> str:
         return f"there is no center stack {move.slot + 1}: 1 to 3"
     n = len(view.center[move.slot])
     if not fits(card, n):
-        need = RANK_WORDS[n] if n < len(RANK_WORDS) else "a Queen"
+        need = RANK_WORDS[min(n, QUEEN - 1)]  # (a center holds at most 11 cards)
         return f"{what} does not fit center {move.slot + 1}: it needs {need} (or a King)"
     return f"{what} cannot go on center {move.slot + 1} now"
 

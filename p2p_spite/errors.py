@@ -9,6 +9,12 @@ the error's ``exit_code``.  Anything else that escapes is a bug and shows as one
 * :class:`RecordError` (in :mod:`p2p_spite.record`): a record that is malformed or
   does not replay.
 * :class:`SessionClosed`: a session asked to act after it stopped.
+
+The errors of the inner layers are not under it, on purpose: the engine's
+``RulesError`` (an illegal move), the protocol's ``ProtocolError`` (a peer's
+bad message) and ``fairdeck.FairDeckError`` are met and answered by the code
+that calls those layers (a refusal shown, a RecordError, a SessionFailed); one
+that reaches the CLI is a bug.
 """
 
 from __future__ import annotations

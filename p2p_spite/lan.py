@@ -32,6 +32,7 @@ from .session import (
     Event,
     GameEnded,
     GameStarted,
+    LinkState,
     Notice,
     Session,
 )
@@ -67,7 +68,7 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
             _say(f"<{names[ev.seat]}> {ev.text}")
         elif isinstance(ev, Notice):
             print(f"p2p-spite: {ev.text}", file=sys.stderr, flush=True)
-        elif isinstance(ev, ConnectionChanged) and ev.state in ("reconnecting", "connected"):
+        elif isinstance(ev, ConnectionChanged) and ev.state in (LinkState.RECONNECTING, LinkState.CONNECTED):
             _say(f"connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
 
     return show

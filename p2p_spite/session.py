@@ -11,7 +11,7 @@ it shows never reads state that is ahead of what it has shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Protocol
 
 from .engine import Card, Move, PlayerView, Result
@@ -80,12 +80,20 @@ class Ending:
     reason: str = ""  # the peer's own words (a goodbye's reason, a refusal's text), printable
 
 
+class LinkState(StrEnum):
+    """The state of the connection to the peer (its value is the word shown)."""
+
+    CONNECTED = "connected"
+    RECONNECTING = "reconnecting"  # lost for now: redialing, or keeping the seat open
+    LOST = "lost"  # it did not come back
+    CLOSED = "closed"  # this side closed it
+
+
 @dataclass(frozen=True, slots=True)
 class ConnectionChanged:
-    """``state`` is one of "connected", "reconnecting", "lost", "closed"; a "lost" one
-    that stops the session says why in ``ending``."""
+    """The connection's new ``state``; a LOST one that stops the session says why in ``ending``."""
 
-    state: str
+    state: LinkState
     detail: str = ""
     ending: Ending | None = None
 

@@ -21,7 +21,7 @@ from p2p_spite.net import NetSession, host_session, join_session
 from p2p_spite.net.game import Action
 from p2p_spite.net.protocol import JOIN, PROTOCOL_VERSION, LocalConfig, ProtocolError
 from p2p_spite.net.wire import MAX_FRAME, Refusal, encode
-from p2p_spite.session import EndCause, Ending, SessionFailed
+from p2p_spite.session import EndCause, Ending, LinkState, SessionFailed
 from tests.support.net import RawPeer
 
 SEED = bytes(range(32))
@@ -397,7 +397,7 @@ def test_a_peer_that_does_not_read_cannot_grow_the_send_buffer(tmp_path: Path) -
         ev = await asyncio.wait_for(host.next_event(), 5)
         while not isinstance(ev, ConnectionChanged):
             ev = await asyncio.wait_for(host.next_event(), 5)
-        assert ev.state == "reconnecting"
+        assert ev.state is LinkState.RECONNECTING
         assert _snapshot(host)[:2] == before[:2]
         await host.close()
         peer.close()

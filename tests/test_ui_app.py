@@ -24,6 +24,7 @@ from p2p_spite.session import (
     ConnectionChanged,
     EndCause,
     Ending,
+    LinkState,
     SessionFailed,
 )
 from p2p_spite.ui import screen
@@ -267,7 +268,7 @@ def test_a_peer_who_quits_on_purpose_left_the_match_not_lost_the_connection() ->
         async with running(s) as (app, _inp):
             # As the network session reports a peer's goodbye.
             bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
-            s.inject(ConnectionChanged("lost", "Bob left the match (quit)", bye))
+            s.inject(ConnectionChanged(LinkState.LOST, "Bob left the match (quit)", bye))
             s.inject(
                 SessionFailed(
                     "Bob left the match (quit); record saved to /tmp/r.json",
@@ -280,7 +281,7 @@ def test_a_peer_who_quits_on_purpose_left_the_match_not_lost_the_connection() ->
             assert "Bob left the match." in said.splitlines()
             assert "connection is lost" not in said and "(quit)" not in said and "cannot go on" not in said
             assert said.count("/tmp/r.json") == 1
-            assert app.connection == "closed"
+            assert app.connection is LinkState.CLOSED
 
     run(main())
 

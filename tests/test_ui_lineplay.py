@@ -13,7 +13,7 @@ from typing import IO
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, SIDE, Match, PlayerView, Result, rank, view
 from p2p_spite.plaintext import MAX_CHAT
-from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, SessionFailed
+from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, LinkState, SessionFailed
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.lineplay import play_lines, render
 from p2p_spite.ui.text import card_label
@@ -246,7 +246,7 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
             v = _my_view(s)
             s.inject(GameEnded(1, Result(1, 1, "payoff"), (0, 1), v))
             bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
-            s.inject(ConnectionChanged("lost", "Bob left the match (quit)", bye))
+            s.inject(ConnectionChanged(LinkState.LOST, "Bob left the match (quit)", bye))
             s.inject(
                 SessionFailed(
                     "Bob left the match (quit); record saved to /tmp/r.json",

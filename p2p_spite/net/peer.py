@@ -26,6 +26,7 @@ from ..session import (
     Ending,
     Event,
     GameEnded,
+    LinkState,
     Notice,
     SessionFailed,
 )
@@ -436,7 +437,7 @@ class NetSession:
         self._closing = True
         if not self._done:
             self._done = True
-            self._put(ConnectionChanged("closed", reason))
+            self._put(ConnectionChanged(LinkState.CLOSED, reason))
         await self._shutdown(reason)
 
     async def next_event(self) -> Event:
@@ -725,7 +726,7 @@ class NetSession:
         what = "redialing" if self._dial is not None else "keeping the seat open"
         self._put(
             ConnectionChanged(
-                "reconnecting",
+                LinkState.RECONNECTING,
                 f"the connection to {self.peer_name} was lost; {what} for up to {self.grace:g} s",
             )
         )
@@ -773,7 +774,8 @@ class NetSession:
         who = self.peer_name
         if hs.peer_name and hs.peer_name != who:
             who = f"{who} (now calling itself {hs.peer_name})"
-        self._put(ConnectionChanged("connected", f"{who} is back; going on from action {hs.resumed_at}"))
+        back = f"{who} is back; going on from action {hs.resumed_at}"
+        self._put(ConnectionChanged(LinkState.CONNECTED, back))
         self._attach(link)
 
     async def _redial(self) -> None:
@@ -832,7 +834,7 @@ class NetSession:
                 path = str(self.keeper.close(keep_journal=False))
             except (OSError, UserError) as e:
                 message += f" ({_one_line(e)})"
-        self._put(ConnectionChanged("lost", message, ending))
+        self._put(ConnectionChanged(LinkState.LOST, message, ending))
         self._put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path, ending))
         self._close_transport()
 

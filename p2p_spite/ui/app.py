@@ -41,6 +41,7 @@ from ..session import (
     Event,
     GameEnded,
     GameStarted,
+    LinkState,
     MatchEnded,
     MovePlayed,
     Notice,
@@ -185,7 +186,7 @@ class GameApp:
         self._slots: Slots = ()  # its hand as numbered (board.hand_slots: stable within a turn)
         self.scores: tuple[int, int] = (0, 0)  # from GameStarted and GameEnded
         self.log = MessageLog()  # the message pane
-        self.connection = "connected"
+        self.connection = LinkState.CONNECTED
         self.connection_detail = ""
         self.selected: str | None = None
         self.highlight: frozenset[str] = frozenset()
@@ -407,22 +408,22 @@ class GameApp:
         self.say("info", f"Scores: you {me}, {self.opp_name} {opp}.")
 
     def _show_connection(self, ev: ConnectionChanged) -> None:
-        left = peer_left(ev.ending) if ev.state == "lost" else None
+        left = peer_left(ev.ending) if ev.state is LinkState.LOST else None
         if left is not None:  # the peer quit on purpose: SessionFailed says so, once
-            self.connection = "closed"
+            self.connection = LinkState.CLOSED
             self.connection_detail = left
             return
         self.connection = ev.state
         self.connection_detail = ev.detail
         text = {
-            "connected": "Connected.",
-            "reconnecting": "Connection lost: reconnecting...",
-            "lost": "The connection is lost.",
-            "closed": "The connection is closed.",
-        }.get(ev.state, ev.state)
+            LinkState.CONNECTED: "Connected.",
+            LinkState.RECONNECTING: "Connection lost: reconnecting...",
+            LinkState.LOST: "The connection is lost.",
+            LinkState.CLOSED: "The connection is closed.",
+        }[ev.state]
         if ev.detail:
             text += f" ({ev.detail})"
-        self.say("error" if ev.state in ("lost", "reconnecting") else "info", text)
+        self.say("error" if ev.state in (LinkState.LOST, LinkState.RECONNECTING) else "info", text)
 
     def _show_failure(
         self, message: str, record_path: str | None = None, ending: Ending | None = None
@@ -431,12 +432,12 @@ class GameApp:
         self.failed = True
         left = peer_left(ending)
         if left is not None:  # a deliberate goodbye, not a failure of the connection
-            self.connection = "closed"
+            self.connection = LinkState.CLOSED
             self.say("event", left)
             if record_path:
                 self.say("info", f"The record is saved in {record_path}")
         else:
-            self.connection = "lost"
+            self.connection = LinkState.LOST
             self.say("error", f"The match cannot go on: {message}")
         if left is None and record_path and record_path not in message:
             self.say("info", f"The record is saved in {record_path}")

@@ -32,6 +32,7 @@ from ..session import (
     Event,
     GameEnded,
     GameStarted,
+    LinkState,
     MatchEnded,
     MovePlayed,
     Notice,
@@ -205,11 +206,11 @@ class _LinePlayer:
             if ev.seat != seat:  # our own lines are echoed when sent
                 out(f"<{names[ev.seat]}> {clip_text(ev.text, MAX_CHAT)}")
         elif isinstance(ev, ConnectionChanged):
-            left = peer_left(ev.ending) if ev.state == "lost" else None
+            left = peer_left(ev.ending) if ev.state is LinkState.LOST else None
             if left is not None:
                 out(f"-- {left}")
                 self.said_left = True
-            elif ev.state != "closed":
+            elif ev.state is not LinkState.CLOSED:
                 out(f"-- connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
         elif isinstance(ev, Notice):
             out(f"-- {ev.text}")

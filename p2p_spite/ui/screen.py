@@ -28,6 +28,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
+from ..session import LinkState
 from .board import COMPACT_MIN_WIDTH, clip, no_color, width_of, wrap
 from .text import CONNECTION_MARKS, DOT, PROMPT, RULE, UP
 
@@ -99,8 +100,8 @@ def _placeholder_words(app: GameApp) -> str:
 
 def toolbar(app: GameApp) -> StyleAndTextTuples:
     state = app.connection
-    ok = state == "connected"
-    mark = CONNECTION_MARKS.get(state, "?")
+    ok = state is LinkState.CONNECTED
+    mark = CONNECTION_MARKS[state]
     left: StyleAndTextTuples = [
         ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {state}"),
         ("class:toolbar", f" {DOT} {app.opp_name} "),

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from ..engine import Card
 from ..engine.cards import SUIT_CHARS, SUIT_SYMBOLS, card_symbol
 from ..plaintext import MAX_NAME, printable
-from ..session import EndCause, Ending
+from ..session import EndCause, Ending, LinkState
 
 MAX_ECHO = 200  # a line typed back in an error message
 
@@ -59,10 +59,11 @@ VBAR = "│" if UNICODE else "|"
 PROMPT = "\u203a" if UNICODE else ">"
 ARROW = "→" if UNICODE else ">"
 UP = "↑" if UNICODE else "^"
-CONNECTION_MARKS = (
-    {"connected": "●", "reconnecting": "◌", "lost": "✕", "closed": "○"}
+_LS = LinkState
+CONNECTION_MARKS: dict[LinkState, str] = (
+    {_LS.CONNECTED: "●", _LS.RECONNECTING: "◌", _LS.LOST: "✕", _LS.CLOSED: "○"}
     if UNICODE
-    else {"connected": "*", "reconnecting": "~", "lost": "x", "closed": "o"}
+    else {_LS.CONNECTED: "*", _LS.RECONNECTING: "~", _LS.LOST: "x", _LS.CLOSED: "o"}
 )
 
 

@@ -313,7 +313,6 @@ def _take_seed_file(args: argparse.Namespace) -> None:
     """``--seed-file``: the seed of a record or bare seed file, and its target
     unless ``--target`` was given."""
     if args.seed_file is not None:
-
         rec = record.load(args.seed_file)
         args.seed = rec.seed
         if args.target is None:
@@ -441,7 +440,6 @@ def _run_join(args: argparse.Namespace) -> int:
 
     _check_record_path(args.record)
     if args.address is None:
-
         host, port = choose_host(args)
     else:
         host, port = parse_address(args.address)

@@ -66,4 +66,3 @@ def parse_card(text: str, deck: int = 0) -> Card:
     if deck not in (0, 1):
         raise ValueError(f"deck must be 0 or 1, not {deck}")
     return deck * 52 + SUIT_CHARS.index(t[1]) * 13 + RANK_CHARS.index(t[0])
-

@@ -22,7 +22,6 @@ PAYOFF_SIZE = 20
 STACK_COMPLETE = 12
 
 
-
 class EndReason(StrEnum):
     """How a game ended (the record's ``"reason"``: the same words)."""
 
@@ -302,8 +301,7 @@ class GameState:
             if not fits(card, n):
                 raise IllegalMoveError(
                     move,
-                    f"{card_str(card)} does not fit center {index}, "
-                    f"which needs {RANK_WORDS[n]} or a King",
+                    f"{card_str(card)} does not fit center {index}, which needs {RANK_WORDS[n]} or a King",
                 )
             return card, pile
         if target == SIDE:
@@ -438,4 +436,3 @@ def _card_name(arg: Any) -> str:
     if type(arg) is int and 0 <= arg < 104:
         return f"card {arg} ({card_str(arg)})"
     return f"card {arg!r}"
-

@@ -1051,6 +1051,7 @@ async def host_session(
             report[0] = loop.call_at(strangers.due, summary)
 
     pending: list[Deal | None] = [None]  # a first seed exchange cut short: the same commitments again
+    held: list[GameCore | None] = [None]  # a seeded match a first handshake cut short agreed
     abandon: list[asyncio.TimerHandle | None] = [None]
 
     def give_up(who: str) -> None:
@@ -1070,7 +1071,12 @@ async def host_session(
         deal = link.endpoint.deal
         hs = link.handshaken
         succeeded = hs.done() and not hs.cancelled() and hs.exception() is None
-        if session_box or core is not None or deal is None or winner.done() or succeeded:
+        if session_box or core is not None or winner.done() or succeeded:
+            return
+        agreed = link.endpoint.core
+        if agreed is not None and link.endpoint.seed_from_host:
+            held[0] = agreed  # a seeded match the joiner may have begun: it may come back to it
+        if deal is None:
             return
         if pending[0] is None or deal is pending[0] or not pending[0].fixed:
             pending[0] = deal
@@ -1084,6 +1090,7 @@ async def host_session(
                 config,
                 session_box[0].core if session_box else core,
                 held_deal=(lambda: pending[0]) if first else None,
+                held_core=(lambda: held[0]) if first else None,
             ),
             admit=admit,
             hello_deadline=HELLO_TIMEOUT,

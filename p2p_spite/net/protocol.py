@@ -303,6 +303,7 @@ class Endpoint:
         clock: Callable[[], float] = time.monotonic,
         deal: Deal | None = None,
         held_deal: Callable[[], Deal | None] | None = None,
+        held_core: Callable[[], GameCore | None] | None = None,
     ) -> None:
         if config.role not in (HOST, JOIN):
             raise ValueError(f"role must be {HOST!r} or {JOIN!r}")
@@ -325,6 +326,9 @@ class Endpoint:
         self._match_id = core.match_id if core is not None else b""
         self.deal = deal  # the seed agreement (the caller keeps it across connections)
         self._held_deal = held_deal  # the host: the deal it holds, asked when a joiner says hello
+        # the host: a seeded match a cut first handshake agreed (the joiner may have begun it)
+        self._held_core = held_core
+        self._adopted_origin: bool | None = None
         self._peer_deal = False  # the returning joiner holds only a deal, not its seed
         self._deal_resumed = False  # a returning joiner with the seed of a deal we hold
         self._peer_commit = b""
@@ -590,6 +594,12 @@ class Endpoint:
     def _check_match(self) -> None:
         """The host: is the joiner's match (None: a new one) the one held here?  Asked only
         after the join code: a stranger must not learn whether a match is in progress."""
+        if self.core is None and self._held_core is not None:
+            held_core = self._held_core()
+            if held_core is not None and self._peer_match == held_core.match_id:
+                self.core = held_core  # the joiner comes back to it: it proves it holds it
+                self._adopted_origin = True
+                return
         if self.deal is None and self._held_deal is not None:
             self.deal = self._held_deal()
         deal = self.deal
@@ -855,6 +865,8 @@ class Endpoint:
             self._catch_up_to = (pos, hist)
         self._sent_upto = max(self._sent_upto, pos)
         origin = False if self._deal_resumed else self.seed_from_host  # a deal held whole: both drew it
+        if self._adopted_origin is not None:
+            origin = self._adopted_origin
         self._events.append(Handshaken(self.peer_name, origin, self._resumed_at, pos))
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)

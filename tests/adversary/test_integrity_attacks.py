@@ -365,8 +365,11 @@ def test_a_host_that_drops_after_the_joiners_reveal_cannot_deal_again(tmp_path: 
 def test_whole_matches_through_the_cutting_proxy() -> None:
     """A few of scripts/cut_matches' 200: cut at seeded points, every match finishes with
     identical records equal to the uninterrupted match (the bot driver has no idle check)."""
-    from tests.adversary.cut_matches import run
+    from tests.adversary.cut_matches import one
 
-    out = run(6, 2, base=1000)
+    # 38 and 45: the first handshake is cut after the joiner had begun the match but before
+    # the host had the joiner's sync (the host kept no match, and said no-match when the
+    # joiner came back: 12 of the first 200 hung so); 1000 and 1001: any
+    out = [one(k) for k in (38, 45, 1000, 1001)]
     assert all(o.ok for o in out), [o.why for o in out if not o.ok]
     assert sum(o.cuts for o in out) > 0

@@ -15,7 +15,7 @@ import errno
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from .fairdeck import DeckStream, GameDeck, private_game
 FORMAT = "p2p-spite-record"
 VERSION = 1
 PRIVATE_VERSION = 2  # a private-deck match: docs/fairness.md
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+MAX_RECORD_BYTES = 256 * 1024 * 1024  # about 30,000 games of easy bots
 
 _KNOWN_KEYS = {"format", "version", "seed", "players", "target", "games", "scores", "private"}
 _PRIVATE_GAME_KEYS = ("moves", "result", "deck", "reshuffles")
@@ -298,23 +298,24 @@ def to_json(
     """The record of ``match`` as a JSON-ready dict.  ``private`` makes it a
     version-2 private-deck record: ``private[i]`` is what game i+1's
     end-of-game check established (None while that game is played)."""
-    games: list[dict[str, Any]] = []
-    for i, (state, moves) in enumerate(zip(match.games, match.moves, strict=True)):
-        g: dict[str, Any] = {"moves": [list(m) for m in moves]}
-        if state.result is not None:
-            g["result"] = state.result.to_json()
-        deck = private[i] if private is not None and i < len(private) else None
-        if deck is not None:
-            g["deck"] = list(deck.deal)
-            g["reshuffles"] = [list(r) for r in deck.reshuffles]
-        games.append(g)
+    data = _head(match, extra, private)
+    data["games"] = list(data["games"])
+    return data
+
+
+def _head(
+    match: Match,
+    extra: Mapping[str, Any] | None,
+    private: Sequence[GameDeck | None] | None,
+) -> dict[str, Any]:
+    """:func:`to_json` with the games as a lazy sequence (each built when it is read)."""
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION if private is None else PRIVATE_VERSION,
         "seed": match.seed.hex(),
         "players": list(match.players),
         "target": match.target,
-        "games": games,
+        "games": _Games(match, private),
         "scores": list(match.scores),
     }
     if private is not None:
@@ -325,17 +326,47 @@ def to_json(
     return data
 
 
+class _Games(Sequence[dict[str, Any]]):
+    """A match's games as record JSON, each built only when it is read: writing a long
+    match's record never holds all of it twice."""
+
+    def __init__(self, match: Match, private: Sequence[GameDeck | None] | None) -> None:
+        self._match = match
+        self._private = private
+
+    def __len__(self) -> int:
+        return len(self._match.games)
+
+    def __getitem__(self, i: int) -> dict[str, Any]:  # type: ignore[override]
+        state, moves = self._match.games[i], self._match.moves[i]
+        g: dict[str, Any] = {"moves": [list(m) for m in moves]}
+        if state.result is not None:
+            g["result"] = state.result.to_json()
+        private = self._private
+        deck = private[i] if private is not None and i < len(private) else None
+        if deck is not None:
+            g["deck"] = list(deck.deal)
+            g["reshuffles"] = [list(r) for r in deck.reshuffles]
+        return g
+
+
 def dumps(data: Mapping[str, Any]) -> str:
     """Readable JSON: one line per move, the rest indented."""
-    lines = ["{"]
+    return "".join(iter_dumps(data))
+
+
+def iter_dumps(data: Mapping[str, Any]) -> Iterator[str]:
+    """:func:`dumps` piece by piece (a game at a time)."""
+    yield "{\n"
     items = list(data.items())
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
-        if key == "games" and isinstance(value, list):
-            lines.append('  "games": [')
-            for gi, game in enumerate(value):
+        if key == "games" and isinstance(value, Sequence) and not isinstance(value, str):
+            yield '  "games": [\n'
+            for gi in range(len(value)):
+                game = value[gi]
                 gcomma = "," if gi < len(value) - 1 else ""
-                lines.append("    {")
+                lines = ["    {"]
                 gitems = list(game.items())
                 for j, (gk, gv) in enumerate(gitems):
                     jcomma = "," if j < len(gitems) - 1 else ""
@@ -348,16 +379,17 @@ def dumps(data: Mapping[str, Any]) -> str:
                     else:
                         lines.append(f"      {json.dumps(gk)}: {json.dumps(gv)}{jcomma}")
                 lines.append("    }" + gcomma)
-            lines.append("  ]" + comma)
+                yield "\n".join(lines) + "\n"
+            yield "  ]" + comma + "\n"
         else:
-            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+            yield f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}\n"
+    yield "}\n"
 
 
 def save(match: Match, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> Path:
-    """Write the record of ``match`` atomically (never a half-written file)."""
-    return write_atomic(path, dumps(to_json(match, extra)))
+    """Write the record of ``match`` atomically (never a half-written file), a game at
+    a time (a long match's record is never all in memory as text)."""
+    return write_atomic(path, iter_dumps(_head(match, extra, None)))
 
 
 def _read_umask() -> int:
@@ -382,8 +414,9 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` via a temporary file, fsync and rename."""
+def write_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
+    """Write ``text`` (or its pieces, in order) to ``path`` via a temporary file, fsync
+    and rename."""
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a directory", str(target))
@@ -392,7 +425,11 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            if isinstance(text, str):
+                f.write(text)
+            else:
+                for piece in text:
+                    f.write(piece)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
@@ -400,13 +437,18 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    fsync_dir(target.parent)
+    return target
+
+
+def fsync_dir(path: str | os.PathLike[str]) -> None:
+    """Make a rename in directory ``path`` durable (as far as the system lets us)."""
     try:
-        dirfd = os.open(target.parent, os.O_RDONLY)
+        dirfd = os.open(path, os.O_RDONLY)
     except OSError:
-        return target
+        return
     try:
         with contextlib.suppress(OSError):
             os.fsync(dirfd)
     finally:
         os.close(dirfd)
-    return target

@@ -1,10 +1,13 @@
 """Keeping the record on disk as the match goes (SPEC section 3 plus a journal).
 
 The scheme: the record file itself is rewritten atomically (``record.save``:
-temporary file, fsync, rename) when the match starts, after every game and
-when the session closes; in between, every action is appended, as one JSON
-line, to ``RECORD.journal`` beside it *before* it is sent to the peer or
-shown to anyone.  A plain ``write`` puts the line in the operating system's
+temporary file, fsync, rename) when the session starts, after games 1, 2, 4,
+8, ... (:func:`checkpoint_due`: the cost of the rewrites stays proportional to
+the match, not to its square) and when the session closes; every action is
+appended, as one JSON line, to ``RECORD.journal`` beside it *before* it is
+sent to the peer or shown to anyone.  The journal is started afresh (once it
+has grown past a megabyte) only right after the record has been rewritten, so
+record plus journal always hold every action shown.  A plain ``write`` puts the line in the operating system's
 hands, so it survives the process being killed (even ``kill -9``); the
 journal is also fsynced at most every half second, to bound what a power cut
 can take.  A torn last line (a crash mid-write) is ignored when reading.
@@ -30,7 +33,18 @@ from ..errors import UserError
 from .game import KEY_BYTES, RESIGN, Action, GameCore
 
 FSYNC_EVERY = 0.5  # seconds
-MAX_JOURNAL_BYTES = 32 * 1024 * 1024
+# The journal holds the games since the last rewrite (up to half the match), at about
+# three times the record's bytes per move.
+MAX_JOURNAL_BYTES = 2 * recordmod.MAX_RECORD_BYTES
+
+
+FRESH_JOURNAL_BYTES = 1024 * 1024  # a smaller journal is kept whole at a rewrite
+
+
+def checkpoint_due(game: int) -> bool:
+    """Is the record rewritten when game ``game`` ends?  After games 1, 2, 4, 8, ...:
+    each rewrite costs about as much as the games played since the one before it."""
+    return game > 0 and game & (game - 1) == 0
 
 
 def journal_path(record_path: Path) -> Path:
@@ -52,6 +66,23 @@ def record_extra(
     }
 
 
+def carried(core: GameCore) -> str:
+    """The lines a journal starts with: this seat's action key, the peer's tags on its
+    actions of the last two games (our journal may lose the tail of the peer's: it may
+    need them back), and a pending resignation request."""
+    lines = [f'{{"key":"{core.key.hex()}"}}\n']
+    first = core.match.game_number - 1
+    n = core.position
+    while n > 0 and core.actions[n - 1].game >= first:
+        n -= 1
+    for k in range(n, core.position):
+        tag = core.tags[k]
+        if tag is not None and core.authors[k] != core.seat:
+            lines.append(f'{{"tag":{k},"a":"{tag.hex()}"}}\n')
+    lines.extend(f'{{"req":{g}}}\n' for g in sorted(core.requests) if g == core.match.game_number)
+    return "".join(lines)
+
+
 class RecordKeeper:
     """The :class:`~p2p_spite.net.game.ActionSink` that writes the record and its journal."""
 
@@ -67,6 +98,7 @@ class RecordKeeper:
         self.path = Path(path)
         self.extra = record_extra(match_id, max_games, code_key, seed_from_host)
         self._match = match
+        self._core: GameCore | None = None
         self._fd: int | None = None
         self._last_sync = 0.0
         self.save()
@@ -100,20 +132,36 @@ class RecordKeeper:
         self._write(f'{{"req":{game}}}\n', sync=True)
 
     def carry(self, core: GameCore) -> None:
-        """Start the journal with what must outlive this session: this seat's action key,
-        the peer's tags on its actions of the last two games (our journal may lose the
-        tail of the peer's: it may need them back), and a pending resignation request."""
-        lines = [f'{{"key":"{core.key.hex()}"}}\n']
-        first = core.match.game_number - 1
-        n = core.position
-        while n > 0 and core.actions[n - 1].game >= first:
-            n -= 1
-        for k in range(n, core.position):
-            tag = core.tags[k]
-            if tag is not None and core.authors[k] != core.seat:
-                lines.append(f'{{"tag":{k},"a":"{tag.hex()}"}}\n')
-        lines.extend(f'{{"req":{g}}}\n' for g in sorted(core.requests) if g == core.match.game_number)
-        self._write("".join(lines), sync=True)
+        """Start the journal with what must outlive this session (:func:`carried`); the
+        journal started afresh after each rewrite of the record starts with it too."""
+        self._core = core
+        self._write(carried(core), sync=True)
+
+    def _fresh_journal(self) -> None:
+        """The record was just rewritten with every action so far: start the journal afresh
+        (what :func:`carried` says, then the actions to come).  The new file replaces the old
+        one only once it is written and fsynced, so a crash leaves one or the other."""
+        if self._fd is None:
+            return
+        jp = journal_path(self.path)
+        tmp = jp.with_name(jp.name + ".new")
+        text = carried(self._core) if self._core is not None else ""
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, text.encode())
+                os.fsync(fd)
+                os.replace(tmp, jp)
+            except BaseException:
+                os.close(fd)
+                raise
+            recordmod.fsync_dir(jp.parent)
+        except OSError as e:
+            raise UserError(f"cannot write {jp}: {e.strerror or e}") from None
+        if self._fd is not None:
+            os.close(self._fd)
+        self._fd = fd
+        self._last_sync = time.monotonic()
 
     def _write(self, text: str, sync: bool = False) -> None:
         if self._fd is None:
@@ -128,7 +176,13 @@ class RecordKeeper:
             raise UserError(f"cannot write {journal_path(self.path)}: {e.strerror or e}") from None
 
     def game_over(self, match: Match) -> None:
-        self.save()
+        """A game ended: rewrite the record when it is due, and then start the journal
+        afresh if it has grown past ``FRESH_JOURNAL_BYTES`` (a small one is kept whole:
+        the peer's tags in it can still be given back)."""
+        if checkpoint_due(match.game_number):
+            self.save()
+            if self._fd is not None and os.fstat(self._fd).st_size > FRESH_JOURNAL_BYTES:
+                self._fresh_journal()
 
     def close(self, *, keep_journal: bool = False) -> Path:
         """Write the full record; the journal is no longer needed (unless kept)."""
@@ -237,50 +291,61 @@ def read_journal(path: Path, start: int) -> list[Action]:
 
 def read_journal_tail(path: Path, start: int) -> JournalTail:
     """What the journal holds: the actions numbered ``start`` and on (stopping at the first
-    bad or torn line), the action key, the peer's tags and the resignation requests."""
+    bad or torn line), the action key, the peer's tags and the resignation requests.
+    Read a line at a time: a long match's journal is never all in memory."""
+    tail = JournalTail([])
     try:
         with open(path, "rb") as f:
-            raw = f.read(MAX_JOURNAL_BYTES)
+            size = 0
+            for line in f:
+                size += len(line)
+                if size > MAX_JOURNAL_BYTES or not line.endswith(b"\n"):  # a torn last line
+                    break
+                if not _read_line(tail, line, start):
+                    break
     except FileNotFoundError:
-        return JournalTail([])
+        pass
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror or e}") from None
-    out: list[Action] = []
-    tail = JournalTail(out)
-    for line in raw.split(b"\n")[:-1]:  # the part after the last newline is torn
-        try:
-            obj = json.loads(line)
-            if "key" in obj:
-                tail.key = _hex(obj["key"], KEY_BYTES)
-                continue
-            if "req" in obj:
-                if type(obj["req"]) is int:
-                    tail.requests.add(obj["req"])
-                continue
-            if "tag" in obj:
-                t = _hex(obj.get("a"), 32)
-                if type(obj["tag"]) is int and t is not None:
-                    tail.tags[obj["tag"]] = t
-                continue
-            n, g = obj["n"], obj["g"]
-            if type(n) is not int or type(g) is not int:
-                break
-            if RESIGN in obj:
-                seat = obj[RESIGN]
-                if seat not in (0, 1) or type(seat) is not int:
-                    break
-                action = Action(g, seat)
-            else:
-                mv: Move = move_from_json(obj["m"])
-                action = Action(g, mv.seat, mv)
-        except (ValueError, KeyError, TypeError):
-            break
-        t = _hex(obj.get("a"), 32)
-        if t is not None and n < start + len(out) + 1:
-            tail.tags[n] = t
-        if n < start + len(out):
-            continue  # already in the record
-        if n != start + len(out):
-            break
-        out.append(action)
     return tail
+
+
+def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
+    """Take in one journal line; False at a bad line or one out of sequence (stop there)."""
+    out = tail.actions
+    try:
+        obj = json.loads(line)
+        if "key" in obj:
+            tail.key = _hex(obj["key"], KEY_BYTES)
+            return True
+        if "req" in obj:
+            if type(obj["req"]) is int:
+                tail.requests.add(obj["req"])
+            return True
+        if "tag" in obj:
+            t = _hex(obj.get("a"), 32)
+            if type(obj["tag"]) is int and t is not None:
+                tail.tags[obj["tag"]] = t
+            return True
+        n, g = obj["n"], obj["g"]
+        if type(n) is not int or type(g) is not int:
+            return False
+        if RESIGN in obj:
+            seat = obj[RESIGN]
+            if seat not in (0, 1) or type(seat) is not int:
+                return False
+            action = Action(g, seat)
+        else:
+            mv: Move = move_from_json(obj["m"])
+            action = Action(g, mv.seat, mv)
+    except (ValueError, KeyError, TypeError):
+        return False
+    t = _hex(obj.get("a"), 32)
+    if t is not None and n < start + len(out) + 1:
+        tail.tags[n] = t
+    if n < start + len(out):
+        return True  # already in the record
+    if n != start + len(out):
+        return False
+    out.append(action)
+    return True

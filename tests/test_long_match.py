@@ -1,0 +1,158 @@
+"""A long match's record: rewritten on a doubling schedule, journaled in between,
+nothing shown ever lost (issue 13: a long match costs the same per game at its end)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from p2p_spite import record
+from p2p_spite.bots import make_bot
+from p2p_spite.bots.base import Bot
+from p2p_spite.engine import Match, view
+from p2p_spite.net import journal
+from p2p_spite.net.game import Action, GameCore
+from p2p_spite.net.journal import RecordKeeper, checkpoint_due, journal_path, load_saved, record_extra
+
+SEED = bytes.fromhex("7a" * 32)
+MATCH_ID = bytes(range(16))
+
+
+def test_the_record_is_rewritten_after_games_1_2_4_8_and_so_on() -> None:
+    assert [g for g in range(1, 70) if checkpoint_due(g)] == [1, 2, 4, 8, 16, 32, 64]
+    assert not checkpoint_due(0)
+
+
+def test_the_streamed_record_is_byte_for_byte_dumps(tmp_path: Path) -> None:
+    """record.save writes a game at a time: the same bytes as dumps(to_json(...))."""
+    match = Match(SEED, 50, ("Ann\u00e9", 'B"b'))
+    bots = [make_bot("easy", 1), make_bot("easy", 2)]
+    extra = record_extra(MATCH_ID, 9, None, True)
+    for _ in range(3):
+        while match.game.result is None:
+            match.apply(bots[match.game.turn].choose(view(match.game, match.game.turn)))
+        match.next_game()
+    match.apply(match.game.legal_moves()[0])  # an unfinished last game too
+    for m in (Match(SEED, 50), match):
+        path = tmp_path / "r.json"
+        record.save(m, path, extra)
+        assert path.read_text("utf-8") == record.dumps(record.to_json(m, extra))
+
+
+def _play(core: GameCore, bots: list[Bot], rng: random.Random) -> Action:
+    g = core.match.game
+    if rng.random() < 0.002:
+        return core.check_resign(g.turn)
+    move = bots[g.turn].choose(view(g, g.turn))
+    return Action(g.game, move.seat, move)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_record_and_journal_hold_every_action_at_any_moment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """A kill -9 leaves the files as they are after the last write: at seeded moments
+    across a 20-game match (through the rewrites after games 1, 2, 4, 8 and 16, and the
+    journal started afresh at each), a copy of record + journal resumes to exactly the
+    actions applied so far; the record is rewritten only on the schedule."""
+    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)  # start it afresh at every rewrite
+    rng = random.Random(seed)
+    path = tmp_path / "r.json"
+    match = Match(SEED, 100_000, ("a", "b"))
+    core = GameCore(match, seed % 2, MATCH_ID, 20)
+    keeper = RecordKeeper(path, match, MATCH_ID, 20)
+    keeper.carry(core)
+    core.sink = keeper
+    bots = [make_bot("easy", seed), make_bot("easy", seed + 10)]
+    rewrites: list[int] = []
+    last = path.stat().st_mtime_ns, path.read_bytes()
+    snapshots = 0
+    while not core.finished:
+        game = match.game_number
+        core.events(core.commit(_play(core, bots, rng)))
+        now = path.stat().st_mtime_ns, path.read_bytes()
+        if now != last:
+            rewrites.append(game)
+            last = now
+        if rng.random() < 0.01 or match.game_number != game:  # seeded moments, and every game's end
+            snap = tmp_path / f"s{snapshots}"
+            snap.mkdir()
+            shutil.copy(path, snap / "r.json")
+            if journal_path(path).exists():
+                shutil.copy(journal_path(path), journal_path(snap / "r.json"))
+            saved = load_saved(snap / "r.json")
+            assert saved.actions == core.actions, f"after action {core.position - 1}"
+            assert saved.key == core.key
+            snapshots += 1
+    assert rewrites == [1, 2, 4, 8, 16]
+    assert snapshots > 30
+    keeper.close()
+    assert not journal_path(path).exists()
+    final = record.load(path)
+    assert record.verify(final).scores == match.scores
+    assert len(final.games) == 20
+
+
+def test_a_crash_between_the_rewrite_and_the_fresh_journal_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record rewritten, the old journal still there (the fresh one not renamed in yet):
+    its lines are all in the record, nothing is read twice."""
+    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)
+    path = tmp_path / "r.json"
+    match = Match(SEED, 100_000, ("a", "b"))
+    core = GameCore(match, 0, MATCH_ID, 5)
+    keeper = RecordKeeper(path, match, MATCH_ID, 5)
+    keeper.carry(core)
+    core.sink = keeper
+    bots = [make_bot("easy", 1), make_bot("easy", 2)]
+    rng = random.Random(0)
+    kept: list[bytes] = []
+    real = keeper._fresh_journal
+
+    def fresh() -> None:
+        kept.append(journal_path(path).read_bytes())
+        real()
+
+    monkeypatch.setattr(keeper, "_fresh_journal", fresh)
+    while match.game_number < 3:
+        core.events(core.commit(_play(core, bots, rng)))
+    assert len(kept) == 2  # after games 1 and 2
+    crashed = tmp_path / "c.json"
+    shutil.copy(path, crashed)
+    journal_path(crashed).write_bytes(kept[-1])  # the journal of game 2's time
+    assert load_saved(crashed).actions == core.actions
+    keeper.close()
+
+
+def test_a_journal_started_afresh_keeps_the_key_and_the_peers_last_tags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)
+    path = tmp_path / "r.json"
+    match = Match(SEED, 100_000, ("a", "b"))
+    core = GameCore(match, 0, MATCH_ID, 6)
+    keeper = RecordKeeper(path, match, MATCH_ID, 6)
+    keeper.carry(core)
+    core.sink = keeper
+    bots = [make_bot("easy", 3), make_bot("easy", 4)]
+    rng = random.Random(1)
+    while match.game_number < 5 or match.game.turn != 1:
+        a = _play(core, bots, rng)
+        peer = match.game.turn == 1
+        core.events(core.commit(a, tag=bytes([core.position % 256]) * 32 if peer else None))
+    lines = [json.loads(x) for x in journal_path(path).read_text().splitlines()]
+    assert lines[0] == {"key": core.key.hex()}
+    tagged = {x["tag"] for x in lines if "tag" in x}
+    # the record was last rewritten after game 4: the peer's actions of games 3 and 4
+    want = {n for n, a in enumerate(core.actions) if a.game in (3, 4) and core.authors[n] == 1}
+    assert tagged == want
+    saved = load_saved(path)
+    assert saved.actions == core.actions
+    for n in want:
+        assert saved.tags[n] == core.tags[n]
+    keeper.close()

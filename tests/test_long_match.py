@@ -51,6 +51,21 @@ def _play(core: GameCore, bots: list[Bot], rng: random.Random) -> Action:
     return Action(g.game, move.seat, move)
 
 
+def _journaled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seat: int, games: int
+) -> tuple[Path, Match, GameCore, RecordKeeper]:
+    """A fresh match of ``games`` games kept by a RecordKeeper that starts the journal
+    afresh at every rewrite of the record."""
+    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)
+    path = tmp_path / "r.json"
+    match = Match(SEED, 100_000, ("a", "b"))
+    core = GameCore(match, seat, MATCH_ID, games)
+    keeper = RecordKeeper(path, match, MATCH_ID, games)
+    keeper.carry(core)
+    core.sink = keeper
+    return path, match, core, keeper
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_record_and_journal_hold_every_action_at_any_moment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
@@ -59,14 +74,8 @@ def test_record_and_journal_hold_every_action_at_any_moment(
     across a 20-game match (through the rewrites after games 1, 2, 4, 8 and 16, and the
     journal started afresh at each), a copy of record + journal resumes to exactly the
     actions applied so far; the record is rewritten only on the schedule."""
-    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)  # start it afresh at every rewrite
+    path, match, core, keeper = _journaled(tmp_path, monkeypatch, seed % 2, 20)
     rng = random.Random(seed)
-    path = tmp_path / "r.json"
-    match = Match(SEED, 100_000, ("a", "b"))
-    core = GameCore(match, seed % 2, MATCH_ID, 20)
-    keeper = RecordKeeper(path, match, MATCH_ID, 20)
-    keeper.carry(core)
-    core.sink = keeper
     bots = [make_bot("easy", seed), make_bot("easy", seed + 10)]
     rewrites: list[int] = []
     last = path.stat().st_mtime_ns, path.read_bytes()
@@ -102,13 +111,7 @@ def test_a_crash_between_the_rewrite_and_the_fresh_journal_loses_nothing(
 ) -> None:
     """The record rewritten, the old journal still there (the fresh one not renamed in yet):
     its lines are all in the record, nothing is read twice."""
-    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)
-    path = tmp_path / "r.json"
-    match = Match(SEED, 100_000, ("a", "b"))
-    core = GameCore(match, 0, MATCH_ID, 5)
-    keeper = RecordKeeper(path, match, MATCH_ID, 5)
-    keeper.carry(core)
-    core.sink = keeper
+    path, match, core, keeper = _journaled(tmp_path, monkeypatch, 0, 5)
     bots = [make_bot("easy", 1), make_bot("easy", 2)]
     rng = random.Random(0)
     kept: list[bytes] = []
@@ -132,13 +135,7 @@ def test_a_crash_between_the_rewrite_and_the_fresh_journal_loses_nothing(
 def test_a_journal_started_afresh_keeps_the_key_and_the_peers_last_tags(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)
-    path = tmp_path / "r.json"
-    match = Match(SEED, 100_000, ("a", "b"))
-    core = GameCore(match, 0, MATCH_ID, 6)
-    keeper = RecordKeeper(path, match, MATCH_ID, 6)
-    keeper.carry(core)
-    core.sink = keeper
+    path, match, core, keeper = _journaled(tmp_path, monkeypatch, 0, 6)
     bots = [make_bot("easy", 3), make_bot("easy", 4)]
     rng = random.Random(1)
     while match.game_number < 5 or match.game.turn != 1:

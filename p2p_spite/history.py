@@ -1,10 +1,11 @@
 """``p2p-spite history``: the matches saved in the records folder, newest first.
 
-Whose side a record is told from comes from its file name: ``host``/``play``
-write ``...-host-PID.json`` (seat 0), ``join`` writes ``...-join-PID.json``
-(seat 1).  Both peers' records are the same bytes, so the record itself cannot
-say.  A record named otherwise is listed by its two names and left out of the
-totals.
+Whose side a record is told from comes from its file name: ``host`` writes
+``...-host-PID.json`` and ``play`` ``...-play-PID.json`` (seat 0), ``join`` writes
+``...-join-PID.json`` (seat 1).  A ``play`` match (against the computer on this
+machine) cannot be resumed, so none is offered.  Both peers' records are the
+same bytes, so the record itself cannot say.  A record named otherwise is
+listed by its two names and left out of the totals.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from . import record
 from .engine import Match
 from .paths import data_dir
 
-_KIND = re.compile(r"-(host|join)-\d+\.json$")
+_KIND = re.compile(r"-(host|join|play)-\d+\.json$")
 
 
 def records_dir() -> Path:
@@ -50,7 +51,7 @@ def read_entry(path: Path) -> Entry:
     rec = record.load(path)
     match = record.verify(rec)
     m = _KIND.search(path.name)
-    seat = None if m is None else (0 if m.group(1) == "host" else 1)
+    seat = None if m is None else (1 if m.group(1) == "join" else 0)
     me = seat or 0
     won = lost = drawn = 0
     for r in match.results:
@@ -70,7 +71,7 @@ def read_entry(path: Path) -> Entry:
         scores=(match.scores[0], match.scores[1]),
         winner=match.winner,
         finished=_finished(match, rec.extra.get("max_games")),
-        network=isinstance(rec.extra.get("match_id"), str),
+        network=isinstance(rec.extra.get("match_id"), str) and (m is None or m.group(1) != "play"),
         games=(won, lost, drawn),
     )
 

@@ -23,6 +23,7 @@ from .errors import UserError
 from .net.discovery import Announcer, HeardHost
 from .net.peer import NetSession
 from .net.protocol import new_join_code
+from .paths import default_record_path
 from .runner import run_main
 from .session import (
     ChatReceived,
@@ -408,7 +409,8 @@ async def play_against_computer(
             name=name,
             seed=seed,
             target=target,
-            record_path=record_path,
+            # A record of its own kind: `history` must not offer `host --resume` for it.
+            record_path=record_path if record_path is not None else default_record_path("play"),
             on_listening=listening,
             code=join_code,
             on_warning=None,

@@ -88,6 +88,18 @@ def test_history_lists_newest_first_with_totals(
     assert "ok: 1 game, 7 moves" in out
 
 
+def test_a_match_against_the_computer_is_ours_and_not_offered_for_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    folder = _records(tmp_path)
+    _unfinished(folder / "20270115-090000-play-13.json", 1_800_000_000)  # `play` has no --resume
+    assert main(["history"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.split("  ")[1].startswith("Ann vs Bob") and "unfinished" in line
+    assert "resumable" not in line
+
+
 def test_replay_with_no_file_and_no_records_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,6 +18,7 @@ from .errors import SpiteError, StorageError, UserError
 from .history import describe, latest, records_dir, scan, totals
 from .lan import DEFAULT_LEVEL, choose_host, run_host, run_hosts, run_join, run_play
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
+from .net.journal import journal_path, replay_with_journal
 from .net.peer import DEFAULT_PORT
 from .net.protocol import MAX_GAMES, MAX_TARGET
 from .selfplay import play_match
@@ -369,8 +370,9 @@ def _run_replay(args: argparse.Namespace) -> int:
         from .ui.replay import check_failure
 
         raise UserError(check_failure(rec, e)) from None
+    journaled = replay_with_journal(args.file, rec, match)
     moves = match.total_moves
-    games = len(rec.games)
+    games = len(match.games) if journaled else len(rec.games)  # (a bare seed file: 0 games)
     line = (
         f"ok: {games} game{'s' * (games != 1)}, {moves} move{'s' * (moves != 1)}, "
         f"scores {match.scores[0]}-{match.scores[1]}"
@@ -382,6 +384,11 @@ def _run_replay(args: argparse.Namespace) -> int:
 
         name = clean_name(match.players[winner]) or f"seat {winner}"
         line += f", match won by {name} (seat {winner})"
+    if journaled:
+        line += (
+            f" ({journaled} of the actions from {journal_path(args.file).name}: the match was"
+            " interrupted and its record not yet rewritten)"
+        )
     print(line)
     return 0
 

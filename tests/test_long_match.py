@@ -153,3 +153,32 @@ def test_a_journal_started_afresh_keeps_the_key_and_the_peers_last_tags(
     for n in want:
         assert saved.tags[n] == core.tags[n]
     keeper.close()
+
+
+def test_replay_and_check_read_the_journal_of_an_interrupted_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After a crash the record holds only the games up to its last rewrite; the rest is in
+    the journal: ``replay --check`` and the viewer show record + journal, as --resume reads
+    them, and say where the actions came from."""
+    from p2p_spite.cli import main
+    from p2p_spite.ui.replay import load_replay
+
+    path, match, core, _keeper = _journaled(tmp_path, monkeypatch, 0, 20)
+    bots = [make_bot("easy", 1), make_bot("easy", 2)]
+    rng = random.Random(7)
+    while match.game_number < 6 or len(match.moves[-1]) < 5:  # the record was last rewritten after game 4
+        core.events(core.commit(_play(core, bots, rng)))
+    snap = tmp_path / "crashed.json"  # what a kill -9 leaves
+    shutil.copy(path, snap)
+    shutil.copy(journal_path(path), journal_path(snap))
+    in_record = record.verify(record.load(snap)).total_moves
+    assert in_record < match.total_moves - 5
+    assert main(["replay", "--check", str(snap)]) == 0
+    out = capsys.readouterr().out
+    scores = f"scores {match.scores[0]}-{match.scores[1]}"
+    assert out.startswith(f"ok: 6 games, {match.total_moves} moves, {scores}")
+    assert "from crashed.json.journal: the match was interrupted" in out
+    viewer = load_replay(snap)
+    viewer.goto(6, len(match.moves[-1]))
+    assert viewer.state().digest() == match.game.digest()

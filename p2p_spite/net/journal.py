@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import record as recordmod
-from ..engine import Match, Move, move_from_json
+from ..engine import Match, Move, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import UserError
 from .game import KEY_BYTES, RESIGN, Action, GameCore
@@ -349,3 +349,23 @@ def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
         return False
     out.append(action)
     return True
+
+
+def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:
+    """Play onto ``match`` (``rec``, the record at ``path``, verified) the actions its
+    journal holds beyond the record: a match that was interrupted (a crash, ``kill -9``,
+    a lost connection) is complete only in record + journal, as ``--resume`` reads it.
+    Returns how many actions came from the journal; the engine checks each one."""
+    jpath = journal_path(path)
+    tail = read_journal_tail(jpath, len(record_actions(rec)))
+    for i, a in enumerate(tail.actions, 1):
+        try:
+            if match.game.result is not None:
+                match.next_game()
+            if a.move is None:
+                match.resign(a.seat)
+            else:
+                match.apply(a.move)
+        except RulesError as e:
+            raise UserError(f"{jpath}: its action {i} beyond the record does not replay: {e}") from None
+    return len(tail.actions)

@@ -41,6 +41,7 @@ from ..engine import (
     move_from_json,
     view,
 )
+from ..net.journal import replay_with_journal
 from .board import (
     COMPACT_MIN_WIDTH,
     MIN_WIDTH,
@@ -502,8 +503,11 @@ def check_failure(rec: recordmod.Record, err: recordmod.RecordError) -> str:
 
 
 def load_replay(path: Path) -> Replay:
+    """The record at ``path``, with what its journal holds beyond it (an interrupted match)."""
     rec = recordmod.load(path)
-    return Replay(recordmod.verify(rec))
+    match = recordmod.verify(rec)
+    replay_with_journal(path, rec, match)
+    return Replay(match)
 
 
 def run_viewer(path: Path) -> int:

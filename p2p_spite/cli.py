@@ -49,11 +49,10 @@ def _at_most(most: int, what: str) -> Any:
 
 
 def _seed_arg(text: str) -> bytes:
-
     try:
-        return parse_seed(text.strip().lower())
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+        return parse_seed(text.strip().lower())  # (upper case is fine on the command line)
+    except ValueError:
+        raise argparse.ArgumentTypeError("the seed must be 64 hex digits") from None
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:

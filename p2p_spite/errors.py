@@ -19,6 +19,12 @@ that reaches the CLI is a bug.
 
 from __future__ import annotations
 
+# Exit codes of play, host and join (README "Exit codes"); 2 is a usage error, 130 Ctrl-C.
+EXIT_FINISHED = 0  # the match ended, or you left it
+EXIT_ERROR = 1
+EXIT_PEER_LEFT = 3  # the opponent left the match
+EXIT_LOST = 4  # the connection was lost and did not come back
+
 
 class SpiteError(Exception):
     """The root.  ``exit_code`` is what the process exits with when this ends it."""

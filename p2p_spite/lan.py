@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import DEFAULT_TARGET
-from .errors import UserError
+from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .net.discovery import Announcer, HeardHost
 from .net.peer import NetSession
 from .net.protocol import new_join_code
@@ -75,11 +75,6 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
     return show
 
 
-# Exit codes of play, host and join (README "Exit codes"); 2 is a usage error, 130 Ctrl-C.
-EXIT_FINISHED = 0  # the match ended, or you left it
-EXIT_ERROR = 1
-EXIT_PEER_LEFT = 3  # the opponent left the match
-EXIT_LOST = 4  # the connection was lost and did not come back
 
 
 def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
@@ -362,11 +357,16 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         )
         who = session.peer_name
         if session.seed_from_host:
-            note = f"joined {who}'s match; the host chose the seed: {session.seed.hex()}"
+            seed = f"the host chose the seed: {session.seed.hex()}"
         elif session.seed_from_host is False:
-            note = f"joined {who}'s match; seed drawn by both: {session.seed.hex()}"
+            seed = f"seed drawn by both: {session.seed.hex()}"
         else:  # a record from before the seed's origin was kept
-            note = f"joined {who}'s match; seed {session.seed.hex()}"
+            seed = f"seed {session.seed.hex()}"
+        m = session.match
+        if resume is not None:
+            note = f"back in {who}'s match at game {m.game_number}, {m.total_moves} moves in; {seed}"
+        else:
+            note = f"joined {who}'s match; {seed}"
         _say(note)
         return await _drive(session, args.bot, args.bot_seed, notes=(note,))
 

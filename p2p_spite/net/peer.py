@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
-from ..errors import UserError
+from ..errors import EXIT_PEER_LEFT, UserError
 from ..paths import default_record_path
 from ..session import (
     ChatReceived,
@@ -1182,7 +1182,7 @@ def resume_path(saved: Saved, record_path: str | Path | None) -> str | Path | No
 
 def _describe(e: BaseException) -> str:
     if isinstance(e, RemoteProtocolError):
-        return f"protocol error: {e}"
+        return "someone tried a wrong join code" if e.code is Refusal.BAD_CODE else f"protocol error: {e}"
     if isinstance(e, TimeoutError):
         return str(e) if isinstance(e, HelloTimeout) else "no handshake in time"
     return str(e) or type(e).__name__
@@ -1214,7 +1214,6 @@ _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
 
 # refusals that say the host no longer holds a deal we revealed our half of
 _DEAL_GONE = frozenset({Refusal.NO_MATCH, Refusal.OTHER_MATCH, Refusal.SEAT_TAKEN})
-EXIT_PEER_LEFT = 3  # README "Exit codes": the opponent left the match
 
 
 class _ConnectFailed(ConnectionError):

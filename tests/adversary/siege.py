@@ -220,7 +220,7 @@ def siege(
         procs.append(join)
         reader(join).wait(r"^(connecting|reconnecting) to", 30)
         t1 = time.monotonic()
-        reader(join).wait(r"^joined ", 30)
+        reader(join).wait(r"^(joined|back in) ", 30)
         t2 = time.monotonic()
         fig.connect_to_in, fig.spawn_to_in = t2 - t1, t2 - t0
         assert attacker.stdin is not None

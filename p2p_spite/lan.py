@@ -69,8 +69,10 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
             _say(f"<{names[ev.seat]}> {ev.text}")
         elif isinstance(ev, Notice):
             print(f"p2p-spite: {ev.text}", file=sys.stderr, flush=True)
-        elif isinstance(ev, ConnectionChanged) and ev.state in (LinkState.RECONNECTING, LinkState.CONNECTED):
-            _say(f"connection {ev.state}{': ' + ev.detail if ev.detail else ''}")
+        elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.RECONNECTING:
+            _say(ev.detail or "the connection was lost: reconnecting")
+        elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CONNECTED:
+            _say(ev.detail or "connected again")
 
     return show
 

@@ -200,7 +200,7 @@ def siege(
             reader(host).wait(r"^game 1 started", 30)
             os.kill(first.pid, signal.SIGKILL)
             first.wait(10)
-            reader(host).wait(r"^connection reconnecting", 30)
+            reader(host).wait(r"^the connection to \S+ was lost; keeping the seat open", 30)
             join_args += ["--resume", "j.json"]  # no name, no code: the record has them
         else:
             join_args += ["--code", code, "--name", "Bob"]

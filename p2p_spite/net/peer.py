@@ -48,6 +48,7 @@ from .protocol import (
     Phase,
     Pong,
 )
+from .reconnect import Backoff
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 DEFAULT_PORT = 4747
@@ -780,7 +781,7 @@ class NetSession:
 
     async def _redial(self) -> None:
         assert self._dial is not None
-        delay = 0.05
+        backoff = Backoff()
         while self._link is None and not self._closing and self.failure is None:
             try:
                 link = await self._dial(self.core)
@@ -803,8 +804,7 @@ class NetSession:
             else:
                 self._reconnected(link)
                 return
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
+            await backoff.wait()
 
     async def _heartbeat(self) -> None:
         loop = asyncio.get_running_loop()
@@ -1282,7 +1282,7 @@ async def join_session(
 
     deadline = loop.time() + grace
     connected_once = False
-    delay = 0.05
+    backoff = Backoff()
     deal: Deal | None = None
 
     def abandoned() -> UserError | None:
@@ -1331,10 +1331,9 @@ async def join_session(
                 core = last_core[0]  # go on with the match the handshake may have agreed ...
                 deal = last_deal[0]  # ... or with the same commitments
             problem = f"the handshake with {where} failed: {_describe(e)}"
-        if loop.time() + delay > deadline:
+        if loop.time() + backoff.delay > deadline:
             raise abandoned() or UserError(problem)
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 1.0)
+        await backoff.wait()
     return _session_on(
         link,
         "join",

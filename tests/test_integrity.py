@@ -206,7 +206,7 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
     delivered whatever happens to the connection."""
     import asyncio
 
-    from p2p_spite.net.peer import _Link
+    from p2p_spite.net.link import Link
     from p2p_spite.net.protocol import Handshaken
     from p2p_spite.session import MovePlayed
 
@@ -229,10 +229,10 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
         def __init__(self) -> None:
             self.events: list[object] = []
 
-        def _on_event(self, link: object, ev: object) -> None:
+        def link_event(self, link: object, ev: object) -> None:
             self.events.append(ev)
 
-        def _link_lost(self, link: object, exc: object) -> None:
+        def link_lost(self, link: object, exc: object) -> None:
             pass
 
     async def main() -> list[object]:
@@ -240,7 +240,7 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
         hc, _jc = _cores(h, j)
         sender, receiver = (h, j) if hc.match.game.turn == 0 else (j, h)
         sc, rc = _cores(sender, receiver)
-        link = _Link(receiver)
+        link = Link(receiver)
         link.transport = ResetOnWrite()  # type: ignore[assignment]
         link.handshaken.set_result(Handshaken("x", None, 0, 0))
         owner = Owner()

@@ -350,7 +350,7 @@ def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> 
 
 def test_a_peer_that_floods_pings_and_never_reads_is_dropped(tmp_path: Path) -> None:
     """Every ping used to get a pong: a peer that never reads grew our send buffer for ever."""
-    from p2p_spite.net.peer import MAX_SEND_BUFFER
+    from p2p_spite.net.link import MAX_SEND_BUFFER
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
@@ -373,7 +373,7 @@ def test_a_peer_that_floods_pings_and_never_reads_is_dropped(tmp_path: Path) -> 
 def test_a_peer_that_does_not_read_cannot_grow_the_send_buffer(tmp_path: Path) -> None:
     import socket
 
-    from p2p_spite.net.peer import MAX_SEND_BUFFER
+    from p2p_spite.net.link import MAX_SEND_BUFFER
     from p2p_spite.session import ConnectionChanged
 
     async def main() -> None:

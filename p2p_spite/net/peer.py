@@ -14,7 +14,6 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import EXIT_PEER_LEFT, UserError
@@ -33,16 +32,14 @@ from ..session import (
 from .game import Action, GameCore
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .journal import RecordKeeper, Saved
+from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
 from .protocol import (
     HOST,
     JOIN,
     Acked,
     Deal,
     Endpoint,
-    Flush,
-    Handshaken,
     LocalConfig,
-    NeedData,
     PeerBye,
     PeerRefused,
     Phase,
@@ -52,14 +49,12 @@ from .reconnect import Backoff
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 DEFAULT_PORT = 4747
-HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back
 HEARTBEAT = 2.0  # seconds between pings
 DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as dead
 NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
 MAX_CHAT_BACKLOG = 100  # chat messages waiting for the driver; more are dropped (one notice)
-MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped
 # refusals after which redialing is pointless
 FATAL_REFUSALS = frozenset(
     {
@@ -84,210 +79,15 @@ FATAL_REFUSALS = frozenset(
 )
 
 Warn = Callable[[str], None]
-Dial = Callable[[GameCore | None], Awaitable["_Link"]]
-
-
-class HelloTimeout(TimeoutError):
-    """A new connection sent no valid hello in time (the host's first, short deadline)."""
+Dial = Callable[[GameCore | None], Awaitable["Link"]]
 
 
 def _stderr_warning(text: str) -> None:
     print(f"p2p-spite: warning: {text}", file=sys.stderr, flush=True)
 
 
-class _Link(asyncio.Protocol):
-    """One TCP connection and its protocol endpoint."""
-
-    def __init__(
-        self,
-        endpoint: Endpoint,
-        peer_label: str = "",
-        *,
-        admit: Callable[[_Link], bool] | None = None,
-        hello_deadline: float | None = None,
-    ) -> None:
-        self.endpoint = endpoint
-        self.peer: Any = None  # the peer's socket address
-        self._admit = admit  # the host's door: may this connection take a handshake slot?
-        self._hello_deadline = hello_deadline  # seconds the peer has to send a valid hello
-        self.transport: asyncio.Transport | None = None
-        self.peer_label = peer_label
-        self.handshaken: asyncio.Future[Handshaken] = asyncio.get_running_loop().create_future()
-        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.owner: NetSession | None = None
-        self.error: BaseException | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._hello_timer: asyncio.TimerHandle | None = None
-        self.last_rx = asyncio.get_running_loop().time()
-        self.dropped_as: str | None = None  # why the host's door dropped this connection
-        self.overflowed = False  # the peer stopped reading and our send buffer went over the bound
-
-    # asyncio callbacks
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.peer = transport.get_extra_info("peername")
-        if not self.peer_label:
-            self.peer_label = _fmt_addr(self.peer) if self.peer else "?"
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(HANDSHAKE_TIMEOUT, self._handshake_timeout)
-        if self._admit is not None and not self._admit(self):
-            self.drop("turned away", "every handshake slot holds an authenticated connection")
-            return
-        if self._hello_deadline is not None:
-            self._hello_timer = loop.call_later(self._hello_deadline, self._hello_timeout)
-        self.endpoint.initiate()
-        self._flush()
-
-    def data_received(self, data: bytes) -> None:
-        self.last_rx = asyncio.get_running_loop().time()
-        self.endpoint.receive_data(data)
-        self.pump()
-
-    def eof_received(self) -> bool | None:
-        return None  # close our side too
-
-    def pause_writing(self) -> None:
-        """The peer does not read what we send: stop reading what it sends until it does
-        (every ping and move from it would queue an answer)."""
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.pause_reading()
-
-    def resume_writing(self) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.resume_reading()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        if self._hello_timer is not None:
-            self._hello_timer.cancel()
-        if not self.handshaken.done():
-            detail = self.error or ConnectionError(
-                "the connection closed during the handshake"
-                + (" (in the middle of a frame)" if self.endpoint.pending_bytes else "")
-            )
-            self.handshaken.set_exception(detail)
-            self.handshaken.exception()  # mark retrieved
-        if not self.closed.done():
-            self.closed.set_result(None)
-        if self.owner is not None:
-            self._deliver_decided()
-            self.owner._link_lost(self, exc)
-
-    def _deliver_decided(self) -> None:
-        """Hand the owner the events of actions the endpoint has applied but not yet turned
-        into events (the connection is going away before the pump got to them)."""
-        if self.owner is None or self.endpoint.core is None:
-            return
-        try:
-            evs = self.endpoint.decided_events()
-        except (OSError, UserError) as e:
-            self.owner._storage_failed(self, e)
-            return
-        for ev in evs:
-            self.owner._on_event(self, ev)
-
-    # helpers
-    def _handshake_timeout(self) -> None:
-        if not self.handshaken.done():
-            self.fail(TimeoutError("no handshake within the time limit"))
-
-    def _hello_timeout(self) -> None:
-        self._hello_timer = None
-        if not self.handshaken.done() and self.endpoint.phase is Phase.HELLO:
-            self.fail(HelloTimeout(f"no hello within {self._hello_deadline:g} s"))
-
-    def drop(self, kind: str, why: str) -> None:
-        """The host's door drops this connection at once (``kind``: a few words for the console)."""
-        self.dropped_as = kind
-        if self.error is None:
-            self.error = ConnectionError(f"{kind} ({why})")
-        if self.transport is not None:
-            self.transport.abort()
-
-    def _flush(self) -> None:
-        out = self.endpoint.data_to_send()
-        t = self.transport
-        if out and t is not None and not t.is_closing():
-            if t.get_write_buffer_size() + len(out) > MAX_SEND_BUFFER:
-                self._overflow()
-                return
-            t.write(out)
-
-    def _overflow(self) -> None:
-        """The peer has left more than MAX_SEND_BUFFER bytes unread: drop the link
-        (abort: the unread bytes are thrown away, not kept until it reads)."""
-        self.overflowed = True
-        if self.error is None:
-            self.error = ConnectionError(f"the peer left more than {MAX_SEND_BUFFER // 1024} KiB unread")
-        if self.transport is not None:
-            self.transport.abort()
-
-    def fail(self, exc: BaseException) -> None:
-        """Stop this connection (after sending whatever refusal is queued)."""
-        if self.error is None:
-            self.error = exc
-        self._flush()
-        if self.transport is not None:
-            self.transport.close()
-
-    def pump(self) -> None:
-        """Process what arrived, until the endpoint needs more bytes (or an owner must take over)."""
-        ep = self.endpoint
-        try:
-            while True:
-                if self.transport is not None and self.transport.is_closing():
-                    # dropped (overflow, failure, a write that found the connection reset):
-                    # nothing more from this peer, but what was applied must still be shown
-                    self._deliver_decided()
-                    break
-                if self.handshaken.done() and self.owner is None:
-                    break  # wait for the session to attach before handling play messages
-                ev = ep.next_event()
-                if isinstance(ev, NeedData):
-                    break
-                if isinstance(ev, Flush):
-                    self._flush()
-                    continue
-                if isinstance(ev, Handshaken):
-                    if self._timer is not None:
-                        self._timer.cancel()
-                    self.handshaken.set_result(ev)
-                    continue
-                assert self.owner is not None
-                self.owner._on_event(self, ev)
-        except ProtocolError as e:
-            if not self.handshaken.done():
-                self.error = e
-                self.fail(e)
-            elif self.owner is not None:
-                self._flush()
-                self._deliver_decided()
-                self.owner._on_protocol_error(self, e)
-            else:
-                self.fail(e)
-        except (OSError, UserError) as e:  # the record or journal (disk full...): not the peer's fault
-            if self.owner is not None:
-                self.owner._storage_failed(self, e)
-            else:
-                self.fail(e)
-        self._flush()
-
-
 def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
-
-
-def _fmt_addr(addr: Any) -> str:
-    if isinstance(addr, tuple) and len(addr) >= 2:
-        host, port = addr[0], addr[1]
-        return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
-    return str(addr)
 
 
 class NetSession:
@@ -303,7 +103,7 @@ class NetSession:
     def __init__(
         self,
         core: GameCore,
-        link: _Link,
+        link: Link,
         keeper: RecordKeeper | None,
         peer_name: str,
         *,
@@ -329,7 +129,7 @@ class NetSession:
         self._dial = dial
         self._ack_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._events: asyncio.Queue[Event] = asyncio.Queue()
-        self._link: _Link | None = None
+        self._link: Link | None = None
         self._done = False  # failed, closed or over: no more play
         self._ended = False  # MatchEnded emitted
         self._closing = False
@@ -414,19 +214,19 @@ class NetSession:
         try:
             game = core.request_resign()  # written down (fsynced) before it is sent
         except (OSError, UserError) as e:
-            self._storage_failed(self._link, e)
+            self.link_storage_failed(self._link, e)
             return
         link = self._link
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_resign_request(game)
-            link._flush()
+            link.flush()
 
     async def chat(self, text: str) -> None:
         self._check_open()
         link = self._link
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_chat(text)
-            link._flush()
+            link.flush()
 
     async def close(self, reason: str = "quit") -> None:
         """Leave: once the match is over, first make sure the peer has every action
@@ -520,7 +320,7 @@ class NetSession:
                     Refusal.POSITION,
                 )
                 link.endpoint.refuse(e.code, str(e))
-                self._on_protocol_error(link, e)
+                self.link_protocol_error(link, e)
                 break
             await asyncio.sleep(0.005)
         self._check_open()
@@ -555,7 +355,7 @@ class NetSession:
         self._notice_until = asyncio.get_running_loop().time() + self.notice_every
         self._put(Notice(text if n == 1 else f"{text} (and {n - 1} more like it)"))
 
-    def _attach(self, link: _Link) -> None:
+    def _attach(self, link: Link) -> None:
         self._link = link
         link.owner = self
         if self.keeper is not None:
@@ -568,7 +368,7 @@ class NetSession:
             # An action made between the handshake's history check and now went
             # nowhere (the session had no link): send it before anything else.
             link.endpoint.send_missing()
-            link._flush()
+            link.flush()
         link.pump()  # play messages that came right behind the handshake
         self._pending_resignation()
 
@@ -585,7 +385,7 @@ class NetSession:
             self._local(Action(g.game, core.seat))
         elif link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_resign_request(g.game)
-            link._flush()
+            link.flush()
 
     def _set_acked(self, n: int) -> None:
         self.acked = max(self.acked, n)
@@ -605,15 +405,15 @@ class NetSession:
         try:
             done = core.commit(action)  # written to the journal before anything is sent or shown
         except (OSError, UserError) as e:
-            self._storage_failed(link, e)
+            self.link_storage_failed(link, e)
             return
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_action(n)
-            link._flush()
+            link.flush()
         try:
             evs = core.events(done)  # a game's end rewrites the record
         except (OSError, UserError) as e:
-            self._storage_failed(link, e)
+            self.link_storage_failed(link, e)
             return
         for ev in evs:
             self._put(ev)
@@ -636,7 +436,7 @@ class NetSession:
         self._done = True
         self._put(self.core.end_event(str(path) if path else None))
 
-    def _storage_failed(self, link: _Link | None, e: BaseException) -> None:
+    def link_storage_failed(self, link: Link | None, e: BaseException) -> None:
         """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
         text = f"cannot write the record: {_one_line(e)}"
         if link is not None:
@@ -644,7 +444,7 @@ class NetSession:
             link.fail(ConnectionError(text))
         self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
 
-    def _on_event(self, link: _Link, ev: Event | Acked | PeerBye | Pong) -> None:
+    def link_event(self, link: Link, ev: Event | Acked | PeerBye | Pong) -> None:
         if isinstance(ev, Acked):
             self._set_acked(ev.n)
         elif isinstance(ev, Pong):
@@ -679,7 +479,7 @@ class NetSession:
             if isinstance(ev, GameEnded) and self.core.finished:
                 self._finish()
 
-    def _on_protocol_error(self, link: _Link, e: ProtocolError) -> None:
+    def link_protocol_error(self, link: Link, e: ProtocolError) -> None:
         link.fail(e)
         self._fail(*self._refusal(e))
 
@@ -702,7 +502,7 @@ class NetSession:
 
     # -- losing and finding the peer again ------------------------------------------------
 
-    def _link_lost(self, link: _Link, exc: Exception | None) -> None:
+    def link_lost(self, link: Link, exc: Exception | None) -> None:
         if link is not self._link:
             return
         self._link = None
@@ -750,7 +550,7 @@ class NetSession:
             self._ending(EndCause.CONNECTION_LOST),
         )
 
-    def offer_link(self, link: _Link) -> bool:
+    def offer_link(self, link: Link) -> bool:
         """A new connection finished its handshake for this match: take it (host side).
 
         It proved it holds the match (``proof``: a MAC keyed by the seed over both
@@ -767,7 +567,7 @@ class NetSession:
         self._reconnected(link)
         return True
 
-    def _reconnected(self, link: _Link) -> None:
+    def _reconnected(self, link: Link) -> None:
         if self._grace_timer is not None:
             self._grace_timer.cancel()
             self._grace_timer = None
@@ -820,7 +620,7 @@ class NetSession:
                 continue
             k += 1
             link.endpoint.send_ping(k)
-            link._flush()
+            link.flush()
 
     def _fail(self, message: str, ending: Ending, *, save: bool = True) -> None:
         if self._ended or self.failure is not None:
@@ -841,7 +641,7 @@ class NetSession:
     def _close_transport(self) -> None:
         link = self._link
         if link is not None and link.transport is not None:
-            link._flush()
+            link.flush()
             link.transport.close()
         if self.server is not None:
             self.server.close()
@@ -866,7 +666,7 @@ class NetSession:
         link = self._link
         if link is not None and link.transport is not None and not link.transport.is_closing():
             link.endpoint.send_bye(reason)
-            link._flush()
+            link.flush()
             with contextlib.suppress(OSError, RuntimeError):
                 if link.transport.can_write_eof():
                     link.transport.write_eof()
@@ -895,7 +695,7 @@ def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
 
 
 def _session_on(
-    link: _Link,
+    link: Link,
     kind: str,
     record_path: str | Path | None,
     resume: Saved | None,
@@ -1010,7 +810,7 @@ async def host_session(
     if core is not None:
         config.target = core.match.target
         config.max_games = core.max_games
-    winner: asyncio.Future[_Link] = loop.create_future()
+    winner: asyncio.Future[Link] = loop.create_future()
     quiet: Warn = lambda _t: None  # noqa: E731
 
     def warn(text: str, merged: bool = False) -> None:
@@ -1023,17 +823,17 @@ async def host_session(
 
     session_box: list[NetSession] = []
     watchers: set[asyncio.Task[None]] = set()
-    door: Door[_Link] = Door(_stage)
+    door: Door[Link] = Door(_stage)
     strangers = StrangerLog(loop.time)
     report: list[asyncio.TimerHandle | None] = [None]
 
-    def admit(link: _Link) -> bool:
+    def admit(link: Link) -> bool:
         ok, victim = door.admit(link, address_key(link.peer))
         if victim is not None:
             victim.drop("crowded out", "by newer connections while it had not authenticated")
         return ok
 
-    def dropped(link: _Link, kind: str, line: str) -> None:
+    def dropped(link: Link, kind: str, line: str) -> None:
         text = strangers.drop(address_key(link.peer), kind, line)
         if text is not None:
             warn(text)
@@ -1065,7 +865,7 @@ async def host_session(
                 )
             )
 
-    def hold(link: _Link) -> None:
+    def hold(link: Link) -> None:
         """A first handshake ended without a match: keep its deal (a returning joiner opens
         the same commitments); once fixed, wait for that joiner only, for the grace period."""
         deal = link.endpoint.deal
@@ -1083,9 +883,9 @@ async def host_session(
         if deal.fixed and deal is pending[0] and abandon[0] is None:
             abandon[0] = loop.call_later(grace, give_up, link.endpoint.peer_name)
 
-    def factory() -> _Link:
+    def factory() -> Link:
         first = not session_box and core is None
-        link = _Link(
+        link = Link(
             Endpoint(
                 config,
                 session_box[0].core if session_box else core,
@@ -1102,7 +902,7 @@ async def host_session(
         task.add_done_callback(watchers.discard)
         return link
 
-    async def _watch(link: _Link) -> None:
+    async def _watch(link: Link) -> None:
         try:
             await link.handshaken
         except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
@@ -1130,7 +930,7 @@ async def host_session(
         sock = await _listen_socket(bind, port)
         server = await loop.create_server(factory, sock=sock)
     except (OSError, OverflowError) as e:
-        where = _fmt_addr((bind or "*", port))
+        where = fmt_addr((bind or "*", port))
         if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
             raise UserError(f"port {port} is taken: use --port N or --port 0") from None
         if isinstance(e, OSError) and e.errno == errno.EADDRNOTAVAIL:
@@ -1197,7 +997,7 @@ def _kind(e: BaseException) -> str:
     return "closed during the handshake"
 
 
-def _stage(link: _Link) -> int:
+def _stage(link: Link) -> int:
     """How far a connection has come in its handshake (see gate.Door)."""
     phase = link.endpoint.phase
     if phase in (Phase.HELLO, Phase.CLOSED):
@@ -1245,16 +1045,16 @@ async def join_session(
     # a resumed match keeps its names
     config = LocalConfig(JOIN, resume.players[1] if resume is not None else name, _code_key(code, resume))
     core = _core_from_saved(resume, 1) if resume is not None else None
-    where = _fmt_addr((host, port))
+    where = fmt_addr((host, port))
     last_core: list[GameCore | None] = [None]
     origin: list[bool | None] = [None]  # who chose the seed of the match a cut handshake agreed
     last_deal: list[Deal | None] = [None]  # the seed agreement of a first handshake cut short
 
-    async def dial(with_core: GameCore | None, with_deal: Deal | None = None) -> _Link:
+    async def dial(with_core: GameCore | None, with_deal: Deal | None = None) -> Link:
         try:
             _t, link = await asyncio.wait_for(
                 loop.create_connection(
-                    lambda: _Link(Endpoint(config, with_core, deal=with_deal), where), host, port
+                    lambda: Link(Endpoint(config, with_core, deal=with_deal), where), host, port
                 ),
                 timeout,
             )

@@ -1,0 +1,229 @@
+"""One TCP connection: an asyncio Protocol around a protocol :class:`Endpoint`.
+
+Bytes from the socket go into the endpoint, its bytes go to the socket (bounded:
+a peer that stops reading is dropped), and its events go to the link's owner
+(a :class:`LinkOwner`, the session) once the handshake is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..errors import UserError
+from ..session import Event
+from .protocol import Acked, Endpoint, Flush, Handshaken, NeedData, PeerBye, Phase, Pong
+from .wire import ProtocolError
+
+HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
+MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped
+
+
+class LinkOwner(Protocol):
+    """What a link tells the session that has taken it over."""
+
+    def link_event(self, link: Link, ev: Event | Acked | PeerBye | Pong) -> None: ...
+
+    def link_lost(self, link: Link, exc: Exception | None) -> None: ...
+
+    def link_protocol_error(self, link: Link, e: ProtocolError) -> None: ...
+
+    def link_storage_failed(self, link: Link | None, e: BaseException) -> None: ...
+
+
+class HelloTimeout(TimeoutError):
+    """A new connection sent no valid hello in time (the host's first, short deadline)."""
+
+
+class Link(asyncio.Protocol):
+    """One TCP connection and its protocol endpoint."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        peer_label: str = "",
+        *,
+        admit: Callable[[Link], bool] | None = None,
+        hello_deadline: float | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.peer: Any = None  # the peer's socket address
+        self._admit = admit  # the host's door: may this connection take a handshake slot?
+        self._hello_deadline = hello_deadline  # seconds the peer has to send a valid hello
+        self.transport: asyncio.Transport | None = None
+        self.peer_label = peer_label
+        self.handshaken: asyncio.Future[Handshaken] = asyncio.get_running_loop().create_future()
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.owner: LinkOwner | None = None
+        self.error: BaseException | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._hello_timer: asyncio.TimerHandle | None = None
+        self.last_rx = asyncio.get_running_loop().time()
+        self.dropped_as: str | None = None  # why the host's door dropped this connection
+        self.overflowed = False  # the peer stopped reading and our send buffer went over the bound
+
+    # asyncio callbacks
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.peer = transport.get_extra_info("peername")
+        if not self.peer_label:
+            self.peer_label = fmt_addr(self.peer) if self.peer else "?"
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(HANDSHAKE_TIMEOUT, self._handshake_timeout)
+        if self._admit is not None and not self._admit(self):
+            self.drop("turned away", "every handshake slot holds an authenticated connection")
+            return
+        if self._hello_deadline is not None:
+            self._hello_timer = loop.call_later(self._hello_deadline, self._hello_timeout)
+        self.endpoint.initiate()
+        self.flush()
+
+    def data_received(self, data: bytes) -> None:
+        self.last_rx = asyncio.get_running_loop().time()
+        self.endpoint.receive_data(data)
+        self.pump()
+
+    def eof_received(self) -> bool | None:
+        return None  # close our side too
+
+    def pause_writing(self) -> None:
+        """The peer does not read what we send: stop reading what it sends until it does
+        (every ping and move from it would queue an answer)."""
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.resume_reading()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._hello_timer is not None:
+            self._hello_timer.cancel()
+        if not self.handshaken.done():
+            detail = self.error or ConnectionError(
+                "the connection closed during the handshake"
+                + (" (in the middle of a frame)" if self.endpoint.pending_bytes else "")
+            )
+            self.handshaken.set_exception(detail)
+            self.handshaken.exception()  # mark retrieved
+        if not self.closed.done():
+            self.closed.set_result(None)
+        if self.owner is not None:
+            self._deliver_decided()
+            self.owner.link_lost(self, exc)
+
+    def _deliver_decided(self) -> None:
+        """Hand the owner the events of actions the endpoint has applied but not yet turned
+        into events (the connection is going away before the pump got to them)."""
+        if self.owner is None or self.endpoint.core is None:
+            return
+        try:
+            evs = self.endpoint.decided_events()
+        except (OSError, UserError) as e:
+            self.owner.link_storage_failed(self, e)
+            return
+        for ev in evs:
+            self.owner.link_event(self, ev)
+
+    # helpers
+    def _handshake_timeout(self) -> None:
+        if not self.handshaken.done():
+            self.fail(TimeoutError("no handshake within the time limit"))
+
+    def _hello_timeout(self) -> None:
+        self._hello_timer = None
+        if not self.handshaken.done() and self.endpoint.phase is Phase.HELLO:
+            self.fail(HelloTimeout(f"no hello within {self._hello_deadline:g} s"))
+
+    def drop(self, kind: str, why: str) -> None:
+        """The host's door drops this connection at once (``kind``: a few words for the console)."""
+        self.dropped_as = kind
+        if self.error is None:
+            self.error = ConnectionError(f"{kind} ({why})")
+        if self.transport is not None:
+            self.transport.abort()
+
+    def flush(self) -> None:
+        out = self.endpoint.data_to_send()
+        t = self.transport
+        if out and t is not None and not t.is_closing():
+            if t.get_write_buffer_size() + len(out) > MAX_SEND_BUFFER:
+                self._overflow()
+                return
+            t.write(out)
+
+    def _overflow(self) -> None:
+        """The peer has left more than MAX_SEND_BUFFER bytes unread: drop the link
+        (abort: the unread bytes are thrown away, not kept until it reads)."""
+        self.overflowed = True
+        if self.error is None:
+            self.error = ConnectionError(f"the peer left more than {MAX_SEND_BUFFER // 1024} KiB unread")
+        if self.transport is not None:
+            self.transport.abort()
+
+    def fail(self, exc: BaseException) -> None:
+        """Stop this connection (after sending whatever refusal is queued)."""
+        if self.error is None:
+            self.error = exc
+        self.flush()
+        if self.transport is not None:
+            self.transport.close()
+
+    def pump(self) -> None:
+        """Process what arrived, until the endpoint needs more bytes (or an owner must take over)."""
+        ep = self.endpoint
+        try:
+            while True:
+                if self.transport is not None and self.transport.is_closing():
+                    # dropped (overflow, failure, a write that found the connection reset):
+                    # nothing more from this peer, but what was applied must still be shown
+                    self._deliver_decided()
+                    break
+                if self.handshaken.done() and self.owner is None:
+                    break  # wait for the session to attach before handling play messages
+                ev = ep.next_event()
+                if isinstance(ev, NeedData):
+                    break
+                if isinstance(ev, Flush):
+                    self.flush()
+                    continue
+                if isinstance(ev, Handshaken):
+                    if self._timer is not None:
+                        self._timer.cancel()
+                    self.handshaken.set_result(ev)
+                    continue
+                assert self.owner is not None
+                self.owner.link_event(self, ev)
+        except ProtocolError as e:
+            if not self.handshaken.done():
+                self.error = e
+                self.fail(e)
+            elif self.owner is not None:
+                self.flush()
+                self._deliver_decided()
+                self.owner.link_protocol_error(self, e)
+            else:
+                self.fail(e)
+        except (OSError, UserError) as e:  # the record or journal (disk full...): not the peer's fault
+            if self.owner is not None:
+                self.owner.link_storage_failed(self, e)
+            else:
+                self.fail(e)
+        self.flush()
+
+
+def fmt_addr(addr: Any) -> str:
+    if isinstance(addr, tuple) and len(addr) >= 2:
+        host, port = addr[0], addr[1]
+        return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+    return str(addr)

@@ -166,8 +166,8 @@ def join_lines(bind: str, port: int, code: str | None, resumed: bool) -> list[st
 
 def run_host(args: argparse.Namespace) -> int:
     _check_bot(args.bot)
+    from .net.connect import host_session
     from .net.journal import load_saved
-    from .net.peer import host_session
 
     seed: bytes | None = args.seed
     target = args.target
@@ -331,8 +331,8 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
 
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
+    from .net.connect import join_session
     from .net.journal import load_saved
-    from .net.peer import join_session
 
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)

@@ -20,8 +20,9 @@ run in one process and one event loop (e.g. host on
 
 from __future__ import annotations
 
+from .connect import host_session, join_session
 from .journal import Saved, load_saved
-from .peer import DEFAULT_PORT, NetSession, host_session, join_session
+from .peer import DEFAULT_PORT, NetSession
 from .protocol import PROTOCOL_VERSION
 
 __all__ = [

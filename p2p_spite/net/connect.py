@@ -1,0 +1,501 @@
+"""Starting a session: ``host_session`` (listen, let one peer in through the door,
+handshake), ``join_session`` (dial, retry, handshake) and loading a match to resume."""
+
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import socket
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ..engine import IllegalMoveError, Match
+from ..errors import EXIT_PEER_LEFT, UserError
+from ..paths import default_record_path
+from .game import GameCore
+from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
+from .journal import RecordKeeper, Saved
+from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
+from .peer import DEAD_AFTER, DEFAULT_GRACE, DEFAULT_PORT, HEARTBEAT, Dial, NetSession
+from .protocol import (
+    HOST,
+    JOIN,
+    Deal,
+    Endpoint,
+    LocalConfig,
+    PeerRefused,
+    Phase,
+)
+from .reconnect import Backoff
+from .wire import ProtocolError, Refusal, RemoteProtocolError
+
+Warn = Callable[[str], None]
+
+
+def _stderr_warning(text: str) -> None:
+    print(f"p2p-spite: warning: {text}", file=sys.stderr, flush=True)
+
+
+def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
+    """The join code's key: from ``code``; when resuming without one, the match's own."""
+    from .protocol import derive_code_key
+
+    if code:
+        return derive_code_key(code)
+    return resume.code_key if resume is not None else None
+
+
+def _session_on(
+    link: Link,
+    kind: str,
+    record_path: str | Path | None,
+    resume: Saved | None,
+    code_key: bytes | None,
+    grace: float,
+    heartbeat: float,
+    dead_after: float,
+    *,
+    server: asyncio.AbstractServer | None = None,
+    dial: Dial | None = None,
+    origin: bool | None = None,
+) -> NetSession:
+    """The session of a link whose first handshake is done (``server``: the host's
+    listener, kept for reconnections; ``dial``: how the joiner reconnects; ``origin``:
+    who chose the seed, if an earlier, cut handshake agreed the match)."""
+    hs = link.handshaken.result()
+    core = link.endpoint.core
+    assert core is not None
+    path = record_path if resume is None else resume_path(resume, record_path)
+    # a resumed match: who chose the seed is in the record (the handshake does not say)
+    if hs.seed_from_host is not None:
+        origin = hs.seed_from_host
+    elif resume is not None:
+        origin = resume.seed_from_host
+    return NetSession(
+        core,
+        link,
+        _keeper_for(core, path, kind, code_key, origin),
+        core.match.players[1 - core.seat],  # as agreed (a resumed match: as in the record)
+        server=server,
+        dial=dial,
+        resumed_at=hs.resumed_at,
+        peer_position=hs.peer_position,
+        seed_from_host=origin,
+        grace=grace,
+        heartbeat=heartbeat,
+        dead_after=dead_after,
+    )
+
+
+def _keeper_for(
+    core: GameCore, record_path: str | Path | None, kind: str, code_key: bytes | None, origin: bool | None
+) -> RecordKeeper:
+    path = Path(record_path) if record_path is not None else default_record_path(kind)
+    keeper = RecordKeeper(path, core.match, core.match_id, core.max_games, code_key, origin)
+    keeper.carry(core)  # the action key first: before any action of ours is sent
+    return keeper
+
+
+def _core_from_saved(saved: Saved, seat: int) -> GameCore:
+    try:
+        core = GameCore.replay(
+            Match(saved.seed, saved.target, saved.players),
+            seat,
+            saved.match_id,
+            saved.max_games,
+            saved.actions,
+            saved.tags,
+            saved.key,
+        )
+        core.requests = set(saved.requests)
+    except IllegalMoveError as e:
+        raise UserError(f"the saved match does not replay: {e.reason}") from None
+    if core.finished:
+        sc = core.match.scores
+        raise UserError(f"{saved.path or 'that record'}: the match is already over ({sc[0]}-{sc[1]})")
+    return core
+
+
+async def host_session(
+    *,
+    bind: str = "",
+    port: int = DEFAULT_PORT,
+    name: str = "host",
+    seed: bytes | None = None,
+    target: int = 50,
+    games: int | None = None,
+    record_path: str | Path | None = None,
+    on_listening: Callable[[str, int], None] | None = None,
+    code: str | None = None,
+    resume: Saved | None = None,
+    on_warning: Warn | None = _stderr_warning,
+    grace: float = DEFAULT_GRACE,
+    heartbeat: float = HEARTBEAT,
+    dead_after: float = DEAD_AFTER,
+) -> NetSession:
+    """Listen on ``bind``:``port`` (``""`` = all interfaces, port 0 = any free one) and
+    return a session once a peer has joined and the handshake is done.
+
+    ``on_listening(host, port)`` is called with the real address once listening.
+    ``seed`` None: the seed is drawn by both peers (commit-reveal).  ``games``
+    stops the match after that many games.  ``code``: the join code the joiner
+    must give (None: no code).  ``resume``: continue a saved match
+    (:func:`~p2p_spite.net.journal.load_saved`; the record is written back to
+    its file unless ``record_path`` says otherwise).  Connections that fail the
+    handshake are dropped with ``on_warning(text)`` and the host keeps waiting.
+    The listening socket stays open for the whole match so that a joiner who
+    lost the connection can come back within ``grace`` seconds.
+    Raises UserError if it cannot listen.
+    """
+
+    loop = asyncio.get_running_loop()
+    config = LocalConfig(
+        HOST,
+        resume.players[0] if resume is not None else name,  # a resumed match keeps its names
+        _code_key(code, resume),
+        seed=seed,
+        target=target,
+        max_games=games,
+    )
+    core = _core_from_saved(resume, 0) if resume is not None else None
+    if core is not None:
+        config.target = core.match.target
+        config.max_games = core.max_games
+    winner: asyncio.Future[Link] = loop.create_future()
+    quiet: Warn = lambda _t: None  # noqa: E731
+
+    def warn(text: str, merged: bool = False) -> None:
+        """Before the match: ``on_warning``; during it: a Notice for the driver
+        (printing to stderr would scribble over a full-screen interface)."""
+        if session_box:
+            session_box[0].notice(text, merged=merged)
+        else:
+            (on_warning or quiet)(text)
+
+    session_box: list[NetSession] = []
+    watchers: set[asyncio.Task[None]] = set()
+    door: Door[Link] = Door(_stage)
+    strangers = StrangerLog(loop.time)
+    report: list[asyncio.TimerHandle | None] = [None]
+
+    def admit(link: Link) -> bool:
+        ok, victim = door.admit(link, address_key(link.peer))
+        if victim is not None:
+            victim.drop("crowded out", "by newer connections while it had not authenticated")
+        return ok
+
+    def dropped(link: Link, kind: str, line: str) -> None:
+        text = strangers.drop(address_key(link.peer), kind, line)
+        if text is not None:
+            warn(text)
+        if report[0] is None and strangers.due is not None:
+            report[0] = loop.call_at(strangers.due, summary)
+
+    def summary(now: bool = False) -> None:
+        if report[0] is not None:
+            report[0].cancel()
+            report[0] = None
+        text = strangers.summary(now=now)
+        if text is not None:
+            warn(text, merged=True)
+        if strangers.due is not None:
+            report[0] = loop.call_at(strangers.due, summary)
+
+    pending: list[Deal | None] = [None]  # a first seed exchange cut short: the same commitments again
+    held: list[GameCore | None] = [None]  # a seeded match a first handshake cut short agreed
+    abandon: list[asyncio.TimerHandle | None] = [None]
+
+    def give_up(who: str) -> None:
+        if not winner.done():
+            winner.set_exception(
+                UserError(
+                    f"{who or 'the joiner'} left during the seed exchange, after the deal was fixed "
+                    f"(it may have seen it), and did not come back within {grace:g} s: the match is "
+                    "stopped (nothing was played)",
+                    EXIT_PEER_LEFT,
+                )
+            )
+
+    def hold(link: Link) -> None:
+        """A first handshake ended without a match: keep its deal (a returning joiner opens
+        the same commitments); once fixed, wait for that joiner only, for the grace period."""
+        deal = link.endpoint.deal
+        hs = link.handshaken
+        succeeded = hs.done() and not hs.cancelled() and hs.exception() is None
+        if session_box or core is not None or winner.done() or succeeded:
+            return
+        agreed = link.endpoint.core
+        if agreed is not None and link.endpoint.seed_from_host:
+            held[0] = agreed  # a seeded match the joiner may have begun: it may come back to it
+        if deal is None:
+            return
+        if pending[0] is None or deal is pending[0] or not pending[0].fixed:
+            pending[0] = deal
+        if deal.fixed and deal is pending[0] and abandon[0] is None:
+            abandon[0] = loop.call_later(grace, give_up, link.endpoint.peer_name)
+
+    def factory() -> Link:
+        first = not session_box and core is None
+        link = Link(
+            Endpoint(
+                config,
+                session_box[0].core if session_box else core,
+                held_deal=(lambda: pending[0]) if first else None,
+                held_core=(lambda: held[0]) if first else None,
+            ),
+            admit=admit,
+            hello_deadline=HELLO_TIMEOUT,
+        )
+        if first:  # a cut seed exchange: its deal is held before the next connection says hello
+            link.closed.add_done_callback(lambda _f: hold(link))
+        task = loop.create_task(_watch(link))
+        watchers.add(task)
+        task.add_done_callback(watchers.discard)
+        return link
+
+    async def _watch(link: Link) -> None:
+        try:
+            await link.handshaken
+        except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
+            door.leave(link)
+            hold(link)
+            if isinstance(e, PeerRefused):
+                dropped(link, "refused the match", f"{link.peer_label} refused the match: {e}")
+            else:
+                line = f"dropped a connection from {link.peer_label}: {_describe(e)}"
+                dropped(link, link.dropped_as or _kind(e), line)
+            return
+        door.leave(link)
+        if session_box:
+            sess = session_box[0]
+            if link.endpoint.core is sess.core and sess.offer_link(link):
+                summary(now=True)  # the drops held back while the joiner was away
+                return
+        elif not winner.done():
+            winner.set_result(link)
+            return
+        link.endpoint.refuse(Refusal.SEAT_TAKEN, "this match already has its two players")
+        link.fail(ConnectionError("seat taken"))
+
+    try:
+        sock = await _listen_socket(bind, port)
+        server = await loop.create_server(factory, sock=sock)
+    except (OSError, OverflowError) as e:
+        where = fmt_addr((bind or "*", port))
+        if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
+            raise UserError(f"port {port} is taken: use --port N or --port 0") from None
+        if isinstance(e, OSError) and e.errno == errno.EADDRNOTAVAIL:
+            raise UserError(f"cannot listen on {where}: {bind} is not an address of this machine") from None
+        raise UserError(f"cannot listen on {where}: {getattr(e, 'strerror', None) or e}") from None
+    real = sock.getsockname()
+    shown = str(real[0])
+    if not bind and shown == "::":
+        shown = "0.0.0.0"  # dual stack: every IPv4 and IPv6 address
+    if on_listening is not None:
+        on_listening(shown, int(real[1]))
+    try:
+        link = await winner
+    except BaseException:
+        if abandon[0] is not None:
+            abandon[0].cancel()
+        server.close()
+        if report[0] is not None:
+            report[0].cancel()
+        raise
+    if abandon[0] is not None:
+        abandon[0].cancel()
+    summary(now=True)  # the drops held back so far are told before the match starts
+    sess = _session_on(
+        link, "host", record_path, resume, config.code_key, grace, heartbeat, dead_after, server=server
+    )
+    session_box.append(sess)
+    return sess
+
+
+async def _listen_socket(bind: str, port: int) -> socket.socket:
+    """One listening socket (one port even with port 0): dual-stack when ``bind`` is empty."""
+    if not bind:
+        if socket.has_dualstack_ipv6():
+            return socket.create_server(("::", port), family=socket.AF_INET6, dualstack_ipv6=True, backlog=16)
+        return socket.create_server(("0.0.0.0", port), backlog=16)
+    infos = await asyncio.get_running_loop().getaddrinfo(
+        bind.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )
+    if not infos:
+        raise OSError(f"cannot resolve {bind!r}")
+    family, _t, _p, _c, addr = infos[0]
+    return socket.create_server(addr[:2], family=family, backlog=16)
+
+
+def resume_path(saved: Saved, record_path: str | Path | None) -> str | Path | None:
+    return record_path if record_path is not None else saved.path
+
+
+def _describe(e: BaseException) -> str:
+    if isinstance(e, RemoteProtocolError):
+        return "someone tried a wrong join code" if e.code is Refusal.BAD_CODE else f"protocol error: {e}"
+    if isinstance(e, TimeoutError):
+        return str(e) if isinstance(e, HelloTimeout) else "no handshake in time"
+    return str(e) or type(e).__name__
+
+
+def _kind(e: BaseException) -> str:
+    """A few words for a dropped connection, to count it by in the merged warnings."""
+    if isinstance(e, RemoteProtocolError):
+        return "wrong join code" if e.code is Refusal.BAD_CODE else f"protocol errors ({e.code})"
+    if isinstance(e, TimeoutError):
+        return "no hello in time" if isinstance(e, HelloTimeout) else "no handshake in time"
+    return "closed during the handshake"
+
+
+def _stage(link: Link) -> int:
+    """How far a connection has come in its handshake (see gate.Door)."""
+    phase = link.endpoint.phase
+    if phase in (Phase.HELLO, Phase.CLOSED):
+        return CONNECTED
+    if phase in (Phase.AUTH, Phase.PROOF):
+        return GREETED
+    return AUTHENTICATED
+
+
+# What a first handshake meets when the other end speaks something else (HTTP, SSH...):
+# bytes that are no frame of ours, or a hello of another program.
+_FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
+
+
+# refusals that say the host no longer holds a deal we revealed our half of
+_DEAL_GONE = frozenset({Refusal.NO_MATCH, Refusal.OTHER_MATCH, Refusal.SEAT_TAKEN})
+
+
+class _ConnectFailed(ConnectionError):
+    """No TCP connection at all (refused, unreachable, timed out)."""
+
+
+async def join_session(
+    *,
+    host: str,
+    port: int = DEFAULT_PORT,
+    name: str = "joiner",
+    record_path: str | Path | None = None,
+    code: str | None = None,
+    resume: Saved | None = None,
+    timeout: float = HANDSHAKE_TIMEOUT,
+    grace: float = DEFAULT_GRACE,
+    heartbeat: float = HEARTBEAT,
+    dead_after: float = DEAD_AFTER,
+) -> NetSession:
+    """Connect to a host and return the session once the handshake is done.
+
+    A connection cut during the first handshake is retried (up to ``grace``
+    seconds); so is a refused connection when resuming (the host may be
+    restarting).  Mid-match, a lost connection is redialed for ``grace`` seconds.
+    Raises UserError (one line) if the host cannot be reached or refuses.
+    """
+
+    loop = asyncio.get_running_loop()
+    # a resumed match keeps its names
+    config = LocalConfig(JOIN, resume.players[1] if resume is not None else name, _code_key(code, resume))
+    core = _core_from_saved(resume, 1) if resume is not None else None
+    where = fmt_addr((host, port))
+    last_core: list[GameCore | None] = [None]
+    origin: list[bool | None] = [None]  # who chose the seed of the match a cut handshake agreed
+    last_deal: list[Deal | None] = [None]  # the seed agreement of a first handshake cut short
+
+    async def dial(with_core: GameCore | None, with_deal: Deal | None = None) -> Link:
+        try:
+            _t, link = await asyncio.wait_for(
+                loop.create_connection(
+                    lambda: Link(Endpoint(config, with_core, deal=with_deal), where), host, port
+                ),
+                timeout,
+            )
+        except TimeoutError:
+            raise _ConnectFailed(
+                f"cannot reach {where}: no answer in {timeout:g} s (is the address right? a firewall?)"
+            ) from None
+        except ConnectionRefusedError:
+            raise _ConnectFailed(
+                f"nobody is hosting at {where} (is the host running? is the port right?)"
+            ) from None
+        except (OSError, OverflowError) as e:
+            raise _ConnectFailed(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
+        try:
+            await link.handshaken
+        except BaseException:
+            last_core[0] = link.endpoint.core
+            last_deal[0] = link.endpoint.deal
+            if link.endpoint.seed_from_host is not None:
+                origin[0] = link.endpoint.seed_from_host
+            if link.transport is not None:
+                link.transport.close()
+            raise
+        return link
+
+    deadline = loop.time() + grace
+    connected_once = False
+    backoff = Backoff()
+    deal: Deal | None = None
+
+    def abandoned() -> UserError | None:
+        """Once we have revealed our half of the seed, the host knows the deal: it may not
+        throw it away (and we never draw a new half for this match)."""
+        if resume is None and deal is not None and deal.revealed:
+            return UserError(
+                "the host left after it had your half of the seed, so it may have seen the deal: "
+                "the match is stopped (nothing was played; start a new one if you wish)",
+                EXIT_PEER_LEFT,
+            )
+        return None
+
+    while True:
+        try:
+            link = await dial(core, deal)
+            break
+        except _ConnectFailed as e:
+            if resume is None and not connected_once:
+                raise UserError(str(e)) from None
+            problem = str(e)
+        except PeerRefused as e:
+            deal = last_deal[0] or deal
+            if (told := abandoned()) is not None and e.code in _DEAL_GONE:
+                raise told from None
+            if e.code is Refusal.NO_MATCH and resume is None and connected_once:
+                core = None  # the host forgot the half-agreed match: start afresh
+                deal = None
+                problem = str(e)
+            else:
+                raise UserError(f"the host refused: {e}") from None
+        except RemoteProtocolError as e:
+            if e.code in _FOREIGN:  # a frame length from HTTP's or SSH's first bytes says nothing to a person
+                detail = f" ({e})" if e.code == "decode" else ""
+                problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
+                raise UserError(problem) from None
+            deal = last_deal[0] or deal
+            if (told := abandoned()) is not None and e.code in _DEAL_GONE:
+                raise told from None
+            raise UserError(f"refused the host at {where}: {e}") from None
+        except TimeoutError:
+            raise UserError(f"the host at {where} did not answer the handshake") from None
+        except (ConnectionError, OSError) as e:
+            connected_once = True
+            if resume is None:
+                core = last_core[0]  # go on with the match the handshake may have agreed ...
+                deal = last_deal[0]  # ... or with the same commitments
+            problem = f"the handshake with {where} failed: {_describe(e)}"
+        if loop.time() + backoff.delay > deadline:
+            raise abandoned() or UserError(problem)
+        await backoff.wait()
+    return _session_on(
+        link,
+        "join",
+        record_path,
+        resume,
+        config.code_key,
+        grace,
+        heartbeat,
+        dead_after,
+        dial=dial,
+        origin=origin[0],
+    )

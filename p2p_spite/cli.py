@@ -17,9 +17,9 @@ from .engine import Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError
 from .history import describe, latest, records_dir, scan, totals
 from .lan import DEFAULT_LEVEL, choose_host, run_host, run_hosts, run_join, run_play
+from .net.connect import DEFAULT_PORT
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.journal import journal_path, replay_with_journal
-from .net.peer import DEFAULT_PORT
 from .net.protocol import MAX_GAMES, MAX_TARGET
 from .selfplay import play_match
 

@@ -20,10 +20,10 @@ run in one process and one event loop (e.g. host on
 
 from __future__ import annotations
 
-from .connect import host_session, join_session
+from .connect import DEFAULT_PORT, host_session, join_session
 from .journal import Saved, load_saved
-from .peer import DEFAULT_PORT, NetSession
 from .protocol import PROTOCOL_VERSION
+from .session import NetSession
 
 __all__ = [
     "DEFAULT_PORT",

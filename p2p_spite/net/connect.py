@@ -18,7 +18,6 @@ from .game import GameCore
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .journal import RecordKeeper, Saved
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
-from .peer import DEAD_AFTER, DEFAULT_GRACE, DEFAULT_PORT, HEARTBEAT, Dial, NetSession
 from .protocol import (
     HOST,
     JOIN,
@@ -28,9 +27,11 @@ from .protocol import (
     PeerRefused,
     Phase,
 )
-from .reconnect import Backoff
+from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Backoff, Dial
+from .session import NetSession
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
+DEFAULT_PORT = 4747
 Warn = Callable[[str], None]
 
 

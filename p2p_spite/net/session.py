@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import UserError
@@ -35,40 +34,12 @@ from .protocol import (
     Phase,
     Pong,
 )
-from .reconnect import Backoff
+from .reconnect import DEAD_AFTER, DEFAULT_GRACE, FATAL_REFUSALS, HEARTBEAT, Backoff, Dial
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
-DEFAULT_PORT = 4747
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
-DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back
-HEARTBEAT = 2.0  # seconds between pings
-DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as dead
 NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
 MAX_CHAT_BACKLOG = 100  # chat messages waiting for the driver; more are dropped (one notice)
-# refusals after which redialing is pointless
-FATAL_REFUSALS = frozenset(
-    {
-        Refusal.HISTORY,
-        Refusal.OTHER_MATCH,
-        Refusal.BAD_CODE,
-        Refusal.CODE_NEEDED,
-        Refusal.NO_CODE,
-        Refusal.VERSION,
-        Refusal.DESYNC,
-        Refusal.ILLEGAL_MOVE,
-        Refusal.SEAT_TAKEN,
-        Refusal.NO_MATCH,
-        Refusal.NOT_P2P_SPITE,
-        Refusal.FLOOD,
-        Refusal.BAD_PROOF,
-        Refusal.STORAGE,
-        Refusal.POSITION,
-        Refusal.FORGED,
-        Refusal.SEQUENCE,
-    }
-)
-
-Dial = Callable[[GameCore | None], Awaitable["Link"]]
 
 
 def _one_line(e: BaseException) -> str:
@@ -665,6 +636,3 @@ class NetSession:
             self.server.close()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait_closed(), LINGER)
-
-
-# -- starting a session -----------------------------------------------------------------------

@@ -501,7 +501,7 @@ def test_unread_chat_is_capped(tmp_path: Path) -> None:
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
-        host.max_chat_backlog = 3
+        host.chats.limit = 3
         await peer.send_raw(b"".join(encode({"t": "chat", "text": f"hi {i}"}) for i in range(8)))
         await asyncio.sleep(0.3)  # the host reads them all; its driver reads none
         queued = []

@@ -1,14 +1,15 @@
-"""Reconnecting: how long a lost peer is waited for, the heartbeat that notices a
-silent one, the refusals after which redialing is pointless, and the pause between
-two dials after a link is lost or refused."""
+"""Reconnecting: how long a lost peer is waited for (the grace period), the joiner's
+redial with its back-off, and the heartbeat that notices a silent peer."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from .wire import Refusal
+from ..session import EndCause
+from .protocol import PeerRefused, Phase
+from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 if TYPE_CHECKING:
     from .game import GameCore
@@ -55,3 +56,136 @@ class Backoff:
         """Sleep for the current pause, then lengthen the next one."""
         await asyncio.sleep(self.delay)
         self.delay = min(self.delay * 2, self.cap)
+
+
+class ReconnectOwner(Protocol):
+    """What a :class:`Reconnector` needs of its session."""
+
+    peer_name: str
+    failure: str | None
+
+    @property
+    def link(self) -> Link | None: ...
+
+    @property
+    def closing(self) -> bool: ...
+
+    def relink(self, link: Link) -> None:
+        """A new link to the same peer, its handshake done: play on over it."""
+
+    def give_up(self, message: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
+        """The peer cannot be got back: stop the match."""
+
+    def waited_out(self, message: str) -> None:
+        """The grace period ended without a link."""
+
+
+class Reconnector:
+    """Finding a lost peer again, for one session: the grace period (the host keeps
+    the seat open, the joiner redials through ``redial``) and the heartbeat (a ping
+    every ``heartbeat`` seconds; a link silent for ``dead_after`` seconds is dropped)."""
+
+    def __init__(
+        self,
+        owner: ReconnectOwner,
+        *,
+        redial: Callable[[], Awaitable[Link]] | None = None,
+        grace: float = DEFAULT_GRACE,
+        heartbeat: float = HEARTBEAT,
+        dead_after: float = DEAD_AFTER,
+    ) -> None:
+        self.owner = owner
+        self.redial = redial
+        self.grace = grace
+        self.heartbeat = heartbeat
+        self.dead_after = dead_after
+        self._grace_timer: asyncio.TimerHandle | None = None
+        self._dialer: asyncio.Task[None] | None = None
+        self._beat: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(self._heartbeat())
+
+    def lost(self) -> str:
+        """The link was lost mid-match: wait for the peer (redial it, on the joiner's
+        side) for the grace period.  Returns the line that says so."""
+        loop = asyncio.get_running_loop()
+        if self._grace_timer is None:
+            self._grace_timer = loop.call_later(self.grace, self._grace_over)
+        if self.redial is not None and (self._dialer is None or self._dialer.done()):
+            self._dialer = loop.create_task(self._redial())
+        what = "redialing" if self.redial is not None else "keeping the seat open"
+        return f"the connection to {self.owner.peer_name} was lost; {what} for up to {self.grace:g} s"
+
+    def back(self) -> None:
+        """The peer is back: the grace period ends."""
+        self._stop_grace()
+
+    def halt(self) -> None:
+        """No more waiting for the peer: the match is over for this side."""
+        if self._dialer is not None:
+            self._dialer.cancel()
+        self._stop_grace()
+
+    def stop(self) -> None:
+        """No more heartbeats either: the session is closing."""
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+        self.halt()
+
+    def _stop_grace(self) -> None:
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
+
+    def _grace_over(self) -> None:
+        self._grace_timer = None
+        owner = self.owner
+        if owner.link is not None or owner.closing:
+            return
+        if self._dialer is not None:
+            self._dialer.cancel()
+        owner.waited_out(
+            f"the connection to {owner.peer_name} was lost and did not come back within {self.grace:g} s"
+        )
+
+    async def _redial(self) -> None:
+        assert self.redial is not None
+        owner = self.owner
+        backoff = Backoff()
+        while owner.link is None and not owner.closing and owner.failure is None:
+            try:
+                link = await self.redial()
+            except PeerRefused as e:
+                if e.code in FATAL_REFUSALS:
+                    owner.give_up(
+                        f"{owner.peer_name} refused to go on: {e}", EndCause.PEER_REFUSED, e.code, str(e)
+                    )
+                    return
+            except RemoteProtocolError as e:
+                if e.code in FATAL_REFUSALS:
+                    owner.give_up(
+                        f"cannot go on with {owner.peer_name}: {e}", EndCause.PEER_BROKE_PROTOCOL, e.code
+                    )
+                    return
+            except (OSError, ConnectionError, TimeoutError, ProtocolError):
+                pass
+            else:
+                owner.relink(link)
+                return
+            await backoff.wait()
+
+    async def _heartbeat(self) -> None:
+        loop = asyncio.get_running_loop()
+        owner = self.owner
+        k = 0
+        while not owner.closing:
+            await asyncio.sleep(self.heartbeat)
+            link = owner.link
+            if link is None or link.transport is None or link.endpoint.phase is not Phase.PLAY:
+                continue
+            if loop.time() - link.last_rx > self.dead_after:
+                link.fail(ConnectionError(f"{owner.peer_name} went silent"))
+                link.transport.abort()
+                continue
+            k += 1
+            link.endpoint.send_ping(k)
+            link.flush()

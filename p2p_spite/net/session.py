@@ -21,12 +21,12 @@ from ..session import (
     Event,
     GameEnded,
     LinkState,
-    Notice,
     SessionFailed,
 )
 from .game import Action, GameCore
 from .journal import RecordKeeper
 from .link import HANDSHAKE_TIMEOUT, Link
+from .notices import ChatBacklog, Notices
 from .protocol import (
     Acked,
     PeerBye,
@@ -34,12 +34,10 @@ from .protocol import (
     Phase,
     Pong,
 )
-from .reconnect import DEAD_AFTER, DEFAULT_GRACE, FATAL_REFUSALS, HEARTBEAT, Backoff, Dial
+from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
-NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
-MAX_CHAT_BACKLOG = 100  # chat messages waiting for the driver; more are dropped (one notice)
 
 
 def _one_line(e: BaseException) -> str:
@@ -78,41 +76,35 @@ class NetSession:
         self.server = server
         self.resumed_at = resumed_at
         self.seed_from_host = seed_from_host
-        self.grace = grace
-        self.heartbeat = heartbeat
-        self.dead_after = dead_after
         self.acked = max(resumed_at, peer_position)  # the peer has the first `acked` actions
-        self._dial = dial
         self._ack_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._link: Link | None = None
         self._done = False  # failed, closed or over: no more play
         self._ended = False  # MatchEnded emitted
         self._closing = False
-        self._lost_at: float | None = None
-        self._grace_timer: asyncio.TimerHandle | None = None
-        self._dialer: asyncio.Task[None] | None = None
-        self._back: asyncio.Event = asyncio.Event()
+        self._back: asyncio.Event = asyncio.Event()  # set when a link is attached
+        self._stirred = asyncio.Event()  # set when something happens that _fresh() waits for
         self.failure: str | None = None  # the line for the user when the session failed ...
         self.ending: Ending | None = None  # ... and why, as data
-        self.notice_every = NOTICE_EVERY
-        self.max_chat_backlog = MAX_CHAT_BACKLOG
-        self._chat_backlog = 0  # ChatReceived events in the queue
+        self.notices = Notices(self._put)
+        self.chats = ChatBacklog()  # ChatReceived events in the queue
         self._queued = 0  # events put in the queue ...
         self._taken = 0  # ... and taken out by the driver
         self._remote_mark = 0  # _queued after the last event that changed the board on our turn
         self._catch_up_end = 0  # the peer's position at the last sync
-        self._chat_dropped = 0
-        self._notice_until = 0.0  # no notice before this (loop time) ...
-        self._held_text = ""  # ... the last one held back, and how many were
-        self._held_count = 0
-        self._notice_timer: asyncio.TimerHandle | None = None
+        self.reconnect = Reconnector(
+            self,
+            redial=(lambda: dial(core)) if dial is not None else None,
+            grace=grace,
+            heartbeat=heartbeat,
+            dead_after=dead_after,
+        )
         for ev in core.start_events():
             self._put(ev)
         if core.finished:
             self._finish()
         self._attach(link)
-        self._beat: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(self._heartbeat())
 
     # -- the Session contract ------------------------------------------------------
 
@@ -140,6 +132,19 @@ class NetSession:
     @property
     def connected(self) -> bool:
         return self._link is not None
+
+    @property
+    def link(self) -> Link | None:
+        """The connection to the peer (None while it is lost)."""
+        return self._link
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    @property
+    def grace(self) -> float:
+        return self.reconnect.grace
 
     def view(self) -> PlayerView:
         return self.core.view()
@@ -201,7 +206,7 @@ class NetSession:
         ev = await self._events.get()
         self._taken += 1
         if isinstance(ev, ChatReceived):
-            self._chat_backlog -= 1
+            self.chats.taken()
         return ev
 
     # -- extras ------------------------------------------------------------------------
@@ -254,6 +259,7 @@ class NetSession:
     def _put(self, ev: Event) -> None:
         self._events.put_nowait(ev)
         self._queued += 1
+        self._stirred.set()
 
     async def _fresh(self) -> bool:
         """May a move the driver chose now be played?  A catch-up in progress is
@@ -270,7 +276,8 @@ class NetSession:
             link = self._link
             if link is None or not link.endpoint.catching_up:
                 break
-            if loop.time() >= deadline:  # it claimed actions it does not send
+            left = deadline - loop.time()
+            if left <= 0:  # it claimed actions it does not send
                 e = RemoteProtocolError(
                     f"{self.peer_name} claimed actions it did not send within {HANDSHAKE_TIMEOUT:g} s",
                     Refusal.POSITION,
@@ -278,38 +285,17 @@ class NetSession:
                 link.endpoint.refuse(e.code, str(e))
                 self.link_protocol_error(link, e)
                 break
-            await asyncio.sleep(0.005)
+            self._stirred.clear()  # set again by the next event, link or loss
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stirred.wait(), left)
         self._check_open()
         return self._taken >= self._remote_mark
 
     def notice(self, text: str, *, merged: bool = False) -> None:
-        """Tell the driver something that changes nothing in the match.
-
-        At most one notice every ``notice_every`` seconds: the ones in between
-        (a crowd of strangers knocking, say) are merged into the next, with a count.
-        ``merged``: ``text`` already sums up many (the door's counts): told at once."""
-        if merged:
-            self._put(Notice(text))
-            return
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        if now >= self._notice_until and not self._held_count:
-            self._notice_until = now + self.notice_every
-            self._put(Notice(text))
-            return
-        self._held_text = text
-        self._held_count += 1
-        if self._notice_timer is None:
-            self._notice_timer = loop.call_later(max(0.0, self._notice_until - now), self._release_notices)
-
-    def _release_notices(self) -> None:
-        self._notice_timer = None
-        n, text = self._held_count, self._held_text
-        if not n:
-            return
-        self._held_count = 0
-        self._notice_until = asyncio.get_running_loop().time() + self.notice_every
-        self._put(Notice(text if n == 1 else f"{text} (and {n - 1} more like it)"))
+        """Tell the driver something that changes nothing in the match (throttled:
+        :class:`~p2p_spite.net.notices.Notices`; ``merged``: ``text`` already sums up
+        many, told at once)."""
+        self.notices.tell(text, merged=merged)
 
     def _attach(self, link: Link) -> None:
         self._link = link
@@ -320,6 +306,7 @@ class NetSession:
         self._set_acked(hs.peer_position)
         self._catch_up_end = hs.peer_position
         self._back.set()
+        self._stirred.set()
         if link.endpoint.phase is Phase.PLAY:
             # An action made between the handshake's history check and now went
             # nowhere (the session had no link): send it before anything else.
@@ -401,6 +388,7 @@ class NetSession:
         self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
 
     def link_event(self, link: Link, ev: Event | Acked | PeerBye | Pong) -> None:
+        self._stirred.set()
         if isinstance(ev, Acked):
             self._set_acked(ev.n)
         elif isinstance(ev, Pong):
@@ -414,12 +402,10 @@ class NetSession:
             link.fail(ConnectionError("bye"))
         else:
             if isinstance(ev, ChatReceived):
-                if self._chat_backlog >= self.max_chat_backlog:
-                    self._chat_dropped += 1
-                    if self._chat_dropped == 1:
+                if not self.chats.admit():
+                    if self.chats.dropped == 1:
                         self.notice(f"{self.peer_name}'s chat comes faster than it is read: dropping some")
                     return
-                self._chat_backlog += 1
             else:
                 self._set_acked(self.core.position)  # the peer made that action: it has them all
             self._put(ev)
@@ -462,6 +448,7 @@ class NetSession:
         if link is not self._link:
             return
         self._link = None
+        self._stirred.set()
         for _, fut in self._ack_waiters:
             if not fut.done():
                 fut.set_exception(ConnectionError("connection lost"))
@@ -478,33 +465,7 @@ class NetSession:
                     f"the connection to {self.peer_name} was lost", self._ending(EndCause.CONNECTION_LOST)
                 )
             return
-        loop = asyncio.get_running_loop()
-        self._lost_at = loop.time()
-        what = "redialing" if self._dial is not None else "keeping the seat open"
-        self._put(
-            ConnectionChanged(
-                LinkState.RECONNECTING,
-                f"the connection to {self.peer_name} was lost; {what} for up to {self.grace:g} s",
-            )
-        )
-        if self._grace_timer is None:
-            self._grace_timer = loop.call_later(self.grace, self._grace_over)
-        if self._dial is not None and (self._dialer is None or self._dialer.done()):
-            self._dialer = loop.create_task(self._redial())
-
-    def _grace_over(self) -> None:
-        self._grace_timer = None
-        if self._link is not None or self._closing:
-            return
-        if self._dialer is not None:
-            self._dialer.cancel()
-        if self._ended:
-            self._back.set()  # close() stops waiting for the last acknowledgement
-            return
-        self._fail(
-            f"the connection to {self.peer_name} was lost and did not come back within {self.grace:g} s",
-            self._ending(EndCause.CONNECTION_LOST),
-        )
+        self._put(ConnectionChanged(LinkState.RECONNECTING, self.reconnect.lost()))
 
     def offer_link(self, link: Link) -> bool:
         """A new connection finished its handshake for this match: take it (host side).
@@ -520,13 +481,12 @@ class NetSession:
             old.owner = None
             if old.transport is not None:
                 old.transport.abort()
-        self._reconnected(link)
+        self.relink(link)
         return True
 
-    def _reconnected(self, link: Link) -> None:
-        if self._grace_timer is not None:
-            self._grace_timer.cancel()
-            self._grace_timer = None
+    def relink(self, link: Link) -> None:
+        """The peer is back (it dialed the host again, or the joiner redialed it)."""
+        self.reconnect.back()
         hs = link.handshaken.result()
         who = self.peer_name
         if hs.peer_name and hs.peer_name != who:
@@ -535,48 +495,14 @@ class NetSession:
         self._put(ConnectionChanged(LinkState.CONNECTED, back))
         self._attach(link)
 
-    async def _redial(self) -> None:
-        assert self._dial is not None
-        backoff = Backoff()
-        while self._link is None and not self._closing and self.failure is None:
-            try:
-                link = await self._dial(self.core)
-            except PeerRefused as e:
-                if e.code in FATAL_REFUSALS:
-                    self._fail(
-                        f"{self.peer_name} refused to go on: {e}",
-                        self._ending(EndCause.PEER_REFUSED, e.code, str(e)),
-                    )
-                    return
-            except RemoteProtocolError as e:
-                if e.code in FATAL_REFUSALS:
-                    self._fail(
-                        f"cannot go on with {self.peer_name}: {e}",
-                        self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code),
-                    )
-                    return
-            except (OSError, ConnectionError, TimeoutError, ProtocolError):
-                pass
-            else:
-                self._reconnected(link)
-                return
-            await backoff.wait()
+    def give_up(self, message: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
+        self._fail(message, self._ending(cause, code, reason))
 
-    async def _heartbeat(self) -> None:
-        loop = asyncio.get_running_loop()
-        k = 0
-        while not self._closing:
-            await asyncio.sleep(self.heartbeat)
-            link = self._link
-            if link is None or link.transport is None or link.endpoint.phase is not Phase.PLAY:
-                continue
-            if loop.time() - link.last_rx > self.dead_after:
-                link.fail(ConnectionError(f"{self.peer_name} went silent"))
-                link.transport.abort()
-                continue
-            k += 1
-            link.endpoint.send_ping(k)
-            link.flush()
+    def waited_out(self, message: str) -> None:
+        if self._ended:
+            self._back.set()  # close() stops waiting for the last acknowledgement
+            return
+        self.give_up(message, EndCause.CONNECTION_LOST)
 
     def _fail(self, message: str, ending: Ending, *, save: bool = True) -> None:
         if self._ended or self.failure is not None:
@@ -601,24 +527,11 @@ class NetSession:
             link.transport.close()
         if self.server is not None:
             self.server.close()
-        if self._dialer is not None:
-            self._dialer.cancel()
-        if self._grace_timer is not None:
-            self._grace_timer.cancel()
-            self._grace_timer = None
+        self.reconnect.halt()
 
     async def _shutdown(self, reason: str) -> None:
-        if self._notice_timer is not None:
-            self._notice_timer.cancel()
-            self._notice_timer = None
-        if self._beat is not None:
-            self._beat.cancel()
-            self._beat = None
-        if self._dialer is not None:
-            self._dialer.cancel()
-        if self._grace_timer is not None:
-            self._grace_timer.cancel()
-            self._grace_timer = None
+        self.notices.stop()
+        self.reconnect.stop()
         link = self._link
         if link is not None and link.transport is not None and not link.transport.is_closing():
             link.endpoint.send_bye(reason)

@@ -1,0 +1,78 @@
+"""What a session tells its driver beside the match: notices, throttled, and the
+peer's chat, bounded while the driver does not read it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from ..session import Event, Notice
+
+NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
+MAX_CHAT_BACKLOG = 100  # chat messages waiting for the driver; more are dropped (one notice)
+
+
+class Notices:
+    """At most one notice every ``every`` seconds: the ones in between (a crowd of
+    strangers knocking, say) are merged into the next, with a count."""
+
+    def __init__(self, put: Callable[[Event], None], every: float = NOTICE_EVERY) -> None:
+        self._put = put
+        self.every = every
+        self._until = 0.0  # no notice before this (loop time) ...
+        self._held_text = ""  # ... the last one held back, and how many were
+        self._held_count = 0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def tell(self, text: str, *, merged: bool = False) -> None:
+        """``merged``: ``text`` already sums up many (the door's counts): told at once."""
+        if merged:
+            self._put(Notice(text))
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now >= self._until and not self._held_count:
+            self._until = now + self.every
+            self._put(Notice(text))
+            return
+        self._held_text = text
+        self._held_count += 1
+        if self._timer is None:
+            self._timer = loop.call_later(max(0.0, self._until - now), self._release)
+
+    def _release(self) -> None:
+        self._timer = None
+        n, text = self._held_count, self._held_text
+        if not n:
+            return
+        self._held_count = 0
+        self._until = asyncio.get_running_loop().time() + self.every
+        self._put(Notice(text if n == 1 else f"{text} (and {n - 1} more like it)"))
+
+    def stop(self) -> None:
+        """No more notices (the ones held back are not told)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+class ChatBacklog:
+    """The peer's chat messages waiting for the driver: at most ``limit``; beyond
+    that they are dropped (``dropped`` counts them)."""
+
+    def __init__(self, limit: int = MAX_CHAT_BACKLOG) -> None:
+        self.limit = limit
+        self.waiting = 0
+        self.dropped = 0
+
+    def admit(self) -> bool:
+        """One more message arrived: False if it is dropped."""
+        if self.waiting >= self.limit:
+            self.dropped += 1
+            return False
+        self.waiting += 1
+        return True
+
+    def taken(self) -> None:
+        """The driver read one."""
+        self.waiting -= 1

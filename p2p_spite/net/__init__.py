@@ -2,7 +2,7 @@
 
 The API the rest of the program uses:
 
-``await host_session(*, bind, port, name, seed=None, target=50, games=None,
+``await host_session(*, bind, port, name, seed=None, target=DEFAULT_TARGET, games=None,
 record_path=None, on_listening=None, code=None, resume=None, on_warning=...)``
     listen, wait for a peer, do the handshake; returns a :class:`NetSession`
     (a :class:`p2p_spite.session.Session`).  ``port=0`` takes a free port;

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..engine import IllegalMoveError, Match
+from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
 from ..paths import default_record_path
 from .game import GameCore
@@ -125,7 +125,7 @@ async def host_session(
     port: int = DEFAULT_PORT,
     name: str = "host",
     seed: bytes | None = None,
-    target: int = 50,
+    target: int = DEFAULT_TARGET,
     games: int | None = None,
     record_path: str | Path | None = None,
     on_listening: Callable[[str, int], None] | None = None,
@@ -151,7 +151,6 @@ async def host_session(
     Raises UserError if it cannot listen.
     """
 
-    loop = asyncio.get_running_loop()
     config = LocalConfig(
         HOST,
         resume.players[0] if resume is not None else name,  # a resumed match keeps its names
@@ -164,125 +163,11 @@ async def host_session(
     if core is not None:
         config.target = core.match.target
         config.max_games = core.max_games
-    winner: asyncio.Future[Link] = loop.create_future()
-    quiet: Warn = lambda _t: None  # noqa: E731
-
-    def warn(text: str, merged: bool = False) -> None:
-        """Before the match: ``on_warning``; during it: a Notice for the driver
-        (printing to stderr would scribble over a full-screen interface)."""
-        if session_box:
-            session_box[0].notice(text, merged=merged)
-        else:
-            (on_warning or quiet)(text)
-
-    session_box: list[NetSession] = []
-    watchers: set[asyncio.Task[None]] = set()
-    door: Door[Link] = Door(_stage)
-    strangers = StrangerLog(loop.time)
-    report: list[asyncio.TimerHandle | None] = [None]
-
-    def admit(link: Link) -> bool:
-        ok, victim = door.admit(link, address_key(link.peer))
-        if victim is not None:
-            victim.drop("crowded out", "by newer connections while it had not authenticated")
-        return ok
-
-    def dropped(link: Link, kind: str, line: str) -> None:
-        text = strangers.drop(address_key(link.peer), kind, line)
-        if text is not None:
-            warn(text)
-        if report[0] is None and strangers.due is not None:
-            report[0] = loop.call_at(strangers.due, summary)
-
-    def summary(now: bool = False) -> None:
-        if report[0] is not None:
-            report[0].cancel()
-            report[0] = None
-        text = strangers.summary(now=now)
-        if text is not None:
-            warn(text, merged=True)
-        if strangers.due is not None:
-            report[0] = loop.call_at(strangers.due, summary)
-
-    pending: list[Deal | None] = [None]  # a first seed exchange cut short: the same commitments again
-    held: list[GameCore | None] = [None]  # a seeded match a first handshake cut short agreed
-    abandon: list[asyncio.TimerHandle | None] = [None]
-
-    def give_up(who: str) -> None:
-        if not winner.done():
-            winner.set_exception(
-                UserError(
-                    f"{who or 'the joiner'} left during the seed exchange, after the deal was fixed "
-                    f"(it may have seen it), and did not come back within {grace:g} s: the match is "
-                    "stopped (nothing was played)",
-                    EXIT_PEER_LEFT,
-                )
-            )
-
-    def hold(link: Link) -> None:
-        """A first handshake ended without a match: keep its deal (a returning joiner opens
-        the same commitments); once fixed, wait for that joiner only, for the grace period."""
-        deal = link.endpoint.deal
-        hs = link.handshaken
-        succeeded = hs.done() and not hs.cancelled() and hs.exception() is None
-        if session_box or core is not None or winner.done() or succeeded:
-            return
-        agreed = link.endpoint.core
-        if agreed is not None and link.endpoint.seed_from_host:
-            held[0] = agreed  # a seeded match the joiner may have begun: it may come back to it
-        if deal is None:
-            return
-        if pending[0] is None or deal is pending[0] or not pending[0].fixed:
-            pending[0] = deal
-        if deal.fixed and deal is pending[0] and abandon[0] is None:
-            abandon[0] = loop.call_later(grace, give_up, link.endpoint.peer_name)
-
-    def factory() -> Link:
-        first = not session_box and core is None
-        link = Link(
-            Endpoint(
-                config,
-                session_box[0].core if session_box else core,
-                held_deal=(lambda: pending[0]) if first else None,
-                held_core=(lambda: held[0]) if first else None,
-            ),
-            admit=admit,
-            hello_deadline=HELLO_TIMEOUT,
-        )
-        if first:  # a cut seed exchange: its deal is held before the next connection says hello
-            link.closed.add_done_callback(lambda _f: hold(link))
-        task = loop.create_task(_watch(link))
-        watchers.add(task)
-        task.add_done_callback(watchers.discard)
-        return link
-
-    async def _watch(link: Link) -> None:
-        try:
-            await link.handshaken
-        except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
-            door.leave(link)
-            hold(link)
-            if isinstance(e, PeerRefused):
-                dropped(link, "refused the match", f"{link.peer_label} refused the match: {e}")
-            else:
-                line = f"dropped a connection from {link.peer_label}: {_describe(e)}"
-                dropped(link, link.dropped_as or _kind(e), line)
-            return
-        door.leave(link)
-        if session_box:
-            sess = session_box[0]
-            if link.endpoint.core is sess.core and sess.offer_link(link):
-                summary(now=True)  # the drops held back while the joiner was away
-                return
-        elif not winner.done():
-            winner.set_result(link)
-            return
-        link.endpoint.refuse(Refusal.SEAT_TAKEN, "this match already has its two players")
-        link.fail(ConnectionError("seat taken"))
-
+    host = _Host(config, core, grace, on_warning)
+    loop = asyncio.get_running_loop()
     try:
         sock = await _listen_socket(bind, port)
-        server = await loop.create_server(factory, sock=sock)
+        server = await loop.create_server(host.new_link, sock=sock)
     except (OSError, OverflowError) as e:
         where = fmt_addr((bind or "*", port))
         if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
@@ -297,22 +182,156 @@ async def host_session(
     if on_listening is not None:
         on_listening(shown, int(real[1]))
     try:
-        link = await winner
+        link = await host.winner
     except BaseException:
-        if abandon[0] is not None:
-            abandon[0].cancel()
+        host.stop_waiting()
         server.close()
-        if report[0] is not None:
-            report[0].cancel()
+        host.stop_reports()
         raise
-    if abandon[0] is not None:
-        abandon[0].cancel()
-    summary(now=True)  # the drops held back so far are told before the match starts
+    host.stop_waiting()
+    host.summary(now=True)  # the drops held back so far are told before the match starts
     sess = _session_on(
         link, "host", record_path, resume, config.code_key, grace, heartbeat, dead_after, server=server
     )
-    session_box.append(sess)
+    host.session = sess
     return sess
+
+
+class _Host:
+    """The host's door while it listens: every connection's handshake is watched; the
+    first to finish one is the match (``winner``); later ones are the joiner coming
+    back (handed to ``session``) or are turned away.  Dropped strangers are counted
+    and told in merged warnings."""
+
+    def __init__(
+        self, config: LocalConfig, core: GameCore | None, grace: float, on_warning: Warn | None
+    ) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.config = config
+        self.core = core  # a resumed match
+        self.grace = grace
+        self.on_warning = on_warning
+        self.winner: asyncio.Future[Link] = self.loop.create_future()
+        self.session: NetSession | None = None  # once the match has begun
+        self.watchers: set[asyncio.Task[None]] = set()
+        self.door: Door[Link] = Door(_stage)
+        self.strangers = StrangerLog(self.loop.time)
+        self.report: asyncio.TimerHandle | None = None  # the next merged warning
+        self.pending: Deal | None = None  # a first seed exchange cut short: the same commitments again
+        self.held: GameCore | None = None  # a seeded match a first handshake cut short agreed
+        self.abandon: asyncio.TimerHandle | None = None  # giving up on the joiner who saw the deal
+
+    def warn(self, text: str, merged: bool = False) -> None:
+        """Before the match: ``on_warning``; during it: a Notice for the driver
+        (printing to stderr would scribble over a full-screen interface)."""
+        if self.session is not None:
+            self.session.notice(text, merged=merged)
+        elif self.on_warning is not None:
+            self.on_warning(text)
+
+    def admit(self, link: Link) -> bool:
+        ok, victim = self.door.admit(link, address_key(link.peer))
+        if victim is not None:
+            victim.drop("crowded out", "by newer connections while it had not authenticated")
+        return ok
+
+    def dropped(self, link: Link, kind: str, line: str) -> None:
+        text = self.strangers.drop(address_key(link.peer), kind, line)
+        if text is not None:
+            self.warn(text)
+        if self.report is None and self.strangers.due is not None:
+            self.report = self.loop.call_at(self.strangers.due, self.summary)
+
+    def summary(self, now: bool = False) -> None:
+        self.stop_reports()
+        text = self.strangers.summary(now=now)
+        if text is not None:
+            self.warn(text, merged=True)
+        if self.strangers.due is not None:
+            self.report = self.loop.call_at(self.strangers.due, self.summary)
+
+    def stop_reports(self) -> None:
+        if self.report is not None:
+            self.report.cancel()
+            self.report = None
+
+    def stop_waiting(self) -> None:
+        """The match began (or the host stopped waiting): no more giving up on a joiner."""
+        if self.abandon is not None:
+            self.abandon.cancel()
+
+    def give_up(self, who: str) -> None:
+        if not self.winner.done():
+            self.winner.set_exception(
+                UserError(
+                    f"{who or 'the joiner'} left during the seed exchange, after the deal was fixed "
+                    f"(it may have seen it), and did not come back within {self.grace:g} s: the match is "
+                    "stopped (nothing was played)",
+                    EXIT_PEER_LEFT,
+                )
+            )
+
+    def hold(self, link: Link) -> None:
+        """A first handshake ended without a match: keep its deal (a returning joiner opens
+        the same commitments); once fixed, wait for that joiner only, for the grace period."""
+        deal = link.endpoint.deal
+        hs = link.handshaken
+        succeeded = hs.done() and not hs.cancelled() and hs.exception() is None
+        if self.session is not None or self.core is not None or self.winner.done() or succeeded:
+            return
+        agreed = link.endpoint.core
+        if agreed is not None and link.endpoint.seed_from_host:
+            self.held = agreed  # a seeded match the joiner may have begun: it may come back to it
+        if deal is None:
+            return
+        if self.pending is None or deal is self.pending or not self.pending.fixed:
+            self.pending = deal
+        if deal.fixed and deal is self.pending and self.abandon is None:
+            self.abandon = self.loop.call_later(self.grace, self.give_up, link.endpoint.peer_name)
+
+    def new_link(self) -> Link:
+        """The protocol of each accepted connection."""
+        first = self.session is None and self.core is None
+        link = Link(
+            Endpoint(
+                self.config,
+                self.session.core if self.session is not None else self.core,
+                held_deal=(lambda: self.pending) if first else None,
+                held_core=(lambda: self.held) if first else None,
+            ),
+            admit=self.admit,
+            hello_deadline=HELLO_TIMEOUT,
+        )
+        if first:  # a cut seed exchange: its deal is held before the next connection says hello
+            link.closed.add_done_callback(lambda _f: self.hold(link))
+        task = self.loop.create_task(self._watch(link))
+        self.watchers.add(task)
+        task.add_done_callback(self.watchers.discard)
+        return link
+
+    async def _watch(self, link: Link) -> None:
+        try:
+            await link.handshaken
+        except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
+            self.door.leave(link)
+            self.hold(link)
+            if isinstance(e, PeerRefused):
+                self.dropped(link, "refused the match", f"{link.peer_label} refused the match: {e}")
+            else:
+                line = f"dropped a connection from {link.peer_label}: {_describe(e)}"
+                self.dropped(link, link.dropped_as or _kind(e), line)
+            return
+        self.door.leave(link)
+        sess = self.session
+        if sess is not None:
+            if link.endpoint.core is sess.core and sess.offer_link(link):
+                self.summary(now=True)  # the drops held back while the joiner was away
+                return
+        elif not self.winner.done():
+            self.winner.set_result(link)
+            return
+        link.endpoint.refuse(Refusal.SEAT_TAKEN, "this match already has its two players")
+        link.fail(ConnectionError("seat taken"))
 
 
 async def _listen_socket(bind: str, port: int) -> socket.socket:
@@ -395,23 +414,54 @@ async def join_session(
     Raises UserError (one line) if the host cannot be reached or refuses.
     """
 
-    loop = asyncio.get_running_loop()
     # a resumed match keeps its names
     config = LocalConfig(JOIN, resume.players[1] if resume is not None else name, _code_key(code, resume))
-    core = _core_from_saved(resume, 1) if resume is not None else None
-    where = fmt_addr((host, port))
-    last_core: list[GameCore | None] = [None]
-    origin: list[bool | None] = [None]  # who chose the seed of the match a cut handshake agreed
-    last_deal: list[Deal | None] = [None]  # the seed agreement of a first handshake cut short
+    joiner = _Joiner(config, host, port, timeout, resume)
+    link = await joiner.first_link(grace)
+    return _session_on(
+        link,
+        "join",
+        record_path,
+        resume,
+        config.code_key,
+        grace,
+        heartbeat,
+        dead_after,
+        dial=joiner.dial,
+        origin=joiner.origin,
+    )
 
-    async def dial(with_core: GameCore | None, with_deal: Deal | None = None) -> Link:
+
+class _Joiner:
+    """Dialing the host: the first connection (retried while it may still come to a
+    match) and the redials of a match under way (``dial``).  A handshake cut short
+    leaves what it agreed, to go on with: ``last_core``, ``last_deal``, ``origin``."""
+
+    def __init__(
+        self, config: LocalConfig, host: str, port: int, timeout: float, resume: Saved | None
+    ) -> None:
+        self.config = config
+        self.host = host
+        self.port = port
+        self.where = fmt_addr((host, port))
+        self.timeout = timeout
+        self.resume = resume
+        self.core = _core_from_saved(resume, 1) if resume is not None else None  # the match to dial with
+        self.deal: Deal | None = None  # ... or the seed agreement
+        self.last_core: GameCore | None = None  # the match a cut handshake agreed
+        self.last_deal: Deal | None = None  # the seed agreement of a first handshake cut short
+        self.origin: bool | None = None  # who chose the seed of the match a cut handshake agreed
+
+    async def dial(self, with_core: GameCore | None, with_deal: Deal | None = None) -> Link:
+        """One connection and its handshake."""
+        where, timeout = self.where, self.timeout
+        loop = asyncio.get_running_loop()
+
+        def new_link() -> Link:
+            return Link(Endpoint(self.config, with_core, deal=with_deal), where)
+
         try:
-            _t, link = await asyncio.wait_for(
-                loop.create_connection(
-                    lambda: Link(Endpoint(config, with_core, deal=with_deal), where), host, port
-                ),
-                timeout,
-            )
+            _t, link = await asyncio.wait_for(loop.create_connection(new_link, self.host, self.port), timeout)
         except TimeoutError:
             raise _ConnectFailed(
                 f"cannot reach {where}: no answer in {timeout:g} s (is the address right? a firewall?)"
@@ -425,24 +475,19 @@ async def join_session(
         try:
             await link.handshaken
         except BaseException:
-            last_core[0] = link.endpoint.core
-            last_deal[0] = link.endpoint.deal
+            self.last_core = link.endpoint.core
+            self.last_deal = link.endpoint.deal
             if link.endpoint.seed_from_host is not None:
-                origin[0] = link.endpoint.seed_from_host
+                self.origin = link.endpoint.seed_from_host
             if link.transport is not None:
                 link.transport.close()
             raise
         return link
 
-    deadline = loop.time() + grace
-    connected_once = False
-    backoff = Backoff()
-    deal: Deal | None = None
-
-    def abandoned() -> UserError | None:
+    def abandoned(self) -> UserError | None:
         """Once we have revealed our half of the seed, the host knows the deal: it may not
         throw it away (and we never draw a new half for this match)."""
-        if resume is None and deal is not None and deal.revealed:
+        if self.resume is None and self.deal is not None and self.deal.revealed:
             return UserError(
                 "the host left after it had your half of the seed, so it may have seen the deal: "
                 "the match is stopped (nothing was played; start a new one if you wish)",
@@ -450,53 +495,48 @@ async def join_session(
             )
         return None
 
-    while True:
-        try:
-            link = await dial(core, deal)
-            break
-        except _ConnectFailed as e:
-            if resume is None and not connected_once:
-                raise UserError(str(e)) from None
-            problem = str(e)
-        except PeerRefused as e:
-            deal = last_deal[0] or deal
-            if (told := abandoned()) is not None and e.code in _DEAL_GONE:
-                raise told from None
-            if e.code is Refusal.NO_MATCH and resume is None and connected_once:
-                core = None  # the host forgot the half-agreed match: start afresh
-                deal = None
+    async def first_link(self, grace: float) -> Link:
+        """The first link, its handshake done: a connection cut during the handshake is
+        retried (up to ``grace`` seconds); so is a refused one when resuming."""
+        loop = asyncio.get_running_loop()
+        resume, where = self.resume, self.where
+        deadline = loop.time() + grace
+        connected_once = False
+        backoff = Backoff()
+        while True:
+            try:
+                return await self.dial(self.core, self.deal)
+            except _ConnectFailed as e:
+                if resume is None and not connected_once:
+                    raise UserError(str(e)) from None
                 problem = str(e)
-            else:
-                raise UserError(f"the host refused: {e}") from None
-        except RemoteProtocolError as e:
-            if e.code in _FOREIGN:  # a frame length from HTTP's or SSH's first bytes says nothing to a person
-                detail = f" ({e})" if e.code == "decode" else ""
-                problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
-                raise UserError(problem) from None
-            deal = last_deal[0] or deal
-            if (told := abandoned()) is not None and e.code in _DEAL_GONE:
-                raise told from None
-            raise UserError(f"refused the host at {where}: {e}") from None
-        except TimeoutError:
-            raise UserError(f"the host at {where} did not answer the handshake") from None
-        except (ConnectionError, OSError) as e:
-            connected_once = True
-            if resume is None:
-                core = last_core[0]  # go on with the match the handshake may have agreed ...
-                deal = last_deal[0]  # ... or with the same commitments
-            problem = f"the handshake with {where} failed: {_describe(e)}"
-        if loop.time() + backoff.delay > deadline:
-            raise abandoned() or UserError(problem)
-        await backoff.wait()
-    return _session_on(
-        link,
-        "join",
-        record_path,
-        resume,
-        config.code_key,
-        grace,
-        heartbeat,
-        dead_after,
-        dial=dial,
-        origin=origin[0],
-    )
+            except PeerRefused as e:
+                self.deal = self.last_deal or self.deal
+                if (told := self.abandoned()) is not None and e.code in _DEAL_GONE:
+                    raise told from None
+                if e.code is Refusal.NO_MATCH and resume is None and connected_once:
+                    self.core = None  # the host forgot the half-agreed match: start afresh
+                    self.deal = None
+                    problem = str(e)
+                else:
+                    raise UserError(f"the host refused: {e}") from None
+            except RemoteProtocolError as e:
+                if e.code in _FOREIGN:  # a frame length from HTTP's or SSH's first bytes says nothing
+                    detail = f" ({e})" if e.code == "decode" else ""
+                    problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
+                    raise UserError(problem) from None
+                self.deal = self.last_deal or self.deal
+                if (told := self.abandoned()) is not None and e.code in _DEAL_GONE:
+                    raise told from None
+                raise UserError(f"refused the host at {where}: {e}") from None
+            except TimeoutError:
+                raise UserError(f"the host at {where} did not answer the handshake") from None
+            except (ConnectionError, OSError) as e:
+                connected_once = True
+                if resume is None:
+                    self.core = self.last_core  # go on with the match the handshake may have agreed ...
+                    self.deal = self.last_deal  # ... or with the same commitments
+                problem = f"the handshake with {where} failed: {_describe(e)}"
+            if loop.time() + backoff.delay > deadline:
+                raise self.abandoned() or UserError(problem)
+            await backoff.wait()

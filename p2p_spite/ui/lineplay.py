@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ..engine import CENTER, EndReason, IllegalMoveError, Move, PlayerView
@@ -142,6 +143,15 @@ def _catch_ctrl_c(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | No
     return undo
 
 
+@dataclass
+class _Question:
+    """A y/N question the command that asked awaits (:meth:`_LinePlayer.ask`)."""
+
+    kind: str  # "quit" or "resign"
+    text: str
+    answer: asyncio.Future[bool | None]  # True: y; False: anything else; None: withdrawn
+
+
 class _LinePlayer:
     def __init__(
         self,
@@ -161,7 +171,8 @@ class _LinePlayer:
         self.view: PlayerView | None = None
         self.slots: Slots = ()  # the hand as numbered (board.hand_slots)
         self.hinted: tuple[PlayerView, Move] | None = None  # Enter plays it
-        self.asking: tuple[str, str] | None = None  # ("quit" or "resign", the question): y/N awaited
+        self.question: _Question | None = None  # the question the next line answers
+        self.asked = asyncio.Event()  # set when a command asks one
         self.said_left = False
 
     def set_view(self, v: PlayerView) -> None:
@@ -173,8 +184,8 @@ class _LinePlayer:
 
     def prompt(self) -> None:
         v = self.view
-        if self.asking is not None:
-            self.out(self.asking[1])
+        if self.question is not None:
+            self.out(self.question.text)
         elif v is not None and v.my_turn and v.result is None:
             self.out("your move> ")
         else:
@@ -238,23 +249,36 @@ class _LinePlayer:
 
     # -- lines typed ----------------------------------------------------------
 
+    async def ask(self, kind: str, question: str) -> bool | None:
+        """Ask a y/N question and wait for the answer (the next line typed): True for
+        y, False for anything else, None when it was withdrawn (the input ended)."""
+        asked = _Question(kind, question, asyncio.get_running_loop().create_future())
+        self.question = asked
+        self.asked.set()
+        self.prompt()
+        try:
+            return await asked.answer
+        finally:
+            if self.question is asked:
+                self.question = None
+
+    def answer(self, yes: bool | None) -> None:
+        """Answer the question asked (nothing when none is)."""
+        asked, self.question = self.question, None
+        if asked is not None and not asked.answer.done():
+            asked.answer.set_result(yes)
+
     async def line(self, text: str) -> int | None:
         """Handle one line; an exit code when the player leaves."""
         v = self.view
-        if self.asking is not None:
-            kind, self.asking = self.asking[0], None
-            if is_yes(text):
-                if kind == "quit":
-                    return await self.leave()
-                await self.resign()
-            else:
-                self.out(f"-- not {'quitting' if kind == 'quit' else 'resigning'}: carry on")
-                self.prompt()
-            return None
         cmd = parse_command(text)
         if isinstance(cmd, Quit):
-            self.asking = ("quit", f"quit the match? {self.opp_name} will be told. [y/N]")
-            self.prompt()
+            yes = await self.ask("quit", f"quit the match? {self.opp_name} will be told. [y/N]")
+            if yes:
+                return await self.leave()
+            if yes is False:
+                self.out("-- not quitting: carry on")
+                self.prompt()
         elif isinstance(cmd, Enter):
             hinted = self.hinted
             if hinted is not None and hinted[0] is v:
@@ -282,8 +306,13 @@ class _LinePlayer:
                 self.prompt()
             else:  # at any time (off turn, the other side makes it its next action)
                 n = v.payoff_counts[self.seat]
-                self.asking = ("resign", f"resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]")
-                self.prompt()
+                question = f"resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
+                yes = await self.ask("resign", question)
+                if yes:
+                    await self.resign()
+                elif yes is False:
+                    self.out("-- not resigning: carry on")
+                    self.prompt()
         elif isinstance(cmd, Hint):
             await self.hint()
         elif v is None or v.result is not None:
@@ -377,8 +406,22 @@ async def play_lines(
     out(HELP)
     ev_task: asyncio.Task[Event] = asyncio.create_task(session.next_event())
     line_task: asyncio.Task[str | None] = asyncio.create_task(lines.get())
+    command: asyncio.Task[int | None] | None = None  # the line being handled
     try:
         while True:
+            if command is not None and p.question is None:
+                # one line at a time: nothing else until it is handled or asks a question
+                p.asked.clear()
+                asked = asyncio.create_task(p.asked.wait())
+                try:
+                    await asyncio.wait({command, asked}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    asked.cancel()
+                if command.done():
+                    code, command = command.result(), None
+                    if code is not None:
+                        return code
+                continue
             done, _ = await asyncio.wait({ev_task, line_task}, return_when=asyncio.FIRST_COMPLETED)
             if ev_task in done:
                 ev = ev_task.result()
@@ -400,26 +443,30 @@ async def play_lines(
                 out("-- Ctrl-C: leaving the match (the other player is told; the record is saved)")
                 await session.close("quit")
                 return 0
-            asked = p.asking[0] if p.asking is not None else None
-            if text is None and asked == "quit":
-                out("-- end of input while asking: leaving the match as asked")
-                return await p.leave()
+            if p.question is not None and text is not None:
+                p.answer(is_yes(text))
+                continue
+            if text is None and p.question is not None and command is not None:
+                if p.question.kind == "quit":  # the yes a script could not type
+                    out("-- end of input while asking: leaving the match as asked")
+                    p.answer(True)
+                    return await command or 0
+                out("-- end of input while asking: not resigned")
+                p.answer(None)
             if text is None:
-                if asked == "resign":
-                    out("-- end of input while asking: not resigned")
                 out(
                     "-- end of input: leaving the match (the record is saved). "
                     "Exit code 1: that was not a deliberate quit (type quit for that)."
                 )
                 await session.close("quit")
                 return 1
-            code = await p.line(text)
-            if code is not None:
-                return code
+            command = asyncio.create_task(p.line(text))
     finally:
         undo_ctrl_c()
         ev_task.cancel()
         line_task.cancel()
+        if command is not None:
+            command.cancel()
 
 
 def _turn_starts(ev: Event, seat: int) -> bool:

@@ -345,6 +345,42 @@ def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> 
     run(main())
 
 
+def test_a_peer_that_claims_actions_it_never_sends_is_stopped_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move chosen while the peer catches us up waits for the catch-up, but not for ever:
+    the peer said at its sync that it has actions we lack (here: 3), then sends none."""
+    from p2p_spite.engine import IllegalMoveError
+    from p2p_spite.errors import SessionClosed
+    from p2p_spite.net import session as netsession
+
+    monkeypatch.setattr(netsession, "HANDSHAKE_TIMEOUT", 0.5)
+
+    async def main() -> None:
+        host, peer = await _match_with_raw_peer(tmp_path)
+        await _turn_of(host, peer, 0)
+        link = host._link
+        assert link is not None
+        link.endpoint._catch_up_to = (host.core.position + 3, bytes(32))  # as its sync said
+        before = _snapshot(host)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        with pytest.raises((IllegalMoveError, SessionClosed)):  # the session stopped meanwhile
+            await asyncio.wait_for(host.play(host.core.match.game.legal_moves()[0]), 5)
+        waited = loop.time() - t0
+        failed = await _expect_failure(host)
+        assert waited >= 0.5, waited
+        assert failed.ending == Ending(EndCause.PEER_BROKE_PROTOCOL, "Eve", Refusal.POSITION)
+        assert "claimed actions it did not send" in failed.message
+        assert _snapshot(host)[:2] == before[:2]  # the move was not played
+        got = await peer.read_all(3.0)
+        assert b"refuse" in got and b"position" in got
+        await host.close()
+        peer.close()
+
+    run(main())
+
+
 # -- floods ------------------------------------------------------------------------------------
 
 

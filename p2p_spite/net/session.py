@@ -84,7 +84,9 @@ class NetSession:
         self._ended = False  # MatchEnded emitted
         self._closing = False
         self._back: asyncio.Event = asyncio.Event()  # set when a link is attached
-        self._stirred = asyncio.Event()  # set when something happens that _fresh() waits for
+        # set by every event, link and loss: what _fresh() waits on (a catch-up ends with an
+        # action, and every action, a move or a resignation, comes out as an event)
+        self._stirred = asyncio.Event()
         self.failure: str | None = None  # the line for the user when the session failed ...
         self.ending: Ending | None = None  # ... and why, as data
         self.notices = Notices(self._put)

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 from ..engine.rng import Stream
 from .errors import CheatError, OrderError, ProofError, WireError
-from .group import FixedBase, G, Point, add, base_g, encode, hash_to_scalar, msm, mul, neg
+from .group import FixedBase, G, Point, add, add_many, base_g, encode, hash_to_scalar, msm, mul, neg
 from .proofs import frame, prove_key, prove_share, verify_key, verify_share
 from .wire import (
     MATCH_ID_BYTES,
@@ -285,7 +285,7 @@ class FairDeck:
         inputs = self._pass_input()
         perm = derive_permutation(self._secret, self.head, r, len(inputs))
         pads = self._pad(r, len(inputs))
-        deck = tuple(_reencrypt(inputs[perm[j]], pads[j]) for j in range(len(inputs)))
+        deck = _reencrypt_all([inputs[i] for i in perm], pads[: len(inputs)])
         msg = Shuffle(self.head, r, self.seat, deck)
         self._add_pass(deck)
         return msg
@@ -298,12 +298,8 @@ class FairDeck:
 
     def _pads_for(self, secret: bytes, head: Header, r: int, js: range) -> list[tuple[Point, Point]]:
         assert self._joint is not None
-        g, y = base_g(), self._joint
-        out = []
-        for j in js:
-            k = derive_randomness(secret, head, r, j)
-            out.append((g.mul(k), y.mul(k)))
-        return out
+        ks = [derive_randomness(secret, head, r, j) for j in js]
+        return list(zip(base_g().mul_many(ks), self._joint.mul_many(ks), strict=True))
 
     def precompute(self, cards: int = 6, pads: int | None = None) -> int:
         """Work ahead while idle (the other player is thinking): our proven
@@ -351,8 +347,7 @@ class FairDeck:
             return
         pads = self._pads_for(secret, head, r, range(len(cur)))
         evidence: dict[str, object] = {"game": self.head.game, "round": r, "secret": secret.hex()}
-        for j in range(len(cur)):
-            expected = _reencrypt(cur[perm[j]], pads[j])
+        for j, expected in enumerate(_reencrypt_all([cur[i] for i in perm], pads)):
             if expected != sent[j]:
                 evidence.update(position=j, sent=_ct_hex(sent[j]), expected=_ct_hex(expected))
                 raise CheatError(
@@ -584,24 +579,29 @@ def _batch_holds(
     ``rs[j]``?  One random linear combination of all the equations (64-bit
     weights from ``secrets``, drawn after everything is fixed) holds for a
     pass with any wrong position with probability at most 2**-64."""
-    points: list[tuple[int, int]] = []
-    weights: list[int] = []
-    a = b = 0
+    pairs: list[tuple[Point, Point]] = []
     for j, (o1, o2) in enumerate(sent):
         i1, i2 = cur[perm[j]]
-        d1, d2 = add(o1, neg(i1)), add(o2, neg(i2))
-        if d1 is None or d2 is None:
+        pairs += ((o1, neg(i1)), (o2, neg(i2)))
+    points: list[tuple[int, int]] = []
+    for d in add_many(pairs):
+        if d is None:
             return False
-        rho, sigma = secrets.randbits(64), secrets.randbits(64)
-        points += (d1, d2)
-        weights += (rho, sigma)
-        a += rho * rs[j]
-        b += sigma * rs[j]
+        points.append(d)
+    weights = [secrets.randbits(64) for _ in points]
+    a = sum(weights[2 * j] * r for j, r in enumerate(rs))
+    b = sum(weights[2 * j + 1] * r for j, r in enumerate(rs))
     return msm(weights, points, 64) == add(base_g().mul(a), joint.mul(b))
 
 
-def _reencrypt(ct: Ciphertext, pad: tuple[Point, Point]) -> Ciphertext:
-    return (add(ct[0], pad[0]), add(ct[1], pad[1]))
+def _reencrypt_all(cts: list[Ciphertext], pads: list[tuple[Point, Point]]) -> tuple[Ciphertext, ...]:
+    """``(C1 + R, C2 + S)`` for each ciphertext and its pad ``(R, S) = (r*G, r*Y)``,
+    all the additions with one inversion."""
+    pairs: list[tuple[Point, Point]] = []
+    for (c1, c2), (r1, r2) in zip(cts, pads, strict=True):
+        pairs += ((c1, r1), (c2, r2))
+    flat = add_many(pairs)
+    return tuple(zip(flat[0::2], flat[1::2], strict=True))
 
 
 def _ct_hex(ct: Ciphertext) -> str:

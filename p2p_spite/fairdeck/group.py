@@ -4,12 +4,31 @@ P-256 has cofactor 1, so every point on the curve other than the point at
 infinity is in the group of prime order ``N``: decoding a point (SEC 1
 compressed form, 33 bytes) and checking it is on the curve is the whole
 subgroup check.  Points are affine ``(x, y)`` tuples; the point at infinity
-is ``None`` and never crosses the wire.  Arithmetic uses Jacobian
-coordinates (a = -3 formulas); fixed bases (the generator, a game's keys)
-get a table of 4-bit windows so a multiplication by them is 64 mixed
-additions and no doublings.
+is ``None`` and never crosses the wire.
 
-Nothing here is constant-time: Python integers are not.  See
+In CPython a field multiplication (a 256-bit product and its reduction mod
+``P``) costs far more than the interpreter's overhead around it, and an
+inversion about 40 multiplications, so everything here counts field
+multiplications and inversions:
+
+- Jacobian coordinates with the a = -3 doubling (dbl-2001-b, 3M + 5S) and
+  mixed Jacobian-affine addition (7M + 4S); every table is normalized to
+  affine with one inversion for all its points (Montgomery's trick).
+- Any point (``mul``): width-5 signed windows (wNAF), 256 doublings and
+  about 43 mixed additions.  ``mul2`` (``a*P + b*Q``, a proof check) shares
+  the doublings of both (Straus / Shamir's trick with wNAF).  ``mul_same``
+  (several scalars, one point, as a Chaum-Pedersen prover needs) doubles the
+  point once into a chain of ``16**i * P`` and sums it into buckets per
+  scalar (the BGMW / Yao fixed-base method on a table built on the fly).
+- Fixed bases (the generator, a game's keys; :class:`FixedBase`): a table
+  of ``d * 2**(w*i) * P`` for signed digits ``d``, so a multiplication is
+  about ``256/w`` additions and no doubling.  ``FixedBase.mul_many`` works
+  out many scalars side by side and makes each addition affine, with one
+  inversion per table row shared by all the scalars.
+- ``add_many``: many affine additions with one inversion.
+
+Nothing here is constant-time: Python integers are not, and signed windows
+and skipped zero digits make the work depend on the scalar.  See
 docs/fairness.md (timing is outside the threat model).
 """
 
@@ -30,10 +49,15 @@ POINT_BYTES = 33
 SCALAR_BYTES = 32
 
 Point = tuple[int, int] | None
+Affine = tuple[int, int]
 _Jac = tuple[int, int, int]  # Z == 0: infinity
 
 G: Point = (GX, GY)
 _INF: _Jac = (1, 1, 0)
+
+_W_VAR = 5  # window of a variable-base multiplication (wNAF: 8 odd multiples)
+_W_G = 8  # the generator's table: 33 rows of 128 points, built once
+W_GAME = 7  # a game's key tables: 37 rows of 64 points
 
 
 class GroupError(ValueError):
@@ -45,6 +69,36 @@ def on_curve(pt: Point) -> bool:
         return False
     x, y = pt
     return 0 <= x < P and 0 <= y < P and (y * y - (x * x * x - 3 * x + B)) % P == 0
+
+
+# -- field and coordinates -----------------------------------------------------
+
+
+def _batch_inverse(values: Sequence[int]) -> list[int]:
+    """The inverses mod P of nonzero ``values`` with one inversion
+    (Montgomery's trick: 3 multiplications a value instead)."""
+    prefix: list[int] = []
+    acc = 1
+    for v in values:
+        prefix.append(acc)
+        acc = acc * v % P
+    inv = pow(acc, -1, P)
+    out = [0] * len(values)
+    for i in range(len(values) - 1, -1, -1):
+        out[i] = inv * prefix[i] % P
+        inv = inv * values[i] % P
+    return out
+
+
+def _normalize(points: Sequence[_Jac]) -> list[Point]:
+    """Jacobian points to affine (infinity to None) with one inversion."""
+    idx = [i for i, j in enumerate(points) if j[2]]
+    out: list[Point] = [None] * len(points)
+    for i, zi in zip(idx, _batch_inverse([points[i][2] for i in idx]), strict=True):
+        x, y, _ = points[i]
+        zi2 = zi * zi % P
+        out[i] = (x * zi2 % P, y * zi2 * zi % P)
+    return out
 
 
 def _to_jac(pt: Point) -> _Jac:
@@ -60,21 +114,43 @@ def _to_affine(j: _Jac) -> Point:
     return (x * zi2 % P, y * zi2 * zi % P)
 
 
+def _dbl_n(x: int, y: int, z: int, n: int) -> _Jac:
+    """2**n * (x, y, z), a = -3 (dbl-2001-b); infinity (z = 0) stays
+    infinity, and no point of odd order has y = 0."""
+    for _ in range(n):
+        delta = z * z % P
+        gamma = y * y % P
+        beta = x * gamma % P
+        alpha = 3 * (x - delta) * (x + delta) % P
+        z = 2 * y * z % P
+        x = (alpha * alpha - 8 * beta) % P
+        y = (alpha * (4 * beta - x) - 8 * gamma * gamma) % P
+    return (x, y, z)
+
+
 def _dbl(j: _Jac) -> _Jac:
-    x, y, z = j
-    if z == 0 or y == 0:
-        return _INF
-    delta = z * z % P
-    gamma = y * y % P
-    beta = x * gamma % P
-    alpha = 3 * (x - delta) * (x + delta) % P
-    x3 = (alpha * alpha - 8 * beta) % P
-    z3 = ((y + z) * (y + z) - gamma - delta) % P
-    y3 = (alpha * (4 * beta - x3) - 8 * gamma * gamma) % P
-    return (x3, y3, z3)
+    return _dbl_n(j[0], j[1], j[2], 1)
+
+
+def _madd(x1: int, y1: int, z1: int, x2: int, y2: int) -> _Jac:
+    """(x1, y1, z1) + (x2, y2) with the second point affine (madd, add-1998-cmo-2
+    with Z2 = 1); every case, infinity and equal points included."""
+    if z1 == 0:
+        return (x2, y2, 1)
+    z1z1 = z1 * z1 % P
+    h = (x2 * z1z1 - x1) % P
+    r = (y2 * z1 * z1z1 - y1) % P
+    if h == 0:
+        return _dbl_n(x1, y1, z1, 1) if r == 0 else _INF
+    hh = h * h % P
+    hhh = h * hh % P
+    v = x1 * hh % P
+    x3 = (r * r - hhh - 2 * v) % P
+    return (x3, (r * (v - x3) - y1 * hhh) % P, z1 * h % P)
 
 
 def _add(j1: _Jac, j2: _Jac) -> _Jac:
+    """Jacobian + Jacobian (add-1998-cmo-2), every case."""
     x1, y1, z1 = j1
     x2, y2, z2 = j2
     if z1 == 0:
@@ -83,89 +159,175 @@ def _add(j1: _Jac, j2: _Jac) -> _Jac:
         return j1
     z1z1 = z1 * z1 % P
     z2z2 = z2 * z2 % P
+    u1 = x1 * z2z2 % P
     s1 = y1 * z2 * z2z2 % P
-    return _sum(j1, x1 * z2z2 % P, x2 * z1z1 % P, s1, y2 * z1 * z1z1 % P, z1 * z2 % P)
-
-
-def _add_mixed(j1: _Jac, x2: int, y2: int) -> _Jac:
-    """j1 + (x2, y2) with the second point affine."""
-    x1, y1, z1 = j1
-    if z1 == 0:
-        return (x2, y2, 1)
-    z1z1 = z1 * z1 % P
-    return _sum(j1, x1, x2 * z1z1 % P, y1, y2 * z1 * z1z1 % P, z1)
-
-
-def _sum(j1: _Jac, u1: int, u2: int, s1: int, s2: int, zz: int) -> _Jac:
-    """The addition's common tail (add-1998-cmo-2), from U1, U2, S1, S2 and Z1*Z2."""
-    h = (u2 - u1) % P
-    r = (s2 - s1) % P
+    h = (x2 * z1z1 - u1) % P
+    r = (y2 * z1 * z1z1 - s1) % P
     if h == 0:
         return _dbl(j1) if r == 0 else _INF
     hh = h * h % P
     hhh = h * hh % P
     v = u1 * hh % P
     x3 = (r * r - hhh - 2 * v) % P
-    y3 = (r * (v - x3) - s1 * hhh) % P
-    return (x3, y3, zz * h % P)
+    return (x3, (r * (v - x3) - s1 * hhh) % P, z1 * z2 * h % P)
 
 
-def add(p1: Point, p2: Point) -> Point:
-    return _to_affine(_add(_to_jac(p1), _to_jac(p2)))
+# -- affine operations -----------------------------------------------------------
 
 
 def neg(pt: Point) -> Point:
     return None if pt is None else (pt[0], (-pt[1]) % P)
 
 
+def add(p1: Point, p2: Point) -> Point:
+    return add_many([(p1, p2)])[0]
+
+
 def sub(p1: Point, p2: Point) -> Point:
     return add(p1, neg(p2))
 
 
+def add_many(pairs: Sequence[tuple[Point, Point]]) -> list[Point]:
+    """``p + q`` for every pair, in affine coordinates with one inversion for
+    all of them (the equal-x cases, a doubling or infinity, apart)."""
+    out: list[Point] = [None] * len(pairs)
+    todo: list[int] = []
+    hs: list[int] = []
+    for i, (p1, p2) in enumerate(pairs):
+        if p1 is None or p2 is None:
+            out[i] = p2 if p1 is None else p1
+            continue
+        h = (p2[0] - p1[0]) % P
+        if h:
+            todo.append(i)
+            hs.append(h)
+        elif (p1[1] + p2[1]) % P:  # p1 == p2
+            out[i] = _to_affine(_dbl((p1[0], p1[1], 1)))
+    for i, inv in zip(todo, _batch_inverse(hs), strict=True):
+        (x1, y1), (x2, y2) = pairs[i]  # type: ignore[misc]  # neither is None here
+        lam = (y2 - y1) * inv % P
+        x3 = (lam * lam - x1 - x2) % P
+        out[i] = (x3, (lam * (x1 - x3) - y1) % P)
+    return out
+
+
+# -- variable bases ----------------------------------------------------------------
+
+
+def _wnaf(k: int, w: int = _W_VAR) -> list[tuple[int, int]]:
+    """The nonzero digits of k's width-w non-adjacent form as (bit position,
+    digit), lowest first: k = sum(d * 2**pos), every digit odd with
+    |d| < 2**(w-1), at least w positions apart; the last digit is positive."""
+    out: list[tuple[int, int]] = []
+    mask, half, full = (1 << w) - 1, 1 << (w - 1), 1 << w
+    pos = 0
+    while k:
+        tz = (k & -k).bit_length() - 1
+        k >>= tz
+        pos += tz
+        d = k & mask
+        if d >= half:
+            d -= full
+        out.append((pos, d))
+        k = (k - d) >> w
+        pos += w
+    return out
+
+
+def _odd_multiples(points: Sequence[Affine], count: int = 1 << (_W_VAR - 2)) -> list[list[Affine]]:
+    """For each point P: [P, 3P, 5P, ..., (2*count - 1)P], affine (one
+    inversion for all).  None of them is infinity: N is prime."""
+    flat: list[_Jac] = []
+    for x, y in points:
+        twice = _to_affine(_dbl((x, y, 1)))
+        assert twice is not None
+        tx, ty = twice
+        j: _Jac = (x, y, 1)
+        flat.append(j)
+        for _ in range(count - 1):
+            j = _madd(j[0], j[1], j[2], tx, ty)
+            flat.append(j)
+    aff = _normalize(flat)
+    return [aff[i * count : (i + 1) * count] for i in range(len(points))]  # type: ignore[misc]
+
+
+def _straus(scalars: Sequence[int], points: Sequence[Affine]) -> _Jac:
+    """sum(k * P) with wNAF digits and the doublings shared by all the points
+    (Straus's method, "Shamir's trick")."""
+    tables = _odd_multiples(points)
+    at: dict[int, list[tuple[list[Affine], int]]] = {}
+    for k, table in zip(scalars, tables, strict=True):
+        for pos, d in _wnaf(k % N):
+            at.setdefault(pos, []).append((table, d))
+    x, y, z = _INF
+    last = 0
+    for pos in sorted(at, reverse=True):
+        if z and last > pos:
+            x, y, z = _dbl_n(x, y, z, last - pos)
+        for table, d in at[pos]:
+            tx, ty = table[d >> 1] if d > 0 else table[-d >> 1]
+            x, y, z = _madd(x, y, z, tx, ty if d > 0 else P - ty)
+        last = pos
+    if z:
+        x, y, z = _dbl_n(x, y, z, last)
+    return (x, y, z)
+
+
 def mul(k: int, pt: Point) -> Point:
-    """k * pt for any point (4-bit fixed windows)."""
+    """k * pt for any point (wNAF, width 5)."""
     k %= N
     if k == 0 or pt is None:
         return None
-    table: list[_Jac] = [_INF, _to_jac(pt)]
-    for _ in range(14):
-        table.append(_add(table[-1], table[1]))
-    acc = _INF
-    for shift in range(252, -4, -4):
-        if acc[2]:
-            acc = _dbl(_dbl(_dbl(_dbl(acc))))
-        d = (k >> shift) & 15
-        if d:
-            acc = _add(acc, table[d])
-    return _to_affine(acc)
+    return _to_affine(_straus([k], [pt]))
 
 
 def mul2(a: int, p1: Point, b: int, p2: Point) -> Point:
-    """a * p1 + b * p2 in one pass (Shamir's trick with 4-bit windows): the
-    doublings are shared, about 0.6 of two separate multiplications."""
-    a %= N
-    b %= N
-    if p1 is None or p2 is None:
-        return add(mul(a, p1), mul(b, p2))
-    t1: list[_Jac] = [_INF, _to_jac(p1)]
-    t2: list[_Jac] = [_INF, _to_jac(p2)]
-    for _ in range(14):
-        t1.append(_add(t1[-1], t1[1]))
-        t2.append(_add(t2[-1], t2[1]))
-    acc = _INF
-    for shift in range(252, -4, -4):
-        if acc[2]:
-            acc = _dbl(_dbl(_dbl(_dbl(acc))))
-        d1 = (a >> shift) & 15
-        if d1:
-            acc = _add(acc, t1[d1])
-        d2 = (b >> shift) & 15
-        if d2:
-            acc = _add(acc, t2[d2])
-    return _to_affine(acc)
+    """a * p1 + b * p2 in one pass (Straus, wNAF): the doublings are shared."""
+    pairs = [(k % N, p) for k, p in ((a, p1), (b, p2)) if p is not None and k % N]
+    if not pairs:
+        return None
+    return _to_affine(_straus([k for k, _ in pairs], [p for _, p in pairs]))
 
 
-def msm(scalars: Sequence[int], points: Sequence[tuple[int, int]], bits: int) -> Point:
+def mul_same(scalars: Sequence[int], pt: Point) -> list[Point]:
+    """``[k * pt for k in scalars]``, the point doubled once for all of them:
+    a chain of ``16**i * pt`` (256 doublings, one inversion), then per scalar
+    its signed 4-bit digits summed into 8 buckets (about 64 mixed additions
+    and 16 more).  Two scalars cost about 0.75 of two :func:`mul`."""
+    if pt is None:
+        return [None] * len(scalars)
+    jchain: list[_Jac] = [(pt[0], pt[1], 1)]
+    for _ in range(64):  # 16**64 * pt: the carry of a signed top digit
+        j = jchain[-1]
+        jchain.append(_dbl_n(j[0], j[1], j[2], 4))
+    chain: list[Affine] = _normalize(jchain)  # type: ignore[assignment]  # 16**i is never 0 mod N
+    out: list[_Jac] = []
+    for k in scalars:
+        k %= N
+        buckets: list[_Jac] = [_INF] * 9
+        i = 0
+        while k:
+            d = k & 15
+            k >>= 4
+            if d > 8:
+                d -= 16
+                k += 1
+            if d:
+                tx, ty = chain[i]
+                if d < 0:
+                    d, ty = -d, P - ty
+                bx, by, bz = buckets[d]
+                buckets[d] = _madd(bx, by, bz, tx, ty)
+            i += 1
+        running = total = _INF
+        for d in range(8, 0, -1):
+            running = _add(running, buckets[d])
+            total = _add(total, running)
+        out.append(total)
+    return _normalize(out)
+
+
+def msm(scalars: Sequence[int], points: Sequence[Affine], bits: int) -> Point:
     """The sum of ``k * P`` over the pairs, every scalar below ``2**bits``
     (Pippenger's bucket method: a few additions per point and window)."""
     c = 5 if len(points) > 100 else 4
@@ -173,13 +335,13 @@ def msm(scalars: Sequence[int], points: Sequence[tuple[int, int]], bits: int) ->
     acc = _INF
     for shift in range(((bits + c - 1) // c - 1) * c, -1, -c):
         if acc[2]:
-            for _ in range(c):
-                acc = _dbl(acc)
+            acc = _dbl_n(acc[0], acc[1], acc[2], c)
         buckets: list[_Jac] = [_INF] * (mask + 1)
         for k, (x, y) in zip(scalars, points, strict=True):
             d = (k >> shift) & mask
             if d:
-                buckets[d] = _add_mixed(buckets[d], x, y)
+                bx, by, bz = buckets[d]
+                buckets[d] = _madd(bx, by, bz, x, y)
         running = total = _INF
         for d in range(mask, 0, -1):
             running = _add(running, buckets[d])
@@ -188,54 +350,103 @@ def msm(scalars: Sequence[int], points: Sequence[tuple[int, int]], bits: int) ->
     return _to_affine(acc)
 
 
+# -- fixed bases ---------------------------------------------------------------------
+
+
 class FixedBase:
-    """A point with a table of 4-bit windows: ``table[i][d-1] = d * 16**i * P``."""
+    """A point with a table of signed ``w``-bit windows:
+    ``rows[i][d-1] = d * 2**(w*i) * P`` for ``1 <= d <= 2**(w-1)``, affine, so
+    ``k * P`` is one addition per nonzero digit of ``k`` and no doubling."""
 
-    __slots__ = ("point", "_table")
+    __slots__ = ("point", "_w", "_rows")
 
-    def __init__(self, pt: Point) -> None:
+    def __init__(self, pt: Point, w: int = W_GAME) -> None:
         if pt is None:
             raise GroupError("the point at infinity cannot be a base")
         self.point = pt
-        rows: list[list[tuple[int, int]]] = []
-        base = _to_jac(pt)
-        for _ in range(64):
-            row_j: list[_Jac] = [base]
-            for _ in range(14):
-                row_j.append(_add(row_j[-1], base))
-            row: list[tuple[int, int]] = []
-            for j in row_j:
-                a = _to_affine(j)
-                assert a is not None  # d * 16**i * P, d < 16, is never infinity (N is prime)
-                row.append(a)
-            rows.append(row)
-            base = _dbl(_dbl(_dbl(_dbl(base))))
-        self._table = rows
+        self._w = w
+        half = 1 << (w - 1)
+        nrows = 256 // w + 1  # signed digits of k < 2**256 and their carry
+        flat: list[_Jac] = []
+        base: Affine = pt
+        for _ in range(nrows):
+            bx, by = base
+            j: _Jac = (bx, by, 1)
+            flat.append(j)
+            for _ in range(half - 1):
+                j = _madd(j[0], j[1], j[2], bx, by)
+                flat.append(j)
+            nxt = _to_affine(_dbl(j))  # 2 * half * base: the next row's base
+            assert nxt is not None  # 2**(w*i) is never 0 mod the prime N
+            base = nxt
+        aff = _normalize(flat)
+        self._rows: list[list[Affine]] = [aff[i * half : (i + 1) * half] for i in range(nrows)]  # type: ignore[misc]
 
-    def mul(self, k: int) -> Point:
-        k %= N
-        acc = _INF
-        table = self._table
+    def _digits(self, k: int) -> list[tuple[int, int]]:
+        """k's signed base-2**w digits as (row, digit), zero digits left out."""
+        w = self._w
+        mask, half, full = (1 << w) - 1, 1 << (w - 1), 1 << w
+        out: list[tuple[int, int]] = []
         i = 0
         while k:
-            d = k & 15
+            d = k & mask
+            k >>= w
+            if d > half:
+                d -= full
+                k += 1
             if d:
-                x, y = table[i][d - 1]
-                acc = _add_mixed(acc, x, y)
-            k >>= 4
+                out.append((i, d))
             i += 1
-        return _to_affine(acc)
+        return out
+
+    def _mul_jac(self, k: int) -> _Jac:
+        rows = self._rows
+        x, y, z = _INF
+        for i, d in self._digits(k % N):
+            if d > 0:
+                tx, ty = rows[i][d - 1]
+            else:
+                tx, ty = rows[i][-d - 1]
+                ty = P - ty
+            x, y, z = _madd(x, y, z, tx, ty)
+        return (x, y, z)
+
+    def mul(self, k: int) -> Point:
+        return _to_affine(self._mul_jac(k))
+
+    def mul_many(self, scalars: Sequence[int]) -> list[Point]:
+        """``[k * P for k in scalars]``: the scalars' sums built side by side,
+        row by row, each addition affine with one inversion per row for all."""
+        if len(scalars) < 4:
+            return _normalize([self._mul_jac(k) for k in scalars])
+        rows = self._rows
+        per_row: list[list[tuple[int, int]]] = [[] for _ in rows]
+        for n, k in enumerate(scalars):
+            for i, d in self._digits(k % N):
+                per_row[i].append((n, d))
+        acc: list[Point] = [None] * len(scalars)
+        for row, todo in zip(rows, per_row, strict=True):
+            pairs: list[tuple[Point, Point]] = []
+            for n, d in todo:
+                tx, ty = row[d - 1] if d > 0 else row[-d - 1]
+                pairs.append((acc[n], (tx, ty if d > 0 else P - ty)))
+            for (n, _), s in zip(todo, add_many(pairs), strict=True):
+                acc[n] = s
+        return acc
 
 
 _G_TABLE: FixedBase | None = None
 
 
 def base_g() -> FixedBase:
-    """The generator's table (built once, on first use: about 20 ms)."""
+    """The generator's table (built once, on first use)."""
     global _G_TABLE
     if _G_TABLE is None:
-        _G_TABLE = FixedBase(G)
+        _G_TABLE = FixedBase(G, _W_G)
     return _G_TABLE
+
+
+# -- encodings ----------------------------------------------------------------------
 
 
 def encode(pt: Point) -> bytes:

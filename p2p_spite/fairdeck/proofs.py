@@ -19,7 +19,7 @@ import hashlib
 import hmac
 from typing import NamedTuple
 
-from .group import FixedBase, N, Point, add, base_g, encode, hash_to_scalar, mul, mul2, neg, scalar_bytes
+from .group import FixedBase, N, Point, add, base_g, encode, hash_to_scalar, mul, mul2, mul_same, scalar_bytes
 
 DOMAIN = b"p2p-spite/fairdeck/v1/"
 
@@ -52,7 +52,7 @@ def prove_key(x: int, context: bytes) -> tuple[Point, Proof]:
 
 
 def verify_key(big_x: Point, proof: Proof, context: bytes) -> bool:
-    a = add(base_g().mul(proof.z), neg(mul(_c(proof.c), big_x)))
+    a = add(base_g().mul(proof.z), mul(N - _c(proof.c), big_x))
     if a is None:
         return False
     return hmac.compare_digest(challenge(b"schnorr", context, big_x, a), proof.c)
@@ -60,10 +60,9 @@ def verify_key(big_x: Point, proof: Proof, context: bytes) -> bool:
 
 def prove_share(x: int, big_x: Point, h: Point, context: bytes) -> tuple[Point, Proof]:
     """``D = x*H`` and a Chaum-Pedersen proof that log_G(X) == log_H(D), ``X = x*G``."""
-    g = base_g()
-    d = mul(x, h)
     k = hash_to_scalar(scalar_bytes(x), b"dleq", context, encode(h))
-    a1, a2 = g.mul(k), mul(k, h)
+    d, a2 = mul_same((x, k), h)  # h is doubled once for both
+    a1 = base_g().mul(k)
     c = challenge(b"dleq", context, big_x, h, d, a1, a2)
     return d, Proof(c, (k + _c(c) * x) % N)
 
@@ -71,7 +70,7 @@ def prove_share(x: int, big_x: Point, h: Point, context: bytes) -> tuple[Point, 
 def verify_share(x_base: FixedBase, h: Point, d: Point, proof: Proof, context: bytes) -> bool:
     """Is ``d`` = x*h for the ``x`` behind ``x_base`` (the prover's key share)?"""
     c = _c(proof.c)
-    a1 = add(base_g().mul(proof.z), neg(x_base.mul(c)))
+    a1 = add(base_g().mul(proof.z), x_base.mul(N - c))
     a2 = mul2(proof.z, h, N - c, d)
     if a1 is None or a2 is None:
         return False

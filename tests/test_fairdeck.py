@@ -29,7 +29,7 @@ from p2p_spite.fairdeck import (
     to_wire,
 )
 from p2p_spite.fairdeck import group as grp
-from p2p_spite.fairdeck.deck import _reencrypt_all, derive_key
+from p2p_spite.fairdeck.deck import _reencrypt, derive_key
 from p2p_spite.fairdeck.proofs import Proof, prove_key, prove_share, verify_key, verify_share
 from p2p_spite.fairdeck.wire import Header, Share
 
@@ -372,8 +372,7 @@ def test_a_duplicated_card_slipped_into_a_shuffle_is_caught_at_the_end() -> None
     (pass0,) = decks[0].outgoing()
     assert isinstance(pass0, Shuffle)
     cheat = list(pass0.deck)
-    pad = (grp.base_g().mul(99), joint.mul(99))
-    cheat[5] = _reencrypt_all([cheat[77]], [pad])[0]  # a second copy of a card
+    cheat[5] = _reencrypt(cheat[77], (grp.base_g().mul(99), joint.mul(99)))  # a second copy of a card
     with pytest.raises(CheatError, match="repeats"):  # an exact copy is seen at once
         copy.deepcopy(decks[1]).receive(replace(pass0, deck=(pass0.deck[1], *pass0.deck[1:])))
     decks[1].receive(from_wire(to_wire(replace(pass0, deck=tuple(cheat)))))

@@ -56,6 +56,7 @@ DECK = 104
 PAYOFF, HAND = 20, 5
 CENTERS, SIDES = 3, 4
 STACK_COMPLETE = 12
+RESHUFFLE_NEAR = 11  # precompute() makes the next reshuffle's pads once a center stack is this high
 
 _CARD_POINTS: list[tuple[int, int]] = []
 _CARD_OF: dict[tuple[int, int], int] = {}
@@ -306,9 +307,10 @@ class FairDeck:
         shares of the next ``cards`` stock cards and of the cards under the
         pay-off tops (whoever gets them, our share is the same), and the
         re-encryption pads of our next pass (``pads``, by default as many as
-        that pass can need: the deck, or the stock and a completed stack), so
-        that a draw or reveal costs the receiver only a verification and a
-        reshuffle only point additions.
+        that pass can need: the deck, or, once a center stack holds
+        ``RESHUFFLE_NEAR`` cards, the stock and a completed stack), so that a
+        draw or reveal costs the receiver only a verification and a reshuffle
+        only point additions.
         Nothing is sent; what it computes is what would be computed later.
         Returns how many items it computed (0: nothing left to do)."""
         done = 0
@@ -322,7 +324,12 @@ class FairDeck:
             pending = self.shuffling and len(self.rounds[-1].passes) <= self.seat
             r = len(self.rounds) - (1 if pending else 0)
             if pads is None:
-                pads = len(self.rounds[-1].inputs) if pending else len(self.stock) + STACK_COMPLETE
+                if pending:
+                    pads = len(self.rounds[-1].inputs)
+                elif max(len(c) for c in self.center) >= RESHUFFLE_NEAR:
+                    pads = len(self.stock) + STACK_COMPLETE
+                else:  # the stock may shrink a lot before then: pads made now would go unused
+                    pads = 0
             have = self._pads.get(r, [])
             if len(have) < pads:
                 self._pads[r] = have + self._pads_for(self._secret, self.head, r, range(len(have), pads))
@@ -592,6 +599,11 @@ def _batch_holds(
     a = sum(weights[2 * j] * r for j, r in enumerate(rs))
     b = sum(weights[2 * j + 1] * r for j, r in enumerate(rs))
     return msm(weights, points, 64) == add(base_g().mul(a), joint.mul(b))
+
+
+def _reencrypt(ct: Ciphertext, pad: tuple[Point, Point]) -> Ciphertext:
+    """One ciphertext re-encrypted (tests build cheating passes with it)."""
+    return _reencrypt_all([ct], [pad])[0]
 
 
 def _reencrypt_all(cts: list[Ciphertext], pads: list[tuple[Point, Point]]) -> tuple[Ciphertext, ...]:

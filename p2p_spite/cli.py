@@ -13,7 +13,7 @@ from typing import Any
 
 from . import __version__, record
 from .bots import LEVELS, make_bot
-from .engine import Match, new_seed, parse_seed
+from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError
 from .history import describe, latest, records_dir, scan, totals
 from .lan import DEFAULT_LEVEL, choose_host, run_host, run_hosts, run_join, run_play
@@ -23,6 +23,7 @@ from .net.journal import journal_path, replay_with_journal
 from .net.protocol import MAX_GAMES, MAX_TARGET
 from .selfplay import play_match
 
+TARGET_HELP = f"points that win the match (default {DEFAULT_TARGET})"
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
 
 
@@ -140,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--games", type=_positive_int, help=f"stop after this many games (default: at most {SELFPLAY_GAMES})"
     )
-    p.add_argument("--target", type=_positive_int, default=50, help="points that win the match (default 50)")
+    p.add_argument("--target", type=_positive_int, default=DEFAULT_TARGET, help=TARGET_HELP)
     p.add_argument(
         "--bots", default="easy,easy", help=f"two levels, seat 0 first, e.g. random,easy (levels: {levels})"
     )
@@ -166,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed-file", type=Path, help="play the deal of this record or bare seed file (and its target)"
     )
     p.add_argument("--name", help="your name (default: your login name)")
-    p.add_argument("--target", type=_positive_int, help="points that win the match (default 50)")
+    p.add_argument("--target", type=_positive_int, help=TARGET_HELP)
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
     p.set_defaults(run=_run_play)
 
@@ -222,7 +223,7 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     g.add_argument("--seed", type=_seed_arg, help="play this deal (64 hex digits; the joiner is shown it)")
     g.add_argument("--seed-file", type=Path, help="take the seed (and target) from a record or seed file")
     h.add_argument(
-        "--target", type=_at_most(MAX_TARGET, "the target"), help="points that win the match (default 50)"
+        "--target", type=_at_most(MAX_TARGET, "the target"), help=TARGET_HELP
     )
     h.add_argument("--games", type=_at_most(MAX_GAMES, "the game limit"), help="stop after this many games")
     h.add_argument("--code", help="the join code to require (default: a fresh one, printed)")
@@ -295,7 +296,7 @@ def _run_play(args: argparse.Namespace) -> int:
 
     _take_seed_file(args)
     _check_record_path(args.record)
-    return run_play(args.bot, args.seed, args.name, args.target or 50, args.record)
+    return run_play(args.bot, args.seed, args.name, args.target or DEFAULT_TARGET, args.record)
 
 
 def _check_record_path(path: Path | None) -> None:

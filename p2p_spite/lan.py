@@ -208,7 +208,7 @@ def run_host(args: argparse.Namespace) -> int:
                 port=args.port,
                 name=args.name,
                 seed=seed,
-                target=target or 50,
+                target=target or DEFAULT_TARGET,
                 games=args.games,
                 record_path=args.record,
                 on_listening=listening,

@@ -130,4 +130,4 @@ def test_batch_inverse_and_normalization() -> None:
     assert grp._batch_inverse(values) == [pow(v, -1, grp.P) for v in values]
     assert grp._batch_inverse([]) == []
     jac = [(grp.GX * 4 % grp.P, grp.GY * 8 % grp.P, 2), grp._INF, (grp.GX, grp.GY, 1)]
-    assert grp._normalize(jac) == [grp.G, None, grp.G]
+    assert grp.normalize(jac) == [grp.G, None, grp.G]

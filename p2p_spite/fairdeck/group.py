@@ -50,13 +50,13 @@ SCALAR_BYTES = 32
 
 Point = tuple[int, int] | None
 Affine = tuple[int, int]
-_Jac = tuple[int, int, int]  # Z == 0: infinity
+Jacobian = tuple[int, int, int]  # (X, Y, Z) for (X/Z**2, Y/Z**3); Z == 0: infinity
 
 G: Point = (GX, GY)
-_INF: _Jac = (1, 1, 0)
+_INF: Jacobian = (1, 1, 0)
 
 _W_VAR = 5  # window of a variable-base multiplication (wNAF: 8 odd multiples)
-_W_G = 8  # the generator's table: 33 rows of 128 points, built once
+_W_G = 10  # the generator's table: 26 rows of 512 points, built once per process (~0.1 s)
 W_GAME = 7  # a game's key tables: 37 rows of 64 points
 
 
@@ -90,7 +90,7 @@ def _batch_inverse(values: Sequence[int]) -> list[int]:
     return out
 
 
-def _normalize(points: Sequence[_Jac]) -> list[Point]:
+def normalize(points: Sequence[Jacobian]) -> list[Point]:
     """Jacobian points to affine (infinity to None) with one inversion."""
     idx = [i for i, j in enumerate(points) if j[2]]
     out: list[Point] = [None] * len(points)
@@ -101,11 +101,7 @@ def _normalize(points: Sequence[_Jac]) -> list[Point]:
     return out
 
 
-def _to_jac(pt: Point) -> _Jac:
-    return _INF if pt is None else (pt[0], pt[1], 1)
-
-
-def _to_affine(j: _Jac) -> Point:
+def _to_affine(j: Jacobian) -> Point:
     x, y, z = j
     if z == 0:
         return None
@@ -114,7 +110,7 @@ def _to_affine(j: _Jac) -> Point:
     return (x * zi2 % P, y * zi2 * zi % P)
 
 
-def _dbl_n(x: int, y: int, z: int, n: int) -> _Jac:
+def _dbl_n(x: int, y: int, z: int, n: int) -> Jacobian:
     """2**n * (x, y, z), a = -3 (dbl-2001-b); infinity (z = 0) stays
     infinity, and no point of odd order has y = 0."""
     for _ in range(n):
@@ -128,11 +124,11 @@ def _dbl_n(x: int, y: int, z: int, n: int) -> _Jac:
     return (x, y, z)
 
 
-def _dbl(j: _Jac) -> _Jac:
+def _dbl(j: Jacobian) -> Jacobian:
     return _dbl_n(j[0], j[1], j[2], 1)
 
 
-def _madd(x1: int, y1: int, z1: int, x2: int, y2: int) -> _Jac:
+def _madd(x1: int, y1: int, z1: int, x2: int, y2: int) -> Jacobian:
     """(x1, y1, z1) + (x2, y2) with the second point affine (madd, add-1998-cmo-2
     with Z2 = 1); every case, infinity and equal points included."""
     if z1 == 0:
@@ -149,7 +145,7 @@ def _madd(x1: int, y1: int, z1: int, x2: int, y2: int) -> _Jac:
     return (x3, (r * (v - x3) - y1 * hhh) % P, z1 * h % P)
 
 
-def _add(j1: _Jac, j2: _Jac) -> _Jac:
+def _add(j1: Jacobian, j2: Jacobian) -> Jacobian:
     """Jacobian + Jacobian (add-1998-cmo-2), every case."""
     x1, y1, z1 = j1
     x2, y2, z2 = j2
@@ -235,23 +231,23 @@ def _wnaf(k: int, w: int = _W_VAR) -> list[tuple[int, int]]:
 
 
 def _odd_multiples(points: Sequence[Affine], count: int = 1 << (_W_VAR - 2)) -> list[list[Affine]]:
-    """For each point P: [P, 3P, 5P, ..., (2*count - 1)P], affine (one
-    inversion for all).  None of them is infinity: N is prime."""
-    flat: list[_Jac] = []
-    for x, y in points:
-        twice = _to_affine(_dbl((x, y, 1)))
+    """For each point P: [P, 3P, 5P, ..., (2*count - 1)P], affine (two
+    inversions for all).  None of them is infinity: N is prime."""
+    flat: list[Jacobian] = []
+    doubles = normalize([_dbl((x, y, 1)) for x, y in points])
+    for (x, y), twice in zip(points, doubles, strict=True):
         assert twice is not None
         tx, ty = twice
-        j: _Jac = (x, y, 1)
+        j: Jacobian = (x, y, 1)
         flat.append(j)
         for _ in range(count - 1):
             j = _madd(j[0], j[1], j[2], tx, ty)
             flat.append(j)
-    aff = _normalize(flat)
+    aff = normalize(flat)
     return [aff[i * count : (i + 1) * count] for i in range(len(points))]  # type: ignore[misc]
 
 
-def _straus(scalars: Sequence[int], points: Sequence[Affine]) -> _Jac:
+def _straus(scalars: Sequence[int], points: Sequence[Affine]) -> Jacobian:
     """sum(k * P) with wNAF digits and the doublings shared by all the points
     (Straus's method, "Shamir's trick")."""
     tables = _odd_multiples(points)
@@ -283,10 +279,19 @@ def mul(k: int, pt: Point) -> Point:
 
 def mul2(a: int, p1: Point, b: int, p2: Point) -> Point:
     """a * p1 + b * p2 in one pass (Straus, wNAF): the doublings are shared."""
+    return _to_affine(mul2_jacobian(a, p1, b, p2))
+
+
+def mul2_jacobian(a: int, p1: Point, b: int, p2: Point) -> Jacobian:
+    """:func:`mul2` before its inversion (to :func:`normalize` with others)."""
     pairs = [(k % N, p) for k, p in ((a, p1), (b, p2)) if p is not None and k % N]
     if not pairs:
-        return None
-    return _to_affine(_straus([k for k, _ in pairs], [p for _, p in pairs]))
+        return _INF
+    return _straus([k for k, _ in pairs], [p for _, p in pairs])
+
+
+def add_jacobian(j1: Jacobian, j2: Jacobian) -> Jacobian:
+    return _add(j1, j2)
 
 
 def mul_same(scalars: Sequence[int], pt: Point) -> list[Point]:
@@ -296,15 +301,15 @@ def mul_same(scalars: Sequence[int], pt: Point) -> list[Point]:
     and 16 more).  Two scalars cost about 0.75 of two :func:`mul`."""
     if pt is None:
         return [None] * len(scalars)
-    jchain: list[_Jac] = [(pt[0], pt[1], 1)]
+    jchain: list[Jacobian] = [(pt[0], pt[1], 1)]
     for _ in range(64):  # 16**64 * pt: the carry of a signed top digit
         j = jchain[-1]
         jchain.append(_dbl_n(j[0], j[1], j[2], 4))
-    chain: list[Affine] = _normalize(jchain)  # type: ignore[assignment]  # 16**i is never 0 mod N
-    out: list[_Jac] = []
+    chain: list[Affine] = normalize(jchain)  # type: ignore[assignment]  # 16**i is never 0 mod N
+    out: list[Jacobian] = []
     for k in scalars:
         k %= N
-        buckets: list[_Jac] = [_INF] * 9
+        buckets: list[Jacobian] = [_INF] * 9
         i = 0
         while k:
             d = k & 15
@@ -324,7 +329,7 @@ def mul_same(scalars: Sequence[int], pt: Point) -> list[Point]:
             running = _add(running, buckets[d])
             total = _add(total, running)
         out.append(total)
-    return _normalize(out)
+    return normalize(out)
 
 
 def msm(scalars: Sequence[int], points: Sequence[Affine], bits: int) -> Point:
@@ -336,7 +341,7 @@ def msm(scalars: Sequence[int], points: Sequence[Affine], bits: int) -> Point:
     for shift in range(((bits + c - 1) // c - 1) * c, -1, -c):
         if acc[2]:
             acc = _dbl_n(acc[0], acc[1], acc[2], c)
-        buckets: list[_Jac] = [_INF] * (mask + 1)
+        buckets: list[Jacobian] = [_INF] * (mask + 1)
         for k, (x, y) in zip(scalars, points, strict=True):
             d = (k >> shift) & mask
             if d:
@@ -367,11 +372,11 @@ class FixedBase:
         self._w = w
         half = 1 << (w - 1)
         nrows = 256 // w + 1  # signed digits of k < 2**256 and their carry
-        flat: list[_Jac] = []
+        flat: list[Jacobian] = []
         base: Affine = pt
         for _ in range(nrows):
             bx, by = base
-            j: _Jac = (bx, by, 1)
+            j: Jacobian = (bx, by, 1)
             flat.append(j)
             for _ in range(half - 1):
                 j = _madd(j[0], j[1], j[2], bx, by)
@@ -379,7 +384,7 @@ class FixedBase:
             nxt = _to_affine(_dbl(j))  # 2 * half * base: the next row's base
             assert nxt is not None  # 2**(w*i) is never 0 mod the prime N
             base = nxt
-        aff = _normalize(flat)
+        aff = normalize(flat)
         self._rows: list[list[Affine]] = [aff[i * half : (i + 1) * half] for i in range(nrows)]  # type: ignore[misc]
 
     def _digits(self, k: int) -> list[tuple[int, int]]:
@@ -399,7 +404,8 @@ class FixedBase:
             i += 1
         return out
 
-    def _mul_jac(self, k: int) -> _Jac:
+    def mul_jacobian(self, k: int) -> Jacobian:
+        """:meth:`mul` before its inversion (to :func:`normalize` with others)."""
         rows = self._rows
         x, y, z = _INF
         for i, d in self._digits(k % N):
@@ -412,13 +418,13 @@ class FixedBase:
         return (x, y, z)
 
     def mul(self, k: int) -> Point:
-        return _to_affine(self._mul_jac(k))
+        return _to_affine(self.mul_jacobian(k))
 
     def mul_many(self, scalars: Sequence[int]) -> list[Point]:
         """``[k * P for k in scalars]``: the scalars' sums built side by side,
         row by row, each addition affine with one inversion per row for all."""
         if len(scalars) < 4:
-            return _normalize([self._mul_jac(k) for k in scalars])
+            return normalize([self.mul_jacobian(k) for k in scalars])
         rows = self._rows
         per_row: list[list[tuple[int, int]]] = [[] for _ in rows]
         for n, k in enumerate(scalars):

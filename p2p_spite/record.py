@@ -298,24 +298,24 @@ def to_json(
     """The record of ``match`` as a JSON-ready dict.  ``private`` makes it a
     version-2 private-deck record: ``private[i]`` is what game i+1's
     end-of-game check established (None while that game is played)."""
-    data = _head(match, extra, private)
-    data["games"] = list(data["games"])
-    return data
+    return head(match, extra, private, list(_Games(match, private)))
 
 
-def _head(
+def head(
     match: Match,
     extra: Mapping[str, Any] | None,
-    private: Sequence[GameDeck | None] | None,
+    private: Sequence[GameDeck | None] | None = None,
+    games: Any = None,
 ) -> dict[str, Any]:
-    """:func:`to_json` with the games as a lazy sequence (each built when it is read)."""
+    """:func:`to_json` with ``games`` in place of the match's games (a lazy sequence, or
+    None for a writer that gives their text to :func:`iter_record`)."""
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION if private is None else PRIVATE_VERSION,
         "seed": match.seed.hex(),
         "players": list(match.players),
         "target": match.target,
-        "games": _Games(match, private),
+        "games": games,
         "scores": list(match.scores),
     }
     if private is not None:
@@ -331,6 +331,11 @@ class _Games(Sequence[dict[str, Any]]):
     match's record never holds all of it twice."""
 
     def __init__(self, match: Match, private: Sequence[GameDeck | None] | None) -> None:
+        if not match.keeps_all:
+            raise ValueError(
+                f"this match keeps only its games from {match.first_kept} on: its record is written "
+                "by the one who kept the rest (net.journal.RecordKeeper)"
+            )
         self._match = match
         self._private = private
 
@@ -357,29 +362,56 @@ def dumps(data: Mapping[str, Any]) -> str:
 
 def iter_dumps(data: Mapping[str, Any]) -> Iterator[str]:
     """:func:`dumps` piece by piece (a game at a time)."""
+    games = data.get("games")
+    if isinstance(games, Sequence) and not isinstance(games, str):
+        return iter_record(data, join_games(game_text(games[i]) for i in range(len(games))))
+    return iter_record(data, None)
+
+
+def join_games(texts: Iterable[str]) -> Iterator[str]:
+    """The inside of a record's games array: each game's :func:`game_text`, then ``,\n``
+    before the next."""
+    for i, text in enumerate(texts):
+        if i:
+            yield ",\n"
+        yield text
+
+
+def game_text(game: Mapping[str, Any]) -> str:
+    """One game as :func:`dumps` lays it out (one line per move), without the comma and
+    the newline after it.  Plain ASCII (json.dumps escapes the rest)."""
+    lines = ["    {"]
+    gitems = list(game.items())
+    for j, (gk, gv) in enumerate(gitems):
+        jcomma = "," if j < len(gitems) - 1 else ""
+        if gk == "moves" and gv:
+            lines.append('      "moves": [')
+            for mi, mv in enumerate(gv):
+                mcomma = "," if mi < len(gv) - 1 else ""
+                lines.append("        " + json.dumps(mv) + mcomma)
+            lines.append("      ]" + jcomma)
+        else:
+            lines.append(f"      {json.dumps(gk)}: {json.dumps(gv)}{jcomma}")
+    lines.append("    }")
+    return "\n".join(lines)
+
+
+def iter_record(data: Mapping[str, Any], games: Iterable[str] | None) -> Iterator[str]:
+    """:func:`dumps` of ``data`` piece by piece, its games array's inside given as text
+    (``games``: pieces that join into the games' texts with ``,\n`` between them, as
+    :func:`join_games` makes them; None: ``data["games"]`` as plain JSON)."""
     yield "{\n"
     items = list(data.items())
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
-        if key == "games" and isinstance(value, Sequence) and not isinstance(value, str):
+        if key == "games" and games is not None:
             yield '  "games": [\n'
-            for gi in range(len(value)):
-                game = value[gi]
-                gcomma = "," if gi < len(value) - 1 else ""
-                lines = ["    {"]
-                gitems = list(game.items())
-                for j, (gk, gv) in enumerate(gitems):
-                    jcomma = "," if j < len(gitems) - 1 else ""
-                    if gk == "moves" and gv:
-                        lines.append('      "moves": [')
-                        for mi, mv in enumerate(gv):
-                            mcomma = "," if mi < len(gv) - 1 else ""
-                            lines.append("        " + json.dumps(mv) + mcomma)
-                        lines.append("      ]" + jcomma)
-                    else:
-                        lines.append(f"      {json.dumps(gk)}: {json.dumps(gv)}{jcomma}")
-                lines.append("    }" + gcomma)
-                yield "\n".join(lines) + "\n"
+            some = False
+            for piece in games:
+                some = some or bool(piece)
+                yield piece
+            if some:
+                yield "\n"
             yield "  ]" + comma + "\n"
         else:
             yield f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}\n"
@@ -389,7 +421,7 @@ def iter_dumps(data: Mapping[str, Any]) -> Iterator[str]:
 def save(match: Match, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> Path:
     """Write the record of ``match`` atomically (never a half-written file), a game at
     a time (a long match's record is never all in memory as text)."""
-    return write_atomic(path, iter_dumps(_head(match, extra, None)))
+    return write_atomic(path, iter_dumps(head(match, extra, None, _Games(match, None))))
 
 
 def _read_umask() -> int:

@@ -29,7 +29,8 @@ def test_a_bot_driving_it_plays_the_selfplay_match() -> None:
 
     s = asyncio.run(main())
     want = play_match(Match(SEED, 20, ("a", "b")), [make_bot("easy", 0), make_bot("easy", 1)], max_games=3)
-    assert s.match.moves == want.moves
+    # the session keeps only the current game's moves (and every game's result)
+    assert s.match.moves == want.moves[-1:] and s.match.results == want.results
     assert s.match.scores == want.scores and s.match.game_number == want.game_number
     moves = [ev for ev in seen if isinstance(ev, MovePlayed)]
     assert len(moves) == want.total_moves
@@ -49,6 +50,6 @@ def test_a_closed_session_refuses_to_act() -> None:
             await s.chat("hi")
         with pytest.raises(SessionClosed):
             await s.resign()
-        assert s.inbox == [] and s.core.actions == []
+        assert s.inbox == [] and s.core.position == 0
 
     asyncio.run(main())

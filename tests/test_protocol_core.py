@@ -7,7 +7,6 @@ import struct
 import msgpack
 import pytest
 
-from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import Move
 from p2p_spite.net.game import Action, action_tag, chain
@@ -266,7 +265,7 @@ def test_a_message_of_unknown_type_is_refused() -> None:
     assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "unknown-type"
 
 
-def test_a_whole_match_in_memory_gives_identical_records() -> None:
+def test_a_whole_match_in_memory_gives_the_same_history_on_both_sides() -> None:
     h, j = _playing()
     assert h.core is not None and j.core is not None
     bots = {0: make_bot("easy", 1), 1: make_bot("easy", 2)}
@@ -283,11 +282,9 @@ def test_a_whole_match_in_memory_gives_identical_records() -> None:
         ep.send_action(n)
         pump(h, j)
     assert h.core.finished and j.core.finished
-    rh = record.to_json(h.core.match)
-    rj = record.to_json(j.core.match)
-    assert rh == rj
-    record.verify(record.from_json(rh))
-    assert h.core.head == j.core.head
+    assert h.core.head == j.core.head  # the same actions, hash-chained
+    assert h.core.match.results == j.core.match.results and h.core.match.scores == j.core.match.scores
+    assert h.core.match.game_number > 2 and h.core.window_start > 0  # only the last two games kept
 
 
 def test_frame_limits() -> None:
@@ -404,7 +401,7 @@ def test_resign_on_turn_and_chat() -> None:
     chats = [e for e in eb if isinstance(e, ChatReceived)]
     assert chats and chats[0].text == "good [2J game" and chats[0].seat == mover.core.seat
     assert other.core.match.scores == mover.core.match.scores and max(other.core.match.scores) > 0
-    assert record.to_json(other.core.match) == record.to_json(mover.core.match)
+    assert other.core.head == mover.core.head and other.core.match.results == mover.core.match.results
 
 
 def test_a_resignation_out_of_turn_from_the_peer_is_refused() -> None:

@@ -29,6 +29,10 @@ class Match:
     ``games[-1]`` is the game being played.  When it ends, the scores are
     updated; the next game starts only when :meth:`next_game` is called, so a
     driver can show the finished game first.
+
+    ``games`` and ``moves`` hold every game, or, after :meth:`keep_current_only`,
+    only the current one (its number is ``first_kept``): a long match played over
+    the network then keeps of its finished games only their results.
     """
 
     def __init__(
@@ -47,6 +51,10 @@ class Match:
         self.scores = [0, 0]
         self.games: list[GameState] = [GameState.deal(seed, 1)]
         self.moves: list[list[Move]] = [[]]
+        self.first_kept = 1  # the number of games[0]
+        self._dropped: list[Result | None] = []  # the results of the games no longer kept
+        self._dropped_moves = 0
+        self._current_only = False
         self._dealers: dict[int, Callable[[], GameState]] = {}
 
     @property
@@ -55,11 +63,17 @@ class Match:
 
     @property
     def game_number(self) -> int:
-        return len(self.games)
+        return self.first_kept - 1 + len(self.games)
 
     @property
     def results(self) -> list[Result | None]:
-        return [g.result for g in self.games]
+        """Every game's result (None: still being played)."""
+        return [*self._dropped, *(g.result for g in self.games)]
+
+    @property
+    def keeps_all(self) -> bool:
+        """Are all the games' states and moves kept (see :meth:`keep_current_only`)?"""
+        return self.first_kept == 1
 
     @property
     def winner(self) -> int | None:
@@ -75,7 +89,26 @@ class Match:
 
     @property
     def total_moves(self) -> int:
-        return sum(len(m) for m in self.moves)
+        return self._dropped_moves + sum(len(m) for m in self.moves)
+
+    def keep_current_only(self) -> None:
+        """From now on keep only the current game's state and moves: the finished games
+        are forgotten but for their results (``results``, ``scores`` and ``total_moves``
+        still cover the whole match).  Memory then stays flat however long the match."""
+        self._current_only = True
+        self._forget_finished()
+
+    def _forget_finished(self) -> None:
+        k = len(self.games) - 1
+        if k <= 0:
+            return
+        self._dropped.extend(g.result for g in self.games[:k])
+        self._dropped_moves += sum(len(m) for m in self.moves[:k])
+        del self.games[:k]
+        del self.moves[:k]
+        self.first_kept += k
+        for n in [n for n in self._dealers if n < self.first_kept]:
+            del self._dealers[n]
 
     def apply(self, move: Sequence[Any]) -> Move:
         """Play a move in the current game; return it as a Move."""
@@ -136,6 +169,8 @@ class Match:
             raise MatchOverError("the match is over")
         if self.game.result is None:
             raise RulesError("the current game is still being played")
-        self.games.append(GameState.deal(self.seed, len(self.games) + 1))
+        self.games.append(GameState.deal(self.seed, self.game_number + 1))
         self.moves.append([])
+        if self._current_only:
+            self._forget_finished()
         return self.game

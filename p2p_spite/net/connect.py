@@ -8,13 +8,13 @@ import asyncio
 import errno
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
 from ..paths import default_record_path
-from .game import GameCore
+from .game import Action, GameCore
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .journal import RecordKeeper, Saved
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
@@ -77,7 +77,7 @@ def _session_on(
     return NetSession(
         core,
         link,
-        _keeper_for(core, path, kind, code_key, origin),
+        _keeper_for(core, path, kind, code_key, origin, resume.actions if resume is not None else []),
         core.match.players[1 - core.seat],  # as agreed (a resumed match: as in the record)
         server=server,
         dial=dial,
@@ -91,10 +91,16 @@ def _session_on(
 
 
 def _keeper_for(
-    core: GameCore, record_path: str | Path | None, kind: str, code_key: bytes | None, origin: bool | None
+    core: GameCore,
+    record_path: str | Path | None,
+    kind: str,
+    code_key: bytes | None,
+    origin: bool | None,
+    played: Sequence[Action],
 ) -> RecordKeeper:
+    """The record keeper of ``core`` (``played``: a resumed match's actions so far)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
-    keeper = RecordKeeper(path, core.match, core.match_id, core.max_games, code_key, origin)
+    keeper = RecordKeeper(path, core.match, core.match_id, core.max_games, code_key, origin, played)
     keeper.carry(core)  # the action key first: before any action of ours is sent
     return keeper
 

@@ -14,7 +14,7 @@ import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic, NoReturn, Protocol, TypeVar
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView, view
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
@@ -63,6 +63,45 @@ def chain(prev: bytes, action: Action) -> bytes:
 
 
 KEY_BYTES = 32
+T = TypeVar("T")
+
+
+class Window(Generic[T]):
+    """A list indexed by absolute number (0, 1, 2, ... since the match began) that keeps
+    only its items from ``base`` on: ``len()`` is the absolute end; a negative index
+    counts from the end; an index before ``base`` raises IndexError."""
+
+    __slots__ = ("base", "_items")
+
+    def __init__(self, items: Sequence[T] = (), base: int = 0) -> None:
+        self.base = base
+        self._items = list(items)
+
+    def __len__(self) -> int:
+        return self.base + len(self._items)
+
+    def __getitem__(self, n: int) -> T:
+        end = len(self)
+        k = n + end if n < 0 else n
+        if not self.base <= k < end:
+            raise IndexError(f"item {n} is not kept (kept: {self.base} to {end - 1})")
+        return self._items[k - self.base]
+
+    def __iter__(self) -> NoReturn:  # not iterable: say which part (kept()) is meant
+        raise TypeError("a Window is not iterable; use kept()")
+
+    def kept(self) -> list[T]:
+        """The items kept, from ``base`` on."""
+        return list(self._items)
+
+    def append(self, item: T) -> None:
+        self._items.append(item)
+
+    def drop_before(self, n: int) -> None:
+        """Forget the items numbered below ``n``."""
+        if n > self.base:
+            del self._items[: n - self.base]
+            self.base = n
 
 
 def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> bytes:
@@ -89,7 +128,15 @@ class ActionSink(Protocol):
 
 
 class GameCore:
-    """The match as this seat knows it, plus the events a driver should see."""
+    """The match as this seat knows it, plus the events a driver should see.
+
+    A long match's memory stays flat: the per-action lists (``actions``,
+    ``history``, ``digests``, ``tags``, ``authors``) are :class:`Window` s that keep
+    only the *window*, the actions since the start of the previous game
+    (``window_start``; the match keeps only the current game's moves and the
+    results of the others).  A peer that is further behind than that cannot be
+    caught up (docs/protocol.md, *Sync*: ``behind``).
+    """
 
     def __init__(
         self,
@@ -104,13 +151,15 @@ class GameCore:
         self.max_games = max_games
         self.sink: ActionSink | None = None
         self.key = secrets.token_bytes(KEY_BYTES)  # this seat's action key (never sent)
-        self.tags: list[bytes | None] = []  # each action's author's tag (None: not known)
-        self.authors: list[int] = []  # the seat on turn when each action was made: its author
+        self.tags: Window[bytes | None] = Window()  # each action's author's tag (None: not known)
+        self.authors: Window[int] = Window()  # the seat on turn when each action was made: its author
         self.requests: set[int] = set()  # games this seat asked to resign while off turn
-        self.actions: list[Action] = []
-        self.history: list[bytes] = [history_root(match.seed)]
-        self.digests: list[bytes] = []  # the game state's digest right after each action
+        self.actions: Window[Action] = Window()
+        self.history: Window[bytes] = Window([history_root(match.seed)])  # history[n]: after n actions
+        self.digests: Window[bytes] = Window()  # the game state's digest right after each action
+        self._game_start = 0  # the number of the current game's first action
         self.finished = False  # the match is over (target reached or max_games played)
+        match.keep_current_only()
         self._check_finished()
 
     # -- queries ---------------------------------------------------------------
@@ -122,6 +171,11 @@ class GameCore:
     @property
     def head(self) -> bytes:
         return self.history[-1]
+
+    @property
+    def window_start(self) -> int:
+        """The first action still kept: the first of the previous game (0 in game 1)."""
+        return self.actions.base
 
     def view(self) -> PlayerView:
         return view(self.match.game, self.seat)
@@ -286,8 +340,15 @@ class GameCore:
             self._check_finished()
             if not self.finished:
                 match.next_game()
+                self._slide()
                 evs.append(self._started())
         return evs
+
+    def _slide(self) -> None:
+        """A new game was dealt: forget the actions before the one that just ended."""
+        start, self._game_start = self._game_start, self.position
+        for w in (self.actions, self.digests, self.tags, self.authors, self.history):
+            w.drop_before(start)
 
     def _check_finished(self) -> None:
         m = self.match

@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from .. import record as recordmod
 from ..engine import Match, Move, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import UserError
+from ..record import game_text
 from .game import KEY_BYTES, RESIGN, Action, GameCore
 
 FSYNC_EVERY = 0.5  # seconds
@@ -72,19 +74,39 @@ def carried(core: GameCore) -> str:
     need them back), and a pending resignation request."""
     lines = [f'{{"key":"{core.key.hex()}"}}\n']
     first = core.match.game_number - 1
-    n = core.position
-    while n > 0 and core.actions[n - 1].game >= first:
-        n -= 1
-    for k in range(n, core.position):
+    for k in range(core.window_start, core.position):  # the window: the last two games
         tag = core.tags[k]
-        if tag is not None and core.authors[k] != core.seat:
+        if tag is not None and core.authors[k] != core.seat and core.actions[k].game >= first:
             lines.append(f'{{"tag":{k},"a":"{tag.hex()}"}}\n')
     lines.extend(f'{{"req":{g}}}\n' for g in sorted(core.requests) if g == core.match.game_number)
     return "".join(lines)
 
 
+@dataclass
+class _Written:
+    """The record file as this keeper last wrote it: its finished games' text is copied
+    from it, byte for byte, into the next rewrite."""
+
+    fd: int  # open for reading on the file written (its inode: a rename over it cannot change it)
+    start: int  # the byte offset of the first game's text
+    end: int  # the byte offset just after the last finished game's text
+    games: int  # how many finished games it holds
+    actions: int  # how many actions those games hold
+
+
+COPY_BYTES = 1 << 20  # the finished games are copied a mebibyte at a time
+
+
 class RecordKeeper:
-    """The :class:`~p2p_spite.net.game.ActionSink` that writes the record and its journal."""
+    """The :class:`~p2p_spite.net.game.ActionSink` that writes the record and its journal.
+
+    It never needs the whole match in memory (the match keeps only its current game):
+    a rewrite copies the finished games from the record it wrote last (their text does
+    not change), then writes the games played since then from the journal (their
+    results from ``match.results``), then the current game.  ``played``: the actions of
+    the match so far (a resumed match's; None: the match's own, which it must keep all
+    of), written into the first record.
+    """
 
     def __init__(
         self,
@@ -94,13 +116,28 @@ class RecordKeeper:
         max_games: int | None,
         code_key: bytes | None = None,
         seed_from_host: bool | None = None,
+        played: Sequence[Action] | None = None,
     ) -> None:
+        if played is None:
+            played = match_actions(match)
+        moves = sum(a.move is not None for a in played)
+        resigned = sum(r is not None and r.reason == WIN_RESIGN for r in match.results)
+        if (moves, len(played) - moves) != (match.total_moves, resigned):
+            raise ValueError(
+                f"{len(played)} actions given for a match of {match.total_moves} moves "
+                f"and {resigned} resignations"
+            )
         self.path = Path(path)
         self.extra = record_extra(match_id, max_games, code_key, seed_from_host)
         self._match = match
         self._core: GameCore | None = None
         self._fd: int | None = None
         self._last_sync = 0.0
+        self._written: _Written | None = None
+        # the actions beyond the last record's finished games that the journal does not hold
+        self._pending: list[Action] = list(played)
+        self._position = len(played)  # the actions of the match so far
+        self._closed: Path | None = None  # the final record, once closed
         self.save()
         jp = journal_path(self.path)
         try:  # the record just saved holds every action so far: start the journal afresh
@@ -110,12 +147,84 @@ class RecordKeeper:
             raise UserError(f"cannot write {jp}: {e.strerror or e}") from None
 
     def save(self) -> Path:
+        """Write the whole record (atomically: temporary file, fsync, rename)."""
         try:
-            return recordmod.save(self._match, self.path, self.extra)
+            return self._rewrite()
         except OSError as e:
             raise UserError(f"cannot write the record {self.path}: {e.strerror or e}") from None
 
+    def _rewrite(self) -> Path:
+        old = self._written
+        written = [0]  # bytes handed to the file so far
+
+        def counted(pieces: Iterable[str]) -> Iterator[str]:
+            for piece in pieces:
+                written[0] += len(piece.encode())
+                yield piece
+
+        new = _Written(-1, 0, 0, 0, 0)
+        pending: list[Action] = []
+
+        def games() -> Iterator[str]:
+            new.start = new.end = offset = written[0]
+            first = 1
+            if old is not None and old.games:
+                for at in range(old.start, old.end, COPY_BYTES):
+                    chunk = os.pread(old.fd, min(COPY_BYTES, old.end - at), at)
+                    if not chunk:
+                        raise OSError(f"{self.path} was cut short while it was being rewritten")
+                    yield chunk.decode("ascii")
+                new.games, new.actions = old.games, old.actions
+                new.end = offset = old.end - old.start + new.start
+                first = old.games + 1
+            source = self._actions_since(new.actions)
+            nxt = next(source, None)
+            results = self._match.results
+            for g in range(first, self._match.game_number + 1):
+                acts: list[Action] = []
+                while nxt is not None and nxt.game == g:
+                    acts.append(nxt)
+                    nxt = next(source, None)
+                game: dict[str, Any] = {"moves": [list(a.move) for a in acts if a.move is not None]}
+                result = results[g - 1]
+                if result is not None:
+                    game["result"] = result.to_json()
+                text = game_text(game) if g == 1 else ",\n" + game_text(game)
+                yield text
+                offset += len(text)
+                if result is not None:
+                    new.games, new.actions, new.end = g, new.actions + len(acts), offset
+                else:
+                    pending.extend(acts)
+            if nxt is not None:
+                raise OSError(f"an action of game {nxt.game} after game {self._match.game_number}")
+
+        head = recordmod.head(self._match, self.extra)
+        path = recordmod.write_atomic(self.path, counted(recordmod.iter_record(head, games())))
+        new.fd = os.open(path, os.O_RDONLY)
+        if old is not None:
+            os.close(old.fd)
+        self._written, self._pending = new, pending
+        return path
+
+    def _actions_since(self, first: int) -> Iterator[Action]:
+        """The match's actions numbered ``first`` and on: those kept from the last rewrite,
+        then the journal's; OSError if they do not reach the match's position."""
+        n = first
+        for a in self._pending:
+            yield a
+            n += 1
+        if n < self._position:
+            for a in iter_journal(journal_path(self.path), n):
+                yield a
+                n += 1
+                if n == self._position:
+                    break
+        if n != self._position:
+            raise OSError(f"its journal holds actions {first} to {n - 1}, not up to {self._position - 1}")
+
     def append(self, n: int, action: Action, tag: bytes | None) -> None:
+        self._position = n + 1
         if self._fd is None:
             return
         m = action.move
@@ -186,7 +295,11 @@ class RecordKeeper:
 
     def close(self, *, keep_journal: bool = False) -> Path:
         """Write the full record; the journal is no longer needed (unless kept)."""
-        path = self.save()
+        if self._closed is not None:
+            return self._closed
+        path = self._closed = self.save()
+        if self._written is not None:
+            os.close(self._written.fd)
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -226,6 +339,19 @@ def record_actions(rec: recordmod.Record) -> list[Action]:
         res = game.result
         if isinstance(res, dict) and res.get("reason") == WIN_RESIGN and res.get("winner") in (0, 1):
             actions.append(Action(g, 1 - res["winner"]))
+    return actions
+
+
+def match_actions(match: Match) -> list[Action]:
+    """The actions of a match that keeps all its games (its moves and resignations)."""
+    if not match.keeps_all:
+        raise ValueError(f"the match keeps only its games from {match.first_kept} on")
+    actions: list[Action] = []
+    for state, moves in zip(match.games, match.moves, strict=True):
+        actions.extend(Action(state.game, m.seat, m) for m in moves)
+        r = state.result
+        if r is not None and r.reason == WIN_RESIGN and r.winner is not None:
+            actions.append(Action(state.game, 1 - r.winner))
     return actions
 
 
@@ -310,45 +436,83 @@ def read_journal_tail(path: Path, start: int) -> JournalTail:
     return tail
 
 
-def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
-    """Take in one journal line; False at a bad line or one out of sequence (stop there)."""
-    out = tail.actions
+def _parse_line(line: bytes) -> tuple[str, Any, Any] | None:
+    """One journal line: ("key", key, None), ("req", game, None), ("tag", n, tag) or
+    ("act", (n, action), tag or None); None for a bad line."""
     try:
         obj = json.loads(line)
         if "key" in obj:
-            tail.key = _hex(obj["key"], KEY_BYTES)
-            return True
+            return "key", _hex(obj["key"], KEY_BYTES), None
         if "req" in obj:
-            if type(obj["req"]) is int:
-                tail.requests.add(obj["req"])
-            return True
+            return ("req", obj["req"], None) if type(obj["req"]) is int else ("skip", None, None)
         if "tag" in obj:
             t = _hex(obj.get("a"), 32)
-            if type(obj["tag"]) is int and t is not None:
-                tail.tags[obj["tag"]] = t
-            return True
+            ok = type(obj["tag"]) is int and t is not None
+            return ("tag", obj["tag"], t) if ok else ("skip", None, None)
         n, g = obj["n"], obj["g"]
         if type(n) is not int or type(g) is not int:
-            return False
+            return None
         if RESIGN in obj:
             seat = obj[RESIGN]
             if seat not in (0, 1) or type(seat) is not int:
-                return False
+                return None
             action = Action(g, seat)
         else:
             mv: Move = move_from_json(obj["m"])
             action = Action(g, mv.seat, mv)
     except (ValueError, KeyError, TypeError):
+        return None
+    return "act", (n, action), _hex(obj.get("a"), 32)
+
+
+def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
+    """Take in one journal line; False at a bad line or one out of sequence (stop there)."""
+    parsed = _parse_line(line)
+    if parsed is None:
         return False
-    t = _hex(obj.get("a"), 32)
-    if t is not None and n < start + len(out) + 1:
-        tail.tags[n] = t
-    if n < start + len(out):
-        return True  # already in the record
-    if n != start + len(out):
-        return False
-    out.append(action)
+    kind, value, t = parsed
+    if kind == "key":
+        tail.key = value
+    elif kind == "req":
+        tail.requests.add(value)
+    elif kind == "tag":
+        tail.tags[value] = t
+    elif kind == "act":
+        out = tail.actions
+        n, action = value
+        if t is not None and n < start + len(out) + 1:
+            tail.tags[n] = t
+        if n < start + len(out):
+            return True  # already in the record
+        if n != start + len(out):
+            return False
+        out.append(action)
     return True
+
+
+def iter_journal(path: Path, start: int) -> Iterator[Action]:
+    """The journal's actions numbered ``start`` and on, one at a time (nothing else of it
+    is kept: writing a long match's record from it needs no more than a line in memory),
+    stopping at the first bad, torn or out-of-sequence line."""
+    try:
+        with open(path, "rb") as f:
+            for line in f:
+                if not line.endswith(b"\n"):
+                    return
+                parsed = _parse_line(line)
+                if parsed is None:
+                    return
+                if parsed[0] == "act":
+                    n, action = parsed[1]
+                    if n > start:
+                        return
+                    if n == start:
+                        start += 1
+                        yield action
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror or e}") from None
 
 
 def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:

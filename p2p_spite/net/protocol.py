@@ -855,6 +855,13 @@ class Endpoint:
         mine = c.position
         if self.seed_from_host is not None and pos != 0:  # a new match
             raise RemoteProtocolError(f"a new match starts at action 0, not {pos}", Refusal.POSITION)
+        if pos < c.window_start:
+            raise RemoteProtocolError(
+                f"too far behind to catch up: {self.peer_name or 'the peer'} has {pos} actions, and "
+                f"{self.name or 'this side'} keeps only those from action {c.window_start} on "
+                f"(game {c.actions[c.window_start].game} and later)",
+                Refusal.BEHIND,
+            )
         if pos <= mine and not hmac.compare_digest(c.history[pos], hist):
             raise RemoteProtocolError(
                 f"the two histories disagree (the peer has {pos} actions, this side {mine})", Refusal.HISTORY

@@ -22,6 +22,7 @@ DEAD_AFTER = 10.0  # seconds of silence after which the connection is taken as d
 FATAL_REFUSALS = frozenset(
     {
         Refusal.HISTORY,
+        Refusal.BEHIND,
         Refusal.OTHER_MATCH,
         Refusal.BAD_CODE,
         Refusal.CODE_NEEDED,

@@ -436,7 +436,7 @@ class NetSession:
             )
         if isinstance(e, RemoteProtocolError):
             msg = f"stopped the match: {self.peer_name} broke the protocol: {e}"
-            if e.code in (Refusal.ILLEGAL_MOVE, Refusal.DESYNC, Refusal.HISTORY):
+            if e.code in (Refusal.ILLEGAL_MOVE, Refusal.DESYNC, Refusal.HISTORY, Refusal.BEHIND):
                 msg = f"stopped the match: {e}"
             return msg, self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)
         return f"stopped the match: {e}", self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)

@@ -61,6 +61,7 @@ class Refusal(StrEnum):
     BAD_REVEAL = "bad-reveal"
     POSITION = "position"  # a sync position the peer cannot hold
     HISTORY = "history"
+    BEHIND = "behind"  # a sync position older than the actions this side still keeps
     SEQUENCE = "sequence"
     ILLEGAL_MOVE = "illegal-move"
     FORGED = "forged"  # an action for a seat that did not make it

@@ -17,7 +17,7 @@ from p2p_spite.bots.base import Bot
 from p2p_spite.engine import Match, view
 from p2p_spite.net import journal
 from p2p_spite.net.game import Action, GameCore, Window
-from p2p_spite.net.journal import RecordKeeper, journal_path, load_saved, record_extra
+from p2p_spite.net.journal import RecordKeeper, journal_path, load_saved, play_action, record_extra
 from p2p_spite.net.protocol import PeerRefused, RemoteProtocolError
 from p2p_spite.net.wire import Refusal
 from tests.test_integrity import _cores, _playing, _resumed
@@ -32,15 +32,6 @@ def _next(match: Match, bots: list[Bot], rng: random.Random) -> Action:
         return Action(g.game, g.turn)  # the player on turn resigns
     move = bots[g.turn].choose(view(g, g.turn))
     return Action(g.game, move.seat, move)
-
-
-def _apply(match: Match, a: Action) -> None:
-    if match.game.result is not None:
-        match.next_game()
-    if a.move is None:
-        match.resign(a.seat)
-    else:
-        match.apply(a.move)
 
 
 def test_a_window_keeps_only_its_items_from_its_base_on() -> None:
@@ -68,7 +59,7 @@ def test_a_long_match_keeps_only_its_last_two_games() -> None:
         game = match.game_number
         a = _next(match, bots, rng)
         core.events(core.commit(a))
-        _apply(full, a)
+        play_action(full, a)
         if match.game_number != game:
             starts.append(core.position)
         n = core.position
@@ -128,7 +119,7 @@ def test_every_rewrite_is_the_whole_match_byte_for_byte(
     assert last == record.dumps(record.to_json(full, extra)).encode()
     while not core.finished:
         a = _next(match, bots, rng)
-        _apply(full, a)
+        play_action(full, a)
         core.events(core.commit(a))
         now = path.read_bytes()
         if now != last:

@@ -515,6 +515,17 @@ def iter_journal(path: Path, start: int) -> Iterator[Action]:
         raise UserError(f"cannot read {path}: {e.strerror or e}") from None
 
 
+def play_action(match: Match, action: Action) -> None:
+    """Play ``action`` on ``match`` (RulesError if the rules refuse it), dealing the next
+    game first if the current one is over."""
+    if match.game.result is not None:
+        match.next_game()
+    if action.move is None:
+        match.resign(action.seat)
+    else:
+        match.apply(action.move)
+
+
 def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:
     """Play onto ``match`` (``rec``, the record at ``path``, verified) the actions its
     journal holds beyond the record: a match that was interrupted (a crash, ``kill -9``,
@@ -524,12 +535,7 @@ def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:
     tail = read_journal_tail(jpath, len(record_actions(rec)))
     for i, a in enumerate(tail.actions, 1):
         try:
-            if match.game.result is not None:
-                match.next_game()
-            if a.move is None:
-                match.resign(a.seat)
-            else:
-                match.apply(a.move)
+            play_action(match, a)
         except RulesError as e:
             raise UserError(f"{jpath}: its action {i} beyond the record does not replay: {e}") from None
     return len(tail.actions)

@@ -6,6 +6,7 @@ last and the journal, never from the whole match in memory."""
 from __future__ import annotations
 
 import random
+import signal
 import tracemalloc
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from p2p_spite.net.game import Action, GameCore, Window
 from p2p_spite.net.journal import RecordKeeper, journal_path, load_saved, play_action, record_extra
 from p2p_spite.net.protocol import PeerRefused, RemoteProtocolError
 from p2p_spite.net.wire import Refusal
+from p2p_spite.selfplay import play_match
+from tests.support.net import finish, spawn, wait_listening
 from tests.test_integrity import _cores, _playing, _resumed
 
 SEED = bytes.fromhex("3c" * 32)
@@ -247,3 +250,39 @@ def test_a_peer_further_behind_than_the_window_is_refused(behind_side: str) -> N
     assert isinstance(e_behind[-1], PeerRefused) and e_behind[-1].code is Refusal.BEHIND, e_behind
     assert (ahead.position, ahead.head) == before
     assert behind.position == ahead.window_start - 1
+
+
+def test_a_real_joiner_resuming_an_old_copy_is_told_it_is_too_far_behind(tmp_path: Path) -> None:
+    """Real processes: the host resumes a match after game 5, the joiner an old copy of
+    its record (after game 2, before the host's window).  The joiner stops with one line
+    and exit code 1; the host warns, keeps the seat open (the joiner may come back with
+    its real record) and its record is unchanged."""
+    seed = bytes.fromhex("5a" * 32)
+    extra = record_extra(MATCH_ID, 10, None, True)
+    for name, games in (("h.json", 5), ("j.json", 2)):
+        m = Match(seed, 100_000, ("host", "joiner"))
+        play_match(m, [make_bot("random", 1), make_bot("random", 2)], max_games=games)
+        record.save(m, tmp_path / name, extra)
+    held, old = load_saved(tmp_path / "h.json").actions, load_saved(tmp_path / "j.json").actions
+    assert held[: len(old)] == old and len(held) > len(old)
+    before = (tmp_path / "h.json").read_bytes()
+    host = spawn(
+        ["host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--no-announce", "--bot", "easy",
+         "--resume", "h.json"],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        port, _lines = wait_listening(host)
+        join = spawn(["join", f"127.0.0.1:{port}", "--bot", "easy", "--resume", "j.json"], tmp_path)
+        rc, _out, err = finish(join, 60)
+        assert rc == 1, (rc, err)
+        lines = [x for x in err.splitlines() if x.strip()]
+        assert len(lines) == 1 and "too far behind to catch up" in lines[0], err
+        assert "Traceback" not in err
+    finally:
+        host.send_signal(signal.SIGINT)
+        hrc, _hout, herr = finish(host, 30)
+    assert "too far behind to catch up" in herr and "Traceback" not in herr, herr
+    assert hrc == 130, (hrc, herr)  # stopped while waiting for the joiner
+    assert load_saved(tmp_path / "h.json").actions == held
+    assert (tmp_path / "h.json").read_bytes() == before

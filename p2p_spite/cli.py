@@ -229,6 +229,12 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     h.add_argument("--code", help="the join code to require (default: a fresh one, printed)")
     h.add_argument("--no-code", action="store_true", help="do not require a join code (trusted networks)")
     h.add_argument(
+        "--private",
+        action="store_true",
+        help="a private deck: shuffled and dealt by both players under encryption, so that no one "
+        "(not even a modified program) sees a hidden card (docs/fairness.md)",
+    )
+    h.add_argument(
         "--grace", type=_seconds, default=60.0, help="seconds to wait for a lost peer (default 60)"
     )
     _add_peer_options(h, levels)
@@ -250,6 +256,11 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     j.add_argument("--name", default="joiner", help="your name, shown to the peer")
     j.add_argument("--code", help="the join code the host printed")
     j.add_argument("--no-code", action="store_true", help="the host requires no code")
+    j.add_argument(
+        "--private",
+        action="store_true",
+        help="only a private-deck match: refuse a host that does not offer one",
+    )
     j.add_argument("--grace", type=_seconds, default=60.0, help="seconds to keep reconnecting (default 60)")
     _add_peer_options(j, levels)
     h.set_defaults(run=_run_host)

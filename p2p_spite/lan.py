@@ -217,11 +217,13 @@ def run_host(args: argparse.Namespace) -> int:
                 grace=args.grace,
                 heartbeat=max(args.heartbeat, 0.05),
                 dead_after=5 * max(args.heartbeat, 0.05),
+                private=args.private,
             )
         finally:
             if announcer[0] is not None:
                 announcer[0].stop()  # the seat is taken (or we gave up): nobody else to find
-        _say(f"{session.peer_name} joined; seed {session.seed.hex()}")
+        deck = "; private deck" if session.private else ""
+        _say(f"{session.peer_name} joined; seed {session.seed.hex()}{deck}")
         return await _drive(session, args.bot, args.bot_seed)
 
     return run_main(main())
@@ -356,6 +358,7 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             grace=args.grace,
             heartbeat=max(args.heartbeat, 0.05),
             dead_after=5 * max(args.heartbeat, 0.05),
+            private=args.private,
         )
         who = session.peer_name
         if session.seed_from_host:
@@ -369,6 +372,8 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             note = f"back in {who}'s match at game {m.game_number}, {m.total_moves} moves in; {seed}"
         else:
             note = f"joined {who}'s match; {seed}"
+        if session.private:
+            note += "; private deck: no one sees a hidden card"
         _say(note)
         return await _drive(session, args.bot, args.bot_seed, notes=(note,))
 

@@ -206,20 +206,21 @@ def describe_result(result: Result) -> str:
     return f"seat {result.winner} {how}, {result.points} points"
 
 
-def verify(record: Record) -> Match:
+def verify(record: Record, *, in_play: bool = False) -> Match:
     """Replay ``record`` from its seed (and, in a private-deck record, each
     game's deck and reshuffles); return the match, or raise RecordError.
 
     The last game of a private-deck record may still be in play, its deck not
     yet revealed: its moves cannot be checked, and the match returned ends
-    with the game before it."""
+    with the game before it (``in_play``: even when it is the first game, as
+    ``--resume`` reads it; ``replay --check`` says there is nothing to check)."""
     match = Match(record.seed, record.target, record.players)
     last = len(record.games)
     for n, g in enumerate(record.games, 1):
         if record.private and g.deck is None:
             if n != last or g.result is not None:
                 raise RecordError("a finished private-deck game must give its deck", game=n)
-            if n == 1:
+            if n == 1 and not in_play:
                 raise RecordError("still being played: its private deck is not revealed yet", game=1)
             break
         if n > 1:
@@ -293,18 +294,19 @@ def _dealer(seed: bytes, game: int, deck: list[int], orders: list[list[int]]) ->
 def to_json(
     match: Match,
     extra: Mapping[str, Any] | None = None,
-    private: Sequence[GameDeck | None] | None = None,
+    private: Sequence[GameDeck | dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """The record of ``match`` as a JSON-ready dict.  ``private`` makes it a
     version-2 private-deck record: ``private[i]`` is what game i+1's
-    end-of-game check established (None while that game is played)."""
+    end-of-game check established (None while that game is played), or the
+    evidence of the cheat it found (kept under the game's ``cheat`` key)."""
     return head(match, extra, private, list(_Games(match, private)))
 
 
 def head(
     match: Match,
     extra: Mapping[str, Any] | None,
-    private: Sequence[GameDeck | None] | None = None,
+    private: Sequence[GameDeck | dict[str, Any] | None] | None = None,
     games: Any = None,
 ) -> dict[str, Any]:
     """:func:`to_json` with ``games`` in place of the match's games (a lazy sequence, or
@@ -330,7 +332,7 @@ class _Games(Sequence[dict[str, Any]]):
     """A match's games as record JSON, each built only when it is read: writing a long
     match's record never holds all of it twice."""
 
-    def __init__(self, match: Match, private: Sequence[GameDeck | None] | None) -> None:
+    def __init__(self, match: Match, private: Sequence[GameDeck | dict[str, Any] | None] | None) -> None:
         if not match.keeps_all:
             raise ValueError(
                 f"this match keeps only its games from {match.first_kept} on: its record is written "
@@ -347,12 +349,19 @@ class _Games(Sequence[dict[str, Any]]):
         g: dict[str, Any] = {"moves": [list(m) for m in moves]}
         if state.result is not None:
             g["result"] = state.result.to_json()
-        private = self._private
-        deck = private[i] if private is not None and i < len(private) else None
-        if deck is not None:
-            g["deck"] = list(deck.deal)
-            g["reshuffles"] = [list(r) for r in deck.reshuffles]
+        g.update(private_keys(self._private, i + 1))
         return g
+
+
+def private_keys(private: Sequence[GameDeck | dict[str, Any] | None] | None, game: int) -> dict[str, Any]:
+    """The keys a private-deck record adds to game ``game``: its ``deck`` and ``reshuffles``
+    once its end-of-game check established them, or the ``cheat`` it found (its evidence)."""
+    deck = private[game - 1] if private is not None and game <= len(private) else None
+    if isinstance(deck, dict):
+        return {"cheat": deck}
+    if deck is not None:
+        return {"deck": list(deck.deal), "reshuffles": [list(r) for r in deck.reshuffles]}
+    return {}
 
 
 def dumps(data: Mapping[str, Any]) -> str:

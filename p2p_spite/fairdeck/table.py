@@ -29,22 +29,28 @@ HIDDEN = 1000  # the stand-in for the card in slot s is HIDDEN + s (card ids are
 
 
 class _SlotStream(Stream):
-    """SPEC's stream of the game (the starter on equal tops); the stock's
-    reshuffle takes the stand-ins of the slots the joint shuffle made."""
+    """SPEC's stream of the game (the starter on equal tops); the engine's k-th
+    reshuffle of the stock takes the stand-ins of the slots the k-th joint
+    shuffle made (the deck may already have drawn from that stock: a copy of
+    the state tried a move ahead of the engine)."""
 
-    __slots__ = ("deck",)
+    __slots__ = ("deck", "used")
 
     def __init__(self, seed: bytes, game: int, deck: FairDeck) -> None:
         super().__init__(seed, game)
         self.deck = deck
+        self.used = 0
 
     def copy(self) -> _SlotStream:
         return copy.copy(self)
 
     def shuffle(self, items: list[Card]) -> None:
-        if self.deck.shuffling or len(self.deck.stock) != len(items):
+        k = self.used + 1
+        rounds = self.deck.rounds
+        if k >= len(rounds) or len(rounds[k].passes) < 2 or len(rounds[k].slots) != len(items):
             raise OrderError("the engine reshuffles a stock the private deck has not made")
-        items[:] = [HIDDEN + s for s in self.deck.stock]
+        self.used = k
+        items[:] = [HIDDEN + s for s in rounds[k].slots]
 
 
 class SeatGame:
@@ -65,8 +71,11 @@ class SeatGame:
         return HIDDEN + slot if card is None else card
 
     def _refresh(self) -> None:
-        """Put every card the deck has shown since in place of its stand-in."""
-        st = self.state
+        self.refresh(self.state)
+
+    def refresh(self, st: GameState) -> None:
+        """Put every card the deck has shown since in place of its stand-in
+        (in this seat's state, or a copy of it)."""
         for pile in st.hands:
             for i, c in enumerate(pile):
                 if c >= HIDDEN:

@@ -18,6 +18,7 @@ from .game import Action, GameCore
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .journal import RecordKeeper, Saved
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
+from .private import resume_core
 from .protocol import (
     HOST,
     JOIN,
@@ -100,25 +101,31 @@ def _keeper_for(
 ) -> RecordKeeper:
     """The record keeper of ``core`` (``played``: a resumed match's actions so far)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
-    keeper = RecordKeeper(path, core.match, core.match_id, core.max_games, code_key, origin, played)
+    private = core.private.outcomes if core.private is not None else None
+    keeper = RecordKeeper(
+        path, core.match, core.match_id, core.max_games, code_key, origin, played, private=private
+    )
     keeper.carry(core)  # the action key first: before any action of ours is sent
     return keeper
 
 
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:
+    match = Match(saved.seed, saved.target, saved.players)
     try:
-        core = GameCore.replay(
-            Match(saved.seed, saved.target, saved.players),
-            seat,
-            saved.match_id,
-            saved.max_games,
-            saved.actions,
-            saved.tags,
-            saved.key,
-        )
+        if saved.private:  # the deck of each game, or the tape of its private deck (net/private.py)
+            core = GameCore(match, seat, saved.match_id, saved.max_games)
+            if saved.key is not None:
+                core.key = saved.key
+            resume_core(core, saved.actions, saved.tags, saved.decks, saved.tape)
+        else:
+            core = GameCore.replay(
+                match, seat, saved.match_id, saved.max_games, saved.actions, saved.tags, saved.key
+            )
         core.requests = set(saved.requests)
     except IllegalMoveError as e:
         raise UserError(f"the saved match does not replay: {e.reason}") from None
+    except ProtocolError as e:
+        raise UserError(f"the saved match's private deck does not replay: {e}") from None
     if core.finished:
         sc = core.match.scores
         raise UserError(f"{saved.path or 'that record'}: the match is already over ({sc[0]}-{sc[1]})")
@@ -141,6 +148,7 @@ async def host_session(
     grace: float = DEFAULT_GRACE,
     heartbeat: float = HEARTBEAT,
     dead_after: float = DEAD_AFTER,
+    private: bool = False,
 ) -> NetSession:
     """Listen on ``bind``:``port`` (``""`` = all interfaces, port 0 = any free one) and
     return a session once a peer has joined and the handshake is done.
@@ -164,6 +172,7 @@ async def host_session(
         seed=seed,
         target=target,
         max_games=games,
+        private=private,
     )
     core = _core_from_saved(resume, 0) if resume is not None else None
     if core is not None:
@@ -411,6 +420,7 @@ async def join_session(
     grace: float = DEFAULT_GRACE,
     heartbeat: float = HEARTBEAT,
     dead_after: float = DEAD_AFTER,
+    private: bool = False,
 ) -> NetSession:
     """Connect to a host and return the session once the handshake is done.
 
@@ -422,6 +432,7 @@ async def join_session(
 
     # a resumed match keeps its names
     config = LocalConfig(JOIN, resume.players[1] if resume is not None else name, _code_key(code, resume))
+    config.private = private  # refuse a host that does not offer a private deck
     joiner = _Joiner(config, host, port, timeout, resume)
     link = await joiner.first_link(grace)
     return _session_on(

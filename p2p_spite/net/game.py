@@ -14,10 +14,13 @@ import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, NoReturn, Protocol, TypeVar
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView, view
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
+
+if TYPE_CHECKING:
+    from .private import PrivateDeck
 
 RESIGN = "resign"
 
@@ -160,6 +163,7 @@ class GameCore:
         self._game_start = 0  # the number of the current game's first action
         self.finished = False  # the match is over (target reached or max_games played)
         match.keep_current_only()
+        self.private: PrivateDeck | None = None  # a private-deck match's deck (net/private.py)
         self._check_finished()
 
     # -- queries ---------------------------------------------------------------
@@ -182,6 +186,8 @@ class GameCore:
 
     def start_events(self) -> list[Event]:
         """What a driver needs to see first: the current game (or the end)."""
+        if self.private is not None and not self.private.installed:
+            return [self.end_event(None)] if self.finished else []  # GameStarted once the deal is shown
         evs: list[Event] = [self._started()]
         if self.finished:
             evs.append(self.end_event(None))
@@ -283,6 +289,11 @@ class GameCore:
         match = self.match
         n = len(self.actions)
         author = match.game.turn
+        private = self.private
+        if private is not None:  # the action announced, its cards shown; the digest checked first
+            private.before_commit(action)
+            if expect is not None and private.digest_after(action) != expect:
+                raise DesyncError(f"the game states disagree after action {n} (desync)")
         if action.move is None:
             match.resign(action.seat)
             card = None
@@ -291,7 +302,9 @@ class GameCore:
             card = match.game.card_of(move)
             match.apply(move)
         g = match.game
-        digest = g.digest()
+        digest = g.digest() if private is None else private.digest(g)
+        if private is not None:
+            private.committed(action)
         if expect is not None and digest != expect:
             match.undo()
             raise DesyncError(f"the game states disagree after action {n} (desync)")
@@ -341,7 +354,10 @@ class GameCore:
             if not self.finished:
                 match.next_game()
                 self._slide()
-                evs.append(self._started())
+                if self.private is None:
+                    evs.append(self._started())
+                else:
+                    evs.extend(self.private.next_game())  # GameStarted once its deal is shown
         return evs
 
     def _slide(self) -> None:

@@ -31,8 +31,10 @@ from .. import record as recordmod
 from ..engine import Match, Move, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import UserError
+from ..fairdeck import GameDeck
 from ..record import game_text
 from .game import KEY_BYTES, RESIGN, Action, GameCore
+from .private import DECK_MSG, SECRET_BYTES, GameOutcome, TapeEntry
 
 FSYNC_EVERY = 0.5  # seconds
 # The journal holds the games since the last rewrite (up to half the match), at about
@@ -79,7 +81,52 @@ def carried(core: GameCore) -> str:
         if tag is not None and core.authors[k] != core.seat and core.actions[k].game >= first:
             lines.append(f'{{"tag":{k},"a":"{tag.hex()}"}}\n')
     lines.extend(f'{{"req":{g}}}\n' for g in sorted(core.requests) if g == core.match.game_number)
+    if core.private is not None:  # the private deck's tape of this game and the one before
+        lines.extend(tape_line(e) for e in core.private.entries)
     return "".join(lines)
+
+
+def tape_line(e: TapeEntry) -> str:
+    """A private-deck tape entry as a journal line (its fields were checked: ints, bytes, a move)."""
+    head = f'{{"{e.kind}":{e.game},"at":{e.at}'
+    if e.kind == "pk":
+        return f'{head},"k":"{e.secret.hex()}"}}\n'
+    msg = e.msg or {}
+    b = msg.get("b")
+    if b is not None:
+        return f'{head},"i":{e.index},"b":"{b.hex()}"}}\n'
+    return (
+        head
+        + ","
+        + json.dumps({"i": e.index, "m": msg.get("m"), "s": msg.get("s")}, separators=(",", ":"))[1:]
+        + "\n"
+    )
+
+
+def _tape_entry(obj: dict[str, Any]) -> TapeEntry | None:
+    """The tape entry of a journal line (None: not one, or a bad one)."""
+    kind = next((k for k in ("pk", "pd", "po") if k in obj), None)
+    if kind is None:
+        return None
+    g, at = obj[kind], obj.get("at")
+    if type(g) is not int or type(at) is not int or g < 1 or at < 0:
+        return None
+    if kind == "pk":
+        k = _hex(obj.get("k"), SECRET_BYTES)
+        return None if k is None else TapeEntry(kind, g, at, secret=k)
+    i = obj.get("i")
+    if type(i) is not int:
+        return None
+    msg: dict[str, Any] = {"t": DECK_MSG, "g": g, "i": i}
+    if "b" in obj:
+        b = obj["b"]
+        try:
+            msg["b"] = bytes.fromhex(b) if isinstance(b, str) else None
+        except ValueError:
+            return None
+    else:
+        msg["m"], msg["s"] = obj.get("m"), obj.get("s")
+    return TapeEntry(kind, g, at, i, msg)
 
 
 @dataclass
@@ -117,6 +164,7 @@ class RecordKeeper:
         code_key: bytes | None = None,
         seed_from_host: bool | None = None,
         played: Sequence[Action] | None = None,
+        private: Sequence[GameOutcome] | None = None,
     ) -> None:
         if played is None:
             played = match_actions(match)
@@ -129,6 +177,7 @@ class RecordKeeper:
             )
         self.path = Path(path)
         self.extra = record_extra(match_id, max_games, code_key, seed_from_host)
+        self.private = private  # a private-deck match: each game's deck (a version-2 record)
         self._match = match
         self._core: GameCore | None = None
         self._fd: int | None = None
@@ -189,6 +238,7 @@ class RecordKeeper:
                 result = results[g - 1]
                 if result is not None:
                     game["result"] = result.to_json()
+                game.update(recordmod.private_keys(self.private, g))
                 text = game_text(game) if g == 1 else ",\n" + game_text(game)
                 yield text
                 offset += len(text)
@@ -199,7 +249,7 @@ class RecordKeeper:
             if nxt is not None:
                 raise OSError(f"an action of game {nxt.game} after game {self._match.game_number}")
 
-        head = recordmod.head(self._match, self.extra)
+        head = recordmod.head(self._match, self.extra, self.private)
         path = recordmod.write_atomic(self.path, counted(recordmod.iter_record(head, games())))
         new.fd = os.open(path, os.O_RDONLY)
         if old is not None:
@@ -233,12 +283,16 @@ class RecordKeeper:
             line = f'{{"n":{n},"g":{action.game},"{RESIGN}":{action.seat}{a}}}\n'
         else:  # the fields were checked (move_from_json + engine): plain ints and known words
             arg = "null" if m.arg is None else m.arg
-            mv = f"[{m.seat},\"{m.source}\",{arg},\"{m.target}\",{m.slot}]"
+            mv = f'[{m.seat},"{m.source}",{arg},"{m.target}",{m.slot}]'
             line = f'{{"n":{n},"g":{action.game},"m":{mv}{a}}}\n'
         self._write(line)
 
     def request(self, game: int) -> None:
         self._write(f'{{"req":{game}}}\n', sync=True)
+
+    def deck_tape(self, entry: TapeEntry) -> None:
+        """The private deck's tape (net/private.py): a secret is fsynced before its KEY is sent."""
+        self._write(tape_line(entry), sync=entry.kind == "pk")
 
     def carry(self, core: GameCore) -> None:
         """Start the journal with what must outlive this session (:func:`carried`); the
@@ -325,6 +379,10 @@ class Saved:
     key: bytes | None = None  # this seat's action key, from its journal
     tags: dict[int, bytes] = field(default_factory=dict)  # the peer's tags on its actions
     requests: set[int] = field(default_factory=set)  # games this seat asked to resign
+    # a private-deck match (docs/fairness.md): each game's deck the record holds, and the tape
+    private: bool = False
+    decks: list[GameDeck | None] = field(default_factory=list)
+    tape: list[TapeEntry] = field(default_factory=list)
 
 
 def record_actions(rec: recordmod.Record) -> list[Action]:
@@ -358,7 +416,7 @@ def match_actions(match: Match) -> list[Action]:
 def load_saved(path: Path) -> Saved:
     """Read a record written by a network match, plus its journal if one is beside it."""
     rec = recordmod.load(path)
-    recordmod.verify(rec)  # raises RecordError naming the problem
+    recordmod.verify(rec, in_play=True)  # raises RecordError naming the problem
     mid = rec.extra.get("match_id")
     try:
         match_id = bytes.fromhex(mid) if isinstance(mid, str) else b""
@@ -391,6 +449,9 @@ def load_saved(path: Path) -> Saved:
         tail.key,
         {n: t for n, t in tail.tags.items() if n < len(actions)},
         tail.requests,
+        rec.private,
+        [GameDeck(g.deck, g.reshuffles) if g.deck is not None else None for g in rec.games],
+        tail.tape,
     )
 
 
@@ -398,6 +459,7 @@ def load_saved(path: Path) -> Saved:
 class JournalTail:
     actions: list[Action]
     key: bytes | None = None
+    tape: list[TapeEntry] = field(default_factory=list)  # a private-deck match's tape
     tags: dict[int, bytes] = field(default_factory=dict)
     requests: set[int] = field(default_factory=set)
 
@@ -437,14 +499,18 @@ def read_journal_tail(path: Path, start: int) -> JournalTail:
 
 
 def _parse_line(line: bytes) -> tuple[str, Any, Any] | None:
-    """One journal line: ("key", key, None), ("req", game, None), ("tag", n, tag) or
-    ("act", (n, action), tag or None); None for a bad line."""
+    """One journal line: ("key", key, None), ("req", game, None), ("tag", n, tag),
+    ("tape", a private-deck TapeEntry, None) or ("act", (n, action), tag or None); None
+    for a bad line."""
     try:
         obj = json.loads(line)
         if "key" in obj:
             return "key", _hex(obj["key"], KEY_BYTES), None
         if "req" in obj:
             return ("req", obj["req"], None) if type(obj["req"]) is int else ("skip", None, None)
+        if "pk" in obj or "pd" in obj or "po" in obj:  # the private deck's tape (net/private.py)
+            entry = _tape_entry(obj)
+            return None if entry is None else ("tape", entry, None)
         if "tag" in obj:
             t = _hex(obj.get("a"), 32)
             ok = type(obj["tag"]) is int and t is not None
@@ -477,6 +543,8 @@ def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
         tail.requests.add(value)
     elif kind == "tag":
         tail.tags[value] = t
+    elif kind == "tape":
+        tail.tape.append(value)
     elif kind == "act":
         out = tail.actions
         n, action = value
@@ -532,6 +600,8 @@ def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:
     a lost connection) is complete only in record + journal, as ``--resume`` reads it.
     Returns how many actions came from the journal; the engine checks each one."""
     jpath = journal_path(path)
+    if rec.private:
+        return 0  # a private-deck game in play: its deck is not revealed, its moves cannot be checked
     tail = read_journal_tail(jpath, len(record_actions(rec)))
     for i, a in enumerate(tail.actions, 1):
         try:

@@ -28,6 +28,7 @@ from typing import Any, Final
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match, move_from_json
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore
+from .private import DECK_MSG, PrivateDeck
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
 
 PROTOCOL_VERSION: Final = 2
@@ -223,6 +224,8 @@ class LocalConfig:
     seed: bytes | None = None  # None: commit-reveal
     target: int = DEFAULT_TARGET
     max_games: int | None = None
+    # the host: offer a private-deck match; the joiner: insist on one (docs/fairness.md)
+    private: bool = False
     protocol_version: int = PROTOCOL_VERSION  # tests may pretend to be another version
 
 
@@ -336,6 +339,7 @@ class Endpoint:
         self._sent_upto = 0  # the peer has, or has been sent, every action before this one
         self._resumed_at = 0
         self._started = False
+        self.private = config.private if config.role == HOST else False  # the match has a private deck
         self._deferred: list[Committed] = []
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
@@ -416,6 +420,14 @@ class Endpoint:
 
     def _send(self, msg: dict[str, Any]) -> None:
         self._out += encode(msg)
+
+    def send_message(self, msg: dict[str, Any]) -> None:
+        """Queue a private-deck message (net/private.py makes them)."""
+        if self.phase is Phase.PLAY:
+            self._send(msg)
+
+    def push_event(self, ev: Event) -> None:
+        self._events.append(ev)
 
     def _refuse(self, code: Refusal, text: str) -> None:
         if self.phase is not Phase.CLOSED:
@@ -674,6 +686,8 @@ class Endpoint:
         self.core = GameCore(
             Match(seed, cfg.target, (self.name, self.peer_name)), 0, deal.match_id, cfg.max_games
         )
+        if self.private:
+            self.core.private = PrivateDeck(self.core)
         self._deal_resumed = True
 
     def _send_setup(self) -> None:
@@ -691,6 +705,7 @@ class Endpoint:
                     "games": cfg.max_games,
                     "players": [self.name, self.peer_name],
                     "resume": False,
+                    **self._private_key(),
                 }
             )
             self._start_commit()
@@ -707,6 +722,7 @@ class Endpoint:
                     "games": cfg.max_games,
                     "players": [self.name, self.peer_name],
                     "resume": False,
+                    **self._private_key(),
                 }
             )
             if cfg.seed is None:
@@ -724,12 +740,27 @@ class Endpoint:
                     "games": c.max_games,
                     "players": list(m.players),
                     "resume": True,
+                    **self._private_key(),
                 }
             )
             self._start_sync()
 
+    def _private_key(self) -> dict[str, bool]:
+        """The setup's ``private`` key: sent only when true (a seeded setup is unchanged)."""
+        private = self.private if self.core is None else self.core.private is not None
+        return {"private": True} if private else {}
+
     def _on_setup(self, msg: dict[str, Any]) -> None:
         match_id = _bin(msg, "match", MATCH_ID_BYTES)
+        offered = msg.get("private", False)
+        if type(offered) is not bool:
+            raise RemoteProtocolError("setup: private must be true or false", Refusal.MALFORMED)
+        if self.config.private and not offered:
+            raise RemoteProtocolError(
+                "the host does not offer a private-deck match (without --private: play its seeded deal)",
+                Refusal.NOT_PRIVATE,
+            )
+        self.private = offered
         seed = msg.get("seed")
         if seed is not None:
             seed = _bin(msg, "seed", 32)
@@ -781,7 +812,7 @@ class Endpoint:
             if not resume or match_id != c.match_id:
                 raise RemoteProtocolError("the host is playing a different match", Refusal.OTHER_MATCH)
             self._deal_resumed = self.deal is not None and self.deal.match_id == match_id
-            if target != c.match.target or games != c.max_games:
+            if target != c.match.target or games != c.max_games or offered != (c.private is not None):
                 raise RemoteProtocolError(
                     "the host's match settings differ from this side's record", Refusal.OTHER_MATCH
                 )
@@ -839,6 +870,8 @@ class Endpoint:
     def _make_core(self, seed: bytes, target: int, games: int | None, names: tuple[str, str]) -> None:
         match = Match(seed, target, names)
         self.core = GameCore(match, 0 if self.role == HOST else 1, self._match_id, games)
+        if self.private:
+            self.core.private = PrivateDeck(self.core)
         self._start_sync()
 
     def _start_sync(self) -> None:
@@ -875,6 +908,8 @@ class Endpoint:
         if self._adopted_origin is not None:
             origin = self._adopted_origin
         self._events.append(Handshaken(self.peer_name, origin, self._resumed_at, pos))
+        if c.private is not None:
+            return  # the session sends them again, between the private-deck messages
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)
 
@@ -965,8 +1000,8 @@ class Endpoint:
             raise RemoteProtocolError(
                 f"a resignation request for game {game} during game {g.game}", Refusal.SEQUENCE
             )
-        if c.finished or game < g.game or g.result is not None or g.turn != c.seat:
-            return
+        if c.finished or game < g.game or g.result is not None or g.turn != c.seat or c.private is not None:
+            return  # (a private-deck match: a player resigns on its own turn)
         self._deferred.append(c.commit(c.check_resign(1 - c.seat, c.seat)))
         self.send_action(c.position - 1)
         self._events.append(FLUSH)
@@ -976,6 +1011,13 @@ class Endpoint:
         assert c is not None
         n = _int(msg, "n", 0, c.position)
         self._events.append(Acked(n))
+
+    def _on_deck(self, msg: dict[str, Any]) -> None:
+        c = self.core
+        assert c is not None
+        if c.private is None:
+            raise RemoteProtocolError("a private-deck message in a seeded match", Refusal.UNEXPECTED)
+        c.private.on_deck(msg)
 
     def _on_chat(self, msg: dict[str, Any]) -> None:
         c = self.core
@@ -999,7 +1041,8 @@ _HANDLERS: dict[tuple[Phase, str], Callable[[Endpoint, dict[str, Any]], None]] =
     (Phase.PLAY, "resign-request"): Endpoint._on_resign_request,
     (Phase.PLAY, "ack"): Endpoint._on_ack,
     (Phase.PLAY, "chat"): Endpoint._on_chat,
+    (Phase.PLAY, DECK_MSG): Endpoint._on_deck,
 }
 _KNOWN = {t for _, t in _HANDLERS} | {"refuse", "ping", "pong", "bye"}
 # what may come while the peer catches us up: the actions it claimed to have (and liveness)
-_CATCH_UP_TYPES = frozenset({"move", "resign", "ping", "pong", "refuse", "bye"})
+_CATCH_UP_TYPES = frozenset({"move", "resign", DECK_MSG, "ping", "pong", "refuse", "bye"})

@@ -39,6 +39,11 @@ FATAL_REFUSALS = frozenset(
         Refusal.POSITION,
         Refusal.FORGED,
         Refusal.SEQUENCE,
+        Refusal.NOT_PRIVATE,
+        Refusal.DECK_FORMAT,
+        Refusal.DECK_ORDER,
+        Refusal.BAD_SHARE,
+        Refusal.CHEAT,
     }
 )
 

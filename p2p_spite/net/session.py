@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import UserError
+from ..fairdeck import OrderError
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -38,6 +40,23 @@ from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
+
+
+class _DeckPort:
+    """The private deck's way out: the session's link of the moment.  What it sends
+    while the link is lost goes again after the reconnection (PrivateDeck.resync)."""
+
+    def __init__(self, session: NetSession) -> None:
+        self._session = session
+
+    def send_message(self, msg: dict[str, Any]) -> None:
+        link = self._session._link
+        if link is not None and link.endpoint.phase is Phase.PLAY:
+            link.endpoint.send_message(msg)
+            link.flush()
+
+    def push_event(self, ev: Event) -> None:
+        self._session._put(ev)
 
 
 def _one_line(e: BaseException) -> str:
@@ -102,6 +121,8 @@ class NetSession:
             heartbeat=heartbeat,
             dead_after=dead_after,
         )
+        self._deck_wake = asyncio.Event()  # a private deck moved on (or the session stopped)
+        self._deck_port = _DeckPort(self)
         for ev in core.start_events():
             self._put(ev)
         if core.finished:
@@ -126,6 +147,11 @@ class NetSession:
     @property
     def seed(self) -> bytes:
         return self.core.match.seed
+
+    @property
+    def private(self) -> bool:
+        """A private-deck match (docs/fairness.md)."""
+        return self.core.private is not None
 
     @property
     def record_path(self) -> str | None:
@@ -161,7 +187,30 @@ class NetSession:
             return
         core = self.core
         core.check_move(move, core.seat)
-        self._local(Action(core.match.game_number, core.seat, move))
+        action = Action(core.match.game_number, core.seat, move)
+        if core.private is not None:
+            # an action we announced before a restart is binding: it is the one we make
+            action = core.private.own_pending() or action
+            if not await self._announced(action):
+                return
+        self._local(action)
+
+    async def _announced(self, action: Action) -> bool:
+        """A private-deck match: announce ``action`` and wait until the cards it shows are
+        shown (False: the session stopped meanwhile)."""
+        deck = self.core.private
+        assert deck is not None
+        try:
+            deck.announce(action)
+        except OrderError as e:
+            raise IllegalMoveError(action.move or [], str(e)) from None
+        deck.on_change = self._deck_wake.set
+        while not deck.ready(action):
+            if self._done:
+                return False
+            self._deck_wake.clear()
+            await self._deck_wake.wait()
+        return not self._done
 
     async def resign(self) -> None:
         """Resign the current game, at any time.  On turn, the resignation is our next
@@ -172,8 +221,13 @@ class NetSession:
             return
         core = self.core
         if core.match.game.turn == core.seat:
-            self._local(core.check_resign(core.seat))
+            action = core.check_resign(core.seat)
+            if core.private is not None and not await self._announced(action):
+                return
+            self._local(action)
             return
+        if core.private is not None:
+            raise IllegalMoveError([], "in a private-deck match you resign on your turn")
         try:
             game = core.request_resign()  # written down (fsynced) before it is sent
         except (OSError, UserError) as e:
@@ -199,6 +253,7 @@ class NetSession:
         if self._ended and self.failure is None and self.acked < self.core.position:
             await self.wait_acked(self.core.position, self.grace, through_reconnects=True)
         self._closing = True
+        self._deck_wake.set()
         if not self._done:
             self._done = True
             self._put(ConnectionChanged(LinkState.CLOSED, reason))
@@ -309,11 +364,17 @@ class NetSession:
         self._catch_up_end = hs.peer_position
         self._back.set()
         self._stirred.set()
+        deck = self.core.private
         if link.endpoint.phase is Phase.PLAY:
             # An action made between the handshake's history check and now went
             # nowhere (the session had no link): send it before anything else.
-            link.endpoint.send_missing()
+            if deck is not None:  # with what this side sent of the private deck, in order
+                deck.resync(link.endpoint, hs.peer_position)
+            else:
+                link.endpoint.send_missing()
             link.flush()
+        if deck is not None:
+            deck.attach(self._deck_port, self.keeper)
         link.pump()  # play messages that came right behind the handshake
         self._pending_resignation()
 
@@ -512,6 +573,7 @@ class NetSession:
         self._done = True
         self.failure = message
         self.ending = ending
+        self._deck_wake.set()
         path = None
         if self.keeper is not None and save:
             try:

@@ -16,9 +16,11 @@ from typing import Any, Final, Protocol
 
 import msgpack
 
+from ..fairdeck.wire import MAX_WIRE
+
 MAX_FRAME: Final = 16 * 1024  # bytes in one frame's body
 MAX_STR: Final = 2048  # bytes in one string
-MAX_BIN: Final = 64  # bytes in one binary value (nonces, hashes)
+MAX_BIN: Final = MAX_WIRE  # bytes in one binary value: a private-deck message (6,893)
 MAX_ARRAY: Final = 16  # items in one array (a move has 5)
 MAX_MAP: Final = 16  # keys in one map
 MAX_DEPTH: Final = 4  # maps and arrays inside one another (a valid message has at most 2)
@@ -67,6 +69,12 @@ class Refusal(StrEnum):
     FORGED = "forged"  # an action for a seat that did not make it
     DESYNC = "desync"
     STORAGE = "storage"  # the sender cannot write its record
+    # the private deck (docs/fairness.md): fairdeck's WireError, OrderError, ProofError, CheatError
+    NOT_PRIVATE = "not-private"  # the joiner asked for a private deck, the host does not offer one
+    DECK_FORMAT = "deck-format"
+    DECK_ORDER = "deck-order"
+    BAD_SHARE = "bad-share"
+    CHEAT = "cheat"
     OTHER = "refused"  # a code from the peer that this version does not know
 
     @classmethod

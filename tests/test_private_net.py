@@ -1,0 +1,324 @@
+"""The private deck over the protocol: two real endpoints in memory, each with its
+own GameCore and PrivateDeck (net/private.py), every byte through the frames.
+
+The hostile side is a modified program: it sends what it likes through its port.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2p_spite import record
+from p2p_spite.bots import make_bot
+from p2p_spite.engine import HAND, Move
+from p2p_spite.fairdeck import FairDeck, Shares, Shuffle, from_wire, to_wire
+from p2p_spite.fairdeck import group as grp
+from p2p_spite.fairdeck.deck import _reencrypt
+from p2p_spite.fairdeck.table import HIDDEN
+from p2p_spite.net.game import Action, GameCore
+from p2p_spite.net.journal import RecordKeeper
+from p2p_spite.net.private import PrivateDeck, public_digest
+from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, Phase, ProtocolError
+from p2p_spite.net.wire import Refusal
+from p2p_spite.session import Event, GameStarted
+from tests.support.net import pair, pump
+from tests.test_fairdeck import _attack
+
+Tamper = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
+
+class Seat:
+    """One side: its endpoint, core and private deck, and the events it saw."""
+
+    def __init__(self, ep: Endpoint, tape: RecordKeeper | None = None) -> None:
+        self.ep = ep
+        core = ep.core
+        assert core is not None and core.private is not None
+        self.core: GameCore = core
+        self.deck: PrivateDeck = core.private
+        self.events: list[Any] = []
+        self.tamper: Tamper | None = None
+        self.frames: list[dict[str, Any]] = []  # every deck message this side sent
+        self.deck.attach(self, tape)
+
+    def send_message(self, msg: dict[str, Any]) -> None:
+        for m in self.tamper(msg) if self.tamper is not None else [msg]:
+            self.frames.append(m)
+            self.ep.send_message(m)
+
+    def push_event(self, ev: Event) -> None:
+        self.events.append(ev)
+
+    @property
+    def fd(self) -> FairDeck:
+        assert self.deck.deck is not None
+        return self.deck.deck
+
+
+class Table:
+    def __init__(self, host_tape: RecordKeeper | None = None, games: int | None = None) -> None:
+        host = LocalConfig(HOST, "Ann", private=True, max_games=games)
+        h, j, eh, ej = pair(host, LocalConfig(JOIN, "Bob", private=True))
+        assert h.phase is Phase.PLAY and j.phase is Phase.PLAY, (eh, ej)
+        self.seats = [Seat(h, host_tape), Seat(j)]
+
+    def pump(self) -> None:
+        a, b = self.seats
+        ea, eb = pump(a.ep, b.ep, rounds=10_000)
+        a.events += ea
+        b.events += eb
+
+    def error(self, seat: int) -> ProtocolError | None:
+        evs = self.seats[seat].events
+        return evs[-1] if evs and isinstance(evs[-1], ProtocolError) else None
+
+    def play(self, seat: int, move: Move | None) -> None:
+        """``seat`` announces ``move`` (None: resigns), the deck messages flow, then it makes it."""
+        s = self.seats[seat]
+        core = s.core
+        action = Action(core.match.game_number, seat, move)
+        if move is not None:
+            core.check_move(move, seat)
+        s.deck.announce(action)
+        self.pump()
+        if not s.deck.ready(action) or self.error(0) or self.error(1):
+            return  # refused (the error is in the events)
+        n = core.position
+        done = core.commit(action)
+        s.ep.send_action(n)
+        s.events += core.events(done)
+        self.pump()
+
+    def turn(self) -> int:
+        return self.seats[0].core.match.game.turn
+
+    def bots_play(self, moves: int) -> None:
+        bots = [make_bot("easy", 1), make_bot("easy", 2)]
+        for _ in range(moves):
+            if any(self.error(s) for s in (0, 1)) or self.seats[0].core.finished:
+                return
+            g = self.seats[0].core.match.game
+            if g.result is not None or not self.seats[0].deck.installed:
+                return
+            t = g.turn
+            self.play(t, bots[t].choose(self.seats[t].core.view()))
+
+
+@pytest.mark.slow
+def test_a_private_game_over_the_protocol_shows_each_side_only_its_cards() -> None:
+    t = Table(games=1)
+    t.pump()
+    a, b = t.seats
+    assert [type(e) for e in a.events] == [GameStarted] and [type(e) for e in b.events] == [GameStarted]
+    for s in t.seats:
+        v = s.core.view()
+        assert all(c < HIDDEN for c in v.hand) and len(v.hand) == 5
+        other = s.core.match.game.hands[1 - s.core.seat]
+        assert all(c >= HIDDEN for c in other), "the other hand is only stand-ins"
+    t.bots_play(400)
+    assert t.error(0) is None and t.error(1) is None
+    ga, gb = (s.core.match.games[0] for s in t.seats)
+    assert ga.result is not None and ga.result == gb.result
+    assert a.core.position == b.core.position and a.core.head == b.core.head
+    deck = a.deck.outcomes[0]
+    assert deck is not None and deck == b.deck.outcomes[0]
+    # the record of that game checks move for move from the revealed deck
+    data = record.to_json(a.core.match, private=a.deck.outcomes)
+    assert data["version"] == 2 and data["games"][0]["deck"] == list(deck.deal)  # type: ignore[union-attr]
+    data["games"] = data["games"][:1]
+    data["scores"] = list(a.core.match.scores)
+    record.verify(record.from_json(json.loads(record.dumps(data))))
+
+
+def _refused(t: Table, seat: int, code: Refusal) -> None:
+    e = t.error(seat)
+    assert e is not None, f"seat {seat} took it"
+    assert e.code == code, e
+
+
+def _deal(t: Table) -> None:
+    t.pump()
+    assert all(s.deck.installed for s in t.seats)
+
+
+def test_a_false_share_is_refused_at_once() -> None:
+    t = Table()
+    hostile = t.seats[1]
+
+    def lie(msg: dict[str, Any]) -> list[dict[str, Any]]:
+        b = msg.get("b")
+        if b is not None:
+            m = from_wire(b)
+            if isinstance(m, Shares):
+                sh = m.shares[0]
+                bad = replace(sh, d=grp.add(sh.d, grp.G))  # a share of another card
+                msg = {**msg, "b": to_wire(replace(m, shares=(bad, *m.shares[1:])))}
+        return [msg]
+
+    hostile.tamper = lie
+    t.pump()
+    _refused(t, 0, Refusal.BAD_SHARE)
+    assert not t.seats[0].deck.installed  # nothing of it was taken
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "early game",
+        "late game",
+        "twice, different",
+        "gap",
+        "wrong seat",
+        "oversized",
+        "other's move",
+        "no intent",
+    ],
+)
+def test_deck_messages_at_the_wrong_moment_or_wrong_are_refused(attack: str) -> None:
+    t = Table()
+    _deal(t)
+    honest, hostile = t.seats[t.turn()], t.seats[1 - t.turn()]  # the hostile side is off turn
+    last = hostile.frames[-1]
+    n = len(hostile.frames)
+    if attack == "early game":
+        msg = {**last, "g": 2, "i": 0}
+    elif attack == "late game":
+        msg = {**last, "g": 0}
+    elif attack == "twice, different":
+        other = hostile.frames[0]
+        msg = {**other, "i": n - 1}
+    elif attack == "gap":
+        msg = {**last, "i": n + 1}
+    elif attack == "wrong seat":  # a message made as if by the receiver's seat
+        key = from_wire(honest.frames[0]["b"])
+        msg = {"t": "deck", "g": 1, "i": n, "b": to_wire(key)}
+    elif attack == "oversized":
+        msg = {"t": "deck", "g": 1, "i": n, "b": bytes(7000)}
+    elif attack == "other's move":  # announcing a move while the other seat is on turn
+        v = honest.core.view()
+        mv = v.legal_moves()[0]
+        msg = {"t": "deck", "g": 1, "i": n, "m": list(mv), "s": None}
+    else:  # an action that was never announced
+        mv = Move(hostile.core.seat, "hand", 0, "side", 0)
+        hostile.ep._send({"t": "move", "n": 0, "m": list(mv), "d": bytes(32), "a": bytes(32)})
+        msg = None
+    if msg is not None:
+        hostile.ep._send(msg)
+    before = honest.fd.cards.copy()
+    t.pump()
+    want = {
+        "early game": Refusal.DECK_ORDER,
+        "late game": Refusal.MALFORMED,
+        "twice, different": Refusal.DECK_ORDER,
+        "gap": Refusal.DECK_ORDER,
+        "wrong seat": Refusal.DECK_ORDER,
+        "oversized": Refusal.DECODE,
+        "other's move": Refusal.FORGED,
+        "no intent": Refusal.ILLEGAL_MOVE,
+    }[attack]
+    _refused(t, honest.core.seat, want)
+    assert honest.fd.cards == before
+
+
+def test_a_message_sent_again_the_same_is_skipped() -> None:
+    t = Table()
+    _deal(t)
+    hostile = t.seats[1]
+    for m in hostile.frames[:3]:
+        hostile.ep.send_message(m)
+    t.pump()
+    assert t.error(0) is None
+    t.bots_play(6)
+    assert t.error(0) is None and t.error(1) is None
+    for _ in range(100):  # but not again and again (a reconnection resends each once)
+        hostile.ep.send_message(hostile.frames[0])
+    t.pump()
+    _refused(t, 0, Refusal.FLOOD)
+
+
+def test_an_announced_hand_card_must_be_the_card_its_slot_holds() -> None:
+    t = Table()
+    _deal(t)
+    mover = t.seats[t.turn()]
+    seat = mover.core.seat
+    slot = mover.fd.hands[seat][0]
+    real = mover.fd.card(slot)
+    assert real is not None
+    # claim a card that fits anywhere (a King on center 0) but is not the one in the slot
+    king = next(c for c in (12, 25, 38, 51, 64, 77, 90, 103) if c != real)
+    move = Move(seat, HAND, king, "center", 0)
+    n = mover.deck._next_index
+    mover.ep.send_message({"t": "deck", "g": 1, "i": n, "m": list(move), "s": slot})
+    mover.deck.pending = None
+    mover.fd.play_hand(seat, slot, "center", 0)  # the liar's own deck shows its card
+    for m in mover.fd.outgoing():
+        mover.ep.send_message({"t": "deck", "g": 1, "i": n + 1, "b": to_wire(m)})
+    t.pump()
+    _refused(t, 1 - seat, Refusal.ILLEGAL_MOVE)
+
+
+def test_a_duplicated_card_slipped_into_a_shuffle_is_caught_at_the_end_with_evidence(tmp_path: Path) -> None:
+    path = tmp_path / "h.json"
+    holder: list[RecordKeeper] = []
+
+    def keeper(core: GameCore) -> RecordKeeper:
+        assert core.private is not None
+        k = RecordKeeper(path, core.match, core.match_id, None, private=core.private.outcomes)
+        holder.append(k)
+        return k
+
+    h, j, _eh, _ej = pair(LocalConfig(HOST, "Ann", private=True), LocalConfig(JOIN, "Mallory", private=True))
+    assert h.core is not None and j.core is not None
+    t = Table.__new__(Table)
+    t.seats = [Seat(h, keeper(h.core)), Seat(j)]
+    hostile = t.seats[1]
+    fd = hostile.fd
+    original = fd._shuffle
+
+    def cheating_shuffle() -> Shuffle:  # the joiner's pass of the deal IS the deal's order
+        msg = original()
+        if msg.round != 0:
+            return msg
+        assert fd._joint is not None
+        cheat = list(msg.deck)
+        cheat[0] = _reencrypt(cheat[1], (grp.base_g().mul(99), fd._joint.mul(99)))  # seat 0's pay-off bottom
+        fd.rounds[0].passes[1] = tuple(cheat)
+        fd.cts[:104] = cheat
+        return replace(msg, deck=tuple(cheat))
+
+    fd._shuffle = cheating_shuffle  # type: ignore[method-assign]
+    t.pump()
+    assert all(s.deck.installed for s in t.seats), "nothing shows at the deal"
+    t.bots_play(3)
+    assert t.error(0) is None
+    t.play(t.turn(), None)  # whoever is on turn resigns: both reveal their secrets
+    _refused(t, 0, Refusal.CHEAT)
+    ev = t.seats[0].deck.outcomes[0]
+    assert isinstance(ev, dict) and ev["kind"] == "shuffle" and ev["seat"] == 1 and ev["position"] == 0
+    holder[0].close()
+    game = json.loads(path.read_text())["games"][0]
+    assert game["cheat"] == ev and "deck" not in game
+
+
+def test_a_peer_keeping_every_message_of_the_net_names_no_hidden_card() -> None:
+    """The net adds intents, actions and state digests to fairdeck's messages: none of
+    them names a card the receiver may not see, and the digests do not depend on one."""
+    t = Table()
+    t.pump()
+    t.bots_play(30)
+    for me in t.seats:
+        them = t.seats[1 - me.core.seat]
+        named = _attack(me.fd, [(them.core.seat, f["b"]) for f in them.frames if f.get("b") is not None])
+        assert named == me.fd.cards  # exactly what the protocol showed
+        cards_in_moves = {f["m"][2] for f in them.frames if f.get("m") and f["m"][1] == HAND}
+        assert cards_in_moves <= set(me.fd.cards.values())
+    st = t.seats[0].core.match.game.copy()
+    d = public_digest(st)
+    st.hands = [[HIDDEN + 999] * len(h) for h in st.hands]  # any other hands of the same sizes
+    assert public_digest(st) == d

@@ -376,14 +376,14 @@ def _run_replay(args: argparse.Namespace) -> int:
         return run_viewer(args.file)
     rec = record.load(args.file)
     try:
-        match = record.verify(rec)
+        match = record.verify(rec, keep_all=False)
     except record.RecordError as e:  # worded as the game screen names stacks and cards
         from .ui.replay import check_failure
 
         raise UserError(check_failure(rec, e)) from None
     journaled = replay_with_journal(args.file, rec, match)
     moves = match.total_moves
-    games = len(match.games) if journaled else len(rec.games)  # (a bare seed file: 0 games)
+    games = match.game_number if journaled else len(rec.games)  # (a bare seed file: 0 games)
     line = (
         f"ok: {games} game{'s' * (games != 1)}, {moves} move{'s' * (moves != 1)}, "
         f"scores {match.scores[0]}-{match.scores[1]}"

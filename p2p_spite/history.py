@@ -49,7 +49,7 @@ def _finished(match: Match, max_games: object) -> bool:
 def read_entry(path: Path) -> Entry:
     """One record summed up; raises ValueError (RecordError) or OSError if it cannot be read."""
     rec = record.load(path)
-    match = record.verify(rec)
+    match = record.verify(rec, keep_all=False)
     m = _KIND.search(path.name)
     seat = None if m is None else (1 if m.group(1) == "join" else 0)
     me = seat or 0

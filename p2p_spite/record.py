@@ -206,15 +206,19 @@ def describe_result(result: Result) -> str:
     return f"seat {result.winner} {how}, {result.points} points"
 
 
-def verify(record: Record, *, in_play: bool = False) -> Match:
+def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> Match:
     """Replay ``record`` from its seed (and, in a private-deck record, each
     game's deck and reshuffles); return the match, or raise RecordError.
+    ``keep_all=False``: the match keeps only its last game's moves (and every
+    result: enough to check a long record, or sum it up, in flat memory).
 
     The last game of a private-deck record may still be in play, its deck not
     yet revealed: its moves cannot be checked, and the match returned ends
     with the game before it (``in_play``: even when it is the first game, as
     ``--resume`` reads it; ``replay --check`` says there is nothing to check)."""
     match = Match(record.seed, record.target, record.players)
+    if not keep_all:
+        match.keep_current_only()
     last = len(record.games)
     for n, g in enumerate(record.games, 1):
         if record.private and g.deck is None:

@@ -385,7 +385,14 @@ class Saved:
     tape: list[TapeEntry] = field(default_factory=list)
 
 
-def record_actions(rec: recordmod.Record) -> list[Action]:
+def _resigns(result: Any) -> bool:
+    """Does a record's (verified) game result say a resignation (an action of its own)?"""
+    return isinstance(result, dict) and result.get("reason") == WIN_RESIGN and result.get("winner") in (0, 1)
+
+
+def record_actions(rec: recordmod.Record, *, drop: bool = False) -> list[Action]:
+    """The actions of a record's games; ``drop``: forget each game's moves as read (the
+    record is not needed afterwards: a long one is then never in memory twice)."""
     actions: list[Action] = []
     for g, game in enumerate(rec.games, 1):
         for i, raw in enumerate(game.moves, 1):
@@ -394,9 +401,10 @@ def record_actions(rec: recordmod.Record) -> list[Action]:
             except ValueError as e:
                 raise recordmod.RecordError(str(e), game=g, move=i) from None
             actions.append(Action(g, m.seat, m))
-        res = game.result
-        if isinstance(res, dict) and res.get("reason") == WIN_RESIGN and res.get("winner") in (0, 1):
-            actions.append(Action(g, 1 - res["winner"]))
+        if drop:
+            game.moves = []
+        if _resigns(game.result):
+            actions.append(Action(g, 1 - game.result["winner"]))
     return actions
 
 
@@ -416,7 +424,7 @@ def match_actions(match: Match) -> list[Action]:
 def load_saved(path: Path) -> Saved:
     """Read a record written by a network match, plus its journal if one is beside it."""
     rec = recordmod.load(path)
-    recordmod.verify(rec, in_play=True)  # raises RecordError naming the problem
+    recordmod.verify(rec, in_play=True, keep_all=False)  # raises RecordError naming the problem
     mid = rec.extra.get("match_id")
     try:
         match_id = bytes.fromhex(mid) if isinstance(mid, str) else b""
@@ -426,7 +434,7 @@ def load_saved(path: Path) -> Saved:
         raise UserError(f"{path} is not the record of a network match (no match_id)")
     mg = rec.extra.get("max_games")
     max_games = mg if type(mg) is int and mg > 0 else None
-    actions = record_actions(rec)
+    actions = record_actions(rec, drop=True)
     tail = read_journal_tail(journal_path(path), len(actions))
     actions.extend(tail.actions)
     jk = rec.extra.get("join_key")
@@ -602,7 +610,7 @@ def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:
     jpath = journal_path(path)
     if rec.private:
         return 0  # a private-deck game in play: its deck is not revealed, its moves cannot be checked
-    tail = read_journal_tail(jpath, len(record_actions(rec)))
+    tail = read_journal_tail(jpath, sum(len(g.moves) + _resigns(g.result) for g in rec.games))
     for i, a in enumerate(tail.actions, 1):
         try:
             play_action(match, a)

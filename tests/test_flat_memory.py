@@ -286,3 +286,15 @@ def test_a_real_joiner_resuming_an_old_copy_is_told_it_is_too_far_behind(tmp_pat
     assert hrc == 130, (hrc, herr)  # stopped while waiting for the joiner
     assert load_saved(tmp_path / "h.json").actions == held
     assert (tmp_path / "h.json").read_bytes() == before
+
+
+def test_a_record_checked_in_flat_memory_sums_up_the_same(tmp_path: Path) -> None:
+    """``replay --check``, ``history`` and ``--resume`` check a record keeping only its
+    last game: the same results, scores and moves as the whole match."""
+    m = Match(SEED, 100_000, ("a", "b"))
+    play_match(m, [make_bot("random", 1), make_bot("random", 2)], max_games=12)
+    rec = record.loads(record.dumps(record.to_json(m)))
+    whole, flat = record.verify(rec), record.verify(rec, keep_all=False)
+    assert len(whole.games) == 12 and len(flat.games) == 1 and flat.game_number == 12
+    assert (flat.results, flat.scores, flat.total_moves) == (whole.results, whole.scores, whole.total_moves)
+    assert flat.game.digest() == whole.game.digest()

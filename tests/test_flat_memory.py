@@ -5,6 +5,7 @@ last and the journal, never from the whole match in memory."""
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import tracemalloc
@@ -298,3 +299,38 @@ def test_a_record_checked_in_flat_memory_sums_up_the_same(tmp_path: Path) -> Non
     assert len(whole.games) == 12 and len(flat.games) == 1 and flat.game_number == 12
     assert (flat.results, flat.scores, flat.total_moves) == (whole.results, whole.scores, whole.total_moves)
     assert flat.game.digest() == whole.game.digest()
+
+
+def test_a_rewrite_cut_short_leaves_the_old_record_and_the_journal_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kill during the rewrite after game 4 (the new file written but never renamed in):
+    the record of game 2 and the journal still hold every action shown."""
+    path, match, core, _keeper = _keeper_match(tmp_path, 8, monkeypatch, 0)
+    bots = [make_bot("easy", 13), make_bot("easy", 14)]
+    rng = random.Random(6)
+    real = os.replace
+
+    def cut(src: str, dst: str) -> None:
+        if str(dst) == str(path):
+            raise KeyboardInterrupt("killed before the rename")
+        real(src, dst)
+
+    played: list[Action] = []
+    while not core.finished:
+        a = _next(match, bots, rng)
+        played.append(a)
+        if match.game_number == 4:
+            monkeypatch.setattr(os, "replace", cut)
+        try:
+            core.events(core.commit(a))
+        except KeyboardInterrupt:
+            break
+    else:
+        raise AssertionError("game 4 ended without a rewrite")
+    monkeypatch.undo()
+    assert match.game_number == 4 and match.game.result is not None
+    assert record.load(path).games[-1].result is not None and len(record.load(path).games) == 2
+    saved = load_saved(path)
+    assert saved.actions == played
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

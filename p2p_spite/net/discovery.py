@@ -33,11 +33,13 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..plaintext import MAX_NAME, printable
+
 MAGIC: Final = b"p2pspite"
 VERSION: Final = 1
 DEFAULT_DISCOVERY_PORT: Final = 4748
 PORT_ENV: Final = "P2P_SPITE_DISCOVERY_PORT"
-MAX_NAME_BYTES: Final = 120  # 40 characters of up to 3 bytes each
+MAX_NAME_BYTES: Final = 3 * MAX_NAME  # characters of up to 3 bytes each
 MAX_DATAGRAM: Final = len(MAGIC) + 5 + MAX_NAME_BYTES
 MAX_HOSTS: Final = 32
 FORGET_AFTER: Final = 5.0  # seconds
@@ -65,7 +67,7 @@ def _check_name(name: str) -> str:
 
 def encode(ann: Announcement) -> bytes:
     """The datagram for ``ann``; a name too long is cut (at a character)."""
-    name = " ".join("".join(c if c.isprintable() else " " for c in ann.name).split())
+    name = " ".join(printable(ann.name).split())
     raw = name.encode("utf-8")
     while len(raw) > MAX_NAME_BYTES:
         name = name[:-1]

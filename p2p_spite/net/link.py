@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from ..errors import UserError
 from ..session import Event
-from .protocol import Acked, Endpoint, Flush, Handshaken, NeedData, PeerBye, Phase, Pong
+from .protocol import Acked, Endpoint, Flush, Handshaken, NeedData, PeerBye, Phase
 from .wire import ProtocolError
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
@@ -25,7 +25,7 @@ MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more
 class LinkOwner(Protocol):
     """What a link tells the session that has taken it over."""
 
-    def link_event(self, link: Link, ev: Event | Acked | PeerBye | Pong) -> None: ...
+    def link_event(self, link: Link, ev: Event | Acked | PeerBye) -> None: ...
 
     def link_lost(self, link: Link, exc: Exception | None) -> None: ...
 

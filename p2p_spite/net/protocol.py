@@ -25,22 +25,45 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
 
-from ..engine import DEFAULT_TARGET, IllegalMoveError, Match, move_from_json
+from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
+from ..plaintext import MAX_CHAT, MAX_NAME
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore
-from .private import DECK_MSG, PrivateDeck
+from .messages import (
+    APP,
+    HOST,
+    JOIN,
+    MATCH_ID_BYTES,
+    MAX_GAMES,
+    MAX_REASON,
+    MAX_REFUSAL,
+    MAX_TARGET,
+    MESSAGES,
+    NONCE_BYTES,
+    Ack,
+    Auth,
+    Bye,
+    Chat,
+    Commit,
+    Deck,
+    Hello,
+    Message,
+    MoveAction,
+    Ping,
+    Pong,
+    Proof,
+    Refuse,
+    ResignAction,
+    ResignRequest,
+    Reveal,
+    Setup,
+    Sync,
+    clean_text,
+)
+from .private import PrivateDeck
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
 
 PROTOCOL_VERSION: Final = 2
-APP: Final = "p2p-spite"
-HOST: Final = "host"
-JOIN: Final = "join"
-MAX_NAME: Final = 40
-MAX_CHAT: Final = 500
-NONCE_BYTES: Final = 16
-MATCH_ID_BYTES: Final = 16
-MAX_GAMES: Final = 10_000
-MAX_TARGET: Final = 100_000
 # pings: an honest peer sends one per heartbeat (2 s; tests go down to 0.05 s).  At most
 # PONG_RATE per second are answered (the others are ignored: any data proves liveness);
 # more than PING_BURST beyond PING_RATE per second is a flood and refused.
@@ -58,7 +81,9 @@ __all__ = [
     "HOST",
     "JOIN",
     "MAX_CHAT",
+    "MAX_GAMES",
     "MAX_NAME",
+    "MAX_TARGET",
     "PROTOCOL_VERSION",
     "Acked",
     "Deal",
@@ -71,7 +96,6 @@ __all__ = [
     "PeerBye",
     "PeerRefused",
     "Phase",
-    "Pong",
     "ProtocolError",
     "Refusal",
     "RemoteProtocolError",
@@ -79,9 +103,6 @@ __all__ = [
     "derive_code_key",
     "new_join_code",
 ]
-
-
-_WHO = {HOST: "host", JOIN: "joiner"}
 
 
 class PeerRefused(ProtocolError):
@@ -138,12 +159,7 @@ class PeerBye:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Pong:
-    k: int
-
-
-LinkEvent = Handshaken | Acked | PeerBye | Pong | Flush
+LinkEvent = Handshaken | Acked | PeerBye | Flush
 
 
 # -- crypto helpers -------------------------------------------------------------
@@ -248,51 +264,6 @@ class Deal:
         return self.revealed or self.peer_secret is not None
 
 
-# -- field checks -------------------------------------------------------------------
-
-
-def _int(msg: dict[str, Any], key: str, lo: int, hi: int) -> int:
-    v = msg.get(key)
-    if type(v) is not int or not lo <= v <= hi:
-        raise RemoteProtocolError(f"{msg['t']}: {key} must be an integer in {lo}..{hi}", Refusal.MALFORMED)
-    return v
-
-
-def _opt_int(msg: dict[str, Any], key: str, lo: int, hi: int) -> int | None:
-    return None if msg.get(key) is None else _int(msg, key, lo, hi)
-
-
-def _bin(msg: dict[str, Any], key: str, size: int) -> bytes:
-    v = msg.get(key)
-    if type(v) is not bytes or len(v) != size:
-        raise RemoteProtocolError(f"{msg['t']}: {key} must be {size} bytes", Refusal.MALFORMED)
-    return v
-
-
-def _str(msg: dict[str, Any], key: str, most: int) -> str:
-    v = msg.get(key)
-    if type(v) is not str or len(v) > most:
-        raise RemoteProtocolError(
-            f"{msg['t']}: {key} must be a string of at most {most} characters", Refusal.MALFORMED
-        )
-    return v
-
-
-def clean_text(text: str, most: int) -> str:
-    """Printable characters only (a peer must not drive the terminal), at most ``most``."""
-    return "".join(ch if ch.isprintable() else " " for ch in text)[:most]
-
-
-def shown(value: object) -> str:
-    """A value from the peer, for a message: short, printable, never an unbounded repr()
-    (a list nested a thousand deep made repr() raise RecursionError)."""
-    if isinstance(value, str):
-        return repr(clean_text(value, 20))
-    if value is None or isinstance(value, bool | int | float):
-        return repr(value)[:30]
-    return f"a {type(value).__name__}"
-
-
 # -- the endpoint ---------------------------------------------------------------------
 
 
@@ -354,19 +325,17 @@ class Endpoint:
         self._started = True
         c = self.core
         self._send(
-            {
-                "t": "hello",
-                "proto": self.config.protocol_version,
-                "app": APP,
-                "role": self.role,
-                "name": self.name,
-                "nonce": self._nonce,
-                "code": self.config.code_key is not None,
+            Hello(
+                self.config.protocol_version,
+                self.role,
+                self.name,
+                self._nonce,
+                self.config.code_key is not None,
                 # only a returning joiner names the match; the host never tells it to a stranger
-                "match": self._returning_to(),
+                self._returning_to(),
                 # a joiner returning to a deal it has not seen the seed of: the exchange again
-                "deal": self.role == JOIN and c is None and self.deal is not None,
-            }
+                self.role == JOIN and c is None and self.deal is not None,
+            )
         )
 
     def _returning_to(self) -> bytes | None:
@@ -418,20 +387,20 @@ class Endpoint:
                 raise
         return self._events.pop(0)
 
-    def _send(self, msg: dict[str, Any]) -> None:
-        self._out += encode(msg)
+    def _send(self, msg: Message) -> None:
+        self._out += encode(msg.to_wire())
 
     def send_message(self, msg: dict[str, Any]) -> None:
         """Queue a private-deck message (net/private.py makes them)."""
         if self.phase is Phase.PLAY:
-            self._send(msg)
+            self._send(Deck(msg))
 
     def push_event(self, ev: Event) -> None:
         self._events.append(ev)
 
     def _refuse(self, code: Refusal, text: str) -> None:
         if self.phase is not Phase.CLOSED:
-            self._send({"t": "refuse", "code": code.value, "msg": text[:400]})
+            self._send(Refuse(code, text[:MAX_REFUSAL]))
             self.phase = Phase.CLOSED
 
     def refuse(self, code: Refusal, text: str) -> None:
@@ -459,20 +428,16 @@ class Endpoint:
         author's tag (ours, or the peer's own as it sent it)."""
         core = self._need_play()
         a = core.actions[n]
-        msg: dict[str, Any] = {"n": n, "d": core.digests[n]}
-        tag = core.tags[n]
-        if tag is not None:
-            msg["a"] = tag
         self._sent_upto = max(self._sent_upto, n + 1)
         if a.move is None:
-            self._send({"t": "resign", **msg, "g": a.game, "s": a.seat})
+            self._send(ResignAction(n, core.digests[n], core.tags[n], a.game, a.seat))
         else:
-            self._send({"t": "move", **msg, "m": list(a.move)})
+            self._send(MoveAction(n, core.digests[n], core.tags[n], a.move))
 
     def send_resign_request(self, game: int) -> None:
         """Ask the player on turn to make our resignation of ``game`` their next action."""
         self._need_play()
-        self._send({"t": "resign-request", "g": game})
+        self._send(ResignRequest(game))
 
     def send_missing(self) -> None:
         """Send the actions applied since the histories were compared that the peer
@@ -483,85 +448,67 @@ class Endpoint:
 
     def send_chat(self, text: str) -> None:
         self._need_play()
-        self._send({"t": "chat", "text": clean_text(text, MAX_CHAT)})
+        self._send(Chat(clean_text(text, MAX_CHAT)))
 
     def send_ping(self, k: int) -> None:
         if self.phase is not Phase.CLOSED:
-            self._send({"t": "ping", "k": k})
+            self._send(Ping(k))
 
     def send_bye(self, reason: str) -> None:
         if self.phase is not Phase.CLOSED:
-            self._send({"t": "bye", "reason": clean_text(reason, 200)})
+            self._send(Bye(clean_text(reason, MAX_REASON)))
             self.phase = Phase.CLOSED
 
     # -- what the peer does -------------------------------------------------------------
 
-    def _handle(self, msg: dict[str, Any]) -> None:
-        t = msg["t"]
-        if self._catch_up_to is not None and t not in _CATCH_UP_TYPES:
+    def _handle(self, raw: dict[str, Any]) -> None:
+        t = raw["t"]
+        cls = MESSAGES.get(t)
+        if self._catch_up_to is not None and cls not in _CATCH_UP_TYPES:
             raise RemoteProtocolError(
                 f"the peer claimed {self._catch_up_to[0]} actions, then sent a {clean_text(t, 20)!r} "
                 "message before them",
                 Refusal.POSITION,
             )
-        if t == "refuse":
-            code = msg.get("code")
-            text = msg.get("msg")
-            text = clean_text(text, 400) if isinstance(text, str) else "no reason given"
-            raise PeerRefused(text, Refusal.from_wire(code) if isinstance(code, str) else Refusal.OTHER)
-        if t in ("ping", "pong") and self.phase is not Phase.HELLO:
-            k = _int(msg, "k", 0, 2**53)
-            if not self._pings.take():
-                raise RemoteProtocolError(f"{t}s faster than {PING_RATE:g} a second", Refusal.FLOOD)
-            if t == "ping":
-                if self._pongs.take():  # more than a few a second are not answered
-                    self._send({"t": "pong", "k": k})
-            else:
-                self._events.append(Pong(k))
-            return
-        if t == "bye" and self.phase is not Phase.HELLO:
-            reason = msg.get("reason")
-            self._events.append(PeerBye(clean_text(reason, 200) if isinstance(reason, str) else ""))
-            self.phase = Phase.CLOSED
-            return
-        handler = _HANDLERS.get((self.phase, t))
-        if handler is None:
-            known = t in _KNOWN
-            what = f"a {t!r} message" if known else f"a message of unknown type {clean_text(t, 20)!r}"
+        if cls is None:
             raise RemoteProtocolError(
-                f"{what} during the {self.phase.value} phase",
-                Refusal.UNEXPECTED if known else Refusal.UNKNOWN_TYPE,
+                f"a message of unknown type {clean_text(t, 20)!r} during the {self.phase.value} phase",
+                Refusal.UNKNOWN_TYPE,
             )
+        phases, handler = _HANDLERS[cls]
+        if self.phase not in phases:
+            raise RemoteProtocolError(
+                f"a {t!r} message during the {self.phase.value} phase", Refusal.UNEXPECTED
+            )
+        if cls is Hello:
+            msg: Message = Hello.from_wire(raw, proto=self.config.protocol_version, role=self.peer_role)
+        else:
+            msg = cls.from_wire(raw)
         handler(self, msg)
 
-    def _on_hello(self, msg: dict[str, Any]) -> None:
-        proto = msg.get("proto")
-        mine = self.config.protocol_version
-        if msg.get("app") != APP:
-            raise RemoteProtocolError("not a p2p-spite peer", Refusal.NOT_P2P_SPITE)
-        if type(proto) is not int:  # not True, not 1.0, not a list
-            raise RemoteProtocolError(
-                f"hello: proto must be an integer, not {shown(proto)}", Refusal.MALFORMED
-            )
-        if proto != mine:
-            raise RemoteProtocolError(
-                f"protocol version mismatch: the {_WHO[self.peer_role]} speaks version {proto}, "
-                f"the {_WHO[self.role]} speaks version {mine}",
-                Refusal.VERSION,
-            )
-        role = msg.get("role")
-        if role != self.peer_role:
-            raise RemoteProtocolError(
-                f"the peer says it is {shown(role)}, expected {self.peer_role!r}", Refusal.ROLE
-            )
-        self.peer_name = clean_text(_str(msg, "name", MAX_NAME), MAX_NAME)
-        self._peer_nonce = _bin(msg, "nonce", NONCE_BYTES)
-        wants_code = msg.get("code")
-        if type(wants_code) is not bool:
-            raise RemoteProtocolError("hello: code must be true or false", Refusal.MALFORMED)
-        peer_match = msg.get("match")
-        if peer_match is not None and (type(peer_match) is not bytes or len(peer_match) != MATCH_ID_BYTES):
-            raise RemoteProtocolError("hello: match must be 16 bytes or nil", Refusal.MALFORMED)
+    def _on_refuse(self, msg: Refuse) -> None:
+        raise PeerRefused(msg.msg, msg.code)
+
+    def _on_ping(self, msg: Ping) -> None:
+        if not self._pings.take():
+            raise RemoteProtocolError(f"pings faster than {PING_RATE:g} a second", Refusal.FLOOD)
+        if self._pongs.take():  # more than a few a second are not answered
+            self._send(Pong(msg.k))
+
+    def _on_pong(self, msg: Pong) -> None:
+        """Any data proves the peer alive: a pong only counts against the ping rate."""
+        if not self._pings.take():
+            raise RemoteProtocolError(f"pongs faster than {PING_RATE:g} a second", Refusal.FLOOD)
+
+    def _on_bye(self, msg: Bye) -> None:
+        self._events.append(PeerBye(msg.reason))
+        self.phase = Phase.CLOSED
+
+    def _on_hello(self, msg: Hello) -> None:
+        self.peer_name = msg.name
+        self._peer_nonce = msg.nonce
+        wants_code = msg.code
+        peer_match = msg.match
         if self.role == HOST:
             if self.config.code_key is not None and not wants_code:
                 raise RemoteProtocolError(
@@ -577,7 +524,7 @@ class Endpoint:
                 "this host does not use a join code (join without --code)", Refusal.NO_CODE
             )
         self._peer_match = peer_match
-        self._peer_deal = msg.get("deal") is True and self.role == HOST and peer_match is not None
+        self._peer_deal = msg.deal and self.role == HOST and peer_match is not None
         if self.config.code_key is not None:
             self.phase = Phase.AUTH
             if self.role == JOIN:
@@ -591,13 +538,12 @@ class Endpoint:
     def _send_auth(self) -> None:
         key = self.config.code_key
         assert key is not None
-        self._send({"t": "auth", "mac": _auth_mac(key, self.role, *self._nonces())})
+        self._send(Auth(_auth_mac(key, self.role, *self._nonces())))
 
-    def _on_auth(self, msg: dict[str, Any]) -> None:
+    def _on_auth(self, msg: Auth) -> None:
         key = self.config.code_key
         assert key is not None
-        mac = _bin(msg, "mac", 32)
-        if not hmac.compare_digest(mac, _auth_mac(key, self.peer_role, *self._nonces())):
+        if not hmac.compare_digest(msg.mac, _auth_mac(key, self.peer_role, *self._nonces())):
             raise RemoteProtocolError("wrong join code", Refusal.BAD_CODE)
         if self.role == HOST:
             self._send_auth()  # only now: a guesser learns nothing from the host
@@ -661,14 +607,13 @@ class Endpoint:
         c = self.core
         assert c is not None
         key = resume_key(c.match.seed, c.match_id)
-        self._send({"t": "proof", "mac": _proof_mac(key, self.role, *self._nonces())})
+        self._send(Proof(_proof_mac(key, self.role, *self._nonces())))
 
-    def _on_proof(self, msg: dict[str, Any]) -> None:
+    def _on_proof(self, msg: Proof) -> None:
         c = self.core
         assert c is not None
-        mac = _bin(msg, "mac", 32)
         key = resume_key(c.match.seed, c.match_id)
-        if not hmac.compare_digest(mac, _proof_mac(key, self.peer_role, *self._nonces())):
+        if not hmac.compare_digest(msg.mac, _proof_mac(key, self.peer_role, *self._nonces())):
             raise RemoteProtocolError("the peer cannot prove it holds this match", Refusal.BAD_PROOF)
         if self.role == JOIN:
             self.phase = Phase.SETUP
@@ -696,89 +641,42 @@ class Endpoint:
         if c is None and self.deal is not None:  # go on with the deal held
             self._match_id = self.deal.match_id
             self.seed_from_host = False
-            self._send(
-                {
-                    "t": "setup",
-                    "match": self._match_id,
-                    "seed": None,
-                    "target": cfg.target,
-                    "games": cfg.max_games,
-                    "players": [self.name, self.peer_name],
-                    "resume": False,
-                    **self._private_key(),
-                }
-            )
+            names = (self.name, self.peer_name)
+            self._send(Setup(self._match_id, None, cfg.target, cfg.max_games, names, False, self._private()))
             self._start_commit()
             return
         if c is None:
             self._match_id = secrets.token_bytes(MATCH_ID_BYTES)
             self.seed_from_host = cfg.seed is not None
-            self._send(
-                {
-                    "t": "setup",
-                    "match": self._match_id,
-                    "seed": cfg.seed,
-                    "target": cfg.target,
-                    "games": cfg.max_games,
-                    "players": [self.name, self.peer_name],
-                    "resume": False,
-                    **self._private_key(),
-                }
-            )
+            names = (self.name, self.peer_name)
+            private = self._private()
+            self._send(Setup(self._match_id, cfg.seed, cfg.target, cfg.max_games, names, False, private))
             if cfg.seed is None:
                 self._start_commit()
             else:
                 self._make_core(cfg.seed, cfg.target, cfg.max_games, (self.name, self.peer_name))
         else:
             m = c.match
-            self._send(
-                {
-                    "t": "setup",
-                    "match": c.match_id,
-                    "seed": None,  # the joiner's record has it (and proved so)
-                    "target": m.target,
-                    "games": c.max_games,
-                    "players": list(m.players),
-                    "resume": True,
-                    **self._private_key(),
-                }
-            )
+            # the seed is not sent: the joiner's record has it (and proved so)
+            names = (m.players[0], m.players[1])
+            self._send(Setup(c.match_id, None, m.target, c.max_games, names, True, self._private()))
             self._start_sync()
 
-    def _private_key(self) -> dict[str, bool]:
-        """The setup's ``private`` key: sent only when true (a seeded setup is unchanged)."""
-        private = self.private if self.core is None else self.core.private is not None
-        return {"private": True} if private else {}
+    def _private(self) -> bool:
+        """The setup's ``private``: a private-deck match (the key is sent only when true)."""
+        return self.private if self.core is None else self.core.private is not None
 
-    def _on_setup(self, msg: dict[str, Any]) -> None:
-        match_id = _bin(msg, "match", MATCH_ID_BYTES)
-        offered = msg.get("private", False)
-        if type(offered) is not bool:
-            raise RemoteProtocolError("setup: private must be true or false", Refusal.MALFORMED)
+    def _on_setup(self, msg: Setup) -> None:
+        offered = msg.private
         if self.config.private and not offered:
             raise RemoteProtocolError(
                 "the host does not offer a private-deck match (without --private: play its seeded deal)",
                 Refusal.NOT_PRIVATE,
             )
         self.private = offered
-        seed = msg.get("seed")
-        if seed is not None:
-            seed = _bin(msg, "seed", 32)
-        target = _int(msg, "target", 1, MAX_TARGET)
-        games = _opt_int(msg, "games", 1, MAX_GAMES)
-        players = msg.get("players")
-        if not (
-            isinstance(players, list)
-            and len(players) == 2
-            and all(type(p) is str and len(p) <= MAX_NAME for p in players)
-        ):
-            raise RemoteProtocolError("setup: players must be two names", Refusal.MALFORMED)
-        resume = msg.get("resume")
-        if type(resume) is not bool or (resume and seed is not None):
-            raise RemoteProtocolError(
-                "setup: resume must be true or false (and a resumed match's seed is not sent)",
-                Refusal.MALFORMED,
-            )
+        match_id, seed, target, games, players, resume = (
+            msg.match, msg.seed, msg.target, msg.games, msg.players, msg.resume
+        )
         c = self.core
         self._match_id = match_id
         if c is None:
@@ -827,14 +725,14 @@ class Endpoint:
         if deal is None or deal.match_id != self._match_id:
             secret = secrets.token_bytes(32)
             deal = self.deal = Deal(self._match_id, secret, commitment(self.role, secret, self._match_id))
-        self._send({"t": "commit", "c": deal.commit})
+        self._send(Commit(deal.commit))
 
-    def _on_commit(self, msg: dict[str, Any]) -> None:
+    def _on_commit(self, msg: Commit) -> None:
         deal = self.deal
         assert deal is not None
         if self._peer_commit:
             raise RemoteProtocolError("a second commitment", Refusal.UNEXPECTED)
-        c = _bin(msg, "c", 32)
+        c = msg.c
         if hmac.compare_digest(c, deal.commit):
             raise RemoteProtocolError("the peer echoed our commitment", Refusal.ECHO)
         if deal.peer_commit is not None and not hmac.compare_digest(c, deal.peer_commit):
@@ -844,20 +742,20 @@ class Endpoint:
         self._peer_commit = deal.peer_commit = c
         if self.role == JOIN:  # the joiner reveals first; the host only once it has the joiner's
             deal.revealed = True
-            self._send({"t": "reveal", "r": deal.secret})
+            self._send(Reveal(deal.secret))
 
-    def _on_reveal(self, msg: dict[str, Any]) -> None:
+    def _on_reveal(self, msg: Reveal) -> None:
         deal = self.deal
         assert deal is not None
         if not self._peer_commit or (self.role == JOIN and not deal.revealed):
             raise RemoteProtocolError("a reveal before its commitment", Refusal.UNEXPECTED)
-        r = _bin(msg, "r", 32)
+        r = msg.r
         if not hmac.compare_digest(commitment(self.peer_role, r, self._match_id), self._peer_commit):
             raise RemoteProtocolError("the peer's reveal does not match its commitment", Refusal.BAD_REVEAL)
         deal.peer_secret = r
         if self.role == HOST:
             deal.revealed = True
-            self._send({"t": "reveal", "r": deal.secret})
+            self._send(Reveal(deal.secret))
         host_r, join_r = (deal.secret, r) if self.role == HOST else (r, deal.secret)
         seed = seed_from(host_r, join_r, self._match_id)
         if self.role == HOST:
@@ -878,13 +776,12 @@ class Endpoint:
         c = self.core
         assert c is not None
         self.phase = Phase.SYNC
-        self._send({"t": "sync", "pos": c.position, "hist": c.head})
+        self._send(Sync(c.position, c.head))
 
-    def _on_sync(self, msg: dict[str, Any]) -> None:
+    def _on_sync(self, msg: Sync) -> None:
         c = self.core
         assert c is not None
-        pos = _int(msg, "pos", 0, 10_000_000)
-        hist = _bin(msg, "hist", 32)
+        pos, hist = msg.pos, msg.hist
         mine = c.position
         if self.seed_from_host is not None and pos != 0:  # a new match
             raise RemoteProtocolError(f"a new match starts at action 0, not {pos}", Refusal.POSITION)
@@ -913,16 +810,14 @@ class Endpoint:
         for n in range(pos, mine):  # the peer missed these: send them again
             self.send_action(n)
 
-    def _on_action(self, msg: dict[str, Any]) -> None:
+    def _on_action(self, msg: MoveAction | ResignAction) -> None:
         c = self.core
         assert c is not None
-        n = _int(msg, "n", 0, 10_000_000)
+        n, d, tag = msg.n, msg.d, msg.a
         if n != c.position:
             raise RemoteProtocolError(
                 f"action number {n} out of sequence (expected {c.position})", Refusal.SEQUENCE
             )
-        d = _bin(msg, "d", 32)
-        tag = None if msg.get("a") is None else _bin(msg, "a", 32)
         me, peer = c.seat, 1 - c.seat
         g = c.match.game
         # The next action of a game is always made by the seat on turn (its author).
@@ -930,16 +825,12 @@ class Endpoint:
         # lost, and only with our own tag on them (a key that never leaves this side).
         author = peer if g.result is not None or c.finished else g.turn
         try:
-            if msg["t"] == "move":
-                try:
-                    move = move_from_json(msg.get("m"))
-                except ValueError as e:
-                    raise RemoteProtocolError(f"a malformed move: {e}", Refusal.MALFORMED) from None
+            if isinstance(msg, MoveAction):
+                move = msg.move
                 c.check_move(move, move.seat if move.seat == author else peer)
                 action = Action(c.match.game_number, move.seat, move)
             else:
-                game = _int(msg, "g", 1, MAX_GAMES)
-                seat = _int(msg, "s", 0, 1)
+                game, seat = msg.g, msg.s
                 action = c.check_resign(seat, author)
                 if game != action.game:
                     raise RemoteProtocolError(
@@ -954,7 +845,7 @@ class Endpoint:
                 f"{self.peer_name or 'the peer'} sent an illegal move: {e.reason}", Refusal.ILLEGAL_MOVE
             ) from None
         if author == peer and tag is None:
-            raise RemoteProtocolError(f"{msg['t']}: a is missing (the author's tag)", Refusal.MALFORMED)
+            raise RemoteProtocolError(f"{msg.T}: a is missing (the author's tag)", Refusal.MALFORMED)
         if author == me:
             catching_up = self._catch_up_to is not None and n < self._catch_up_to[0]
             if not catching_up or tag is None or not c.tag_is_ours(action, tag):
@@ -973,7 +864,7 @@ class Endpoint:
             self._catch_up_to = None
             if not hmac.compare_digest(c.history[pos], hist):
                 raise RemoteProtocolError("the two histories disagree after catching up", Refusal.HISTORY)
-        self._send({"t": "ack", "n": c.position})
+        self._send(Ack(c.position))
         self._events.append(FLUSH)  # the events are built once the acknowledgement is on its way
         if self._catch_up_to is None:
             self._resign_if_due()
@@ -988,13 +879,13 @@ class Endpoint:
             self._deferred.append(c.commit(action))
             self.send_action(c.position - 1)
 
-    def _on_resign_request(self, msg: dict[str, Any]) -> None:
+    def _on_resign_request(self, msg: ResignRequest) -> None:
         """The peer, off turn, resigns ``g``: if we are on turn in that game, its resignation
         is our next action; if the game is over (the request crossed its end) or the turn has
         passed to the peer (it will resign itself), there is nothing to do."""
         c = self.core
         assert c is not None
-        game = _int(msg, "g", 1, MAX_GAMES)
+        game = msg.g
         g = c.match.game
         if game > g.game:
             raise RemoteProtocolError(
@@ -1006,43 +897,53 @@ class Endpoint:
         self.send_action(c.position - 1)
         self._events.append(FLUSH)
 
-    def _on_ack(self, msg: dict[str, Any]) -> None:
+    def _on_ack(self, msg: Ack) -> None:
         c = self.core
         assert c is not None
-        n = _int(msg, "n", 0, c.position)
-        self._events.append(Acked(n))
+        if msg.n > c.position:
+            raise RemoteProtocolError(f"ack: n must be an integer in 0..{c.position}", Refusal.MALFORMED)
+        self._events.append(Acked(msg.n))
 
-    def _on_deck(self, msg: dict[str, Any]) -> None:
+    def _on_deck(self, msg: Deck) -> None:
         c = self.core
         assert c is not None
         if c.private is None:
             raise RemoteProtocolError("a private-deck message in a seeded match", Refusal.UNEXPECTED)
-        c.private.on_deck(msg)
+        c.private.on_deck(msg.fields)
 
-    def _on_chat(self, msg: dict[str, Any]) -> None:
+    def _on_chat(self, msg: Chat) -> None:
         c = self.core
         assert c is not None
-        text = clean_text(_str(msg, "text", MAX_CHAT * 4), MAX_CHAT)
         if not self._chats.take():
             raise RemoteProtocolError(f"chat faster than {CHAT_RATE:g} messages a second", Refusal.FLOOD)
-        self._events.append(ChatReceived(1 - c.seat, text))
+        self._events.append(ChatReceived(1 - c.seat, msg.text))
 
 
-_HANDLERS: dict[tuple[Phase, str], Callable[[Endpoint, dict[str, Any]], None]] = {
-    (Phase.HELLO, "hello"): Endpoint._on_hello,
-    (Phase.AUTH, "auth"): Endpoint._on_auth,
-    (Phase.PROOF, "proof"): Endpoint._on_proof,
-    (Phase.SETUP, "setup"): Endpoint._on_setup,
-    (Phase.SEED, "commit"): Endpoint._on_commit,
-    (Phase.SEED, "reveal"): Endpoint._on_reveal,
-    (Phase.SYNC, "sync"): Endpoint._on_sync,
-    (Phase.PLAY, "move"): Endpoint._on_action,
-    (Phase.PLAY, "resign"): Endpoint._on_action,
-    (Phase.PLAY, "resign-request"): Endpoint._on_resign_request,
-    (Phase.PLAY, "ack"): Endpoint._on_ack,
-    (Phase.PLAY, "chat"): Endpoint._on_chat,
-    (Phase.PLAY, DECK_MSG): Endpoint._on_deck,
+_PLAYING = frozenset({Phase.PLAY})
+_AFTER_HELLO = frozenset(Phase) - {Phase.HELLO}
+_Handler = Callable[[Endpoint, Any], None]
+# every message: the phases it may come in, and what the endpoint does with it
+_HANDLERS: dict[type[Message], tuple[frozenset[Phase], _Handler]] = {
+    Hello: (frozenset({Phase.HELLO}), Endpoint._on_hello),
+    Auth: (frozenset({Phase.AUTH}), Endpoint._on_auth),
+    Proof: (frozenset({Phase.PROOF}), Endpoint._on_proof),
+    Setup: (frozenset({Phase.SETUP}), Endpoint._on_setup),
+    Commit: (frozenset({Phase.SEED}), Endpoint._on_commit),
+    Reveal: (frozenset({Phase.SEED}), Endpoint._on_reveal),
+    Sync: (frozenset({Phase.SYNC}), Endpoint._on_sync),
+    MoveAction: (_PLAYING, Endpoint._on_action),
+    ResignAction: (_PLAYING, Endpoint._on_action),
+    ResignRequest: (_PLAYING, Endpoint._on_resign_request),
+    Ack: (_PLAYING, Endpoint._on_ack),
+    Chat: (_PLAYING, Endpoint._on_chat),
+    Deck: (_PLAYING, Endpoint._on_deck),
+    Ping: (_AFTER_HELLO, Endpoint._on_ping),
+    Pong: (_AFTER_HELLO, Endpoint._on_pong),
+    Bye: (_AFTER_HELLO, Endpoint._on_bye),
+    Refuse: (frozenset(Phase), Endpoint._on_refuse),
 }
-_KNOWN = {t for _, t in _HANDLERS} | {"refuse", "ping", "pong", "bye"}
+assert set(_HANDLERS) == set(MESSAGES.values())
 # what may come while the peer catches us up: the actions it claimed to have (and liveness)
-_CATCH_UP_TYPES = frozenset({"move", "resign", DECK_MSG, "ping", "pong", "refuse", "bye"})
+_CATCH_UP_TYPES: frozenset[type[Message] | None] = frozenset(
+    {MoveAction, ResignAction, Deck, Ping, Pong, Refuse, Bye}
+)

@@ -34,7 +34,6 @@ from .protocol import (
     PeerBye,
     PeerRefused,
     Phase,
-    Pong,
 )
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
 from .wire import ProtocolError, Refusal, RemoteProtocolError
@@ -450,12 +449,10 @@ class NetSession:
             link.fail(ConnectionError(text))
         self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
 
-    def link_event(self, link: Link, ev: Event | Acked | PeerBye | Pong) -> None:
+    def link_event(self, link: Link, ev: Event | Acked | PeerBye) -> None:
         self._stirred.set()
         if isinstance(ev, Acked):
             self._set_acked(ev.n)
-        elif isinstance(ev, Pong):
-            pass
         elif isinstance(ev, PeerBye):
             if not self._ended and not self._done:
                 self._fail(

@@ -70,37 +70,139 @@ def record_extra(
     }
 
 
+# -- the journal's lines: one JSON object each, written and read by the same code ------
+
+
+@dataclass(frozen=True, slots=True)
+class KeyLine:
+    """This seat's action key (None when read back damaged)."""
+
+    key: bytes | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key.hex() if self.key is not None else None}
+
+
+@dataclass(frozen=True, slots=True)
+class TagLine:
+    """The peer's tag on its action ``n`` (carried over from an earlier journal)."""
+
+    n: int
+    tag: bytes
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tag": self.n, "a": self.tag.hex()}
+
+
+@dataclass(frozen=True, slots=True)
+class RequestLine:
+    """This seat asked to resign ``game`` while off turn."""
+
+    game: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"req": self.game}
+
+
+@dataclass(frozen=True, slots=True)
+class ActionLine:
+    """Action ``n``; ``tag``: the peer's tag on it when the peer made it."""
+
+    n: int
+    action: Action
+    tag: bytes | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        a = self.action
+        obj: dict[str, Any] = {"n": self.n, "g": a.game}
+        if a.move is None:
+            obj[RESIGN] = a.seat
+        else:
+            obj["m"] = list(a.move)
+        if self.tag is not None:
+            obj["a"] = self.tag.hex()
+        return obj
+
+
+@dataclass(frozen=True, slots=True)
+class TapeLine:
+    """A private-deck tape entry (net/private.py): ``{"pk": g, "at": n, "k": secret}``,
+    ``{"pd"|"po": g, "at": n, "i": index, "b": hex}`` or ``... "i", "m", "s"}``."""
+
+    entry: TapeEntry
+
+    def to_json(self) -> dict[str, Any]:
+        e = self.entry
+        obj: dict[str, Any] = {e.kind: e.game, "at": e.at}
+        if e.kind == "pk":
+            obj["k"] = e.secret.hex()
+            return obj
+        msg = e.msg or {}
+        obj["i"] = e.index
+        b = msg.get("b")
+        if b is not None:
+            obj["b"] = b.hex()
+        else:
+            obj["m"], obj["s"] = msg.get("m"), msg.get("s")
+        return obj
+
+
+JournalLine = KeyLine | TagLine | RequestLine | ActionLine | TapeLine
+
+
+def dump_line(entry: JournalLine) -> str:
+    """One journal line (compact JSON, the keys in a fixed order, a newline)."""
+    return json.dumps(entry.to_json(), separators=(",", ":")) + "\n"
+
+
+def parse_line(line: bytes) -> JournalLine | None:
+    """The entry a journal line holds (what :func:`dump_line` wrote); None: a line to pass
+    over (a tag or request that does not read right); ValueError: a bad line, where the
+    journal's trustworthy part ends."""
+    try:
+        obj = json.loads(line)
+        if "key" in obj:
+            return KeyLine(_hex(obj["key"], KEY_BYTES))
+        if "req" in obj:
+            return RequestLine(obj["req"]) if type(obj["req"]) is int else None
+        if "pk" in obj or "pd" in obj or "po" in obj:  # the private deck's tape (net/private.py)
+            tape = _tape_entry(obj)
+            if tape is None:
+                raise ValueError("a bad tape line")
+            return TapeLine(tape)
+        if "tag" in obj:
+            t = _hex(obj.get("a"), 32)
+            return TagLine(obj["tag"], t) if type(obj["tag"]) is int and t is not None else None
+        n, g = obj["n"], obj["g"]
+        if type(n) is not int or type(g) is not int:
+            raise ValueError("n and g must be integers")
+        if RESIGN in obj:
+            seat = obj[RESIGN]
+            if seat not in (0, 1) or type(seat) is not int:
+                raise ValueError("a resignation's seat must be 0 or 1")
+            action = Action(g, seat)
+        else:
+            mv: Move = move_from_json(obj["m"])
+            action = Action(g, mv.seat, mv)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"a bad journal line ({type(e).__name__})") from None
+    return ActionLine(n, action, _hex(obj.get("a"), 32))
+
+
 def carried(core: GameCore) -> str:
     """The lines a journal starts with: this seat's action key, the peer's tags on its
     actions of the last two games (our journal may lose the tail of the peer's: it may
     need them back), and a pending resignation request."""
-    lines = [f'{{"key":"{core.key.hex()}"}}\n']
+    lines = [dump_line(KeyLine(core.key))]
     first = core.match.game_number - 1
     for k in range(core.window_start, core.position):  # the window: the last two games
         tag = core.tags[k]
         if tag is not None and core.authors[k] != core.seat and core.actions[k].game >= first:
-            lines.append(f'{{"tag":{k},"a":"{tag.hex()}"}}\n')
-    lines.extend(f'{{"req":{g}}}\n' for g in sorted(core.requests) if g == core.match.game_number)
+            lines.append(dump_line(TagLine(k, tag)))
+    lines.extend(dump_line(RequestLine(g)) for g in sorted(core.requests) if g == core.match.game_number)
     if core.private is not None:  # the private deck's tape of this game and the one before
-        lines.extend(tape_line(e) for e in core.private.entries)
+        lines.extend(dump_line(TapeLine(e)) for e in core.private.entries)
     return "".join(lines)
-
-
-def tape_line(e: TapeEntry) -> str:
-    """A private-deck tape entry as a journal line (its fields were checked: ints, bytes, a move)."""
-    head = f'{{"{e.kind}":{e.game},"at":{e.at}'
-    if e.kind == "pk":
-        return f'{head},"k":"{e.secret.hex()}"}}\n'
-    msg = e.msg or {}
-    b = msg.get("b")
-    if b is not None:
-        return f'{head},"i":{e.index},"b":"{b.hex()}"}}\n'
-    return (
-        head
-        + ","
-        + json.dumps({"i": e.index, "m": msg.get("m"), "s": msg.get("s")}, separators=(",", ":"))[1:]
-        + "\n"
-    )
 
 
 def _tape_entry(obj: dict[str, Any]) -> TapeEntry | None:
@@ -275,24 +377,15 @@ class RecordKeeper:
 
     def append(self, n: int, action: Action, tag: bytes | None) -> None:
         self._position = n + 1
-        if self._fd is None:
-            return
-        m = action.move
-        a = "" if tag is None else f',"a":"{tag.hex()}"'
-        if m is None:
-            line = f'{{"n":{n},"g":{action.game},"{RESIGN}":{action.seat}{a}}}\n'
-        else:  # the fields were checked (move_from_json + engine): plain ints and known words
-            arg = "null" if m.arg is None else m.arg
-            mv = f'[{m.seat},"{m.source}",{arg},"{m.target}",{m.slot}]'
-            line = f'{{"n":{n},"g":{action.game},"m":{mv}{a}}}\n'
-        self._write(line)
+        if self._fd is not None:
+            self._write(dump_line(ActionLine(n, action, tag)))
 
     def request(self, game: int) -> None:
-        self._write(f'{{"req":{game}}}\n', sync=True)
+        self._write(dump_line(RequestLine(game)), sync=True)
 
     def deck_tape(self, entry: TapeEntry) -> None:
         """The private deck's tape (net/private.py): a secret is fsynced before its KEY is sent."""
-        self._write(tape_line(entry), sync=entry.kind == "pk")
+        self._write(dump_line(TapeLine(entry)), sync=entry.kind == "pk")
 
     def carry(self, core: GameCore) -> None:
         """Start the journal with what must outlive this session (:func:`carried`); the
@@ -506,63 +599,31 @@ def read_journal_tail(path: Path, start: int) -> JournalTail:
     return tail
 
 
-def _parse_line(line: bytes) -> tuple[str, Any, Any] | None:
-    """One journal line: ("key", key, None), ("req", game, None), ("tag", n, tag),
-    ("tape", a private-deck TapeEntry, None) or ("act", (n, action), tag or None); None
-    for a bad line."""
-    try:
-        obj = json.loads(line)
-        if "key" in obj:
-            return "key", _hex(obj["key"], KEY_BYTES), None
-        if "req" in obj:
-            return ("req", obj["req"], None) if type(obj["req"]) is int else ("skip", None, None)
-        if "pk" in obj or "pd" in obj or "po" in obj:  # the private deck's tape (net/private.py)
-            entry = _tape_entry(obj)
-            return None if entry is None else ("tape", entry, None)
-        if "tag" in obj:
-            t = _hex(obj.get("a"), 32)
-            ok = type(obj["tag"]) is int and t is not None
-            return ("tag", obj["tag"], t) if ok else ("skip", None, None)
-        n, g = obj["n"], obj["g"]
-        if type(n) is not int or type(g) is not int:
-            return None
-        if RESIGN in obj:
-            seat = obj[RESIGN]
-            if seat not in (0, 1) or type(seat) is not int:
-                return None
-            action = Action(g, seat)
-        else:
-            mv: Move = move_from_json(obj["m"])
-            action = Action(g, mv.seat, mv)
-    except (ValueError, KeyError, TypeError):
-        return None
-    return "act", (n, action), _hex(obj.get("a"), 32)
-
-
 def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
     """Take in one journal line; False at a bad line or one out of sequence (stop there)."""
-    parsed = _parse_line(line)
-    if parsed is None:
+    try:
+        entry = parse_line(line)
+    except ValueError:
         return False
-    kind, value, t = parsed
-    if kind == "key":
-        tail.key = value
-    elif kind == "req":
-        tail.requests.add(value)
-    elif kind == "tag":
-        tail.tags[value] = t
-    elif kind == "tape":
-        tail.tape.append(value)
-    elif kind == "act":
-        out = tail.actions
-        n, action = value
-        if t is not None and n < start + len(out) + 1:
-            tail.tags[n] = t
-        if n < start + len(out):
-            return True  # already in the record
-        if n != start + len(out):
-            return False
-        out.append(action)
+    if isinstance(entry, KeyLine):
+        tail.key = entry.key
+    elif isinstance(entry, RequestLine):
+        tail.requests.add(entry.game)
+    elif isinstance(entry, TagLine):
+        tail.tags[entry.n] = entry.tag
+    elif isinstance(entry, TapeLine):
+        tail.tape.append(entry.entry)
+    if not isinstance(entry, ActionLine):
+        return True
+    out = tail.actions
+    n, action, t = entry.n, entry.action, entry.tag
+    if t is not None and n < start + len(out) + 1:
+        tail.tags[n] = t
+    if n < start + len(out):
+        return True  # already in the record
+    if n != start + len(out):
+        return False
+    out.append(action)
     return True
 
 
@@ -575,16 +636,16 @@ def iter_journal(path: Path, start: int) -> Iterator[Action]:
             for line in f:
                 if not line.endswith(b"\n"):
                     return
-                parsed = _parse_line(line)
-                if parsed is None:
+                try:
+                    entry = parse_line(line)
+                except ValueError:
                     return
-                if parsed[0] == "act":
-                    n, action = parsed[1]
-                    if n > start:
+                if isinstance(entry, ActionLine):
+                    if entry.n > start:
                         return
-                    if n == start:
+                    if entry.n == start:
                         start += 1
-                        yield action
+                        yield entry.action
     except FileNotFoundError:
         return
     except OSError as e:

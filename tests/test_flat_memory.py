@@ -23,6 +23,7 @@ from p2p_spite.net.journal import RecordKeeper, journal_path, load_saved, play_a
 from p2p_spite.net.protocol import PeerRefused, RemoteProtocolError
 from p2p_spite.net.wire import Refusal
 from p2p_spite.selfplay import play_match
+from tests.support.keeping import apply_kept
 from tests.support.net import finish, spawn, wait_listening
 from tests.test_integrity import _cores, _playing, _resumed
 
@@ -62,7 +63,7 @@ def test_a_long_match_keeps_only_its_last_two_games() -> None:
     while not core.finished:
         game = match.game_number
         a = _next(match, bots, rng)
-        core.events(core.commit(a))
+        core.apply(a)
         play_action(full, a)
         if match.game_number != game:
             starts.append(core.position)
@@ -102,7 +103,6 @@ def _keeper_match(
     core = GameCore(match, 0, MATCH_ID, games)
     keeper = RecordKeeper(path, match, MATCH_ID, games)
     keeper.carry(core)
-    core.sink = keeper
     return path, match, core, keeper
 
 
@@ -124,7 +124,7 @@ def test_every_rewrite_is_the_whole_match_byte_for_byte(
     while not core.finished:
         a = _next(match, bots, rng)
         play_action(full, a)
-        core.events(core.commit(a))
+        apply_kept(core, keeper, a)
         now = path.read_bytes()
         if now != last:
             rewrites += 1
@@ -149,7 +149,7 @@ def test_a_resumed_match_is_written_from_the_actions_it_was_given(
     bots = [make_bot("easy", 5), make_bot("easy", 6)]
     rng = random.Random(3)
     while match.game_number < 6 or len(match.moves[0]) < 7:
-        core.events(core.commit(_next(match, bots, rng)))
+        apply_kept(core, keeper, _next(match, bots, rng))
     # kill -9 here: record (last rewritten after game 4) + journal
     saved = load_saved(path)
     assert len(saved.actions) == core.position
@@ -158,9 +158,8 @@ def test_a_resumed_match_is_written_from_the_actions_it_was_given(
     other = tmp_path / "other.json"
     k2 = RecordKeeper(other, again.match, MATCH_ID, 12, played=saved.actions)
     k2.carry(again)
-    again.sink = k2
     while not again.finished:
-        again.events(again.commit(_next(again.match, bots, rng)))
+        apply_kept(again, k2, _next(again.match, bots, rng))
     k2.close()
     rec = record.load(other)
     assert record.verify(rec).scores == again.match.scores and len(rec.games) == 12
@@ -180,7 +179,7 @@ def test_a_rewrite_holds_no_more_than_a_game_and_a_copy_buffer_in_memory(
     bots = [make_bot("random", 7), make_bot("random", 8)]
     rng = random.Random(4)
     while not core.finished:
-        core.events(core.commit(_next(match, bots, rng)))
+        apply_kept(core, keeper, _next(match, bots, rng))
     size = path.stat().st_size  # rewritten after game 256
     assert size > 400_000
     tracemalloc.start()
@@ -207,7 +206,7 @@ def _play_both(cores: tuple[GameCore, GameCore], game: int, moves: int = 0) -> l
         author = cores[m.game.turn]
         other = cores[1 - author.seat]
         author.apply(a)
-        other.events(other.commit(a, tag=author.own_tag(author.position - 1)))
+        other.apply(a, tag=author.own_tag(author.position - 1))
         played.append(a)
     return played
 

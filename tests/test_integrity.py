@@ -79,7 +79,7 @@ def test_our_own_action_comes_back_only_with_our_tag() -> None:
     # the joiner (hostile) claims one more action: a move for the host's seat
     m = hc.match.game.legal_moves()[0]
     a = Action(jc.match.game_number, 0, m)
-    jc.events(jc.commit(a, tag=b"\x00" * 32))
+    jc.apply(a, tag=b"\x00" * 32)
     before = hc.position
     _h2, _j2, eh, _ej = _resumed(hc, jc)
     assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code is Refusal.FORGED, eh
@@ -127,7 +127,7 @@ def test_the_lost_tail_of_our_journal_comes_back_with_our_tag() -> None:
             c.apply(Action(c.match.game_number, 0, m))
     m = jc.match.game.legal_moves()[0]
     a = Action(hc.match.game_number, 1, m)
-    hc.events(hc.commit(a, tag=action_tag(jc.key, jc.match_id, hc.position, chain(hc.head, a))))
+    hc.apply(a, tag=action_tag(jc.key, jc.match_id, hc.position, chain(hc.head, a)))
     _h2, _j2, eh, ej = _resumed(hc, jc)
     assert not any(isinstance(e, RemoteProtocolError | PeerRefused) for e in eh + ej), (eh, ej)
     assert jc.head == hc.head and jc.actions[-1] == a
@@ -206,8 +206,7 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
     import asyncio
 
     from p2p_spite.net.link import Link
-    from p2p_spite.net.protocol import Handshaken
-    from p2p_spite.session import MovePlayed
+    from p2p_spite.net.protocol import ActionReceived, Handshaken
 
     class ResetOnWrite:
         closing = False
@@ -228,8 +227,11 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
         def __init__(self) -> None:
             self.events: list[object] = []
 
-        def link_event(self, link: object, ev: object) -> None:
+        def link_event(self, link: Link, ev: object) -> None:
             self.events.append(ev)
+            if isinstance(ev, ActionReceived):  # written down (no journal here), acknowledged
+                link.endpoint.acknowledge()
+                link.flush()  # the write finds the connection reset
 
         def link_lost(self, link: object, exc: object) -> None:
             pass
@@ -252,5 +254,5 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
         return owner.events
 
     events = asyncio.run(main())
-    played = [e for e in events if isinstance(e, MovePlayed)]
-    assert played and played[0].view.my_turn  # ... and its event, with the turn, delivered
+    received = [e for e in events if isinstance(e, ActionReceived)]
+    assert [e.n for e in received] == [0]  # ... and handed to the owner, which shows it

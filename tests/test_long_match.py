@@ -17,6 +17,7 @@ from p2p_spite.engine import Match, view
 from p2p_spite.net import journal
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper, checkpoint_due, journal_path, load_saved, record_extra
+from tests.support.keeping import apply_kept
 
 SEED = bytes.fromhex("7a" * 32)
 MATCH_ID = bytes(range(16))
@@ -51,10 +52,13 @@ def _play(core: GameCore, bots: list[Bot], rng: random.Random) -> Action:
     return Action(g.game, move.seat, move)
 
 
-def _step(core: GameCore, bots: list[Bot], rng: random.Random, played: list[Action]) -> None:
-    """Play the next action (and remember it: the core keeps only the last two games')."""
+def _step(
+    core: GameCore, keeper: RecordKeeper, bots: list[Bot], rng: random.Random, played: list[Action]
+) -> None:
+    """Play the next action, kept as the session keeps it (and remember it: the core keeps
+    only the last two games')."""
     a = _play(core, bots, rng)
-    core.events(core.commit(a))
+    apply_kept(core, keeper, a)
     played.append(a)
 
 
@@ -69,7 +73,6 @@ def _journaled(
     core = GameCore(match, seat, MATCH_ID, games)
     keeper = RecordKeeper(path, match, MATCH_ID, games)
     keeper.carry(core)
-    core.sink = keeper
     return path, match, core, keeper
 
 
@@ -90,7 +93,7 @@ def test_record_and_journal_hold_every_action_at_any_moment(
     played: list[Action] = []
     while not core.finished:
         game = match.game_number
-        _step(core, bots, rng, played)
+        _step(core, keeper, bots, rng, played)
         now = path.stat().st_mtime_ns, path.read_bytes()
         if now != last:
             rewrites.append(game)
@@ -132,7 +135,7 @@ def test_a_crash_between_the_rewrite_and_the_fresh_journal_loses_nothing(
     monkeypatch.setattr(keeper, "_fresh_journal", fresh)
     played: list[Action] = []
     while match.game_number < 3:
-        _step(core, bots, rng, played)
+        _step(core, keeper, bots, rng, played)
     assert len(kept) == 2  # after games 1 and 2
     crashed = tmp_path / "c.json"
     shutil.copy(path, crashed)
@@ -153,7 +156,7 @@ def test_a_journal_started_afresh_keeps_the_key_and_the_peers_last_tags(
         a = _play(core, bots, rng)
         peer = match.game.turn == 1
         authors.append(match.game.turn)
-        core.events(core.commit(a, tag=bytes([core.position % 256]) * 32 if peer else None))
+        apply_kept(core, keeper, a, bytes([core.position % 256]) * 32 if peer else None)
         played.append(a)
     lines = [json.loads(x) for x in journal_path(path).read_text().splitlines()]
     assert lines[0] == {"key": core.key.hex()}
@@ -177,11 +180,11 @@ def test_replay_and_check_read_the_journal_of_an_interrupted_match(
     from p2p_spite.cli import main
     from p2p_spite.ui.replay import load_replay
 
-    path, match, core, _keeper = _journaled(tmp_path, monkeypatch, 0, 20)
+    path, match, core, keeper = _journaled(tmp_path, monkeypatch, 0, 20)
     bots = [make_bot("easy", 1), make_bot("easy", 2)]
     rng = random.Random(7)
     while match.game_number < 6 or len(match.moves[-1]) < 5:  # the record was last rewritten after game 4
-        core.events(core.commit(_play(core, bots, rng)))
+        apply_kept(core, keeper, _play(core, bots, rng))
     snap = tmp_path / "crashed.json"  # what a kill -9 leaves
     shutil.copy(path, snap)
     shutil.copy(journal_path(path), journal_path(snap))

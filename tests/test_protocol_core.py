@@ -488,7 +488,7 @@ def test_catching_up_accepts_our_own_action_that_our_journal_lost() -> None:
     m = jc.match.game.legal_moves()[0]
     a = Action(hc.match.game_number, 1, m)
     tag = action_tag(jc.key, jc.match_id, hc.position, chain(hc.head, a))  # as the joiner sent it
-    hc.events(hc.commit(a, tag=tag))  # only the host still has it
+    hc.apply(a, tag=tag)  # only the host still has it
     h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
     h2.initiate()
     j2.initiate()

@@ -30,6 +30,7 @@ from p2p_spite.net import protocol
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper, journal_path, record_extra
 from tests.reference_spec import RefGame
+from tests.support.keeping import apply_kept
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "protocol.md"
@@ -404,7 +405,6 @@ def test_the_journal_lines_are_the_documented_ones(tmp_path: Path) -> None:
     keeper = RecordKeeper(path, match, MATCH_ID, None)
     core = GameCore(match, 0, MATCH_ID, None)
     core.key = HOST_KEY
-    core.sink = keeper
     keeper.carry(core)
     actions = [Action(1, mv[0], Move(*mv)) for mv in GAME1_MOVES] + [Action(1, 1)]
     actions.append(Action(2, GAME2_MOVE[0], Move(*GAME2_MOVE)))
@@ -416,6 +416,6 @@ def test_the_journal_lines_are_the_documented_ones(tmp_path: Path) -> None:
                 core.head + (resign_key(a.game, a.seat) if a.move is None else move_key(a.game, a.move))
             )
             tag = action_tag(JOIN_KEY, MATCH_ID, core.position, after)
-        core.events(core.commit(a, tag=tag))  # game 1's end deals game 2 and rewrites the record
+        apply_kept(core, keeper, a, tag)  # game 1's end rewrites the record, then game 2 is dealt
     assert journal_path(path).read_bytes() == doc_block("journal").encode("ascii")
     keeper.close()

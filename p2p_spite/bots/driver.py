@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
-from ..engine import IllegalMoveError, PlayerView
+from ..engine import PlayerView
+from ..errors import SessionClosed
 from ..session import Event, MatchEnded, Session, SessionFailed, view_of
 from . import make_bot
 
@@ -26,12 +28,9 @@ async def run_bot(
     bot = make_bot(level, seed)
 
     async def play(v: PlayerView) -> None:
-        try:
+        # SessionClosed: the session just stopped; its SessionFailed event follows
+        with contextlib.suppress(SessionClosed):
             await session.play(bot.choose(v))
-        except IllegalMoveError:
-            if not session.closed_for_play:
-                raise
-            # the session just stopped: its SessionFailed event follows
 
     try:
         while True:

@@ -1,7 +1,7 @@
 """One seat's copy of the match: actions, their sequence numbers and history hash.
 
-No I/O here beyond an optional :class:`ActionSink` (the journal) that is told
-about every action *before* it is sent or shown.  An *action* is a move or a
+No I/O here: the shell (:mod:`p2p_spite.net.session`) writes each action down
+before it is sent or shown.  An *action* is a move or a
 resignation; the actions of a match are numbered 0, 1, 2, ... across all its
 games, and ``history[n]`` is the hash chain over the first ``n`` actions, so
 two peers can tell at a glance whether their histories agree and where.
@@ -14,7 +14,7 @@ import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, NoReturn, TypeVar
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView, view
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
@@ -115,21 +115,6 @@ def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> byt
     ).digest()
 
 
-class ActionSink(Protocol):
-    def append(self, n: int, action: Action, tag: bytes | None) -> None:
-        """Action number ``n`` was accepted (write it down before it is sent or shown);
-        ``tag``: the peer's tag on it, when the peer made it (None: this side did)."""
-        ...
-
-    def request(self, game: int) -> None:
-        """This seat asked to resign ``game`` while off turn (durably: fsynced)."""
-        ...
-
-    def game_over(self, match: Match) -> None:
-        """A game ended (a good moment for a full checkpoint)."""
-        ...
-
-
 class GameCore:
     """The match as this seat knows it, plus the events a driver should see.
 
@@ -152,7 +137,6 @@ class GameCore:
         self.seat = seat
         self.match_id = match_id
         self.max_games = max_games
-        self.sink: ActionSink | None = None
         self.key = secrets.token_bytes(KEY_BYTES)  # this seat's action key (never sent)
         self.tags: Window[bytes | None] = Window()  # each action's author's tag (None: not known)
         self.authors: Window[int] = Window()  # the seat on turn when each action was made: its author
@@ -269,22 +253,24 @@ class GameCore:
                     raise IllegalMoveError([], "a resignation after the game ended")
             else:
                 core.check_move(a.move, a.seat)
-            core.events(core.commit(a, tag=tags.get(n)))
+            core.apply(a, tag=tags.get(n))
         return core
 
-    def apply(self, action: Action, expect: bytes | None = None) -> list[Event]:
-        """Apply a checked action and return its events (see :meth:`commit`)."""
-        return self.events(self.commit(action, expect))
+    def apply(self, action: Action, expect: bytes | None = None, tag: bytes | None = None) -> list[Event]:
+        """Apply a checked action and return its events, the next game dealt if one is due
+        (:meth:`commit`, :meth:`events`, :meth:`deal_next`; with nothing written anywhere)."""
+        done = self.commit(action, expect, tag)
+        return self.events(done) + self.deal_next()
 
     def commit(self, action: Action, expect: bytes | None = None, tag: bytes | None = None) -> Committed:
-        """Apply a checked action to the state, the history and the sink (the journal).
+        """Apply a checked action to the state and the history.
 
         ``expect``: the state digest the peer announced for after the action; if
-        ours differs, the action is undone (state exactly as before, nothing
-        written) and DesyncError is raised.  The seat on turn is the action's
-        author; ``tag`` is its tag when the peer is (ours is computed).  Call :meth:`events` right after
-        (the split lets a transport send the action, or its acknowledgement,
-        before the views are built).
+        ours differs, the action is undone (state exactly as before) and
+        DesyncError is raised.  The seat on turn is the action's author; ``tag``
+        is its tag when the peer is (ours is computed).  A game that ends stays
+        on the board until :meth:`deal_next` (the record's checkpoint of it, if
+        one is due, comes in between); :meth:`events` tells what happened.
         """
         match = self.match
         n = len(self.actions)
@@ -312,22 +298,18 @@ class GameCore:
         self.actions.append(action)
         self.history.append(chain(self.history[-1], action))
         self.authors.append(author)
-        ours = author == self.seat
-        self.tags.append(self.own_tag(n) if ours else tag)
-        if self.sink is not None:
-            self.sink.append(n, action, None if ours else tag)
+        self.tags.append(self.own_tag(n) if author == self.seat else tag)
+        self._check_finished()
         return Committed(action, card)
 
     def request_resign(self) -> int:
         """Ask to resign the current game while the other seat is on turn (its side makes
-        the resignation its next action); written down before it is sent."""
+        the resignation its next action; the shell writes the request down before it is
+        sent)."""
         g = self.match.game
         if self.finished or g.result is not None:
             raise IllegalMoveError([], "the game is over")
-        if g.game not in self.requests:
-            self.requests.add(g.game)
-            if self.sink is not None:
-                self.sink.request(g.game)
+        self.requests.add(g.game)
         return g.game
 
     def due_resignation(self) -> Action | None:
@@ -338,7 +320,8 @@ class GameCore:
         return None
 
     def events(self, done: Committed) -> list[Event]:
-        """The events of the action just committed; deals the next game if one is due."""
+        """What the driver sees of the action just committed (the move, the game's end);
+        changes nothing."""
         match = self.match
         action, card = done.action, done.card
         g = match.game
@@ -346,19 +329,19 @@ class GameCore:
         if action.move is not None and card is not None:
             evs.append(MovePlayed(action.seat, action.move, card, view(g, self.seat)))
         if g.result is not None:
-            if self.sink is not None:
-                self.sink.game_over(match)
             s = match.scores
             evs.append(GameEnded(g.game, g.result, (s[0], s[1]), view(g, self.seat)))
-            self._check_finished()
-            if not self.finished:
-                match.next_game()
-                self._slide()
-                if self.private is None:
-                    evs.append(self._started())
-                else:
-                    evs.extend(self.private.next_game())  # GameStarted once its deal is shown
         return evs
+
+    def deal_next(self) -> list[Event]:
+        """Deal the next game if the current one has ended and the match goes on."""
+        if self.match.game.result is None or self.finished:
+            return []
+        self.match.next_game()
+        self._slide()
+        if self.private is not None:
+            return self.private.next_game()  # GameStarted once its deal is shown
+        return [self._started()]
 
     def _slide(self) -> None:
         """A new game was dealt: forget the actions before the one that just ended."""

@@ -30,7 +30,7 @@ from typing import Any
 from .. import record as recordmod
 from ..engine import Match, Move, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
-from ..errors import UserError
+from ..errors import StorageError, UserError
 from ..fairdeck import GameDeck
 from ..record import game_text
 from .game import KEY_BYTES, RESIGN, Action, GameCore
@@ -247,7 +247,10 @@ COPY_BYTES = 1 << 20  # the finished games are copied a mebibyte at a time
 
 
 class RecordKeeper:
-    """The :class:`~p2p_spite.net.game.ActionSink` that writes the record and its journal.
+    """Writes the record and its journal; every write that fails raises StorageError.
+    The session calls it before an action is sent or shown (``append``), when this
+    seat asks to resign off turn (``request``, fsynced) and at a game's end
+    (``game_over``: the record's checkpoint, when due).
 
     It never needs the whole match in memory (the match keeps only its current game):
     a rewrite copies the finished games from the record it wrote last (their text does
@@ -295,14 +298,14 @@ class RecordKeeper:
             # (appending after a torn last line would merge it with the next one)
             self._fd = os.open(jp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         except OSError as e:
-            raise UserError(f"cannot write {jp}: {e.strerror or e}") from None
+            raise StorageError(f"cannot write {jp}: {e.strerror or e}") from None
 
     def save(self) -> Path:
         """Write the whole record (atomically: temporary file, fsync, rename)."""
         try:
             return self._rewrite()
         except OSError as e:
-            raise UserError(f"cannot write the record {self.path}: {e.strerror or e}") from None
+            raise StorageError(f"cannot write the record {self.path}: {e.strerror or e}") from None
 
     def _rewrite(self) -> Path:
         old = self._written
@@ -413,7 +416,7 @@ class RecordKeeper:
                 raise
             recordmod.fsync_dir(jp.parent)
         except OSError as e:
-            raise UserError(f"cannot write {jp}: {e.strerror or e}") from None
+            raise StorageError(f"cannot write {jp}: {e.strerror or e}") from None
         if self._fd is not None:
             os.close(self._fd)
         self._fd = fd
@@ -429,7 +432,7 @@ class RecordKeeper:
                 self._last_sync = now
                 os.fsync(self._fd)
         except OSError as e:
-            raise UserError(f"cannot write {journal_path(self.path)}: {e.strerror or e}") from None
+            raise StorageError(f"cannot write {journal_path(self.path)}: {e.strerror or e}") from None
 
     def game_over(self, match: Match) -> None:
         """A game ended: rewrite the record when it is due, and then start the journal
@@ -437,7 +440,11 @@ class RecordKeeper:
         the peer's tags in it can still be given back)."""
         if checkpoint_due(match.game_number):
             self.save()
-            if self._fd is not None and os.fstat(self._fd).st_size > FRESH_JOURNAL_BYTES:
+            try:
+                big = self._fd is not None and os.fstat(self._fd).st_size > FRESH_JOURNAL_BYTES
+            except OSError as e:
+                raise StorageError(f"cannot read {journal_path(self.path)}: {e.strerror or e}") from None
+            if big:
                 self._fresh_journal()
 
     def close(self, *, keep_journal: bool = False) -> Path:
@@ -448,7 +455,8 @@ class RecordKeeper:
         if self._written is not None:
             os.close(self._written.fd)
         if self._fd is not None:
-            os.close(self._fd)
+            with contextlib.suppress(OSError):  # the record just saved holds every action
+                os.close(self._fd)
             self._fd = None
             if not keep_journal:
                 with contextlib.suppress(OSError):

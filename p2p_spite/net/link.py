@@ -13,9 +13,9 @@ import socket
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..errors import UserError
+from ..errors import StorageError
 from ..session import Event
-from .protocol import Acked, Endpoint, Flush, Handshaken, NeedData, PeerBye, Phase
+from .protocol import Acked, ActionDue, ActionReceived, Endpoint, Handshaken, NeedData, PeerBye, Phase
 from .wire import ProtocolError
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
@@ -25,7 +25,9 @@ MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more
 class LinkOwner(Protocol):
     """What a link tells the session that has taken it over."""
 
-    def link_event(self, link: Link, ev: Event | Acked | PeerBye) -> None: ...
+    def link_event(self, link: Link, ev: Event | Acked | PeerBye | ActionReceived | ActionDue) -> None:
+        """An event of the endpoint's (an action received: write it down and acknowledge
+        it before this returns)."""
 
     def link_lost(self, link: Link, exc: Exception | None) -> None: ...
 
@@ -119,21 +121,7 @@ class Link(asyncio.Protocol):
         if not self.closed.done():
             self.closed.set_result(None)
         if self.owner is not None:
-            self._deliver_decided()
             self.owner.link_lost(self, exc)
-
-    def _deliver_decided(self) -> None:
-        """Hand the owner the events of actions the endpoint has applied but not yet turned
-        into events (the connection is going away before the pump got to them)."""
-        if self.owner is None or self.endpoint.core is None:
-            return
-        try:
-            evs = self.endpoint.decided_events()
-        except (OSError, UserError) as e:
-            self.owner.link_storage_failed(self, e)
-            return
-        for ev in evs:
-            self.owner.link_event(self, ev)
 
     # helpers
     def _handshake_timeout(self) -> None:
@@ -186,17 +174,14 @@ class Link(asyncio.Protocol):
             while True:
                 if self.transport is not None and self.transport.is_closing():
                     # dropped (overflow, failure, a write that found the connection reset):
-                    # nothing more from this peer, but what was applied must still be shown
-                    self._deliver_decided()
+                    # nothing more from this peer (an action it sent is handed over whole,
+                    # written down and shown, by the owner's link_event)
                     break
                 if self.handshaken.done() and self.owner is None:
                     break  # wait for the session to attach before handling play messages
                 ev = ep.next_event()
                 if isinstance(ev, NeedData):
                     break
-                if isinstance(ev, Flush):
-                    self.flush()
-                    continue
                 if isinstance(ev, Handshaken):
                     if self._timer is not None:
                         self._timer.cancel()
@@ -210,11 +195,10 @@ class Link(asyncio.Protocol):
                 self.fail(e)
             elif self.owner is not None:
                 self.flush()
-                self._deliver_decided()
                 self.owner.link_protocol_error(self, e)
             else:
                 self.fail(e)
-        except (OSError, UserError) as e:  # the record or journal (disk full...): not the peer's fault
+        except StorageError as e:  # the record or journal (disk full...): not the peer's fault
             if self.owner is not None:
                 self.owner.link_storage_failed(self, e)
             else:

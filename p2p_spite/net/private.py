@@ -581,7 +581,7 @@ def resume_core(
             core.check_move(a.move, a.seat)
         elif match.game.result is not None:
             raise IllegalMoveError([], "a resignation after the game ended")
-        core.events(core.commit(a, tag=tags.get(k)))
+        core.apply(a, tag=tags.get(k))
 
     while n < len(actions) and (first is None or actions[n].game < first):
         g = match.game_number

@@ -7,6 +7,12 @@ commit-reveal seed agreement, the history sync that lets a match go on after a
 reconnect, and the checks on every move from the peer (shape, sequence number,
 the local engine's verdict, the state digest).
 
+An action from the peer comes out as :class:`ActionReceived` (checked and applied
+to the core); the caller writes it down, then calls :meth:`Endpoint.acknowledge`.
+An action the protocol makes this side take (a resignation) comes out as
+:class:`ActionDue`; the caller makes it like any of its own (written down, then
+:meth:`Endpoint.send_action`).  Nothing here writes anything.
+
 Errors: :class:`RemoteProtocolError` when the peer broke a rule (a ``refuse``
 message telling it why is already queued in :meth:`data_to_send`),
 :class:`PeerRefused` when the peer refused us, :class:`LocalProtocolError` when
@@ -28,7 +34,7 @@ from typing import Any, Final
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..plaintext import MAX_CHAT, MAX_NAME
 from ..session import ChatReceived, Event
-from .game import Action, Committed, DesyncError, GameCore
+from .game import Action, Committed, DesyncError, GameCore, chain
 from .messages import (
     APP,
     HOST,
@@ -77,7 +83,6 @@ CHAT_BURST: Final = 10
 
 __all__ = [
     "APP",
-    "FLUSH",
     "HOST",
     "JOIN",
     "MAX_CHAT",
@@ -86,9 +91,10 @@ __all__ = [
     "MAX_TARGET",
     "PROTOCOL_VERSION",
     "Acked",
+    "ActionDue",
+    "ActionReceived",
     "Deal",
     "Endpoint",
-    "Flush",
     "Handshaken",
     "LocalConfig",
     "LocalProtocolError",
@@ -130,13 +136,6 @@ class NeedData:
 NEED_DATA: Final = NeedData()
 
 
-class Flush:
-    """next_event(): bytes worth sending at once are queued (an acknowledgement); go on."""
-
-
-FLUSH: Final = Flush()
-
-
 @dataclass(frozen=True, slots=True)
 class Handshaken:
     """The handshake is done: the match is agreed and the histories line up."""
@@ -159,7 +158,26 @@ class PeerBye:
     reason: str
 
 
-LinkEvent = Handshaken | Acked | PeerBye | Flush
+@dataclass(frozen=True, slots=True)
+class ActionReceived:
+    """The peer's action ``n``, checked and applied to the core (``tag``: its author's tag).
+    Write it down, then :meth:`Endpoint.acknowledge` it, then show ``core.events(done)``."""
+
+    n: int
+    done: Committed
+    tag: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionDue:
+    """This side must make ``action`` now, a resignation: its own, asked for while off turn
+    (the turn has come to it), or the peer's, at the peer's request.  Make it as any of
+    this side's actions: commit it, write it down, then :meth:`Endpoint.send_action`."""
+
+    action: Action
+
+
+LinkEvent = Handshaken | Acked | PeerBye | ActionReceived | ActionDue
 
 
 # -- crypto helpers -------------------------------------------------------------
@@ -311,7 +329,7 @@ class Endpoint:
         self._resumed_at = 0
         self._started = False
         self.private = config.private if config.role == HOST else False  # the match has a private deck
-        self._deferred: list[Committed] = []
+        self._unacked: int | None = None  # an ActionReceived not acknowledged yet
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
         self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
@@ -368,12 +386,10 @@ class Endpoint:
     def next_event(self) -> Event | LinkEvent | NeedData:
         """The next event, processing at most one more frame; NEED_DATA if none."""
         while not self._events:
-            if self._deferred:
-                assert self.core is not None
-                self._events.extend(self.core.events(self._deferred.pop(0)))
-                continue
             if self.phase is Phase.CLOSED:
                 return NEED_DATA
+            if self._unacked is not None:
+                raise LocalProtocolError(f"action {self._unacked} was not acknowledged")
             try:
                 msg = self._decoder.next_message()
                 if msg is None:
@@ -414,14 +430,18 @@ class Endpoint:
             raise LocalProtocolError(f"not playing (phase {self.phase.value})")
         return self.core
 
-    def decided_events(self) -> list[Event]:
-        """The events of actions already applied whose events are not built yet (the
-        connection is going away: they must still reach the driver)."""
-        out: list[Event] = []
-        while self._deferred:
-            assert self.core is not None
-            out.extend(self.core.events(self._deferred.pop(0)))
-        return out
+    def acknowledge(self) -> None:
+        """The peer's action (the last :class:`ActionReceived`) is written down: say so.
+        Then, if the turn has come to a resignation this side asked for, it is due."""
+        core = self._need_play()
+        if self._unacked is None:
+            raise LocalProtocolError("no action to acknowledge")
+        self._unacked = None
+        self._send(Ack(core.position))
+        if self._catch_up_to is None:
+            action = core.due_resignation()
+            if action is not None:
+                self._events.append(ActionDue(action))
 
     def send_action(self, n: int) -> None:
         """Send action number ``n`` (already applied to the core) to the peer, with its
@@ -852,32 +872,20 @@ class Endpoint:
                 raise RemoteProtocolError(
                     f"an action for this side's turn (action {n}) that this side did not make", Refusal.FORGED
                 )
+        claimed = self._catch_up_to
+        caught_up = claimed is not None and n + 1 >= claimed[0]
+        if claimed is not None and caught_up and not hmac.compare_digest(chain(c.head, action), claimed[1]):
+            raise RemoteProtocolError("the two histories disagree after catching up", Refusal.HISTORY)
         try:
             done = c.commit(action, expect=d, tag=tag)  # undone if the digests differ
         except DesyncError:
             raise RemoteProtocolError(
                 f"the game states disagree after action {n} (desync): the match is stopped", Refusal.DESYNC
             ) from None
-        self._deferred.append(done)
-        if self._catch_up_to is not None and c.position >= self._catch_up_to[0]:
-            pos, hist = self._catch_up_to
+        if caught_up:
             self._catch_up_to = None
-            if not hmac.compare_digest(c.history[pos], hist):
-                raise RemoteProtocolError("the two histories disagree after catching up", Refusal.HISTORY)
-        self._send(Ack(c.position))
-        self._events.append(FLUSH)  # the events are built once the acknowledgement is on its way
-        if self._catch_up_to is None:
-            self._resign_if_due()
-
-    def _resign_if_due(self) -> None:
-        """We asked to resign this game while off turn, and the turn has come to us: the
-        resignation is our next action."""
-        c = self.core
-        assert c is not None
-        action = c.due_resignation()
-        if action is not None:
-            self._deferred.append(c.commit(action))
-            self.send_action(c.position - 1)
+        self._unacked = n
+        self._events.append(ActionReceived(n, done, tag))
 
     def _on_resign_request(self, msg: ResignRequest) -> None:
         """The peer, off turn, resigns ``g``: if we are on turn in that game, its resignation
@@ -893,9 +901,7 @@ class Endpoint:
             )
         if c.finished or game < g.game or g.result is not None or g.turn != c.seat or c.private is not None:
             return  # (a private-deck match: a player resigns on its own turn)
-        self._deferred.append(c.commit(c.check_resign(1 - c.seat, c.seat)))
-        self.send_action(c.position - 1)
-        self._events.append(FLUSH)
+        self._events.append(ActionDue(c.check_resign(1 - c.seat, c.seat)))
 
     def _on_ack(self, msg: Ack) -> None:
         c = self.core

@@ -13,7 +13,7 @@ import contextlib
 from typing import Any
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
-from ..errors import UserError
+from ..errors import SessionClosed, StorageError
 from ..fairdeck import OrderError
 from ..session import (
     ChatReceived,
@@ -21,16 +21,17 @@ from ..session import (
     EndCause,
     Ending,
     Event,
-    GameEnded,
     LinkState,
     SessionFailed,
 )
-from .game import Action, GameCore
+from .game import Action, Committed, GameCore
 from .journal import RecordKeeper
 from .link import HANDSHAKE_TIMEOUT, Link
 from .notices import ChatBacklog, Notices
 from .protocol import (
     Acked,
+    ActionDue,
+    ActionReceived,
     PeerBye,
     PeerRefused,
     Phase,
@@ -227,11 +228,14 @@ class NetSession:
             return
         if core.private is not None:
             raise IllegalMoveError([], "in a private-deck match you resign on your turn")
-        try:
-            game = core.request_resign()  # written down (fsynced) before it is sent
-        except (OSError, UserError) as e:
-            self.link_storage_failed(self._link, e)
-            return
+        asked = core.match.game.game in core.requests
+        game = core.request_resign()
+        if not asked and self.keeper is not None:
+            try:
+                self.keeper.request(game)  # written down (fsynced) before it is sent
+            except StorageError as e:
+                self.link_storage_failed(self._link, e)
+                return
         link = self._link
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_resign_request(game)
@@ -310,7 +314,7 @@ class NetSession:
 
     def _check_open(self) -> None:
         if self._done:
-            raise IllegalMoveError([], self.failure or "the session is closed")
+            raise SessionClosed(self.failure or "the session is closed")
 
     def _put(self, ev: Event) -> None:
         self._events.put_nowait(ev)
@@ -356,8 +360,6 @@ class NetSession:
     def _attach(self, link: Link) -> None:
         self._link = link
         link.owner = self
-        if self.keeper is not None:
-            self.core.sink = self.keeper
         hs = link.handshaken.result()
         self._set_acked(hs.peer_position)
         self._catch_up_end = hs.peer_position
@@ -403,25 +405,43 @@ class NetSession:
                 keep.append((want, fut))
         self._ack_waiters = keep
 
-    def _local(self, action: Action) -> None:
-        core = self.core
-        n = core.position
-        link = self._link
+    def _local(self, action: Action, *, unseen: bool = False) -> None:
+        """Make an action of this seat's (checked legal).  ``unseen``: the protocol made it,
+        not the driver (a resignation due: ActionDue)."""
+        n = self.core.position
+        self._settle(n, self.core.commit(action), None, unseen=unseen)
+
+    def _settle(self, n: int, done: Committed, tag: bytes | None, *, unseen: bool) -> None:
+        """Action ``n``, just applied to the core (ours, or the peer's with its ``tag``):
+        written down first, then told to the peer (ours sent, the peer's acknowledged),
+        then shown.  This is where the durability rule lives: the peer never learns of an
+        action, nor the driver sees one, that this side's journal could lose.
+        ``unseen``: the driver did not make it (a move chosen before seeing it is stale)."""
+        core, keeper, link = self.core, self.keeper, self._link
         try:
-            done = core.commit(action)  # written to the journal before anything is sent or shown
-        except (OSError, UserError) as e:
+            if keeper is not None:
+                keeper.append(n, done.action, tag)
+        except StorageError as e:
             self.link_storage_failed(link, e)
             return
         if link is not None and link.endpoint.phase is Phase.PLAY:
-            link.endpoint.send_action(n)
+            if tag is None:
+                link.endpoint.send_action(n)
+            else:
+                link.endpoint.acknowledge()
             link.flush()
-        try:
-            evs = core.events(done)  # a game's end rewrites the record
-        except (OSError, UserError) as e:
-            self.link_storage_failed(link, e)
-            return
+        evs = core.events(done)
+        if core.match.game.result is not None and keeper is not None:
+            try:
+                keeper.game_over(core.match)  # the record's checkpoint, when due, before the next deal
+            except StorageError as e:
+                self.link_storage_failed(link, e)
+                return
+        evs += core.deal_next()
         for ev in evs:
             self._put(ev)
+        if unseen:
+            self._remote_mark = self._queued
         if core.finished:
             self._finish()
 
@@ -430,7 +450,7 @@ class NetSession:
             return
         try:
             path = self.keeper.close() if self.keeper is not None else None
-        except (OSError, UserError) as e:
+        except StorageError as e:
             self._fail(
                 f"the match is over but its record could not be written: {_one_line(e)}",
                 self._ending(EndCause.STORAGE),
@@ -449,9 +469,15 @@ class NetSession:
             link.fail(ConnectionError(text))
         self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
 
-    def link_event(self, link: Link, ev: Event | Acked | PeerBye) -> None:
+    def link_event(self, link: Link, ev: Event | Acked | PeerBye | ActionReceived | ActionDue) -> None:
         self._stirred.set()
-        if isinstance(ev, Acked):
+        if isinstance(ev, ActionReceived):
+            self._set_acked(self.core.position)  # the peer made that action: it has them all
+            # one the peer caught us up with changed the board on this driver's turn
+            self._settle(ev.n, ev.done, ev.tag, unseen=self.core.position <= self._catch_up_end)
+        elif isinstance(ev, ActionDue):
+            self._local(ev.action, unseen=True)
+        elif isinstance(ev, Acked):
             self._set_acked(ev.n)
         elif isinstance(ev, PeerBye):
             if not self._ended and not self._done:
@@ -460,26 +486,14 @@ class NetSession:
                     self._ending(EndCause.PEER_LEFT, reason=ev.reason),
                 )
             link.fail(ConnectionError("bye"))
-        else:
-            if isinstance(ev, ChatReceived):
-                if not self.chats.admit():
-                    if self.chats.dropped == 1:
-                        self.notice(f"{self.peer_name}'s chat comes faster than it is read: dropping some")
-                    return
-            else:
-                self._set_acked(self.core.position)  # the peer made that action: it has them all
+        elif isinstance(ev, ChatReceived):
+            if not self.chats.admit():
+                if self.chats.dropped == 1:
+                    self.notice(f"{self.peer_name}'s chat comes faster than it is read: dropping some")
+                return
             self._put(ev)
-            core = self.core
-            if not isinstance(ev, ChatReceived) and (
-                core.position <= self._catch_up_end or (core.authors and core.authors[-1] == core.seat)
-            ):
-                # an action that changed the board on this driver's turn without it (one the
-                # peer caught us up with, or one the endpoint made: a resignation asked for
-                # while off turn, or at the peer's request): a move it chose before seeing
-                # this event was chosen on a board that no longer exists
-                self._remote_mark = self._queued
-            if isinstance(ev, GameEnded) and self.core.finished:
-                self._finish()
+        else:
+            self._put(ev)
 
     def link_protocol_error(self, link: Link, e: ProtocolError) -> None:
         link.fail(e)
@@ -575,7 +589,7 @@ class NetSession:
         if self.keeper is not None and save:
             try:
                 path = str(self.keeper.close(keep_journal=False))
-            except (OSError, UserError) as e:
+            except StorageError as e:
                 message += f" ({_one_line(e)})"
         self._put(ConnectionChanged(LinkState.LOST, message, ending))
         self._put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path, ending))
@@ -604,7 +618,7 @@ class NetSession:
                 await asyncio.wait_for(asyncio.shield(link.closed), LINGER)
             link.transport.close()
         if self.keeper is not None and not self._ended and self.failure is None:
-            with contextlib.suppress(UserError):
+            with contextlib.suppress(StorageError):
                 self.keeper.close()
         if self.server is not None:
             self.server.close()

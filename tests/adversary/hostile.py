@@ -136,9 +136,9 @@ class Hostile:
                 break
         if m["t"] == "move":
             mv = Move(*m["m"])
-            c.events(c.commit(Action(c.match.game_number, mv.seat, mv), tag=m["a"]))
+            c.apply(Action(c.match.game_number, mv.seat, mv), tag=m["a"])
         else:
-            c.events(c.commit(Action(m["g"], m["s"]), tag=m["a"]))
+            c.apply(Action(m["g"], m["s"]), tag=m["a"])
         self.send({"t": "ack", "n": c.position})
         return m
 

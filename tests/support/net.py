@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from p2p_spite.net.protocol import FLUSH, NEED_DATA, Endpoint, LocalConfig, ProtocolError
+from p2p_spite.net.protocol import (
+    NEED_DATA,
+    ActionDue,
+    ActionReceived,
+    Endpoint,
+    LocalConfig,
+    ProtocolError,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "p2p_spite"]
@@ -39,6 +46,8 @@ def pump(a: Endpoint, b: Endpoint, rounds: int = 50) -> tuple[list[Any], list[An
 
 
 def drain(ep: Endpoint, evs: list[Any]) -> None:
+    """The endpoint's events into ``evs``, as a shell with no journal sees them: an action
+    received is acknowledged and shown, an action due is made (sent, then shown)."""
     for _ in range(100_000):
         if evs and isinstance(evs[-1], ProtocolError):
             return
@@ -49,9 +58,19 @@ def drain(ep: Endpoint, evs: list[Any]) -> None:
             return
         if ev is NEED_DATA:
             return
-        if ev is FLUSH:
-            continue
-        evs.append(ev)
+        core = ep.core
+        if isinstance(ev, ActionReceived):
+            assert core is not None
+            ep.acknowledge()
+            evs.extend(core.events(ev.done) + core.deal_next())
+        elif isinstance(ev, ActionDue):
+            assert core is not None
+            n = core.position
+            done = core.commit(ev.action)
+            ep.send_action(n)
+            evs.extend(core.events(done) + core.deal_next())
+        else:
+            evs.append(ev)
 
 
 def pair(host: LocalConfig, join: LocalConfig) -> tuple[Endpoint, Endpoint, list[Any], list[Any]]:

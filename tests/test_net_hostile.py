@@ -594,22 +594,15 @@ def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
 # -- our own disk --------------------------------------------------------------------------------
 
 
-class _FullDisk:
-    """A journal on a full disk."""
-
-    def __init__(self, keeper: Any) -> None:
-        self.keeper = keeper
-
-    def append(self, n: int, action: Action, tag: bytes | None) -> None:
-        raise OSError(28, "No space left on device")
-
-    def request(self, game: int) -> None:
-        raise OSError(28, "No space left on device")
-
-    def game_over(self, match: Any) -> None:
-        self.keeper.game_over(match)
+def _fill_the_disk(keeper: Any) -> None:
+    """From now on the journal is on a full disk: its writes fail with ENOSPC (Linux's
+    /dev/full); the record beside it can still be written."""
+    full = os.open("/dev/full", os.O_WRONLY)
+    os.close(keeper._fd)
+    keeper._fd = full
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("whose", ["the peer's move", "our own move"])
 def test_a_disk_error_is_one_clean_failure(tmp_path: Path, whose: str) -> None:
     """An OSError from the journal used to escape into asyncio ("Fatal error" over the
@@ -622,7 +615,7 @@ def test_a_disk_error_is_one_clean_failure(tmp_path: Path, whose: str) -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
         await _turn_of(host, peer, 1 if whose == "the peer's move" else 0)
         before = host.core.position
-        host.core.sink = _FullDisk(host.keeper)
+        _fill_the_disk(host.keeper)
         if whose == "the peer's move":
             await _peer_discard(peer)
         else:

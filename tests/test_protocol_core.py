@@ -13,9 +13,11 @@ from p2p_spite.net.game import Action, action_tag, chain
 from p2p_spite.net.protocol import (
     HOST,
     JOIN,
+    ActionReceived,
     Endpoint,
     Handshaken,
     LocalConfig,
+    LocalProtocolError,
     PeerRefused,
     Phase,
     RemoteProtocolError,
@@ -189,6 +191,39 @@ def test_moves_flow_and_are_acknowledged() -> None:
     assert any(isinstance(e, MovePlayed) and e.move == move for e in eb)
     assert other.core is not None and other.core.match.game.digest() == mover.core.match.game.digest()
     assert [type(e).__name__ for e in ea] == ["Acked"]
+
+
+def test_an_action_received_is_acknowledged_only_when_the_caller_says_it_is_written_down() -> None:
+    """The endpoint writes nothing: it hands the action over checked and applied, and the
+    acknowledgement waits for acknowledge() (the shell's journal comes first); it reads
+    nothing more from the peer before then."""
+    h, j = _playing()
+    assert h.core is not None and j.core is not None
+    mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
+    mc, oc = mover.core, other.core
+    assert mc is not None and oc is not None
+    move = mc.match.game.legal_moves()[0]
+    mc.apply(Action(1, move.seat, move))
+    mover.send_action(0)
+    mover.send_chat("then this")
+    other.receive_data(mover.data_to_send())
+    ev = other.next_event()
+    assert isinstance(ev, ActionReceived) and ev.n == 0 and ev.done.action.move == move
+    assert oc.position == 1 and other.data_to_send() == b""  # applied, not acknowledged
+    with pytest.raises(LocalProtocolError):
+        other.next_event()  # the chat behind it waits for the acknowledgement
+    other.acknowledge()
+    assert _messages(other.data_to_send()) == [{"t": "ack", "n": 1}]
+    assert type(other.next_event()).__name__ == "ChatReceived"
+
+
+def _messages(data: bytes) -> list[dict[str, object]]:
+    dec = FrameDecoder()
+    dec.feed(data)
+    out = []
+    while (m := dec.next_message()) is not None:
+        out.append(m)
+    return out
 
 
 def _not_my_turn(h: Endpoint, j: Endpoint) -> tuple[Endpoint, Endpoint]:

@@ -408,16 +408,20 @@ class NetSession:
     def _local(self, action: Action, *, unseen: bool = False) -> None:
         """Make an action of this seat's (checked legal).  ``unseen``: the protocol made it,
         not the driver (a resignation due: ActionDue)."""
-        n = self.core.position
-        self._settle(n, self.core.commit(action), None, unseen=unseen)
+        self._settle(self._link, self.core.commit(action), None, unseen=unseen)
 
-    def _settle(self, n: int, done: Committed, tag: bytes | None, *, unseen: bool) -> None:
-        """Action ``n``, just applied to the core (ours, or the peer's with its ``tag``):
-        written down first, then told to the peer (ours sent, the peer's acknowledged),
-        then shown.  This is where the durability rule lives: the peer never learns of an
-        action, nor the driver sees one, that this side's journal could lose.
-        ``unseen``: the driver did not make it (a move chosen before seeing it is stale)."""
-        core, keeper, link = self.core, self.keeper, self._link
+    def _settle(
+        self, link: Link | None, done: Committed, received: ActionReceived | None, *, unseen: bool
+    ) -> None:
+        """The action just applied to the core (ours, or ``received`` from the peer): written
+        down first, then told to the peer (ours sent, the peer's acknowledged), then shown.
+        This is where the durability rule lives: the peer never learns of an action, nor
+        the driver sees one, that this side's journal could lose.  ``unseen``: the driver
+        did not make it (a move it chose before seeing this one was chosen on an old board)."""
+        core, keeper = self.core, self.keeper
+        n = core.position - 1
+        # the peer's tag is kept for its own actions (ours come back only while it catches us up)
+        tag = received.tag if received is not None and core.authors[-1] != core.seat else None
         try:
             if keeper is not None:
                 keeper.append(n, done.action, tag)
@@ -425,7 +429,7 @@ class NetSession:
             self.link_storage_failed(link, e)
             return
         if link is not None and link.endpoint.phase is Phase.PLAY:
-            if tag is None:
+            if received is None:
                 link.endpoint.send_action(n)
             else:
                 link.endpoint.acknowledge()
@@ -474,7 +478,7 @@ class NetSession:
         if isinstance(ev, ActionReceived):
             self._set_acked(self.core.position)  # the peer made that action: it has them all
             # one the peer caught us up with changed the board on this driver's turn
-            self._settle(ev.n, ev.done, ev.tag, unseen=self.core.position <= self._catch_up_end)
+            self._settle(link, ev.done, ev, unseen=self.core.position <= self._catch_up_end)
         elif isinstance(ev, ActionDue):
             self._local(ev.action, unseen=True)
         elif isinstance(ev, Acked):

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -81,6 +82,10 @@ def pair(host: LocalConfig, join: LocalConfig) -> tuple[Endpoint, Endpoint, list
     return h, j, eh, ej
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(
     args: Sequence[str], cwd: Path, env: dict[str, str] | None = None, *, stdin: bool = False
 ) -> subprocess.Popen[str]:
@@ -97,6 +102,9 @@ def spawn(
         [*CLI, *args],
         cwd=cwd,
         env=e,
+        # Ctrl-C as a user's terminal has it: a test run started in the background by a
+        # non-interactive shell ignores SIGINT, and its children would inherit that
+        preexec_fn=_sigint_default,
         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -19,6 +19,7 @@ EXAMPLES: list[m.Message] = [
     m.Proof(H),
     m.Setup(bytes(16), H, 50, None, ("Ann", "Bob"), False),
     m.Setup(bytes(16), None, 7, 3, ("Ann", "Bob"), True),
+    m.Setup(bytes(16), None, 7, 3, ("Ann", "Bob"), False, private=True),
     m.Commit(H),
     m.Reveal(H),
     m.Sync(12, H),
@@ -33,6 +34,7 @@ EXAMPLES: list[m.Message] = [
     m.Pong(7),
     m.Bye("match over"),
     m.Refuse(Refusal.DESYNC, "the states disagree"),
+    m.Deck({"t": "deck", "g": 1, "i": 0, "b": b"x" * 40}),  # its fields are net/private.py's
 ]
 
 
@@ -64,7 +66,7 @@ def test_the_key_order_is_the_documented_one() -> None:
     hello = m.Hello(2, m.HOST, "Ann", bytes(16), False).to_wire()
     assert list(hello) == ["t", "proto", "app", "role", "name", "nonce", "code", "match", "deal"]
     setup = m.Setup(bytes(16), None, 50, None, ("A", "B"), False).to_wire()
-    assert list(setup) == ["t", "match", "seed", "target", "games", "players", "resume"]
+    assert list(setup) == ["t", "match", "seed", "target", "games", "players", "resume"]  # not private
     assert msgpack.packb(m.Ack(3).to_wire()) == msgpack.packb({"t": "ack", "n": 3})
 
 

@@ -25,7 +25,7 @@ from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper
 from p2p_spite.net.private import PrivateDeck, public_digest
 from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, Phase, ProtocolError
-from p2p_spite.net.wire import Refusal
+from p2p_spite.net.wire import Refusal, encode
 from p2p_spite.session import Event, GameStarted
 from tests.support.net import pair, pump
 from tests.test_fairdeck import _attack
@@ -206,10 +206,10 @@ def test_deck_messages_at_the_wrong_moment_or_wrong_are_refused(attack: str) -> 
         msg = {"t": "deck", "g": 1, "i": n, "m": list(mv), "s": None}
     else:  # an action that was never announced
         mv = Move(hostile.core.seat, "hand", 0, "side", 0)
-        hostile.ep._send({"t": "move", "n": 0, "m": list(mv), "d": bytes(32), "a": bytes(32)})
+        hostile.ep._out += encode({"t": "move", "n": 0, "m": list(mv), "d": bytes(32), "a": bytes(32)})
         msg = None
     if msg is not None:
-        hostile.ep._send(msg)
+        hostile.ep._out += encode(msg)
     before = honest.fd.cards.copy()
     t.pump()
     want = {

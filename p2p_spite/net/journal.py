@@ -379,9 +379,9 @@ class RecordKeeper:
             raise OSError(f"its journal holds actions {first} to {n - 1}, not up to {self._position - 1}")
 
     def append(self, n: int, action: Action, tag: bytes | None) -> None:
-        self._position = n + 1
         if self._fd is not None:
             self._write(dump_line(ActionLine(n, action, tag)))
+        self._position = n + 1  # (a line that could not be written is not counted)
 
     def request(self, game: int) -> None:
         self._write(dump_line(RequestLine(game)), sync=True)

@@ -92,7 +92,7 @@ class Table:
         n = core.position
         done = core.commit(action)
         s.ep.send_action(n)
-        s.events += core.events(done)
+        s.events += core.events(done) + core.deal_next()
         self.pump()
 
     def turn(self) -> int:

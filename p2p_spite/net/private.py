@@ -253,6 +253,16 @@ class PrivateDeck:
         self._send(msg)
         self._pump()
 
+    def work_ahead(self) -> int:
+        """Idle (the other side thinks or computes): our proven shares of the next cards
+        and the pads of our next pass, made now instead of when they are owed
+        (``FairDeck.precompute``: nothing is sent, and what is sent later is the same).
+        Returns how many it made (0: nothing to do now)."""
+        deck = self.deck
+        if deck is None or self.pending is not None or not deck.settled:
+            return 0
+        return deck.precompute()
+
     # -- the peer's messages -------------------------------------------------------------
 
     def on_deck(self, msg: dict[str, Any]) -> None:

@@ -54,6 +54,7 @@ class _DeckPort:
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_message(msg)
             link.flush()
+        self._session._work_ahead_soon()
 
     def push_event(self, ev: Event) -> None:
         self._session._put(ev)
@@ -123,6 +124,7 @@ class NetSession:
         )
         self._deck_wake = asyncio.Event()  # a private deck moved on (or the session stopped)
         self._deck_port = _DeckPort(self)
+        self._ahead = False  # a private deck's work ahead is scheduled
         for ev in core.start_events():
             self._put(ev)
         if core.finished:
@@ -194,6 +196,18 @@ class NetSession:
             if not await self._announced(action):
                 return
         self._local(action)
+
+    def _work_ahead_soon(self) -> None:
+        """Once what was just sent is on its way, work ahead while the peer answers."""
+        if not self._ahead:
+            self._ahead = True
+            asyncio.get_running_loop().call_soon(self._work_ahead)
+
+    def _work_ahead(self) -> None:
+        self._ahead = False
+        deck = self.core.private
+        if deck is not None and not self._done:
+            deck.work_ahead()
 
     async def _announced(self, action: Action) -> bool:
         """A private-deck match: announce ``action`` and wait until the cards it shows are

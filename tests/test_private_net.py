@@ -17,7 +17,7 @@ import pytest
 from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import HAND, Move
-from p2p_spite.fairdeck import FairDeck, Shares, Shuffle, from_wire, to_wire
+from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.deck import _reencrypt
 from p2p_spite.fairdeck.table import HIDDEN
@@ -199,7 +199,7 @@ def test_deck_messages_at_the_wrong_moment_or_wrong_are_refused(attack: str) -> 
         key = from_wire(honest.frames[0]["b"])
         msg = {"t": "deck", "g": 1, "i": n, "b": to_wire(key)}
     elif attack == "oversized":
-        msg = {"t": "deck", "g": 1, "i": n, "b": bytes(7000)}
+        msg = {"t": "deck", "g": 1, "i": n, "b": bytes(MAX_WIRE + 1)}
     elif attack == "other's move":  # announcing a move while the other seat is on turn
         v = honest.core.view()
         mv = v.legal_moves()[0]

@@ -4,13 +4,25 @@ engine and bots driving every draw, reveal and reshuffle (fairdeck/sim.py)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import Match, Move, PlayerView, view
-from p2p_spite.fairdeck import FairDeck, OrderError, from_wire, private_game, to_wire
+from p2p_spite.fairdeck import (
+    CheatError,
+    FairDeck,
+    Message,
+    OrderError,
+    Shuffle,
+    from_wire,
+    private_game,
+    to_wire,
+)
+from p2p_spite.fairdeck import group as grp
+from p2p_spite.fairdeck.deck import _reencrypt
 from p2p_spite.fairdeck.sim import PrivateTable
 from p2p_spite.fairdeck.table import SeatGame
 
@@ -83,3 +95,34 @@ def test_a_peer_that_names_another_card_than_its_slot_holds_is_refused() -> None
     _pump(decks)
     with pytest.raises(OrderError, match="names card"):
         seats[1 - turn].finish()
+
+
+def test_a_reshuffle_pass_with_wrong_randomness_is_convicted_at_the_end_with_its_round() -> None:
+    """Seat 1 re-encrypts one ciphertext of its first reshuffle pass once more
+    (the same card, so nothing shows during play): the end-of-game check,
+    which tries the whole game's passes in one batch, must still name the
+    round, the position and the seat."""
+    holder: list[PrivateTable] = []
+
+    def tamper(seat: int, msg: Message) -> Message:
+        if seat == 1 and isinstance(msg, Shuffle) and msg.round == 1:
+            joint = holder[0].decks[1]._joint
+            assert joint is not None
+            deck = list(msg.deck)
+            deck[3] = _reencrypt(deck[3], (grp.base_g().mul(7), joint.mul(7)))
+            tampered = replace(msg, deck=tuple(deck))
+            cheater = holder[0].decks[1]  # keeps its own state as if it had sent this pass
+            cheater.rounds[1].passes[1] = tampered.deck
+            cheater.cts[cheater.rounds[1].slots[3]] = deck[3]
+            return tampered
+        return msg
+
+    table = PrivateTable(MATCH, SEED, 5, [bytes([60]) * 32, bytes([61]) * 32], tamper=tamper)
+    holder.append(table)  # the first reshuffle comes after the deal
+    bots = [make_bot("easy", 5), make_bot("easy", 6)]
+    with pytest.raises(CheatError) as caught:
+        while table.result is None:
+            table.apply(bots[table.turn].choose(table.view(table.turn)))
+    err = caught.value
+    assert err.kind == "shuffle" and err.seat == 1
+    assert err.evidence["round"] == 1 and err.evidence["position"] == 3

@@ -347,10 +347,12 @@ class FairDeck:
     ) -> None:
         """Does the other seat's pass of round ``r`` re-encrypt ``cur`` permuted,
         as its revealed secret says?  Checked in one batch; on failure, the
-        first wrong position is the evidence of a CheatError."""
+        first wrong position is the evidence of a CheatError.  (The end-of-game
+        check first tries all the passes in one batch, and comes here only
+        when that fails, to find the evidence.)"""
         assert self._joint is not None
         rs = [derive_randomness(secret, head, r, j) for j in range(len(cur))]
-        if _batch_holds(cur, perm, sent, rs, self._joint):
+        if _batch_holds([(cur, perm, sent, rs)], self._joint):
             return
         pads = self._pads_for(secret, head, r, range(len(cur)))
         evidence: dict[str, object] = {"game": self.head.game, "round": r, "secret": secret.hex()}
@@ -557,6 +559,7 @@ class FairDeck:
         secrets_by_seat = {self.seat: self._secret, o: their_secret}
         heads = {self.seat: self.head, o: their_head}
         plain: dict[int, int] = {}
+        theirs: list[tuple[int, list[Ciphertext], list[int], tuple[Ciphertext, ...]]] = []
         for r, rnd in enumerate(self.rounds):
             cur = rnd.inputs
             cur_plain = list(range(DECK)) if rnd.input_slots is None else [plain[s] for s in rnd.input_slots]
@@ -564,11 +567,25 @@ class FairDeck:
                 perm = derive_permutation(secrets_by_seat[step], heads[step], r, len(cur))
                 sent = rnd.passes[step]
                 if step == o:
-                    self._check_pass(cur, perm, sent, their_secret, their_head, r)
+                    theirs.append((r, cur, perm, sent))
                 cur_plain = [cur_plain[perm[j]] for j in range(len(cur))]
                 cur = list(sent)
             for j, s in enumerate(rnd.slots):
                 plain[s] = cur_plain[j]
+        assert self._joint is not None
+        passes = [
+            (cur, perm, sent, [derive_randomness(their_secret, their_head, r, j) for j in range(len(cur))])
+            for r, cur, perm, sent in theirs
+        ]
+        if not _batch_holds(passes, self._joint):  # one batch for the whole game; then pass by pass
+            for r, cur, perm, sent in theirs:
+                self._check_pass(cur, perm, sent, their_secret, their_head, r)
+            raise CheatError(  # every pass holds alone: only with probability 2**-64
+                "shuffle",
+                o,
+                "the shuffles do not hold together",
+                {"game": self.head.game, "secret": their_secret.hex()},
+            )
         for slot, card in self.cards.items():
             if plain[slot] != card:  # cannot happen while the shares' proofs are sound
                 raise CheatError(
@@ -580,24 +597,28 @@ class FairDeck:
 
 
 def _batch_holds(
-    cur: list[Ciphertext], perm: list[int], sent: tuple[Ciphertext, ...], rs: list[int], joint: FixedBase
+    passes: list[tuple[list[Ciphertext], list[int], tuple[Ciphertext, ...], list[int]]], joint: FixedBase
 ) -> bool:
-    """Does every ``sent[j]`` re-encrypt ``cur[perm[j]]`` with randomness
-    ``rs[j]``?  One random linear combination of all the equations (64-bit
-    weights from ``secrets``, drawn after everything is fixed) holds for a
-    pass with any wrong position with probability at most 2**-64."""
+    """For every pass ``(cur, perm, sent, rs)``: does every ``sent[j]``
+    re-encrypt ``cur[perm[j]]`` with randomness ``rs[j]``?  One random linear
+    combination of all the equations of all the passes (64-bit weights from
+    ``secrets``, drawn after everything is fixed) holds with any wrong
+    position with probability at most 2**-64."""
     pairs: list[tuple[Point, Point]] = []
-    for j, (o1, o2) in enumerate(sent):
-        i1, i2 = cur[perm[j]]
-        pairs += ((o1, neg(i1)), (o2, neg(i2)))
+    rs_all: list[int] = []
+    for cur, perm, sent, rs in passes:
+        for j, (o1, o2) in enumerate(sent):
+            i1, i2 = cur[perm[j]]
+            pairs += ((o1, neg(i1)), (o2, neg(i2)))
+        rs_all += rs
     points: list[tuple[int, int]] = []
     for d in add_many(pairs):
         if d is None:
             return False
         points.append(d)
     weights = [secrets.randbits(64) for _ in points]
-    a = sum(weights[2 * j] * r for j, r in enumerate(rs))
-    b = sum(weights[2 * j + 1] * r for j, r in enumerate(rs))
+    a = sum(weights[2 * j] * r for j, r in enumerate(rs_all))
+    b = sum(weights[2 * j + 1] * r for j, r in enumerate(rs_all))
     return msm(weights, points, 64) == add(base_g().mul(a), joint.mul(b))
 
 

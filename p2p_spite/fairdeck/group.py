@@ -335,7 +335,8 @@ def mul_same(scalars: Sequence[int], pt: Point) -> list[Point]:
 def msm(scalars: Sequence[int], points: Sequence[Affine], bits: int) -> Point:
     """The sum of ``k * P`` over the pairs, every scalar below ``2**bits``
     (Pippenger's bucket method: a few additions per point and window)."""
-    c = 5 if len(points) > 100 else 4
+    n = len(points)
+    c = 7 if n > 800 else 6 if n > 400 else 5 if n > 100 else 4  # about log2(n) - 2
     mask = (1 << c) - 1
     acc = _INF
     for shift in range(((bits + c - 1) // c - 1) * c, -1, -c):

@@ -150,9 +150,12 @@ class TapeLine:
 JournalLine = KeyLine | TagLine | RequestLine | ActionLine | TapeLine
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode  # made once: json.dumps would make one a call
+
+
 def dump_line(entry: JournalLine) -> str:
     """One journal line (compact JSON, the keys in a fixed order, a newline)."""
-    return json.dumps(entry.to_json(), separators=(",", ":")) + "\n"
+    return _COMPACT(entry.to_json()) + "\n"
 
 
 def parse_line(line: bytes) -> JournalLine | None:

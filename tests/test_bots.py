@@ -366,6 +366,23 @@ def test_hard_learns_that_random_does_not_take_its_chances() -> None:
     assert fresh.opponent_skill == 1.0
 
 
+def test_levels_below_expert_play_as_recorded() -> None:
+    """random, easy, medium and hard make exactly the moves they made when this
+    digest was recorded (speed work on the engine and the planner must not change
+    their play; a deliberate change of a level updates the digest)."""
+    pairings = [("hard", "medium"), ("medium", "hard"), ("hard", "easy"), ("easy", "random"), ("hard", "hard"), ("random", "medium")]  # fmt: skip
+    h = hashlib.sha256()
+    for i, (a, b) in enumerate(pairings):
+        state = GameState.deal(hashlib.sha256(f"pinned levels {i}".encode()).digest(), 1)
+        bots = [make_bot(a, 10 + i), make_bot(b, 20 + i)]
+        while state.result is None and state.ply < 600:
+            m = bots[state.turn].choose(view(state, state.turn))
+            state.apply(m)
+            h.update(repr(tuple(m)).encode())
+        h.update(state.digest())
+    assert h.hexdigest() == "a036810cef9107efb98b1ee775b8219a3343fc8215060e1c2f4e43d53e509e4e"
+
+
 # -- expert --------------------------------------------------------------------
 
 

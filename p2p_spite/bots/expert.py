@@ -51,11 +51,15 @@ class ExpertConfig:
     candidates: int = 6  # plans tried out per decision
     margin: float = 120.0  # ... among those within this of the planner's best value
     worlds: int = 16  # sampled worlds per decision (the most; exactly this many when deterministic)
-    turn_budget: float | None = 0.2  # seconds of thinking per turn; None: deterministic
+    turn_budget: float | None = 0.15  # seconds of thinking per turn; None: deterministic
     win: float = 1000.0  # a game won in a world (lost: the opposite)
     payoff: float = 100.0  # per pay-off card played (by us: +, by the opponent: -)
     future: float = 80.0  # our pay-off top reachable at our next turn (hand, side stacks, centers)
     prior: float = 0.5  # plus this times the planner's own value of the candidate
+    danger: float = 0.0  # the opponent's pay-off top reachable at the end (with its hand in that world)
+    finish_dump: bool = True  # our turn finished after a chance event: greedy also dumps cards on centers
+    hurried_nodes: int = 300  # hard's search cap once the turn's budget is spent (hard: 2,500)
+    rounds: int = 1  # turn pairs played out: ours (the plan) and the reply, then (rounds - 1) more pairs
 
 
 EXPERT = ExpertConfig()
@@ -76,6 +80,8 @@ class ExpertBot(PlannerBot):
         self.compared = 0  # decisions with several candidates ...
         self.cut_short = 0  # ... and those where the clock stopped before ``worlds`` worlds
         self._spent = 0.0  # thinking time spent in this turn so far
+        # hard's search with a smaller cap, for decisions after the turn's budget is spent
+        self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
         self._turn_over = True
 
     def choose(self, view: PlayerView) -> Move:
@@ -92,9 +98,12 @@ class ExpertBot(PlannerBot):
     def _think(self, view: PlayerView) -> Move:
         cfg = self.config
         deadline = None
+        weights = self.weights
         if cfg.turn_budget is not None:
             deadline = time.perf_counter() + cfg.turn_budget - self._spent
-        search = _Search(view, self.weights, self._rng, self.opponent_skill)
+            if self._spent >= cfg.turn_budget:  # the turn's time is spent: a smaller search
+                weights = self._hurried
+        search = _Search(view, weights, self._rng, self.opponent_skill)
         options: list[tuple[float, tuple[Move, ...]]] = []
         best_value, best_plan = search_view(search, view, options)
         self.last_nodes = search.nodes
@@ -155,8 +164,11 @@ class ExpertBot(PlannerBot):
             state.apply(m)
             if state.result is not None or state.turn != me:
                 break
-        greedy_turn(state, me)
+        greedy_turn(state, me, cfg.finish_dump)
         greedy_turn(state, opp)
+        for _ in range(cfg.rounds - 1):
+            greedy_turn(state, me)
+            greedy_turn(state, opp)
         result = state.result
         if result is not None:
             if result.winner == me:
@@ -167,6 +179,8 @@ class ExpertBot(PlannerBot):
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
         if cfg.future and _reachable(state, me):
             value += cfg.future
+        if cfg.danger and _reachable(state, opp):
+            value -= cfg.danger
         return value
 
 
@@ -192,8 +206,12 @@ def _chain(state: GameState, seat: int, target: int) -> list[Move] | None:
     hand = state.hands[seat]
     sides = state.sides[seat]
     best: list[Move] | None = None
+    firsts = {c % 13 for c in hand}  # the ranks a first step can use (a King: any)
+    firsts.update(st[-1] % 13 for st in sides if st)
     for i, cen in enumerate(state.center):
         cur = len(cen)
+        if cur != target and cur not in firsts and 12 not in firsts:
+            continue  # not even the first step
         used_hand: list[int] = []
         left = [len(st) for st in sides]
         moves: list[Move] = []

@@ -440,19 +440,30 @@ def _opponent_masks(view: PlayerView, samples: int, rng: random.Random) -> list[
     if target == 12:
         return [(1 << 12) - 1]
     pool = unseen_ranks(view)
-    stacks = [tuple(c % 13 for c in st) for st in view.sides[opp]]
+    stacks = tuple(tuple(c % 13 for c in st) for st in view.sides[opp])
     k = min(5, len(pool))
     masks: list[int] = []
     for _ in range(samples):
         hand = [0] * 13
         for r in rng.sample(pool, k):
             hand[r] += 1
-        m = 0
-        for n in range(_STACK_FULL):
-            if _can_reach(n, target, hand, stacks):
-                m |= 1 << n
-        masks.append(m)
+        masks.append(_reach_mask(target, stacks, tuple(hand)))
     return masks
+
+
+def _reach_mask(target: int, stacks: tuple[tuple[int, ...], ...], hand: tuple[int, ...]) -> int:
+    """Bit n set if cards of these rank counts and side stacks (ranks) can lift a
+    center from n cards to ``target`` cards (:func:`_can_reach` for each n)."""
+    counts = list(hand)
+    listed = list(stacks)
+    tops = {st[-1] for st in stacks if st}
+    king = counts[12] or 12 in tops
+    m = 0
+    for n in range(_STACK_FULL):
+        # the first step (a card of rank n, or a King) decides most starts at once
+        if (n == target or king or counts[n] or n in tops) and _can_reach(n, target, counts, listed):
+            m |= 1 << n
+    return m
 
 
 def _can_reach(n: int, target: int, hand: list[int], stacks: list[tuple[int, ...]]) -> bool:
@@ -460,6 +471,12 @@ def _can_reach(n: int, target: int, hand: list[int], stacks: list[tuple[int, ...
     ``n`` cards to ``target`` cards?  Side tops first, natural cards before Kings."""
     if n == target:
         return True
+    if not hand[n] and not hand[12]:  # the first step already fails (no copy made)
+        for st in stacks:
+            if st and (st[-1] == n or st[-1] == 12):
+                break
+        else:
+            return False
     h = hand[:]
     left = [len(st) for st in stacks]
     cur = n

@@ -5,13 +5,18 @@ from __future__ import annotations
 import hashlib
 import operator
 import struct
+from collections import deque
+from itertools import repeat
 from typing import Any
 
 DOMAIN = b"p2p-spite/v1"
 SEED_BYTES = 32
 _TWO64 = 1 << 64
 _sha256 = hashlib.sha256
-_digest = type(hashlib.sha256()).digest
+_Hash = type(hashlib.sha256())
+_digest = _Hash.digest
+_update = _Hash.update
+_copy = _Hash.copy
 _unpack = struct.Struct(">Q").unpack_from  # the first 8 bytes, big-endian
 # _FIRSTS[n] reads the first 8 bytes, big-endian, of each of n joined digests
 _FIRSTS = [struct.Struct(">" + "Q24x" * n).unpack for n in range(128)]
@@ -31,7 +36,7 @@ class Stream:
     ``key = b"p2p-spite/v1" + seed + game.to_bytes(4, "big")``.
     """
 
-    __slots__ = ("_key", "index")
+    __slots__ = ("_key", "_prefix", "index")
 
     def __init__(self, seed: bytes, game: int) -> None:
         if len(seed) != SEED_BYTES:
@@ -39,11 +44,13 @@ class Stream:
         if not 1 <= game < 1 << 32:
             raise ValueError(f"game numbers start at 1, not {game}")
         self._key = DOMAIN + seed + game.to_bytes(4, "big")
+        self._prefix = _sha256(self._key)  # the key hashed once; never updated, only copied
         self.index = 0
 
     def copy(self) -> Stream:
         other = Stream.__new__(Stream)
         other._key = self._key
+        other._prefix = self._prefix
         other.index = self.index
         return other
 
@@ -82,8 +89,11 @@ class Stream:
             counters = _COUNTERS[k : k + count]
         else:
             counters = [i.to_bytes(8, "big") for i in range(k, k + count)]
-        # the number for the swap at each position i = count .. 1, hashed in C-level maps
-        digests = b"".join(map(_digest, map(_sha256, map(self._key.__add__, counters))))
+        # the number for the swap at each position i = count .. 1, hashed in C-level maps:
+        # copies of the hashed key, each fed its counter
+        hashes = list(map(_copy, repeat(self._prefix, count)))
+        deque(map(_update, hashes, counters), 0)
+        digests = b"".join(map(_digest, hashes))
         xs = _FIRSTS[count](digests)  # the first 8 bytes of each digest, big-endian
         sizes = range(count + 1, 1, -1)  # below(n) with n = i + 1
         if not all(map(_lt, xs, _LIMITS[count + 1 : 1 : -1])):

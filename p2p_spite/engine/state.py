@@ -323,47 +323,82 @@ class GameState:
         """
         # The common moves are checked and played inline (replay --check and the
         # bots' search spend their time here); anything else, legal or not, goes
-        # through _resolve, which checks everything and names the reason.
+        # through _resolve, which checks everything and names the reason.  The
+        # inline checks only ever send a move on to _resolve, never accept one it
+        # would refuse: ``seat is turn`` holds only for the int 0 or 1 on turn
+        # (small ints are one object each), and a seat that is equal but not
+        # identical takes the full check.
         if self.result is None and type(move) in _MOVE_TYPES and len(move) == 5:
             seat, source, arg, target, index = move
             turn = self.turn
-            if type(seat) is int and seat == turn and type(index) is int and type(arg) is int:
+            if seat is turn and type(index) is int:
                 if source == HAND:
                     hand = self.hands[turn]
-                    if arg in hand:
-                        if target == SIDE and 0 <= index < SIDE_STACKS:
+                    if type(arg) is int and arg in hand:
+                        if target == CENTER:
+                            if 0 <= index < CENTER_STACKS:
+                                stack = self.center[index]
+                                r = arg % 13
+                                if r == 12 or r == len(stack):
+                                    hand.remove(arg)
+                                    self.ply += 1
+                                    stack.append(arg)
+                                    if len(stack) == STACK_COMPLETE:
+                                        self._complete(stack)
+                                    if not hand:
+                                        self._refill(turn)
+                                    return
+                        elif target == SIDE and 0 <= index < SIDE_STACKS:
                             hand.remove(arg)
                             self.ply += 1
                             self.sides[turn][index].append(arg)
                             self.turn = other = 1 - turn
-                            self._refill(other)
+                            hand = self.hands[other]
+                            need = HAND_SIZE - len(hand)
+                            stock = self.stock
+                            if 0 < need <= len(stock):
+                                hand.extend(stock[: -need - 1 : -1])  # one stock.pop() after another
+                                del stock[-need:]
+                            elif need > 0:
+                                self._refill(other)
                             return
-                        if target == CENTER and 0 <= index < CENTER_STACKS:
-                            stack = self.center[index]
-                            r = arg % 13
-                            if r == 12 or r == len(stack):
-                                hand.remove(arg)
-                                self.ply += 1
-                                self._to_center(stack, arg)
-                                if not hand:
-                                    self._refill(turn)
-                                return
-                elif source == SIDE and target == CENTER and 0 <= arg < SIDE_STACKS and 0 <= index < 3:
-                    pile = self.sides[turn][arg]
-                    stack = self.center[index]
-                    if pile and ((r := pile[-1] % 13) == 12 or r == len(stack)):
-                        self.ply += 1
-                        self._to_center(stack, pile.pop())
-                        return
+                elif source == SIDE:
+                    if target == CENTER and type(arg) is int and 0 <= arg < SIDE_STACKS and 0 <= index < 3:
+                        pile = self.sides[turn][arg]
+                        stack = self.center[index]
+                        if pile and ((r := pile[-1] % 13) == 12 or r == len(stack)):
+                            self.ply += 1
+                            stack.append(pile.pop())
+                            if len(stack) == STACK_COMPLETE:
+                                self._complete(stack)
+                            return
+                elif source == PAYOFF:
+                    if target == CENTER and arg is None and 0 <= index < 3:
+                        pile = self.payoff[turn]
+                        stack = self.center[index]
+                        if pile and ((r := pile[-1] % 13) == 12 or r == len(stack)):
+                            self.ply += 1
+                            stack.append(pile.pop())
+                            if len(stack) == STACK_COMPLETE:
+                                self._complete(stack)
+                            if not pile:
+                                self.result = Result(turn, len(self.payoff[1 - turn]), WIN_PAYOFF)
+                            elif not self.hands[turn]:
+                                self._refill(turn)
+                            return
         card, from_pile = self._resolve(move)
         self._play(move, card, from_pile)
 
     def _to_center(self, stack: list[Card], card: Card) -> None:
         stack.append(card)
         if len(stack) == STACK_COMPLETE:
-            self.stock.extend(stack)
-            stack.clear()
-            self.stream.shuffle(self.stock)
+            self._complete(stack)
+
+    def _complete(self, stack: list[Card]) -> None:
+        """A center stack reached twelve cards: it goes into the stock, which is shuffled."""
+        self.stock.extend(stack)
+        stack.clear()
+        self.stream.shuffle(self.stock)
 
     def _play(self, move: Sequence[Any], card: Card, pile: list[Card] | None) -> None:
         """Play a move _resolve accepted: ``card`` leaves ``pile`` (None: the hand)."""

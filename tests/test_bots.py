@@ -370,7 +370,14 @@ def test_levels_below_expert_play_as_recorded() -> None:
     """random, easy, medium and hard make exactly the moves they made when this
     digest was recorded (speed work on the engine and the planner must not change
     their play; a deliberate change of a level updates the digest)."""
-    pairings = [("hard", "medium"), ("medium", "hard"), ("hard", "easy"), ("easy", "random"), ("hard", "hard"), ("random", "medium")]  # fmt: skip
+    pairings = [
+        ("hard", "medium"),
+        ("medium", "hard"),
+        ("hard", "easy"),
+        ("easy", "random"),
+        ("hard", "hard"),
+        ("random", "medium"),
+    ]
     h = hashlib.sha256()
     for i, (a, b) in enumerate(pairings):
         state = GameState.deal(hashlib.sha256(f"pinned levels {i}".encode()).digest(), 1)

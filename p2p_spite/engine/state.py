@@ -362,30 +362,29 @@ class GameState:
                             elif need > 0:
                                 self._refill(other)
                             return
-                elif source == SIDE:
-                    if target == CENTER and type(arg) is int and 0 <= arg < SIDE_STACKS and 0 <= index < 3:
-                        pile = self.sides[turn][arg]
+                elif source == SIDE and target == CENTER and type(arg) is int and 0 <= arg < SIDE_STACKS:
+                    pile = self.sides[turn][arg]
+                    if pile and 0 <= index < CENTER_STACKS:
                         stack = self.center[index]
-                        if pile and ((r := pile[-1] % 13) == 12 or r == len(stack)):
+                        if (r := pile[-1] % 13) == 12 or r == len(stack):
                             self.ply += 1
                             stack.append(pile.pop())
                             if len(stack) == STACK_COMPLETE:
                                 self._complete(stack)
                             return
-                elif source == PAYOFF:
-                    if target == CENTER and arg is None and 0 <= index < 3:
-                        pile = self.payoff[turn]
-                        stack = self.center[index]
-                        if pile and ((r := pile[-1] % 13) == 12 or r == len(stack)):
-                            self.ply += 1
-                            stack.append(pile.pop())
-                            if len(stack) == STACK_COMPLETE:
-                                self._complete(stack)
-                            if not pile:
-                                self.result = Result(turn, len(self.payoff[1 - turn]), WIN_PAYOFF)
-                            elif not self.hands[turn]:
-                                self._refill(turn)
-                            return
+                elif source == PAYOFF and target == CENTER and arg is None and 0 <= index < CENTER_STACKS:
+                    pile = self.payoff[turn]
+                    stack = self.center[index]
+                    if pile and ((r := pile[-1] % 13) == 12 or r == len(stack)):
+                        self.ply += 1
+                        stack.append(pile.pop())
+                        if len(stack) == STACK_COMPLETE:
+                            self._complete(stack)
+                        if not pile:
+                            self.result = Result(turn, len(self.payoff[1 - turn]), WIN_PAYOFF)
+                        elif not self.hands[turn]:
+                            self._refill(turn)
+                        return
         card, from_pile = self._resolve(move)
         self._play(move, card, from_pile)
 

@@ -56,10 +56,7 @@ class ExpertConfig:
     payoff: float = 100.0  # per pay-off card played (by us: +, by the opponent: -)
     future: float = 80.0  # our pay-off top reachable at our next turn (hand, side stacks, centers)
     prior: float = 0.5  # plus this times the planner's own value of the candidate
-    danger: float = 0.0  # the opponent's pay-off top reachable at the end (with its hand in that world)
-    finish_dump: bool = True  # our turn finished after a chance event: greedy also dumps cards on centers
     hurried_nodes: int = 300  # hard's search cap once the turn's budget is spent (hard: 2,500)
-    rounds: int = 1  # turn pairs played out: ours (the plan) and the reply, then (rounds - 1) more pairs
 
 
 EXPERT = ExpertConfig()
@@ -164,11 +161,8 @@ class ExpertBot(PlannerBot):
             state.apply(m)
             if state.result is not None or state.turn != me:
                 break
-        greedy_turn(state, me, cfg.finish_dump)
+        greedy_turn(state, me)
         greedy_turn(state, opp)
-        for _ in range(cfg.rounds - 1):
-            greedy_turn(state, me)
-            greedy_turn(state, opp)
         result = state.result
         if result is not None:
             if result.winner == me:
@@ -179,8 +173,6 @@ class ExpertBot(PlannerBot):
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
         if cfg.future and _reachable(state, me):
             value += cfg.future
-        if cfg.danger and _reachable(state, opp):
-            value -= cfg.danger
         return value
 
 

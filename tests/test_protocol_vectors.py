@@ -26,7 +26,7 @@ import pytest
 from p2p_spite import record as recordmod
 from p2p_spite.engine import Match, Move
 from p2p_spite.net import game as netgame
-from p2p_spite.net import protocol
+from p2p_spite.net import keys, protocol
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper, journal_path, record_extra
 from tests.reference_spec import RefGame
@@ -334,12 +334,12 @@ def test_net_crypto_agrees_with_the_recipe() -> None:
     assert key.hex() == v["code_key"]
     for spelled in ("k7qp3mxd", " K7QP 3MXD ", "k7qp-3mxd"):
         assert protocol.derive_code_key(spelled) == key
-    assert protocol._auth_mac(key, "join", HOST_NONCE, JOIN_NONCE).hex() == v["auth_join"]
-    assert protocol._auth_mac(key, "host", HOST_NONCE, JOIN_NONCE).hex() == v["auth_host"]
+    assert keys.auth_mac(key, "join", HOST_NONCE, JOIN_NONCE).hex() == v["auth_join"]
+    assert keys.auth_mac(key, "host", HOST_NONCE, JOIN_NONCE).hex() == v["auth_host"]
     rk = protocol.resume_key(SEED, MATCH_ID)
     assert rk.hex() == v["resume_key"]
-    assert protocol._proof_mac(rk, "join", HOST_NONCE, JOIN_NONCE).hex() == v["proof_join"]
-    assert protocol._proof_mac(rk, "host", HOST_NONCE, JOIN_NONCE).hex() == v["proof_host"]
+    assert keys.proof_mac(rk, "join", HOST_NONCE, JOIN_NONCE).hex() == v["proof_join"]
+    assert keys.proof_mac(rk, "host", HOST_NONCE, JOIN_NONCE).hex() == v["proof_host"]
     assert protocol.commitment("host", S_HOST, MATCH_ID).hex() == v["commit_host"]
     assert protocol.commitment("join", S_JOIN, MATCH_ID).hex() == v["commit_join"]
     assert protocol.seed_from(S_HOST, S_JOIN, MATCH_ID).hex() == v["seed"]
@@ -348,7 +348,7 @@ def test_net_crypto_agrees_with_the_recipe() -> None:
 def test_join_codes_use_the_documented_alphabet() -> None:
     alphabet = re.search(r"alphabet `([A-Z0-9]+)`", doc_section())
     assert alphabet is not None
-    assert alphabet.group(1) == protocol.CODE_ALPHABET
+    assert alphabet.group(1) == keys.CODE_ALPHABET
     assert len(set(alphabet.group(1))) == 31
     for _ in range(20):
         code = protocol.new_join_code()

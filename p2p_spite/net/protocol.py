@@ -22,7 +22,6 @@ See docs/protocol.md for the messages.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 import time
@@ -35,6 +34,15 @@ from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..plaintext import MAX_CHAT, MAX_NAME
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore, chain
+from .keys import (
+    auth_mac,
+    commitment,
+    derive_code_key,
+    new_join_code,
+    proof_mac,
+    resume_key,
+    seed_from,
+)
 from .messages import (
     APP,
     HOST,
@@ -108,6 +116,8 @@ __all__ = [
     "commitment",
     "derive_code_key",
     "new_join_code",
+    "resume_key",
+    "seed_from",
 ]
 
 
@@ -178,50 +188,6 @@ class ActionDue:
 
 
 LinkEvent = Handshaken | Acked | PeerBye | ActionReceived | ActionDue
-
-
-# -- crypto helpers -------------------------------------------------------------
-
-
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
-
-
-def new_join_code() -> str:
-    """A short code to read out loud: 8 characters (~39 bits), as XXXX-XXXX."""
-    chars = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
-    return f"{chars[:4]}-{chars[4:]}"
-
-
-def derive_code_key(code: str) -> bytes:
-    """The key a join code stands for (slow on purpose: guessing codes offline is costly)."""
-    norm = "".join(ch for ch in code.upper() if ch.isalnum())
-    return hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000)
-
-
-def _auth_mac(key: bytes, role: str, host_nonce: bytes, join_nonce: bytes) -> bytes:
-    return hmac.new(
-        key, b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + join_nonce, "sha256"
-    ).digest()
-
-
-def resume_key(seed: bytes, match_id: bytes) -> bytes:
-    """The key a returning joiner and the host prove the match with (neither sends the seed)."""
-    return hmac.new(seed, b"p2p-spite/resume/v1|" + match_id, "sha256").digest()
-
-
-def _proof_mac(key: bytes, role: str, host_nonce: bytes, join_nonce: bytes) -> bytes:
-    return hmac.new(
-        key, b"p2p-spite/proof/v1|" + role.encode() + b"|" + host_nonce + join_nonce, "sha256"
-    ).digest()
-
-
-def commitment(role: str, secret: bytes, match_id: bytes) -> bytes:
-    """A seat's commitment to its half of the seed: bound to its role and the match."""
-    return hashlib.sha256(b"p2p-spite/commit/v1|" + role.encode() + b"|" + match_id + secret).digest()
-
-
-def seed_from(host_secret: bytes, join_secret: bytes, match_id: bytes) -> bytes:
-    return hashlib.sha256(b"p2p-spite/seed/v1|" + match_id + host_secret + join_secret).digest()
 
 
 class RateLimit:
@@ -558,12 +524,12 @@ class Endpoint:
     def _send_auth(self) -> None:
         key = self.config.code_key
         assert key is not None
-        self._send(Auth(_auth_mac(key, self.role, *self._nonces())))
+        self._send(Auth(auth_mac(key, self.role, *self._nonces())))
 
     def _on_auth(self, msg: Auth) -> None:
         key = self.config.code_key
         assert key is not None
-        if not hmac.compare_digest(msg.mac, _auth_mac(key, self.peer_role, *self._nonces())):
+        if not hmac.compare_digest(msg.mac, auth_mac(key, self.peer_role, *self._nonces())):
             raise RemoteProtocolError("wrong join code", Refusal.BAD_CODE)
         if self.role == HOST:
             self._send_auth()  # only now: a guesser learns nothing from the host
@@ -627,13 +593,13 @@ class Endpoint:
         c = self.core
         assert c is not None
         key = resume_key(c.match.seed, c.match_id)
-        self._send(Proof(_proof_mac(key, self.role, *self._nonces())))
+        self._send(Proof(proof_mac(key, self.role, *self._nonces())))
 
     def _on_proof(self, msg: Proof) -> None:
         c = self.core
         assert c is not None
         key = resume_key(c.match.seed, c.match_id)
-        if not hmac.compare_digest(msg.mac, _proof_mac(key, self.peer_role, *self._nonces())):
+        if not hmac.compare_digest(msg.mac, proof_mac(key, self.peer_role, *self._nonces())):
             raise RemoteProtocolError("the peer cannot prove it holds this match", Refusal.BAD_PROOF)
         if self.role == JOIN:
             self.phase = Phase.SETUP

@@ -230,19 +230,25 @@ def _wnaf(k: int, w: int = _W_VAR) -> list[tuple[int, int]]:
     return out
 
 
+def _progression(out: list[Jacobian], start: Affine, step: Affine, count: int) -> Jacobian:
+    """Append start, start + step, ..., start + (count-1)*step to ``out``; the last."""
+    sx, sy = step
+    j: Jacobian = (start[0], start[1], 1)
+    out.append(j)
+    for _ in range(count - 1):
+        j = _madd(j[0], j[1], j[2], sx, sy)
+        out.append(j)
+    return j
+
+
 def _odd_multiples(points: Sequence[Affine], count: int = 1 << (_W_VAR - 2)) -> list[list[Affine]]:
     """For each point P: [P, 3P, 5P, ..., (2*count - 1)P], affine (two
     inversions for all).  None of them is infinity: N is prime."""
     flat: list[Jacobian] = []
     doubles = normalize([_dbl((x, y, 1)) for x, y in points])
-    for (x, y), twice in zip(points, doubles, strict=True):
+    for pt, twice in zip(points, doubles, strict=True):
         assert twice is not None
-        tx, ty = twice
-        j: Jacobian = (x, y, 1)
-        flat.append(j)
-        for _ in range(count - 1):
-            j = _madd(j[0], j[1], j[2], tx, ty)
-            flat.append(j)
+        _progression(flat, pt, twice, count)
     aff = normalize(flat)
     return [aff[i * count : (i + 1) * count] for i in range(len(points))]  # type: ignore[misc]
 
@@ -376,12 +382,7 @@ class FixedBase:
         flat: list[Jacobian] = []
         base: Affine = pt
         for _ in range(nrows):
-            bx, by = base
-            j: Jacobian = (bx, by, 1)
-            flat.append(j)
-            for _ in range(half - 1):
-                j = _madd(j[0], j[1], j[2], bx, by)
-                flat.append(j)
+            j = _progression(flat, base, base, half)
             nxt = _to_affine(_dbl(j))  # 2 * half * base: the next row's base
             assert nxt is not None  # 2**(w*i) is never 0 mod the prime N
             base = nxt

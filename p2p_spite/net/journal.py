@@ -22,7 +22,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,12 +150,28 @@ class TapeLine:
 JournalLine = KeyLine | TagLine | RequestLine | ActionLine | TapeLine
 
 
-_COMPACT = json.JSONEncoder(separators=(",", ":")).encode  # made once: json.dumps would make one a call
+def _no_default(obj: object) -> object:
+    raise TypeError(f"a journal line cannot hold {type(obj).__name__}")
+
+
+# The compact encoder, made once: JSONEncoder.encode builds a new one for every call (a
+# third of a line's cost), and the journal writes a line for every action.  The same C
+# encoder and arguments JSONEncoder(separators=(",", ":")) uses, so the same bytes.
+_make_encoder: Callable[..., Callable[[object, int], Iterable[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
+_ENCODE = (
+    _make_encoder(None, _no_default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    if _make_encoder is not None
+    else None
+)
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def dump_line(entry: JournalLine) -> str:
     """One journal line (compact JSON, the keys in a fixed order, a newline)."""
-    return _COMPACT(entry.to_json()) + "\n"
+    obj = entry.to_json()
+    return ("".join(_ENCODE(obj, 0)) if _ENCODE is not None else _COMPACT(obj)) + "\n"
 
 
 def parse_line(line: bytes) -> JournalLine | None:

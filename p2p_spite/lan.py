@@ -20,7 +20,9 @@ from typing import Any
 
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
+from .net.connect import DEFAULT_PORT
 from .net.discovery import Announcer, HeardHost
+from .net.localaddr import dial_form, lan_addresses
 from .net.protocol import new_join_code
 from .net.session import NetSession
 from .paths import default_record_path
@@ -149,9 +151,6 @@ async def _drive(
 
 def join_lines(bind: str, port: int, code: str | None, resumed: bool) -> list[str]:
     """What the other player types, one line per address of this machine they can dial."""
-    from .net.connect import DEFAULT_PORT
-    from .net.localaddr import dial_form, lan_addresses
-
     if resumed:
         tail = " --resume THEIR-RECORD"
     elif code is None:

@@ -6,7 +6,6 @@ import pytest
 
 from p2p_spite import plaintext
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move
-from p2p_spite.net import protocol
 from p2p_spite.ui.commands import (
     Chat,
     Command,
@@ -59,11 +58,6 @@ def test_only_y_or_yes_is_a_yes() -> None:
 def test_chat_is_cut_to_what_the_protocol_carries() -> None:
     assert chat_line("x" * (plaintext.MAX_CHAT + 9)) == "x" * plaintext.MAX_CHAT
     assert chat_line("\ta\tb\t") == "a b"
-
-
-def test_the_text_limits_are_the_protocols() -> None:
-    assert (plaintext.MAX_CHAT, plaintext.MAX_NAME) == (protocol.MAX_CHAT, protocol.MAX_NAME)
-    assert protocol.clean_text("a\x1bb\nc", 99) == plaintext.printable("a\x1bb\nc") == "a b c"
 
 
 def test_the_board_tokens_are_the_notations() -> None:

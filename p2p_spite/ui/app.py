@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
@@ -86,6 +85,7 @@ from .notation import (
     target_token,
     typed_source,
 )
+from .question import Question, Questions
 from .screen import (
     FIXED_ROWS,
     LARGE_MIN_MSG_ROWS,
@@ -118,16 +118,6 @@ HELP = [
     "Commands: hint, chat TEXT, resign, quit. Mouse: a card, then a stack.",
     "Keys: Tab lists moves, PgUp/PgDn scroll, Esc clears, F1 help, ^C quit.",
 ]
-
-
-@dataclass
-class _Question:
-    """A y/N question the command that asked awaits (:meth:`GameApp.ask`)."""
-
-    kind: str  # "quit" or "resign"
-    question: str
-    short: str  # the question on a narrow terminal
-    answer: asyncio.Future[bool | None]  # True: y; False: anything else; None: withdrawn
 
 
 class MoveCompleter(Completer):
@@ -190,7 +180,7 @@ class GameApp:
         self.connection_detail = ""
         self.selected: str | None = None
         self.highlight: frozenset[str] = frozenset()
-        self.confirm: _Question | None = None  # the question the move line answers now
+        self.questions = Questions(self.invalidate)  # the question the move line answers now
         self.finished = False  # the match is over (or failed)
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.exit_reason: str | None = None
@@ -482,28 +472,18 @@ class GameApp:
             await self._command(parse_command(text))
         self.invalidate()
 
+    @property
+    def confirm(self) -> Question | None:
+        """The y/N question the move line answers now."""
+        return self.questions.open
+
     async def ask(self, kind: str, question: str, short: str) -> bool | None:
-        """Ask a y/N question in the move line and wait for the answer: True for
-        y, False for anything else (Esc too), None when it was withdrawn (another
-        question took its place)."""
-        if self.confirm is not None:
-            self.answer(None)
-        asked = _Question(kind, question, short, asyncio.get_running_loop().create_future())
-        self.confirm = asked
-        self.invalidate()
-        try:
-            return await asked.answer
-        finally:
-            if self.confirm is asked:
-                self.confirm = None
-            self.invalidate()
+        """Ask a y/N question in the move line and wait for the answer (:class:`Questions`)."""
+        return await self.questions.ask(kind, question, short)
 
     def answer(self, yes: bool | None) -> None:
         """Answer the question asked (nothing when none is)."""
-        asked, self.confirm = self.confirm, None
-        if asked is not None and not asked.answer.done():
-            asked.answer.set_result(yes)
-        self.invalidate()
+        self.questions.answer(yes)
 
     async def _command(self, cmd: Command) -> None:
         if isinstance(cmd, Enter):

@@ -21,7 +21,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ..engine import CENTER, EndReason, IllegalMoveError, Move, PlayerView
@@ -44,6 +43,7 @@ from ..session import (
 from .board import Slots, hand_order, hand_slots, rank_label
 from .commands import Chat, Enter, Help, Hint, Quit, Resign, default_hint, hint_text, is_yes, parse_command
 from .notation import SYNTAX_HELP, NotationError, describe_move, explain_illegal, move_notation, parse_move
+from .question import Question, Questions
 from .text import card_label, clean_name, clip_text, peer_left, points
 
 HELP = (
@@ -143,15 +143,6 @@ def _catch_ctrl_c(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | No
     return undo
 
 
-@dataclass
-class _Question:
-    """A y/N question the command that asked awaits (:meth:`_LinePlayer.ask`)."""
-
-    kind: str  # "quit" or "resign"
-    text: str
-    answer: asyncio.Future[bool | None]  # True: y; False: anything else; None: withdrawn
-
-
 class _LinePlayer:
     def __init__(
         self,
@@ -171,7 +162,7 @@ class _LinePlayer:
         self.view: PlayerView | None = None
         self.slots: Slots = ()  # the hand as numbered (board.hand_slots)
         self.hinted: tuple[PlayerView, Move] | None = None  # Enter plays it
-        self.question: _Question | None = None  # the question the next line answers
+        self.questions = Questions(self._question_changed)  # the one the next line answers
         self.asked = asyncio.Event()  # set when a command asks one
         self.said_left = False
 
@@ -249,24 +240,23 @@ class _LinePlayer:
 
     # -- lines typed ----------------------------------------------------------
 
+    @property
+    def question(self) -> Question | None:
+        """The y/N question the next line answers."""
+        return self.questions.open
+
+    def _question_changed(self) -> None:
+        if self.questions.open is not None:  # asked: show it, and let the loop read the answer
+            self.asked.set()
+            self.prompt()
+
     async def ask(self, kind: str, question: str) -> bool | None:
-        """Ask a y/N question and wait for the answer (the next line typed): True for
-        y, False for anything else, None when it was withdrawn (the input ended)."""
-        asked = _Question(kind, question, asyncio.get_running_loop().create_future())
-        self.question = asked
-        self.asked.set()
-        self.prompt()
-        try:
-            return await asked.answer
-        finally:
-            if self.question is asked:
-                self.question = None
+        """Ask a y/N question and wait for the answer, the next line typed (:class:`Questions`)."""
+        return await self.questions.ask(kind, question)
 
     def answer(self, yes: bool | None) -> None:
         """Answer the question asked (nothing when none is)."""
-        asked, self.question = self.question, None
-        if asked is not None and not asked.answer.done():
-            asked.answer.set_result(yes)
+        self.questions.answer(yes)
 
     async def line(self, text: str) -> int | None:
         """Handle one line; an exit code when the player leaves."""

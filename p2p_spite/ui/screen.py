@@ -65,7 +65,7 @@ class _MessageControl(FormattedTextControl):
 def prompt_text(app: GameApp) -> StyleAndTextTuples:
     if app.confirm is not None:
         c = app.confirm
-        question = c.question if len(c.question) <= app._cols() - 6 else c.short
+        question = c.text if len(c.text) <= app._cols() - 6 else c.short
         return [("class:input.confirm", question + " ")]
     v = app.view
     if app.finished:

@@ -236,6 +236,9 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
         def link_lost(self, link: object, exc: object) -> None:
             pass
 
+        def write_pending(self) -> None:
+            pass  # a seeded match: no private-deck tape
+
     async def main() -> list[object]:
         h, j = _playing()
         hc, _jc = _cores(h, j)

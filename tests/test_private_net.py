@@ -45,9 +45,17 @@ class Seat:
         self.events: list[Any] = []
         self.tamper: Tamper | None = None
         self.frames: list[dict[str, Any]] = []  # every deck message this side sent
-        self.deck.attach(self, tape)
+        self.tape = tape
+        self.deck.attach(self)
+
+    def write_pending(self) -> None:
+        """What the shell does before bytes leave (NetSession.write_pending)."""
+        for e in self.deck.take_unwritten():
+            if self.tape is not None:
+                self.tape.deck_tape(e)
 
     def send_message(self, msg: dict[str, Any]) -> None:
+        self.write_pending()
         for m in self.tamper(msg) if self.tamper is not None else [msg]:
             self.frames.append(m)
             self.ep.send_message(m)
@@ -71,6 +79,8 @@ class Table:
     def pump(self) -> None:
         a, b = self.seats
         ea, eb = pump(a.ep, b.ep, rounds=10_000)
+        a.write_pending()
+        b.write_pending()
         a.events += ea
         b.events += eb
 

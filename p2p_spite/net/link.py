@@ -29,6 +29,11 @@ class LinkOwner(Protocol):
         """An event of the endpoint's (an action received: write it down and acknowledge
         it before this returns)."""
 
+    def write_pending(self) -> None:
+        """Write down what the protocol core noted and the journal lacks (the private
+        deck's tape): :meth:`Link.flush` calls it before any byte leaves.  StorageError
+        if it cannot."""
+
     def link_lost(self, link: Link, exc: Exception | None) -> None: ...
 
     def link_protocol_error(self, link: Link, e: ProtocolError) -> None: ...
@@ -142,6 +147,16 @@ class Link(asyncio.Protocol):
             self.transport.abort()
 
     def flush(self) -> None:
+        """Send what the endpoint has queued, once the owner has written down what it
+        depends on (the durability rule of the private deck's tape)."""
+        owner = self.owner
+        if owner is not None:
+            try:
+                owner.write_pending()
+            except StorageError as e:  # the record or journal (disk full...): not the peer's fault
+                self.endpoint.data_to_send()  # dropped: it may depend on what could not be written
+                owner.link_storage_failed(self, e)
+                return
         out = self.endpoint.data_to_send()
         t = self.transport
         if out and t is not None and not t.is_closing():
@@ -196,11 +211,6 @@ class Link(asyncio.Protocol):
             elif self.owner is not None:
                 self.flush()
                 self.owner.link_protocol_error(self, e)
-            else:
-                self.fail(e)
-        except StorageError as e:  # the record or journal (disk full...): not the peer's fault
-            if self.owner is not None:
-                self.owner.link_storage_failed(self, e)
             else:
                 self.fail(e)
         self.flush()

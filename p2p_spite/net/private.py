@@ -3,13 +3,15 @@
 No I/O here (like ``protocol.py``): a :class:`PrivateDeck` hangs on the seat's
 :class:`~p2p_spite.net.game.GameCore` (``core.private``) for the whole match, runs
 one :class:`~p2p_spite.fairdeck.FairDeck` per game, sends what it owes through a
-:class:`Port` (the connection's endpoint) and writes what it must not lose to a
-:class:`Tape` (the journal).  docs/fairness.md says what is built and why.
+:class:`Port` (the connection's endpoint) and queues what it must not lose as
+:class:`TapeEntry` lines; the shell takes them (:meth:`PrivateDeck.take_unwritten`)
+and writes them to the journal before any byte leaves (``NetSession.write_pending``,
+called by ``Link.flush``).  docs/fairness.md says what is built and why.
 
 Every game:
 
-1. each side draws its game secret, writes it to the tape (fsynced) and only then
-   sends its ``KEY``; the two passes of the deal and the deal's shares follow.
+1. each side draws its game secret, puts it on the tape (the shell fsyncs it
+   before the ``KEY`` that follows goes out); the two passes of the deal and the deal's shares follow.
    When the deal is shown the seat's engine runs on it (a
    :class:`~p2p_spite.fairdeck.table.SeatGame`: stand-ins for the cards this
    seat may not see), and the game's ``GameStarted`` goes out;
@@ -100,13 +102,6 @@ class TapeEntry:
     secret: bytes = b""
 
 
-class Tape(Protocol):
-    """Where the driver writes what a restarted seat needs (the journal): each entry
-    before anything it leads to is sent (a secret durably, before its KEY)."""
-
-    def deck_tape(self, entry: TapeEntry) -> None: ...
-
-
 @dataclass(slots=True)
 class _Sent:
     game: int
@@ -152,7 +147,7 @@ class PrivateDeck:
         self.seat = core.seat
         self.other = 1 - core.seat
         self.port: Port | None = None
-        self.tape: Tape | None = None
+        self._writing = False  # attached: every entry noted is queued for the shell to write
         self.game = 0  # the game whose deck is being played (0: none yet)
         self.deck: FairDeck | None = None
         self.table: SeatGame | None = None  # once the deal is shown
@@ -166,7 +161,9 @@ class PrivateDeck:
         self._next_due = False  # the game ended: the next one's deck starts at the next event
         self.entries: list[TapeEntry] = []  # the tape of this game and the one before
         self._secrets: dict[int, bytes] = {}  # a restarted seat: the secrets its tape holds
-        self._unwritten: list[TapeEntry] = []  # a secret drawn while no tape was attached
+        # noted, not yet taken by the shell (before the first attach: only secrets, the
+        # journal's carried() writes the rest of ``entries`` when it starts)
+        self._unwritten: list[TapeEntry] = []
         self._repeats = REPEATS  # messages the peer may send again on this connection (after a cut)
 
     # -- state -----------------------------------------------------------------------
@@ -196,14 +193,11 @@ class PrivateDeck:
 
     # -- the shell -------------------------------------------------------------------------
 
-    def attach(self, port: Port, tape: Tape | None) -> None:
-        """A session takes over a connection (the first, or after a reconnection)."""
+    def attach(self, port: Port) -> None:
+        """A session takes over a connection (the first, or after a reconnection); from
+        now on it takes every tape entry noted (:meth:`take_unwritten`)."""
         self.port = port
-        if tape is not None:
-            self.tape = tape
-            for e in self._unwritten:
-                tape.deck_tape(e)
-            self._unwritten.clear()
+        self._writing = True
         core = self.core
         if self.game == 0 and not core.finished:
             self._start(core.match.game_number)
@@ -304,10 +298,14 @@ class PrivateDeck:
 
     def _note(self, e: TapeEntry) -> None:
         self.entries.append(e)
-        if self.tape is not None:
-            self.tape.deck_tape(e)
-        elif e.kind == "pk":
+        if self._writing or e.kind == "pk":
             self._unwritten.append(e)
+
+    def take_unwritten(self) -> list[TapeEntry]:
+        """The tape entries noted since the last call, in order, for the shell to write
+        down before it sends anything (a ``pk`` fsynced: its KEY may be queued behind it)."""
+        out, self._unwritten = self._unwritten, []
+        return out
 
     def _take_bytes(self, b: bytes) -> None:
         deck = self.deck

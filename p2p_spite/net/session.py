@@ -389,7 +389,7 @@ class NetSession:
                 link.endpoint.send_missing()
             link.flush()
         if deck is not None:
-            deck.attach(self._deck_port, self.keeper)
+            deck.attach(self._deck_port)
         link.pump()  # play messages that came right behind the handshake
         self._pending_resignation()
 
@@ -437,6 +437,7 @@ class NetSession:
         # the peer's tag is kept for its own actions (ours come back only while it catches us up)
         tag = received.tag if received is not None and core.authors[-1] != core.seat else None
         try:
+            self.write_pending()  # the tape first (as it was noted), then the action
             if keeper is not None:
                 keeper.append(n, done.action, tag)
         except StorageError as e:
@@ -486,6 +487,19 @@ class NetSession:
             link.endpoint.refuse(Refusal.STORAGE, "cannot write its record (a disk error)")
             link.fail(ConnectionError(text))
         self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
+
+    def write_pending(self) -> None:
+        """The one place the private deck's tape is written down (net/private.py queues
+        it, it does no I/O): a secret fsynced, each entry before anything that depends on
+        it is sent (Link.flush calls this before the bytes leave) and before the action
+        made after it.  StorageError if the journal cannot be written."""
+        deck = self.core.private
+        if deck is None:
+            return
+        entries = deck.take_unwritten()
+        if self.keeper is not None:
+            for e in entries:
+                self.keeper.deck_tape(e)
 
     def link_event(self, link: Link, ev: Event | Acked | PeerBye | ActionReceived | ActionDue) -> None:
         self._stirred.set()

@@ -6,7 +6,10 @@ The hostile side is a modified program: it sends what it likes through its port.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -21,12 +24,15 @@ from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Shares, Shuffle, from_wire, t
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.deck import _reencrypt
 from p2p_spite.fairdeck.table import HIDDEN
+from p2p_spite.errors import SessionClosed
+from p2p_spite.net import host_session, join_session
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper
 from p2p_spite.net.private import PrivateDeck, public_digest
 from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, Phase, ProtocolError
 from p2p_spite.net.wire import Refusal, encode
-from p2p_spite.session import Event, GameStarted
+from p2p_spite.net.session import NetSession
+from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from tests.support.net import pair, pump
 from tests.test_fairdeck import _attack
 
@@ -332,3 +338,59 @@ def test_a_peer_keeping_every_message_of_the_net_names_no_hidden_card() -> None:
     d = public_digest(st)
     st.hands = [[HIDDEN + 999] * len(h) for h in st.hands]  # any other hands of the same sizes
     assert public_digest(st) == d
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_tape_line_that_cannot_be_written_ends_the_match_with_the_storage_ending(tmp_path: Path) -> None:
+    """The deck only queues its tape; the session writes it before the bytes that depend
+    on it leave (Link.flush): a full disk there stops the match with the storage ending,
+    one line, no traceback, and the intent that could not be written is not sent."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        escaped: list[dict[str, Any]] = []
+        loop.set_exception_handler(lambda _loop, ctx: escaped.append(ctx))
+        port: asyncio.Future[int] = loop.create_future()
+        host_task = asyncio.create_task(
+            host_session(
+                bind="127.0.0.1", port=0, name="Ann", private=True, record_path=tmp_path / "h.json",
+                on_listening=lambda h, p: port.set_result(p), on_warning=None,
+            )
+        )  # fmt: skip
+        joiner = await join_session(
+            host="127.0.0.1", port=await port, name="Bob", private=True, record_path=tmp_path / "j.json"
+        )
+        host = await host_task
+        sessions = (host, joiner)
+        for s in sessions:
+            ev = await asyncio.wait_for(s.next_event(), 30)
+            assert isinstance(ev, GameStarted), ev
+        mover = sessions[host.core.match.game.turn]
+        other = sessions[1 - mover.core.seat]
+        assert mover.keeper is not None and mover.core.private is not None
+        full = os.open("/dev/full", os.O_WRONLY)
+        os.close(mover.keeper._fd)  # from now on its journal is on a full disk
+        mover.keeper._fd = full
+        sent = len(mover.core.private.sent)
+        with contextlib.suppress(SessionClosed):
+            await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), 10)
+        failed = await asyncio.wait_for(_failure(mover), 10)
+        assert "cannot write the record" in failed.message and "No space left" in failed.message
+        assert failed.ending is not None and failed.ending.cause is EndCause.STORAGE
+        assert len(mover.core.private.sent) > sent  # the intent was made ...
+        theirs = await asyncio.wait_for(_failure(other), 10)
+        assert theirs.ending is not None and theirs.ending.cause is not EndCause.STORAGE
+        deck = other.core.private
+        assert deck is not None and len(deck._received[1]) == sent and deck.pending is None  # ... not sent
+        assert not escaped, escaped
+        for s in sessions:
+            await s.close("quit")
+
+    asyncio.run(asyncio.wait_for(main(), 90))
+
+
+async def _failure(s: NetSession) -> SessionFailed:
+    while True:
+        ev = await s.next_event()
+        if isinstance(ev, SessionFailed):
+            return ev

@@ -20,18 +20,18 @@ import pytest
 from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import HAND, Move
+from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.deck import _reencrypt
 from p2p_spite.fairdeck.table import HIDDEN
-from p2p_spite.errors import SessionClosed
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper
 from p2p_spite.net.private import PrivateDeck, public_digest
 from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, Phase, ProtocolError
-from p2p_spite.net.wire import Refusal, encode
 from p2p_spite.net.session import NetSession
+from p2p_spite.net.wire import Refusal, encode
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from tests.support.net import pair, pump
 from tests.test_fairdeck import _attack

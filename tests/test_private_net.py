@@ -137,7 +137,7 @@ def test_a_private_game_over_the_protocol_shows_each_side_only_its_cards() -> No
         assert all(c < HIDDEN for c in v.hand) and len(v.hand) == 5
         other = s.core.match.game.hands[1 - s.core.seat]
         assert all(c >= HIDDEN for c in other), "the other hand is only stand-ins"
-    t.bots_play(400)
+    t.bots_play(3000)  # (it stops when the game ends: two easy bots may need well over 400 plies)
     assert t.error(0) is None and t.error(1) is None
     ga, gb = (s.core.match.games[0] for s in t.seats)
     assert ga.result is not None and ga.result == gb.result

@@ -10,6 +10,7 @@ import pytest
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import Move
 from p2p_spite.net.game import Action, action_tag, chain
+from p2p_spite.net.messages import Setup
 from p2p_spite.net.protocol import (
     HOST,
     JOIN,
@@ -298,6 +299,22 @@ def test_a_message_of_unknown_type_is_refused() -> None:
     evs: list[object] = []
     drain(h, evs)
     assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "unknown-type"
+
+
+@pytest.mark.parametrize("to_host", [True, False])
+def test_a_setup_out_of_its_place_cannot_turn_a_match_private(to_host: bool) -> None:
+    """A setup the joiner sends the host (only the host sets a match up), or a second one
+    the host sends in play (late, twice), is refused, and the match stays what it was."""
+    h, j = _playing()
+    target = h if to_host else j
+    before = (target.core.position, target.core.head, target.core.private)  # type: ignore[union-attr]
+    late = Setup(bytes(16), SEED, 50, None, ("Ann", "Bob"), False, True)
+    target.receive_data(encode(late.to_wire()))
+    evs: list[object] = []
+    drain(target, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == Refusal.UNEXPECTED
+    c = target.core
+    assert c is not None and (c.position, c.head, c.private) == before and c.private is None
 
 
 def test_a_whole_match_in_memory_gives_the_same_history_on_both_sides() -> None:

@@ -232,16 +232,21 @@ class GameState:
 
     def digest(self) -> bytes:
         """A SHA-256 of the whole state, for peers to compare (desync check)."""
-        parts: list[bytes] = [
-            self.game.to_bytes(4, "big"),
-            bytes((self.turn, self.starter)),
-            self.stream.index.to_bytes(8, "big"),
-            repr(self.result.key() if self.result else None).encode(),
-        ]
-        piles = [*self.payoff, *self.hands, *self.sides[0], *self.sides[1], *self.center, self.stock]
-        for pile in piles:
-            parts.append(bytes((255, *pile)))
-        return hashlib.sha256(b"".join(parts)).digest()
+        # every pile as the byte 255 and then its cards (0..103, so 255 separates them)
+        sd = self.sides
+        piles = (*self.payoff, *self.hands, *sd[0], *sd[1], *self.center, self.stock)
+        return hashlib.sha256(
+            b"".join(
+                (
+                    self.game.to_bytes(4, "big"),
+                    bytes((self.turn, self.starter)),
+                    self.stream.index.to_bytes(8, "big"),
+                    repr(self.result.key() if self.result else None).encode(),
+                    b"\xff",
+                    b"\xff".join(map(bytes, piles)),
+                )
+            )
+        ).digest()
 
     def card_of(self, move: Move) -> Card:
         """The card ``move`` would place (the move is taken as legal now)."""

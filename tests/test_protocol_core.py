@@ -25,7 +25,7 @@ from p2p_spite.net.protocol import (
     commitment,
     derive_code_key,
 )
-from p2p_spite.net.wire import MAX_FRAME, FrameDecoder, Refusal, encode
+from p2p_spite.net.wire import MAX_DEPTH, MAX_FRAME, FrameDecoder, Refusal, encode
 from p2p_spite.session import GameEnded, MovePlayed
 from tests.support.net import drain, pair, pump
 
@@ -338,6 +338,31 @@ def test_a_whole_match_in_memory_gives_the_same_history_on_both_sides() -> None:
     assert h.core.match.results == j.core.match.results and h.core.match.scores == j.core.match.scores
     assert h.core.match.game_number > 2 and h.core.window_start > 0  # only the last two games kept
 
+
+
+def _nest(depth: int, inner: str) -> object:
+    """A value ``depth`` containers deep (lists, or maps when ``inner`` is "map")."""
+    v: object = 1
+    for _ in range(depth):
+        v = {"k": v} if inner == "map" else [v]
+    return v
+
+
+@pytest.mark.parametrize("inner", ["list", "map", "list in a list of scalars"])
+def test_nesting_limit_is_exact(inner: str) -> None:
+    """MAX_DEPTH containers inside one another pass (the message map counts as one);
+    one more is refused, whether the nesting hides in a list or in a map."""
+    for depth, ok in ((MAX_DEPTH - 1, True), (MAX_DEPTH, False)):
+        value = _nest(depth, "map" if inner == "map" else "list")
+        if inner == "list in a list of scalars":
+            value = [1, 2, *(value if isinstance(value, list) else [value])]
+        d = FrameDecoder()
+        d.feed(encode({"t": "x", "a": 7, "b": value}))
+        if ok:
+            assert d.next_message() == {"t": "x", "a": 7, "b": value}
+        else:
+            with pytest.raises(RemoteProtocolError, match="nested"):
+                d.next_message()
 
 def test_frame_limits() -> None:
     d = FrameDecoder()

@@ -194,9 +194,22 @@ def decode_body(unpacker: Unpacker, body: bytes) -> dict[str, Any]:
     return obj
 
 
-def _too_deep(obj: object) -> bool:
+def _too_deep(obj: dict[str, Any]) -> bool:
     """More than MAX_DEPTH containers inside one another?  (Iterative: msgpack alone lets
     1024 through, enough for any recursive repr() or comparison to blow Python's stack.)"""
+    for v in obj.values():  # the common case, a move or an ack: nothing deeper than a flat list
+        t = type(v)
+        if t is list:
+            for x in v:
+                if type(x) is list or type(x) is dict:
+                    return _nested_too_deep(obj)
+        elif t is dict:
+            return _nested_too_deep(obj)
+    return False
+
+
+def _nested_too_deep(obj: object) -> bool:
+    """The whole check, for a message with containers inside its lists or maps."""
     stack: list[tuple[object, int]] = [(obj, 1)]
     while stack:
         o, depth = stack.pop()

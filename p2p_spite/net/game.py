@@ -144,6 +144,8 @@ class GameCore:
         self.actions: Window[Action] = Window()
         self.history: Window[bytes] = Window([history_root(match.seed)])  # history[n]: after n actions
         self.digests: Window[bytes] = Window()  # the game state's digest right after each action
+        self._position = 0  # len(self.actions) and ...
+        self._head = self.history[-1]  # ... self.history[-1], read for every message: kept at hand
         self._game_start = 0  # the number of the current game's first action
         self.finished = False  # the match is over (target reached or max_games played)
         match.keep_current_only()
@@ -154,11 +156,11 @@ class GameCore:
 
     @property
     def position(self) -> int:
-        return len(self.actions)
+        return self._position
 
     @property
     def head(self) -> bytes:
-        return self.history[-1]
+        return self._head
 
     @property
     def window_start(self) -> int:
@@ -273,7 +275,7 @@ class GameCore:
         one is due, comes in between); :meth:`events` tells what happened.
         """
         match = self.match
-        n = len(self.actions)
+        n = self._position
         author = match.game.turn
         private = self.private
         if private is not None:  # the action announced, its cards shown; the digest checked first
@@ -296,7 +298,9 @@ class GameCore:
             raise DesyncError(f"the game states disagree after action {n} (desync)")
         self.digests.append(digest)
         self.actions.append(action)
-        self.history.append(chain(self.history[-1], action))
+        self._head = chain(self._head, action)
+        self.history.append(self._head)
+        self._position = n + 1
         self.authors.append(author)
         self.tags.append(self.own_tag(n) if author == self.seat else tag)
         self._check_finished()

@@ -326,6 +326,9 @@ class RecordKeeper:
         self._pending: list[Action] = list(played)
         self._position = len(played)  # the actions of the match so far
         self._closed: Path | None = None  # the final record, once closed
+        # (n, offset): the journal's lines from byte ``offset`` on hold its actions from n on
+        # (the next rewrite reads the journal from there, not from its start)
+        self._mark = (0, 0)
         self.save()
         jp = journal_path(self.path)
         try:  # the record just saved holds every action so far: start the journal afresh
@@ -333,6 +336,7 @@ class RecordKeeper:
             self._fd = os.open(jp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         except OSError as e:
             raise StorageError(f"cannot write {jp}: {e.strerror or e}") from None
+        self._mark = (self._position, 0)
 
     def save(self) -> Path:
         """Write the whole record (atomically: temporary file, fsync, rename)."""
@@ -394,6 +398,8 @@ class RecordKeeper:
         if old is not None:
             os.close(old.fd)
         self._written, self._pending = new, pending
+        if self._fd is not None:  # the actions to come are written from here on
+            self._mark = (self._position, os.fstat(self._fd).st_size)
         return path
 
     def _actions_since(self, first: int) -> Iterator[Action]:
@@ -404,7 +410,8 @@ class RecordKeeper:
             yield a
             n += 1
         if n < self._position:
-            for a in iter_journal(journal_path(self.path), n):
+            at, offset = self._mark
+            for a in iter_journal(journal_path(self.path), n, offset if at <= n else 0):
                 yield a
                 n += 1
                 if n == self._position:
@@ -454,6 +461,7 @@ class RecordKeeper:
         if self._fd is not None:
             os.close(self._fd)
         self._fd = fd
+        self._mark = (self._position, len(text.encode()))
         self._last_sync = time.monotonic()
 
     def _write(self, text: str, sync: bool = False) -> None:
@@ -669,12 +677,14 @@ def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
     return True
 
 
-def iter_journal(path: Path, start: int) -> Iterator[Action]:
+def iter_journal(path: Path, start: int, offset: int = 0) -> Iterator[Action]:
     """The journal's actions numbered ``start`` and on, one at a time (nothing else of it
     is kept: writing a long match's record from it needs no more than a line in memory),
-    stopping at the first bad, torn or out-of-sequence line."""
+    stopping at the first bad, torn or out-of-sequence line.  ``offset``: where to start
+    reading (a line's start, with no action numbered ``start`` or more before it)."""
     try:
         with open(path, "rb") as f:
+            f.seek(offset)
             for line in f:
                 if not line.endswith(b"\n"):
                     return

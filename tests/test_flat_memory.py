@@ -42,8 +42,8 @@ def _next(match: Match, bots: list[Bot], rng: random.Random) -> Action:
 def test_a_window_keeps_only_its_items_from_its_base_on() -> None:
     w: Window[int] = Window([10, 11, 12, 13])
     w.drop_before(2)
-    assert (len(w), w.base, w[2], w[3], w[-1], w.kept()) == (4, 2, 12, 13, 13, [12, 13])
-    for n in (0, 1, 4, -3):
+    assert (len(w), w.base, w[2], w[3], w[-1], w[-2], w.kept()) == (4, 2, 12, 13, 13, 12, [12, 13])
+    for n in (0, 1, 4, 5, -3):
         with pytest.raises(IndexError):
             w[n]
     with pytest.raises(TypeError):

@@ -84,11 +84,11 @@ class Window(Generic[T]):
         return self.base + len(self._items)
 
     def __getitem__(self, n: int) -> T:
-        end = len(self)
-        k = n + end if n < 0 else n
-        if not self.base <= k < end:
-            raise IndexError(f"item {n} is not kept (kept: {self.base} to {end - 1})")
-        return self._items[k - self.base]
+        items = self._items
+        k = n - self.base if n >= 0 else n + len(items)  # an index into the items kept
+        if not 0 <= k < len(items):
+            raise IndexError(f"item {n} is not kept (kept: {self.base} to {len(self) - 1})")
+        return items[k]
 
     def __iter__(self) -> NoReturn:  # not iterable: say which part (kept()) is meant
         raise TypeError("a Window is not iterable; use kept()")
@@ -110,9 +110,8 @@ class Window(Generic[T]):
 def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> bytes:
     """The author's tag on action ``n``: a MAC, under a key that never leaves the author's
     machine, over the match and the whole history up to and including the action."""
-    return hmac.new(
-        key, b"p2p-spite/action/v1|" + match_id + n.to_bytes(8, "big") + history_after, "sha256"
-    ).digest()
+    msg = b"p2p-spite/action/v1|" + match_id + n.to_bytes(8, "big") + history_after
+    return hmac.digest(key, msg, "sha256")
 
 
 class GameCore:
@@ -302,7 +301,7 @@ class GameCore:
         self.history.append(self._head)
         self._position = n + 1
         self.authors.append(author)
-        self.tags.append(self.own_tag(n) if author == self.seat else tag)
+        self.tags.append(action_tag(self.key, self.match_id, n, self._head) if author == self.seat else tag)
         self._check_finished()
         return Committed(action, card)
 

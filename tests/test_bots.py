@@ -60,10 +60,10 @@ def test_levels_are_registered() -> None:
         ("hard", "easy", 8),
         ("medium", "hard", 6),
         ("easy", "medium", 8),
-        ("hard", "hard", 6),
+        pytest.param("hard", "hard", 6, marks=pytest.mark.slow),
         ("random", "medium", 8),
-        ("expert", "hard", 2),
-        ("easy", "expert", 2),
+        pytest.param("expert", "hard", 2, marks=pytest.mark.slow),
+        pytest.param("easy", "expert", 2, marks=pytest.mark.slow),
     ],
 )
 def test_bots_only_make_legal_moves(a: str, b: str, games: int) -> None:

@@ -175,6 +175,7 @@ def _run(tmp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProc
     return subprocess.CompletedProcess(args, rc, out, err)
 
 
+@pytest.mark.slow
 def test_hosts_lists_a_loopback_host_and_join_with_no_address_plays_it(tmp_path: Path) -> None:
     env = {"P2P_SPITE_DISCOVERY_PORT": str(free_udp_port())}
     none = _run(tmp_path, env, "hosts", "--wait", "1.2")
@@ -207,6 +208,7 @@ def test_hosts_lists_a_loopback_host_and_join_with_no_address_plays_it(tmp_path:
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_join_with_no_address_and_two_hosts_lists_them_and_asks_for_one(tmp_path: Path) -> None:
     env = {"P2P_SPITE_DISCOVERY_PORT": str(free_udp_port())}
     hosts = [_host(tmp_path, env, "--no-code", "--name", n, "--record", f"{n}.json") for n in ("Ann", "Cy")]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import pytest
 
 from tests.reference_spec import RefGame
 from tests.support.net import finish, read_code, spawn, wait_listening
@@ -318,6 +319,7 @@ def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_p
     assert all(len(g["moves"]) > 20 and g["result"] is not None for g in record["games"])
 
 
+@pytest.mark.slow
 def test_the_documents_only_peer_comes_back_after_a_cut(tmp_path: Path) -> None:
     """The resume proof, the resumed setup and the sync: the host may have played on
     while the connection was down, and sends what we missed right behind its sync."""

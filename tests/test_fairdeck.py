@@ -322,7 +322,7 @@ def _attack(deck: FairDeck, log: list[tuple[int, bytes]], extra_key: int = 0) ->
     return named
 
 
-@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize("seat", [pytest.param(0, marks=pytest.mark.slow), 1])
 def test_a_peer_alone_cannot_name_an_unrevealed_card(seat: int) -> None:
     decks = fresh()
     log: list[tuple[int, bytes]] = []

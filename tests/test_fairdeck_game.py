@@ -97,6 +97,7 @@ def test_a_peer_that_names_another_card_than_its_slot_holds_is_refused() -> None
         seats[1 - turn].finish()
 
 
+@pytest.mark.slow
 def test_a_reshuffle_pass_with_wrong_randomness_is_convicted_at_the_end_with_its_round() -> None:
     """Seat 1 re-encrypts one ciphertext of its first reshuffle pass once more
     (the same card, so nothing shows during play): the end-of-game check,

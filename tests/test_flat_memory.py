@@ -169,6 +169,7 @@ def test_a_resumed_match_is_written_from_the_actions_it_was_given(
     keeper.close()
 
 
+@pytest.mark.slow
 def test_a_rewrite_holds_no_more_than_a_game_and_a_copy_buffer_in_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

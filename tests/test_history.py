@@ -108,6 +108,7 @@ def test_replay_with_no_file_and_no_records_says_so(
     assert "no record to replay in" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_history_after_a_lan_match_names_both_players(tmp_path: Path) -> None:
     """Host and join write to the default folder (both here: one XDG_DATA_HOME)."""
     host = spawn(["host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--no-announce",

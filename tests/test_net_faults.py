@@ -269,6 +269,7 @@ def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
     _add("resumed matches finished", 1)
 
 
+@pytest.mark.slow
 def test_cuts_during_the_first_handshake_with_a_code_and_a_drawn_seed(tmp_path: Path) -> None:
     """Cut the first connections inside the handshake (hello, auth, setup, commit-reveal, sync)."""
     plan = Plan(cuts=[20, 130, 260, 330, 400, 6000])
@@ -308,6 +309,7 @@ def test_zz_figures() -> None:
     assert FIGURES.get("moves lost", 0) == 0
 
 
+@pytest.mark.slow
 def test_resume_when_our_own_last_action_was_lost(tmp_path: Path) -> None:
     """The joiner's journal loses its own last action (written but not yet fsynced at a
     power cut; a torn last line): the host, catching it up, sends it back, and the match

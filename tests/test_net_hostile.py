@@ -555,6 +555,7 @@ def test_unread_chat_is_capped(tmp_path: Path) -> None:
     run(main())
 
 
+@pytest.mark.slow
 def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
     """Every dropped stranger used to be a Notice of its own: a crowd could fill the queue."""
     from p2p_spite.session import Notice

@@ -322,6 +322,7 @@ def test_a_duplicated_card_slipped_into_a_shuffle_is_caught_at_the_end_with_evid
     assert game["cheat"] == ev and "deck" not in game
 
 
+@pytest.mark.slow
 def test_a_peer_keeping_every_message_of_the_net_names_no_hidden_card() -> None:
     """The net adds intents, actions and state digests to fairdeck's messages: none of
     them names a card the receiver may not see, and the digests do not depend on one."""

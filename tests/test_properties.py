@@ -31,6 +31,7 @@ def pick(rng: random.Random, moves: list[Move], center_bias: float = 0.8) -> Mov
     return rng.choice(moves)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seeds, games, st.integers(0, 2**32))
 def test_cards_are_conserved_and_every_legal_move_applies(seed: bytes, game: int, k: int) -> None:

@@ -191,6 +191,7 @@ HANDSHAKE_MSGS = st.lists(
 )
 
 
+@pytest.mark.slow
 @FUZZ_SLOW
 @given(PHASES, HANDSHAKE_MSGS)
 def test_handshake_phases_with_random_messages(phase: str, msgs: list[tuple[str, dict[str, Any]]]) -> None:

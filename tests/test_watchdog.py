@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.net import ROOT
 
 HANGS = '''
@@ -26,6 +28,7 @@ def test_after_it():
 '''
 
 
+@pytest.mark.slow
 def test_a_hanging_test_fails_with_stacks_and_the_run_goes_on(tmp_path: Path) -> None:
     (tmp_path / "test_hang.py").write_text(HANGS)
     env = dict(os.environ, P2P_SPITE_TEST_TIMEOUT="1", P2P_SPITE_SUITE_TIMEOUT="60")

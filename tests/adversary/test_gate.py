@@ -124,6 +124,7 @@ def test_a_returning_joiner_gets_back_in_under_the_same_attack(tmp_path: Path) -
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_silent_connection_is_dropped_after_the_first_hello_deadline(tmp_path: Path) -> None:
     async def main() -> None:
         warnings: list[str] = []

@@ -56,7 +56,7 @@ def test_levels_are_registered() -> None:
 @pytest.mark.parametrize(
     ("a", "b", "games"),
     [
-        ("random", "hard", 8),
+        pytest.param("random", "hard", 8, marks=pytest.mark.slow),
         ("hard", "easy", 8),
         ("medium", "hard", 6),
         ("easy", "medium", 8),

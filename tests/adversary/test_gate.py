@@ -91,7 +91,7 @@ def _quiet(*outputs: str) -> None:
 # -- the crowd at the door: real processes ------------------------------------------------------
 
 
-@pytest.mark.parametrize("sources", [1, 8])
+@pytest.mark.parametrize("sources", [1, pytest.param(8, marks=pytest.mark.slow)])
 def test_a_crowd_from_another_address_cannot_keep_the_joiner_out(tmp_path: Path, sources: int) -> None:
     """50 idle sockets and a churn of connections from 127.0.0.2 (idle ones, and ones
     that send a valid hello and stop at the join code); the joiner from 127.0.0.1 starts

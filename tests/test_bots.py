@@ -57,7 +57,7 @@ def test_levels_are_registered() -> None:
     ("a", "b", "games"),
     [
         pytest.param("random", "hard", 8, marks=pytest.mark.slow),
-        ("hard", "easy", 8),
+        pytest.param("hard", "easy", 8, marks=pytest.mark.slow),
         ("medium", "hard", 6),
         ("easy", "medium", 8),
         pytest.param("hard", "hard", 6, marks=pytest.mark.slow),
@@ -149,7 +149,7 @@ def _shuffle_hidden(state: GameState, who: int, rng: random.Random) -> GameState
     return other
 
 
-@pytest.mark.parametrize("level", ["expert", "hard", "medium", "easy"])
+@pytest.mark.parametrize("level", [pytest.param("expert", marks=pytest.mark.slow), "hard", "medium", "easy"])
 def test_decisions_ignore_hidden_cards(level: str) -> None:
     """Two games that differ only in cards the bot cannot see: the same views,
     and so the same decisions."""

@@ -115,6 +115,7 @@ def test_where_a_host_announces() -> None:
 # -- real datagrams on loopback ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_listener_hears_a_loopback_announcer_and_shrugs_off_hostile_datagrams() -> None:
     port = free_udp_port()
     table = HostTable()

@@ -313,6 +313,7 @@ def against_host(tmp_path: Path, games: int, cut_at: int | None = None) -> tuple
     return record, out
 
 
+@pytest.mark.slow
 def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_path: Path) -> None:
     record, _ = against_host(tmp_path, games=2)
     assert len(record["games"]) == 2  # the next game is dealt by each side after the first ends

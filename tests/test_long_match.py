@@ -76,7 +76,7 @@ def _journaled(
     return path, match, core, keeper
 
 
-@pytest.mark.parametrize("seed", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("seed", [1, *(pytest.param(s, marks=pytest.mark.slow) for s in (2, 3))])
 def test_record_and_journal_hold_every_action_at_any_moment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
 ) -> None:

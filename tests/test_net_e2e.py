@@ -44,6 +44,7 @@ def _play(tmp: Path, host_args: list[str], join_args: list[str]) -> tuple[str, s
     return hout, herr, jout, jerr
 
 
+@pytest.mark.slow
 def test_two_bots_play_a_whole_match(tmp_path: Path) -> None:
     hout, _herr, jout, _jerr = _play(
         tmp_path, ["--bot", "easy", "--name", "Ann"], ["--bot", "easy", "--name", "Bob"]

@@ -137,6 +137,7 @@ def test_split_coalesced_and_delayed_frames(tmp_path: Path, plan: Plan) -> None:
     _add("matches finished", 1)
 
 
+@pytest.mark.slow
 def test_a_silent_peer_is_noticed_by_heartbeats(tmp_path: Path) -> None:
     """A frozen (half-open) connection: the heartbeats notice it, the joiner redials."""
     seed_hex = "dd" * 32

@@ -110,6 +110,7 @@ def test_a_crowd_from_another_address_cannot_keep_the_joiner_out(tmp_path: Path,
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_returning_joiner_gets_back_in_under_the_same_attack(tmp_path: Path) -> None:
     fig = siege(tmp_path, connections=1200, before=400, rate=0, resume=True)
     (hrc, hout, herr), (jrc, jout, jerr) = fig.host, fig.join
@@ -433,7 +434,7 @@ def _free_port() -> int:
         return port
 
 
-@pytest.mark.parametrize("seeded", [True, False])
+@pytest.mark.parametrize("seeded", [True, pytest.param(False, marks=pytest.mark.slow)])
 def test_after_both_crash_the_resumed_match_keeps_names_and_seed_origin(tmp_path: Path, seeded: bool) -> None:
     port = _free_port()
     seed = ["--seed", "ab" * 32] if seeded else []

@@ -261,6 +261,7 @@ def test_a_hostile_host_cannot_forge_at_a_real_joiner(
 # -- the deal cannot be thrown away ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_joiner_that_drops_after_seeing_the_deal_cannot_get_another(tmp_path: Path) -> None:
     """The issue's attack: the joiner computes the seed after the host's reveal, drops and
     dials again.  The host holds the fixed deal (a new joiner gets seat-taken), then says

@@ -58,11 +58,18 @@ What was adapted (rules and fairness only)
   a rank instead of Skip-Bo's 12.
 - Ending the turn.  The source never discards a wild card; when it has no
   candidate it ends its turn without discarding, which Skip-Bo allows and ours
-  does not.  Here, in that case only, it discards its best-scored card (a King
-  included) by the source's discard score.
+  does not.  Here, in that case only (in our game a King always fits some
+  center stack, so it cannot arise while the hand holds a card), it discards
+  by the source's fallback choice (``selectCardToDiscard``,
+  ``findBestDiscardPile``), a King allowed.
 - Weights tied to Skip-Bo's sizes (the opponent-pressure term ``6 - stock
   left``, the stock penalty per card) are kept as they are, though our pay-off
-  pile holds 20 cards, not 30.
+  pile holds 20 cards, not 30.  (The pressure term is the same for every
+  candidate of one decision, so it changes no choice.)
+
+Strength: ``scripts/bench_bots hard indep -n 1000 --jobs 1 --seed-base 1301``
+gives ``hard`` 76.2% [95% CI 73.5, 78.8] of the decided games (2026-12-01);
+it beats ``easy`` in every game of a short run.  docs/bots.md has the figures.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ import random
 import pytest
 
 from p2p_spite.bots import LEVELS, STRONGEST, Bot, best_move, make_bot
-from p2p_spite.bots.expert import EXPERT, EXPERT_FIXED, ExpertBot, sample_world
-from p2p_spite.bots.planner import HardBot, unseen_ranks
+from p2p_spite.bots.expert import EXPERT, EXPERT_FIXED, ExpertBot, greedy_turn, plan_turn, sample_world
+from p2p_spite.bots.planner import MEDIUM, HardBot, unseen_ranks
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
 
@@ -414,6 +414,31 @@ def test_sampled_worlds_agree_with_the_view_and_vary_only_hidden_cards() -> None
             checked += 1
         state.apply(driver[seat].choose(view(state, seat)))
     assert checked >= 5
+
+
+def test_world_policies_finish_the_turn() -> None:
+    """The playouts' policies (the planner's and the greedy one) end the seat's
+    turn in a sampled world, with legal moves only (apply raises on others)."""
+    state = GameState.deal(seed(93), 1)
+    driver = [make_bot("hard", 0), make_bot("hard", 1)]
+    rng = random.Random(4)
+    weights = dataclasses.replace(MEDIUM, node_limit=200)
+    checked = 0
+    while state.result is None and state.ply < 200:
+        seat = state.turn
+        v = view(state, seat)
+        world = sample_world(v, rng)
+        assert world is not None
+        for finish in (plan_turn, greedy_turn):
+            w = world.copy()
+            if finish is plan_turn:
+                plan_turn(w, seat, weights, rng)
+            else:
+                greedy_turn(w, seat)
+            assert w.result is not None or w.turn != seat
+        checked += 1
+        state.apply(driver[seat].choose(v))
+    assert checked >= 20
 
 
 def test_expert_without_a_clock_is_deterministic() -> None:

@@ -11,14 +11,19 @@ the view), the stock (its count), and both pay-off piles under their tops
 (their counts).  In each world, with the real engine:
 
 1. the candidate plan is played; if the turn goes on (a new pay-off top turned
-   up, or the hand was refilled) a plain planner finishes it;
-2. the opponent replies with a whole turn of the same plain planner;
+   up, or the hand was refilled) a fast greedy policy finishes it
+   (:func:`greedy_turn`: the shortest chain to the pay-off top, then ``easy``'s
+   center plays and discard);
+2. the opponent replies with a whole turn of the same greedy policy;
 3. the position is scored for this seat: pay-off cards played by each side,
-   a won or lost game, and what this seat's next turn is worth (a plain
-   planner's value of its next turn in that world).
+   a won or lost game, and whether this seat's pay-off top is then reachable
+   from its hand and side stacks.
 
-The candidate with the best average wins; every candidate meets the same
-worlds, so they are compared on equal luck.
+The candidate with the best average plus ``prior`` times ``hard``'s own value
+of it wins; every candidate meets the same worlds, so they are compared on
+equal luck.  (``finish``/``reply`` = "plan" put a capped ``medium`` search,
+:func:`plan_turn`, in place of the greedy policy: an experiment that measured
+no better and far slower, docs/bots.md.)
 
 Fair by construction: the worlds come from the view alone (the real hidden
 cards are never in reach), and its randomness is a ``random.Random`` seeded
@@ -40,8 +45,9 @@ import time
 from dataclasses import dataclass
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Stream
+from ..engine import view as view_of
 from ..engine.moves import SIDE_STACKS
-from .planner import HARD, PlannerBot, _can_reach, _Search, search_view, visible_cards
+from .planner import HARD, MEDIUM, PlannerBot, Weights, _can_reach, _Search, search_view, visible_cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +63,10 @@ class ExpertConfig:
     future: float = 80.0  # our pay-off top reachable at our next turn (hand, side stacks, centers)
     prior: float = 0.5  # plus this times the planner's own value of the candidate
     hurried_nodes: int = 300  # hard's search cap once the turn's budget is spent (hard: 2,500)
+    # Experiments (scripts/bench_bots --set; docs/bots.md has what they measured):
+    finish: str = "greedy"  # our turn after a chance event in a world: "greedy" or "plan"
+    reply: str = "greedy"  # the opponent's reply in a world: "greedy" or "plan"
+    policy_nodes: int = 60  # "plan": medium's search capped at this many states, per decision
 
 
 EXPERT = ExpertConfig()
@@ -80,6 +90,7 @@ class ExpertBot(PlannerBot):
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
         self._turn_over = True
+        self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
 
     def choose(self, view: PlayerView) -> Move:
         if self._turn_over:
@@ -161,8 +172,14 @@ class ExpertBot(PlannerBot):
             state.apply(m)
             if state.result is not None or state.turn != me:
                 break
-        greedy_turn(state, me)
-        greedy_turn(state, opp)
+        if cfg.finish == "plan":
+            plan_turn(state, me, self._policy, self._rng)
+        else:
+            greedy_turn(state, me)
+        if cfg.reply == "plan":
+            plan_turn(state, opp, self._policy, self._rng)
+        else:
+            greedy_turn(state, opp)
         result = state.result
         if result is not None:
             if result.winner == me:
@@ -174,6 +191,23 @@ class ExpertBot(PlannerBot):
         if cfg.future and _reachable(state, me):
             value += cfg.future
         return value
+
+
+def plan_turn(state: GameState, seat: int, weights: Weights, rng: random.Random, decisions: int = 6) -> None:
+    """Finish ``seat``'s turn in a world with the planner's search (``weights``), planning
+    again after each chance event; after ``decisions`` plans, :func:`greedy_turn`."""
+    for _ in range(decisions):
+        if state.result is not None or state.turn != seat:
+            return
+        v = view_of(state, seat)
+        _, plan = search_view(_Search(v, weights, rng), v)
+        if not plan:
+            break
+        for m in plan:
+            state.apply(m)
+            if state.result is not None or state.turn != seat or m.source == PAYOFF:
+                break
+    greedy_turn(state, seat)
 
 
 def _reachable(state: GameState, seat: int) -> bool:

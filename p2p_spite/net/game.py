@@ -110,8 +110,9 @@ class Window(Generic[T]):
 def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> bytes:
     """The author's tag on action ``n``: a MAC, under a key that never leaves the author's
     machine, over the match and the whole history up to and including the action."""
-    msg = b"p2p-spite/action/v1|" + match_id + n.to_bytes(8, "big") + history_after
-    return hmac.digest(key, msg, "sha256")
+    return hmac.new(
+        key, b"p2p-spite/action/v1|" + match_id + n.to_bytes(8, "big") + history_after, "sha256"
+    ).digest()
 
 
 class GameCore:

@@ -124,17 +124,21 @@ class ActionLine:
         return obj
 
     def text(self) -> str:
-        """The line :func:`dump_line` writes for :meth:`to_json`, formatted directly: a line
-        is written for every action, and the JSON encoder costs twice as much.  The move's
-        fields are checked (plain ints, known words), so nothing needs escaping; tests
-        compare the two ways byte for byte."""
-        a = self.action
-        tag = "" if self.tag is None else f',"a":"{self.tag.hex()}"'
-        m = a.move
-        if m is None:
-            return f'{{"n":{self.n},"g":{a.game},"{RESIGN}":{a.seat}{tag}}}\n'
-        arg = "null" if m.arg is None else m.arg
-        return f'{{"n":{self.n},"g":{a.game},"m":[{m.seat},"{m.source}",{arg},"{m.target}",{m.slot}]{tag}}}\n'
+        """The line :func:`dump_line` writes for :meth:`to_json`, formatted directly."""
+        return action_text(self.n, self.action, self.tag)
+
+
+def action_text(n: int, a: Action, tag: bytes | None) -> str:
+    """The journal line of action ``n`` (``ActionLine(n, a, tag)``), formatted directly: a
+    line is written for every action, and the JSON encoder costs twice as much.  The
+    move's fields are checked (plain ints, known words), so nothing needs escaping; tests
+    compare the two ways byte for byte."""
+    t = "" if tag is None else f',"a":"{tag.hex()}"'
+    m = a.move
+    if m is None:
+        return f'{{"n":{n},"g":{a.game},"{RESIGN}":{a.seat}{t}}}\n'
+    arg = "null" if m.arg is None else m.arg
+    return f'{{"n":{n},"g":{a.game},"m":[{m.seat},"{m.source}",{arg},"{m.target}",{m.slot}]{t}}}\n'
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,7 +425,7 @@ class RecordKeeper:
 
     def append(self, n: int, action: Action, tag: bytes | None) -> None:
         if self._fd is not None:
-            self._write(dump_line(ActionLine(n, action, tag)))
+            self._write(action_text(n, action, tag))
         self._position = n + 1  # (a line that could not be written is not counted)
 
     def request(self, game: int) -> None:

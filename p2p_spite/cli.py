@@ -20,7 +20,7 @@ from .lan import DEFAULT_LEVEL, choose_host, run_host, run_hosts, run_join, run_
 from .net.connect import DEFAULT_PORT
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.journal import journal_path, replay_with_journal
-from .net.protocol import MAX_GAMES, MAX_TARGET
+from .net.messages import MAX_GAMES, MAX_TARGET
 from .selfplay import play_match
 
 TARGET_HELP = f"points that win the match (default {DEFAULT_TARGET})"

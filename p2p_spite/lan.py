@@ -22,8 +22,8 @@ from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .net.connect import DEFAULT_PORT
 from .net.discovery import Announcer, HeardHost
+from .net.keys import new_join_code
 from .net.localaddr import dial_form, lan_addresses
-from .net.protocol import new_join_code
 from .net.session import NetSession
 from .paths import default_record_path
 from .runner import run_main

@@ -20,8 +20,8 @@ from p2p_spite.engine import Match, view
 from p2p_spite.net import journal
 from p2p_spite.net.game import Action, GameCore, Window
 from p2p_spite.net.journal import RecordKeeper, journal_path, load_saved, play_action, record_extra
-from p2p_spite.net.protocol import PeerRefused, RemoteProtocolError
-from p2p_spite.net.wire import Refusal
+from p2p_spite.net.protocol import PeerRefused
+from p2p_spite.net.wire import Refusal, RemoteProtocolError
 from p2p_spite.selfplay import play_match
 from tests.support.keeping import apply_kept
 from tests.support.net import finish, spawn, wait_listening

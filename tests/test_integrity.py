@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from p2p_spite.engine import Move
 from p2p_spite.net.game import Action, GameCore, action_tag, chain
-from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, PeerRefused, Phase, RemoteProtocolError
-from p2p_spite.net.wire import Refusal, encode
+from p2p_spite.net.messages import HOST, JOIN
+from p2p_spite.net.protocol import Endpoint, LocalConfig, PeerRefused, Phase
+from p2p_spite.net.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.session import GameEnded, GameStarted
 from tests.support.net import drain, pair, pump
 

@@ -19,8 +19,9 @@ from p2p_spite import record
 from p2p_spite.engine import Move
 from p2p_spite.net import NetSession, host_session, join_session
 from p2p_spite.net.game import Action
-from p2p_spite.net.protocol import JOIN, PROTOCOL_VERSION, LocalConfig, ProtocolError
-from p2p_spite.net.wire import MAX_FRAME, Refusal, encode
+from p2p_spite.net.messages import JOIN
+from p2p_spite.net.protocol import PROTOCOL_VERSION, LocalConfig
+from p2p_spite.net.wire import MAX_FRAME, ProtocolError, Refusal, encode
 from p2p_spite.session import EndCause, Ending, LinkState, SessionFailed
 from tests.support.net import RawPeer
 

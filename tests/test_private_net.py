@@ -28,10 +28,11 @@ from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper
+from p2p_spite.net.messages import HOST, JOIN
 from p2p_spite.net.private import PrivateDeck, public_digest
-from p2p_spite.net.protocol import HOST, JOIN, Endpoint, LocalConfig, Phase, ProtocolError
+from p2p_spite.net.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.net.session import NetSession
-from p2p_spite.net.wire import Refusal, encode
+from p2p_spite.net.wire import ProtocolError, Refusal, encode
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from tests.support.net import pair, pump
 from tests.test_fairdeck import _attack

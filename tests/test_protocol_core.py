@@ -10,22 +10,18 @@ import pytest
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import Move
 from p2p_spite.net.game import Action, action_tag, chain
-from p2p_spite.net.messages import Setup
-from p2p_spite.net.protocol import (
-    HOST,
-    JOIN,
-    ActionReceived,
-    Endpoint,
-    Handshaken,
-    LocalConfig,
+from p2p_spite.net.keys import commitment, derive_code_key
+from p2p_spite.net.messages import HOST, JOIN, Setup
+from p2p_spite.net.protocol import ActionReceived, Endpoint, Handshaken, LocalConfig, PeerRefused, Phase
+from p2p_spite.net.wire import (
+    MAX_DEPTH,
+    MAX_FRAME,
+    FrameDecoder,
     LocalProtocolError,
-    PeerRefused,
-    Phase,
+    Refusal,
     RemoteProtocolError,
-    commitment,
-    derive_code_key,
+    encode,
 )
-from p2p_spite.net.wire import MAX_DEPTH, MAX_FRAME, FrameDecoder, Refusal, encode
 from p2p_spite.session import GameEnded, MovePlayed
 from tests.support.net import drain, pair, pump
 

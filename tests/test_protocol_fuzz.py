@@ -12,7 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2p_spite.net.protocol import HOST, JOIN, NEED_DATA, Endpoint, LocalConfig, Phase, ProtocolError
+from p2p_spite.net.messages import HOST, JOIN
+from p2p_spite.net.protocol import NEED_DATA, Endpoint, LocalConfig, Phase
+from p2p_spite.net.wire import ProtocolError
 from tests.support.net import pair
 
 SEED = bytes(range(32))
@@ -170,7 +172,7 @@ _KEY: list[bytes] = []
 
 
 def _code_key() -> bytes:
-    from p2p_spite.net.protocol import derive_code_key
+    from p2p_spite.net.keys import derive_code_key
 
     if not _KEY:
         _KEY.append(derive_code_key("ABCD-EFGH"))  # slow on purpose: once

@@ -26,9 +26,11 @@ import pytest
 from p2p_spite import record as recordmod
 from p2p_spite.engine import Match, Move
 from p2p_spite.net import game as netgame
-from p2p_spite.net import keys, protocol
+from p2p_spite.net import keys
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper, journal_path, record_extra
+from p2p_spite.net.messages import clean_text
+from p2p_spite.plaintext import MAX_NAME
 from tests.reference_spec import RefGame
 from tests.support.keeping import apply_kept
 
@@ -330,19 +332,19 @@ def test_engine_agrees_with_the_recipe_after_every_action_of_a_record(file: str)
 
 def test_net_crypto_agrees_with_the_recipe() -> None:
     v = recipe_vectors()
-    key = protocol.derive_code_key(CODE)
+    key = keys.derive_code_key(CODE)
     assert key.hex() == v["code_key"]
     for spelled in ("k7qp3mxd", " K7QP 3MXD ", "k7qp-3mxd"):
-        assert protocol.derive_code_key(spelled) == key
+        assert keys.derive_code_key(spelled) == key
     assert keys.auth_mac(key, "join", HOST_NONCE, JOIN_NONCE).hex() == v["auth_join"]
     assert keys.auth_mac(key, "host", HOST_NONCE, JOIN_NONCE).hex() == v["auth_host"]
-    rk = protocol.resume_key(SEED, MATCH_ID)
+    rk = keys.resume_key(SEED, MATCH_ID)
     assert rk.hex() == v["resume_key"]
     assert keys.proof_mac(rk, "join", HOST_NONCE, JOIN_NONCE).hex() == v["proof_join"]
     assert keys.proof_mac(rk, "host", HOST_NONCE, JOIN_NONCE).hex() == v["proof_host"]
-    assert protocol.commitment("host", S_HOST, MATCH_ID).hex() == v["commit_host"]
-    assert protocol.commitment("join", S_JOIN, MATCH_ID).hex() == v["commit_join"]
-    assert protocol.seed_from(S_HOST, S_JOIN, MATCH_ID).hex() == v["seed"]
+    assert keys.commitment("host", S_HOST, MATCH_ID).hex() == v["commit_host"]
+    assert keys.commitment("join", S_JOIN, MATCH_ID).hex() == v["commit_join"]
+    assert keys.seed_from(S_HOST, S_JOIN, MATCH_ID).hex() == v["seed"]
 
 
 def test_join_codes_use_the_documented_alphabet() -> None:
@@ -351,7 +353,7 @@ def test_join_codes_use_the_documented_alphabet() -> None:
     assert alphabet.group(1) == keys.CODE_ALPHABET
     assert len(set(alphabet.group(1))) == 31
     for _ in range(20):
-        code = protocol.new_join_code()
+        code = keys.new_join_code()
         assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", code)
         assert set(code.replace("-", "")) <= set(alphabet.group(1))
 
@@ -364,11 +366,11 @@ def recipe_name(text: str) -> str:
 
 def test_names_are_made_printable_as_documented() -> None:
     assert '`"Ann\\tLee"` becomes `"Ann Lee"`' in doc_section()
-    assert recipe_name("Ann\tLee") == protocol.clean_text("Ann\tLee", protocol.MAX_NAME) == "Ann Lee"
+    assert recipe_name("Ann\tLee") == clean_text("Ann\tLee", MAX_NAME) == "Ann Lee"
     every = "".join(map(chr, range(0x110000)))
     for i in range(0, len(every), 40):
         chunk = every[i : i + 40]
-        assert protocol.clean_text(chunk, protocol.MAX_NAME) == recipe_name(chunk), hex(i)
+        assert clean_text(chunk, MAX_NAME) == recipe_name(chunk), hex(i)
     assert recipe_name("x" * 50) == "x" * 40
 
 
@@ -387,8 +389,8 @@ def _example_match() -> Match:
 
 def test_the_record_file_is_byte_for_byte_the_documented_one(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    extra = record_extra(MATCH_ID, 3, protocol.derive_code_key(CODE), False)
-    keeper = RecordKeeper(path, _example_match(), MATCH_ID, 3, protocol.derive_code_key(CODE), False)
+    extra = record_extra(MATCH_ID, 3, keys.derive_code_key(CODE), False)
+    keeper = RecordKeeper(path, _example_match(), MATCH_ID, 3, keys.derive_code_key(CODE), False)
     keeper.close(keep_journal=True)
     assert keeper.extra == extra
     text = doc_block("record")

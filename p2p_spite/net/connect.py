@@ -17,17 +17,11 @@ from ..paths import default_record_path
 from .game import Action, GameCore
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .journal import RecordKeeper, Saved
+from .keys import derive_code_key
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
+from .messages import HOST, JOIN
 from .private import resume_core
-from .protocol import (
-    HOST,
-    JOIN,
-    Deal,
-    Endpoint,
-    LocalConfig,
-    PeerRefused,
-    Phase,
-)
+from .protocol import Deal, Endpoint, LocalConfig, PeerRefused, Phase
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Backoff, Dial
 from .session import NetSession
 from .wire import ProtocolError, Refusal, RemoteProtocolError
@@ -42,8 +36,6 @@ def _stderr_warning(text: str) -> None:
 
 def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
     """The join code's key: from ``code``; when resuming without one, the match's own."""
-    from .protocol import derive_code_key
-
     if code:
         return derive_code_key(code)
     return resume.code_key if resume is not None else None

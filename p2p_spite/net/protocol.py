@@ -37,21 +37,16 @@ from .game import Action, Committed, DesyncError, GameCore, chain
 from .keys import (
     auth_mac,
     commitment,
-    derive_code_key,
-    new_join_code,
     proof_mac,
     resume_key,
     seed_from,
 )
 from .messages import (
-    APP,
     HOST,
     JOIN,
     MATCH_ID_BYTES,
-    MAX_GAMES,
     MAX_REASON,
     MAX_REFUSAL,
-    MAX_TARGET,
     MESSAGES,
     NONCE_BYTES,
     Ack,
@@ -90,13 +85,6 @@ CHAT_RATE: Final = 5.0
 CHAT_BURST: Final = 10
 
 __all__ = [
-    "APP",
-    "HOST",
-    "JOIN",
-    "MAX_CHAT",
-    "MAX_GAMES",
-    "MAX_NAME",
-    "MAX_TARGET",
     "PROTOCOL_VERSION",
     "Acked",
     "ActionDue",
@@ -105,19 +93,10 @@ __all__ = [
     "Endpoint",
     "Handshaken",
     "LocalConfig",
-    "LocalProtocolError",
     "NeedData",
     "PeerBye",
     "PeerRefused",
     "Phase",
-    "ProtocolError",
-    "Refusal",
-    "RemoteProtocolError",
-    "commitment",
-    "derive_code_key",
-    "new_join_code",
-    "resume_key",
-    "seed_from",
 ]
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from p2p_spite.engine import Match, Move
 from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.protocol import PROTOCOL_VERSION, commitment, seed_from
+from p2p_spite.net.keys import commitment, seed_from
+from p2p_spite.net.protocol import PROTOCOL_VERSION
 from p2p_spite.net.wire import FrameDecoder, encode
 
 ADDR = "127.0.0.1"

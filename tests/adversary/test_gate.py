@@ -20,8 +20,9 @@ import pytest
 
 from p2p_spite.net import gate, host_session
 from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
-from p2p_spite.net.protocol import HOST, JOIN, PROTOCOL_VERSION, Endpoint, LocalConfig, ProtocolError
-from p2p_spite.net.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
+from p2p_spite.net.messages import HOST, JOIN
+from p2p_spite.net.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
+from p2p_spite.net.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
 from tests.adversary.siege import siege
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
 
@@ -410,7 +411,7 @@ def test_a_wrong_code_stranger_does_not_learn_that_a_match_is_in_progress(tmp_pa
 
 
 def test_the_right_code_still_hears_seat_taken() -> None:
-    from p2p_spite.net.protocol import derive_code_key
+    from p2p_spite.net.keys import derive_code_key
     from tests.support.net import pump
 
     key = derive_code_key("ABCD-EFGH")

@@ -13,14 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from p2p_spite.net.protocol import (
-    NEED_DATA,
-    ActionDue,
-    ActionReceived,
-    Endpoint,
-    LocalConfig,
-    ProtocolError,
-)
+from p2p_spite.net.protocol import NEED_DATA, ActionDue, ActionReceived, Endpoint, LocalConfig
+from p2p_spite.net.wire import ProtocolError
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "p2p_spite"]

@@ -73,6 +73,7 @@ def test_a_long_match_keeps_only_its_last_two_games() -> None:
         for w in (core.actions, core.digests, core.tags, core.authors):
             assert (w.base, len(w), len(w.kept())) == (base, n, n - base)
         assert (core.history.base, len(core.history.kept())) == (base, n - base + 1)
+        assert core.head == core.history[-1] == core.history[n]  # the head kept at hand
         assert len(match.games) == len(match.moves) == 1 and match.first_kept == match.game_number
         if full.game_number == match.game_number:  # (full deals the next game at its first action)
             assert match.moves[0] == full.moves[-1] and match.game.digest() == full.game.digest()

@@ -302,7 +302,7 @@ class GameCore:
         self.history.append(self._head)
         self._position = n + 1
         self.authors.append(author)
-        self.tags.append(action_tag(self.key, self.match_id, n, self._head) if author == self.seat else tag)
+        self.tags.append(self.own_tag(n) if author == self.seat else tag)
         self._check_finished()
         return Committed(action, card)
 

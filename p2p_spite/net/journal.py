@@ -123,16 +123,13 @@ class ActionLine:
             obj["a"] = self.tag.hex()
         return obj
 
-    def text(self) -> str:
-        """The line :func:`dump_line` writes for :meth:`to_json`, formatted directly."""
-        return action_text(self.n, self.action, self.tag)
-
 
 def action_text(n: int, a: Action, tag: bytes | None) -> str:
     """The journal line of action ``n`` (``ActionLine(n, a, tag)``), formatted directly: a
     line is written for every action, and the JSON encoder costs twice as much.  The
-    move's fields are checked (plain ints, known words), so nothing needs escaping; tests
-    compare the two ways byte for byte."""
+    move's fields are checked (plain ints, known words), so nothing needs escaping;
+    tests/test_journal_lines.py holds it byte for byte to the compact JSON of
+    ``ActionLine.to_json()``, the form every other line is written in."""
     t = "" if tag is None else f',"a":"{tag.hex()}"'
     m = a.move
     if m is None:
@@ -188,7 +185,7 @@ _COMPACT = json.JSONEncoder(separators=(",", ":")).encode
 def dump_line(entry: JournalLine) -> str:
     """One journal line (compact JSON, the keys in a fixed order, a newline)."""
     if type(entry) is ActionLine:
-        return entry.text()
+        return action_text(entry.n, entry.action, entry.tag)
     obj = entry.to_json()
     return ("".join(_ENCODE(obj, 0)) if _ENCODE is not None else _COMPACT(obj)) + "\n"
 

@@ -13,7 +13,15 @@ import random
 import pytest
 
 from p2p_spite.bots import LEVELS, STRONGEST, Bot, best_move, make_bot
-from p2p_spite.bots.expert import EXPERT, EXPERT_FIXED, ExpertBot, greedy_turn, plan_turn, sample_world
+from p2p_spite.bots.expert import (
+    EXPERT,
+    EXPERT_FIXED,
+    ExpertBot,
+    ExpertConfig,
+    greedy_turn,
+    plan_turn,
+    sample_world,
+)
 from p2p_spite.bots.planner import MEDIUM, HardBot, unseen_ranks
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
@@ -481,3 +489,48 @@ def test_expert_plays_its_last_payoff_card() -> None:
     while state.result is None and state.turn == 0:
         state.apply(bot.choose(view(state, 0)))
     assert state.result is not None and state.result.winner == 0
+
+
+class _CountingExpert(ExpertBot):
+    """expert, counting its decisions (``_think``) and moves per turn."""
+
+    def __init__(self, seed: int, config: ExpertConfig) -> None:
+        super().__init__(seed, config)
+        self.turns: list[list[int]] = []  # per turn: [moves, decisions]
+        self._new_turn = True
+
+    def choose(self, view: PlayerView) -> Move:
+        if self._new_turn:
+            self.turns.append([0, 0])
+        move = super().choose(view)
+        self.turns[-1][0] += 1
+        self._new_turn = move.target != CENTER
+        return move
+
+    def _think(self, view: PlayerView) -> Move:
+        self.turns[-1][1] += 1
+        return super()._think(view)
+
+
+@pytest.mark.parametrize(
+    ("rethink", "budget"), [(True, None), (False, None), (True, 0.0)], ids=["rethink", "plan", "no-time"]
+)
+def test_expert_decides_again_before_every_move_while_its_turn_has_time(
+    rethink: bool, budget: float | None
+) -> None:
+    """With ``rethink`` (the default) expert compares plans before each move of a
+    turn; without it, or once the turn's time is spent, it follows the plan it
+    made up to the next chance event."""
+    config = dataclasses.replace(EXPERT, rethink=rethink, turn_budget=budget, worlds=4)
+    bot = _CountingExpert(3, config)
+    state = GameState.deal(seed(94), 1)
+    hard = make_bot("hard", 4)
+    while state.result is None and state.ply < 300:
+        seat = state.turn
+        state.apply((bot if seat == 0 else hard).choose(view(state, seat)))
+    long_turns = [t for t in bot.turns if t[0] >= 3]
+    assert len(long_turns) >= 3
+    if rethink and budget is None:
+        assert all(moves == thinks for moves, thinks in bot.turns)
+    else:
+        assert sum(thinks for _, thinks in long_turns) < sum(moves for moves, _ in long_turns)

@@ -1,8 +1,7 @@
 """The ``expert`` level: ``hard``'s plans, tried out in sampled hidden worlds.
 
-At each decision (the start of a turn, and after each chance event: a new
-pay-off top, or five fresh cards), ``expert`` asks the turn planner for its
-best plan through every first move and every discard (the candidates), keeps
+Before each move of its turn, ``expert`` asks the turn planner for its best
+plan through every first move and every discard (the candidates), keeps
 the few best, and plays each of them out in the same few *worlds*: complete
 deals consistent with its :class:`PlayerView` and nothing else.  A world puts
 the cards this seat cannot see (the 104 minus everything in the view) at
@@ -21,7 +20,10 @@ the view), the stock (its count), and both pay-off piles under their tops
 
 The candidate with the best average plus ``prior`` times ``hard``'s own value
 of it wins; every candidate meets the same worlds, so they are compared on
-equal luck.  (``finish``/``reply`` = "plan" put a capped ``medium`` search,
+equal luck.  Its first move is played, and the next move is decided the same
+way (``rethink``; without it, or once the turn's time is spent, the rest of
+the plan is followed up to the next chance event, as ``hard`` does).
+(``finish``/``reply`` = "plan" put a capped ``medium`` search,
 :func:`plan_turn`, in place of the greedy policy: an experiment that measured
 no better and far slower, docs/bots.md.)
 
@@ -67,6 +69,7 @@ class ExpertConfig:
     finish: str = "greedy"  # our turn after a chance event in a world: "greedy" or "plan"
     reply: str = "greedy"  # the opponent's reply in a world: "greedy" or "plan"
     policy_nodes: int = 60  # "plan": medium's search capped at this many states, per decision
+    rethink: bool = True  # compare plans before every move while the turn has time (else after chance events)
 
 
 EXPERT = ExpertConfig()
@@ -93,9 +96,12 @@ class ExpertBot(PlannerBot):
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
 
     def choose(self, view: PlayerView) -> Move:
+        budget = self.config.turn_budget
         if self._turn_over:
             self._spent = 0.0
             self._turn_over = False
+        elif self.config.rethink and (budget is None or self._spent < budget):
+            self._plan = []  # think again: there is time left in this turn
         t0 = time.perf_counter()
         move = super().choose(view)
         self._spent += time.perf_counter() - t0

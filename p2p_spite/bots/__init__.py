@@ -26,7 +26,8 @@ Levels (``make_bot(level, seed)``, and wherever ``--bot``/``--bots`` is taken):
     ``hard``'s best plans through each first move and discard, each played
     out in worlds sampled from what its view leaves hidden (the opponent's
     hand, the stock, the pay-off piles), against the opponent's reply; the
-    best on average is played.  It thinks within a time budget per turn.
+    best on average is played, and the comparison is made again before
+    every move of the turn.  It thinks within a time budget per turn.
     See p2p_spite/bots/expert.py.
 
 The strongest level is ``STRONGEST`` (``"expert"``).  A hint for a human is

@@ -513,7 +513,9 @@ class _CountingExpert(ExpertBot):
 
 
 @pytest.mark.parametrize(
-    ("rethink", "budget"), [(True, None), (False, None), (True, 0.0)], ids=["rethink", "plan", "no-time"]
+    ("rethink", "budget"),
+    [(True, None), (True, 60.0), (False, None), (True, 0.0)],
+    ids=["rethink", "time-left", "plan", "no-time"],
 )
 def test_expert_decides_again_before_every_move_while_its_turn_has_time(
     rethink: bool, budget: float | None
@@ -530,7 +532,7 @@ def test_expert_decides_again_before_every_move_while_its_turn_has_time(
         state.apply((bot if seat == 0 else hard).choose(view(state, seat)))
     long_turns = [t for t in bot.turns if t[0] >= 3]
     assert len(long_turns) >= 3
-    if rethink and budget is None:
+    if rethink and budget != 0.0:
         assert all(moves == thinks for moves, thinks in bot.turns)
     else:
         assert sum(thinks for _, thinks in long_turns) < sum(moves for moves, _ in long_turns)

@@ -96,18 +96,20 @@ class ExpertBot(PlannerBot):
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
 
     def choose(self, view: PlayerView) -> Move:
-        budget = self.config.turn_budget
         if self._turn_over:
             self._spent = 0.0
             self._turn_over = False
-        elif self.config.rethink and (budget is None or self._spent < budget):
-            self._plan = []  # think again: there is time left in this turn
         t0 = time.perf_counter()
         move = super().choose(view)
         self._spent += time.perf_counter() - t0
         if move.target != CENTER:  # a discard ends the turn
             self._turn_over = True
         return move
+
+    def _follows_plan(self) -> bool:
+        """With ``rethink``, compare plans before every move while the turn has time."""
+        budget = self.config.turn_budget
+        return not self.config.rethink or (budget is not None and self._spent >= budget)
 
     def _think(self, view: PlayerView) -> Move:
         cfg = self.config

@@ -536,3 +536,40 @@ def test_expert_decides_again_before_every_move_while_its_turn_has_time(
         assert all(moves == thinks for moves, thinks in bot.turns)
     else:
         assert sum(thinks for _, thinks in long_turns) < sum(moves for moves, _ in long_turns)
+
+
+def test_expert_starts_a_new_game_with_its_whole_budget_after_a_turn_without_discard() -> None:
+    """A turn need not end with a discard: the game is won by a pay-off card (or
+    a record is resumed).  The time it spent must not count against the first
+    turn of the next game, which then would be played hurried and unsampled."""
+    now = [0.0]
+    ticking = [True]
+
+    def clock() -> float:  # one second per reading while ticking; then stopped
+        if ticking[0]:
+            now[0] += 1.0
+        return now[0]
+
+    config = dataclasses.replace(EXPERT, turn_budget=0.15, worlds=4)
+    bot = ExpertBot(5, config, clock)
+    # Game 1: expert thinks (for seconds, on this clock) and plays to a center, and
+    # the game ends there: its turn had no discard.
+    state = GameState.deal(seed(94), 1)
+    hard = make_bot("hard", 6)
+    for _ in range(300):
+        v = view(state, state.turn)
+        if bot.choose(v).target == CENTER:
+            break
+        state.apply(hard.choose(v))
+    else:
+        pytest.fail("expert never played to a center")
+    assert bot.last_worlds == 0  # its first turn's clock ran out: no world sampled
+    ticking[0] = False
+    # Game 2, its first decision: a fresh turn, the whole budget left.
+    first = GameState.deal(seed(95), 2)
+    v2 = view(first, first.turn)
+    fresh = ExpertBot(5, config, clock)
+    fresh.choose(v2)
+    assert fresh.last_worlds == 4  # the decision compares plans in 4 worlds ...
+    bot.choose(v2)
+    assert bot.last_worlds == 4  # ... for the bot that played game 1 too

@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Stream
@@ -82,28 +83,35 @@ class ExpertBot(PlannerBot):
 
     name = "expert"
 
-    def __init__(self, seed: int | None = None, config: ExpertConfig = EXPERT) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        config: ExpertConfig = EXPERT,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         super().__init__(seed, HARD)
         self.seed = seed
         self.config = config
+        self._clock = clock  # seconds, for the thinking budget (tests pass their own)
         self.last_worlds = 0
         self.compared = 0  # decisions with several candidates ...
         self.cut_short = 0  # ... and those where the clock stopped before ``worlds`` worlds
         self._spent = 0.0  # thinking time spent in this turn so far
+        self._next: tuple[int, int] | None = None  # (game, ply) of our next move if the turn goes on
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
-        self._turn_over = True
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
 
     def choose(self, view: PlayerView) -> Move:
-        if self._turn_over:
+        # A new turn, from the view alone: any view but the one right after our
+        # own last move (the opponent has moved since, or a new game began,
+        # whether the last turn ended with a discard or with the game won).
+        if (view.game, view.ply) != self._next:
             self._spent = 0.0
-            self._turn_over = False
-        t0 = time.perf_counter()
+        t0 = self._clock()
         move = super().choose(view)
-        self._spent += time.perf_counter() - t0
-        if move.target != CENTER:  # a discard ends the turn
-            self._turn_over = True
+        self._spent += self._clock() - t0
+        self._next = (view.game, view.ply + 1)
         return move
 
     def _follows_plan(self) -> bool:
@@ -116,7 +124,7 @@ class ExpertBot(PlannerBot):
         deadline = None
         weights = self.weights
         if cfg.turn_budget is not None:
-            deadline = time.perf_counter() + cfg.turn_budget - self._spent
+            deadline = self._clock() + cfg.turn_budget - self._spent
             if self._spent >= cfg.turn_budget:  # the turn's time is spent: a smaller search
                 weights = self._hurried
         search = _Search(view, weights, self._rng, self.opponent_skill)
@@ -154,7 +162,7 @@ class ExpertBot(PlannerBot):
         totals = [0.0] * len(cands)
         done = 0
         for _ in range(cfg.worlds):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and self._clock() >= deadline:
                 break
             world = sample_world(view, rng)
             if world is None:

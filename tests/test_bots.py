@@ -19,8 +19,6 @@ from p2p_spite.bots.expert import (
     ExpertBot,
     ExpertConfig,
     greedy_turn,
-    leaf_features,
-    odds_table,
     plan_turn,
     sample_world,
 )
@@ -449,76 +447,6 @@ def test_world_policies_finish_the_turn() -> None:
         checked += 1
         state.apply(driver[seat].choose(v))
     assert checked >= 20
-
-
-def test_expert_odds_leaf_rises_with_the_lead_and_a_reachable_top() -> None:
-    """The fitted chance to win (2P - 1) at a world's end, for the seat to move:
-    higher with fewer of its own pay-off cards left, with more of the opponent's,
-    with its top reachable, and lower with the opponent's reachable; even when
-    all is even; nearly sure with one card left and its top reachable."""
-    odds = odds_table()
-
-    def at(a: int, b: int, rm: int, ro: int) -> float:
-        return odds[((a * 21 + b) * 2 + rm) * 2 + ro]
-
-    for a in range(1, 21):
-        for b in range(1, 21):
-            for rm in (0, 1):
-                for ro in (0, 1):
-                    x = at(a, b, rm, ro)
-                    assert -1.0 < x < 1.0
-                    if a < 20:
-                        assert at(a + 1, b, rm, ro) < x
-                    if b < 20:
-                        assert at(a, b + 1, rm, ro) > x
-                    assert at(a, b, 1, ro) > at(a, b, 0, ro)
-                    assert at(a, b, rm, 1) < at(a, b, rm, 0)
-        assert abs(at(a, a, 0, 0)) < 0.05
-    assert at(1, 1, 1, 0) > 0.95
-    assert at(10, 10, 1, 0) - at(10, 10, 0, 0) > at(20, 20, 1, 0) - at(20, 20, 0, 0) > 0.1
-
-
-def test_fit_leaf_recovers_known_coefficients(monkeypatch: pytest.MonkeyPatch) -> None:
-    """scripts/fit_leaf's fit, on counts made from known coefficients, finds them again."""
-    import importlib.machinery
-    import importlib.util
-    from pathlib import Path
-
-    monkeypatch.setenv("P2P_SPITE_BENCH_NO_VENV", "1")  # import it here, do not re-exec
-    path = Path(__file__).resolve().parent.parent / "scripts" / "fit_leaf"
-    loader = importlib.machinery.SourceFileLoader("fit_leaf", str(path))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("fit_leaf", loader))
-    loader.exec_module(module)
-    truth = (0.1, 1.2, 1.5, -2.0, 3.0)
-    counts: dict[tuple[int, int, int, int], list[float]] = {}
-    for a in range(1, 21):
-        for b in range(1, 21):
-            for rm in (0, 1):
-                for ro in (0, 1):
-                    key = (a, b, rm, ro)
-                    z = sum(w * x for w, x in zip(truth, leaf_features(*key), strict=True))
-                    counts[key] = [1000, 1000 * module.sigmoid(z)]  # expected wins
-    found = module.fit(counts, module.MODELS["leaf"])
-    assert found == pytest.approx(truth, abs=1e-6)
-    assert module.log_loss(counts, module.MODELS["leaf"], found) < module.log_loss(
-        counts, module.MODELS["leaf"], [0.0] * len(truth)
-    )
-
-
-def test_fit_leaf_script_runs() -> None:
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parent.parent / "scripts" / "fit_leaf"
-    out = subprocess.run(
-        [sys.executable, str(script), "-n", "8", "--jobs", "1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    assert "8 games of hard against hard" in out and "held-out log loss" in out and "calibration" in out
 
 
 def test_expert_without_a_clock_is_deterministic() -> None:

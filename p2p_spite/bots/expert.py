@@ -42,8 +42,6 @@ benchmarks use it).
 from __future__ import annotations
 
 import dataclasses
-import functools
-import math
 import random
 import time
 from collections.abc import Callable
@@ -73,7 +71,6 @@ class ExpertConfig:
     reply: str = "greedy"  # the opponent's reply in a world: "greedy" or "plan"
     policy_nodes: int = 60  # "plan": medium's search capped at this many states, per decision
     rethink: bool = True  # compare plans before every move while the turn has time (else after chance events)
-    leaf: str = "cards"  # a world's end scored by "cards" (payoff, future) or "odds" (LEAF: win * (2P - 1))
 
 
 EXPERT = ExpertConfig()
@@ -104,7 +101,6 @@ class ExpertBot(PlannerBot):
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
-        self._odds = odds_table()
 
     def choose(self, view: PlayerView) -> Move:
         # A new turn, from the view alone: any view but the one right after our
@@ -207,11 +203,8 @@ class ExpertBot(PlannerBot):
             if result.winner == opp:
                 return -cfg.win
             return 0.0
-        if cfg.leaf == "odds":  # our turn now (the reply ended with a discard)
-            a, b = len(state.payoff[me]), len(state.payoff[opp])
-            return cfg.win * self._odds[((a * 21 + b) * 2 + reachable(state, me)) * 2 + reachable(state, opp)]
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
-        if cfg.future and reachable(state, me):
+        if cfg.future and _reachable(state, me):
             value += cfg.future
         return value
 
@@ -233,34 +226,7 @@ def plan_turn(state: GameState, seat: int, weights: Weights, rng: random.Random,
     greedy_turn(state, seat)
 
 
-def leaf_features(a: int, b: int, reach_me: int, reach_opp: int) -> tuple[float, ...]:
-    """The features of :data:`LEAF`, for the seat to move: ``a`` and ``b`` pay-off cards
-    left (its own, the opponent's), and whether each pay-off top is reachable now.
-    A race: the lead in cards, and each reachable top, count more as the game nears its end;
-    and a reachable top with one or two cards left nearly wins."""
-    r = 1.0 / math.sqrt(a + b)
-    return (1.0, (b - a) * r, reach_me * r, reach_opp * r, reach_me / (a * a))
-
-
-# logit P(win) = LEAF . leaf_features(...), for the seat to move at the start of its turn;
-# fitted by scripts/fit_leaf on hard-against-hard games (docs/bots.md has the fit).
-LEAF: tuple[float, ...] = (-0.0283, 1.1674, 1.7269, -1.9497, 3.4025)
-
-
-@functools.cache
-def odds_table(beta: tuple[float, ...] = LEAF) -> list[float]:
-    """2P - 1 for every (a, b, reach_me, reach_opp), a and b up to 20, at ((a * 21 + b) * 2 + rm) * 2 + ro."""
-    out = [0.0] * (21 * 21 * 4)
-    for a in range(1, 21):
-        for b in range(1, 21):
-            for rm in (0, 1):
-                for ro in (0, 1):
-                    z = sum(w * x for w, x in zip(beta, leaf_features(a, b, rm, ro), strict=True))
-                    out[((a * 21 + b) * 2 + rm) * 2 + ro] = 2.0 / (1.0 + math.exp(-z)) - 1.0
-    return out
-
-
-def reachable(state: GameState, seat: int) -> bool:
+def _reachable(state: GameState, seat: int) -> bool:
     """Can ``seat`` play its pay-off top with its hand and side stacks from some center?"""
     pile = state.payoff[seat]
     if not pile:

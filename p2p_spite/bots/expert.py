@@ -60,7 +60,7 @@ class ExpertConfig:
     candidates: int = 6  # plans tried out per decision
     margin: float = 120.0  # ... among those within this of the planner's best value
     worlds: int = 16  # sampled worlds per decision (the most; exactly this many when deterministic)
-    turn_budget: float | None = 0.15  # seconds of thinking per turn; None: deterministic
+    turn_budget: float | None = 0.2  # seconds of thinking per turn; None: deterministic
     win: float = 1000.0  # a game won in a world (lost: the opposite)
     payoff: float = 100.0  # per pay-off card played (by us: +, by the opponent: -)
     future: float = 80.0  # our pay-off top reachable at our next turn (hand, side stacks, centers)

@@ -573,3 +573,42 @@ def test_expert_starts_a_new_game_with_its_whole_budget_after_a_turn_without_dis
     assert fresh.last_worlds == 4  # the decision compares plans in 4 worlds ...
     bot.choose(v2)
     assert bot.last_worlds == 4  # ... for the bot that played game 1 too
+
+
+def test_expert_tells_the_turns_of_two_seats_apart() -> None:
+    """One bot asked for both seats (each view is all it knows): the view right
+    after its discard for seat 0 is seat 1's first decision, a new turn with the
+    whole budget, not the rest of seat 0's spent turn."""
+    now = [0.0]
+    ticking = [True]
+
+    def clock() -> float:
+        if ticking[0]:
+            now[0] += 1.0
+        return now[0]
+
+    config = dataclasses.replace(EXPERT, turn_budget=0.15, worlds=4)
+    state = GameState.deal(seed(96), 1)
+    hard = make_bot("hard", 7)
+    checked = 0
+    while state.result is None and state.ply < 400 and checked < 3:
+        v = view(state, state.turn)
+        move = hard.choose(v)
+        if move.target == SIDE:  # a discard: ask one bot for it, then for the next seat
+            bot = ExpertBot(5, config, clock)
+            ticking[0] = True
+            bot.choose(v)  # spends its whole budget (a second per clock reading)
+            state.apply(move)
+            if state.result is not None:
+                break
+            ticking[0] = False
+            nxt = view(state, state.turn)
+            fresh = ExpertBot(5, config, clock)
+            fresh.choose(nxt)
+            if fresh.last_worlds:  # a decision that compares plans
+                bot.choose(nxt)
+                assert bot.last_worlds == fresh.last_worlds == 4
+                checked += 1
+            continue
+        state.apply(move)
+    assert checked == 3

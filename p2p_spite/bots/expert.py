@@ -97,21 +97,21 @@ class ExpertBot(PlannerBot):
         self.compared = 0  # decisions with several candidates ...
         self.cut_short = 0  # ... and those where the clock stopped before ``worlds`` worlds
         self._spent = 0.0  # thinking time spent in this turn so far
-        self._next: tuple[int, int] | None = None  # (game, ply) of our next move if the turn goes on
+        self._next: tuple[int, int, int] | None = None  # (game, ply, seat) of our next view in this turn
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
 
     def choose(self, view: PlayerView) -> Move:
         # A new turn, from the view alone: any view but the one right after our
-        # own last move (the opponent has moved since, or a new game began,
-        # whether the last turn ended with a discard or with the game won).
-        if (view.game, view.ply) != self._next:
+        # own last move, for the same seat (the opponent has moved since, or a new
+        # game began, whether the last turn ended with a discard or with the game won).
+        if (view.game, view.ply, view.seat) != self._next:
             self._spent = 0.0
         t0 = self._clock()
         move = super().choose(view)
         self._spent += self._clock() - t0
-        self._next = (view.game, view.ply + 1)
+        self._next = (view.game, view.ply + 1, view.seat)
         return move
 
     def _follows_plan(self) -> bool:

@@ -449,6 +449,29 @@ def test_world_policies_finish_the_turn() -> None:
     assert checked >= 20
 
 
+def test_plain_discards_share_one_playout_with_the_same_scores() -> None:
+    """expert scores all plain discards of a world from one reply: for every
+    discard, exactly the score of its own playout (the reply does not depend on
+    which card went on which stack; only the reach of the pay-off top does)."""
+    state = GameState.deal(seed(94), 1)
+    driver = [make_bot("hard", 0), make_bot("hard", 1)]
+    bot = ExpertBot(2, EXPERT_FIXED)
+    rng = random.Random(5)
+    checked = differ = 0
+    while state.result is None and state.ply < 400:
+        seat = state.turn
+        v = view(state, seat)
+        discards = [m for m in state.legal_moves() if m.source == HAND and m.target == SIDE]
+        world = sample_world(v, rng)
+        assert world is not None
+        alone = [bot._play_out(world.copy(), seat, (m,)) for m in discards]
+        assert bot._discard_outs(world.copy(), seat, discards) == alone
+        checked += 1
+        differ += len(set(alone)) > 1
+        state.apply(driver[seat].choose(v))
+    assert checked >= 50 and differ >= 5  # and the discards' scores do differ
+
+
 def test_expert_without_a_clock_is_deterministic() -> None:
     def moves(bot_seed: int) -> list[Move]:
         state = GameState.deal(seed(91), 1)

@@ -20,7 +20,11 @@ the view), the stock (its count), and both pay-off piles under their tops
 
 The candidate with the best average plus ``prior`` times ``hard``'s own value
 of it wins; every candidate meets the same worlds, so they are compared on
-equal luck.  Its first move is played, and the next move is decided the same
+equal luck.  Plain discards (a hand card to a side stack, ending the turn)
+share one playout per world: the opponent's reply is the same whichever card
+went on whichever stack, so only the last step, the reach test, is done for
+each of them (:meth:`ExpertBot._discard_outs`; the same scores as separate
+playouts).  Its first move is played, and the next move is decided the same
 way (``rethink``; without it, or once the turn's time is spent, the rest of
 the plan is followed up to the next chance event, as ``hard`` does).
 (``finish``/``reply`` = "plan" put a capped ``medium`` search,
@@ -158,7 +162,14 @@ class ExpertBot(PlannerBot):
         self, view: PlayerView, cands: list[tuple[float, tuple[Move, ...]]], deadline: float | None
     ) -> tuple[Move, ...]:
         cfg = self.config
+        me = view.seat
         rng = random.Random(f"expert {self.seed} {view.game} {view.ply}")
+        # Plain discards share one playout per world: the opponent's reply does not
+        # depend on which hand card we put on which side stack.
+        discards = [k for k, (_, plan) in enumerate(cands) if _is_discard(plan)]
+        if len(discards) < 2:
+            discards = []
+        others = [k for k in range(len(cands)) if k not in discards]
         totals = [0.0] * len(cands)
         done = 0
         for _ in range(cfg.worlds):
@@ -167,8 +178,12 @@ class ExpertBot(PlannerBot):
             world = sample_world(view, rng)
             if world is None:
                 break
-            for k, (_, plan) in enumerate(cands):
-                totals[k] += self._play_out(world.copy(), view.seat, plan)
+            for k in others:
+                totals[k] += self._play_out(world.copy(), me, cands[k][1])
+            if discards:
+                outs = self._discard_outs(world, me, [cands[k][1][0] for k in discards])
+                for k, v in zip(discards, outs, strict=True):
+                    totals[k] += v
             done += 1
         self.last_worlds = done
         self.compared += 1
@@ -178,6 +193,13 @@ class ExpertBot(PlannerBot):
         scores = [t / done + cfg.prior * v for t, (v, _) in zip(totals, cands, strict=True)]
         best = max(range(len(cands)), key=lambda k: (scores[k], -k))
         return cands[best][1]
+
+    def _reply(self, state: GameState, opp: int) -> None:
+        """The opponent's whole turn in a world."""
+        if self.config.reply == "plan":
+            plan_turn(state, opp, self._policy, self._rng)
+        else:
+            greedy_turn(state, opp)
 
     def _play_out(self, state: GameState, me: int, plan: tuple[Move, ...]) -> float:
         """Play ``plan``, the rest of our turn and the opponent's reply in a world; score it."""
@@ -192,21 +214,60 @@ class ExpertBot(PlannerBot):
             plan_turn(state, me, self._policy, self._rng)
         else:
             greedy_turn(state, me)
-        if cfg.reply == "plan":
-            plan_turn(state, opp, self._policy, self._rng)
-        else:
-            greedy_turn(state, opp)
+        self._reply(state, opp)
         result = state.result
         if result is not None:
-            if result.winner == me:
-                return cfg.win
-            if result.winner == opp:
-                return -cfg.win
-            return 0.0
+            return self._result_score(result.winner, me)
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
         if cfg.future and _reachable(state, me):
             value += cfg.future
         return value
+
+    def _discard_outs(self, state: GameState, me: int, discards: list[Move]) -> list[float]:
+        """:meth:`_play_out` of each plain discard in ``discards`` (hand card to side
+        stack) from one playout: the reply does not depend on the discard (the same
+        scores as separate playouts with the greedy reply; "plan" draws on the
+        bot's generator once instead of once per discard)."""
+        cfg = self.config
+        opp = 1 - me
+        mine, theirs = len(state.payoff[me]), len(state.payoff[opp])
+        stacks = [tuple(c % 13 for c in st) for st in state.sides[me]]  # before the discard
+        first = discards[0]
+        state.apply(first)
+        self._reply(state, opp)
+        result = state.result
+        if result is not None:
+            return [self._result_score(result.winner, me)] * len(discards)
+        value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
+        pile = state.payoff[me]
+        if not cfg.future or not pile:
+            return [value] * len(discards)
+        target = pile[-1] % 13
+        hand = [0] * 13  # our hand after the reply's refill, with the first discard's card back
+        for c in state.hands[me]:
+            hand[c % 13] += 1
+        ranks = [m.arg % 13 for m in discards if m.arg is not None]
+        hand[ranks[0]] += 1
+        out = []
+        for m, r in zip(discards, ranks, strict=True):
+            hand[r] -= 1
+            sides = [(*st, r) if s == m.slot else st for s, st in enumerate(stacks)]
+            reach = _reach(target, hand, sides, state.center)
+            hand[r] += 1
+            out.append(value + cfg.future if reach else value)
+        return out
+
+    def _result_score(self, winner: int | None, me: int) -> float:
+        if winner == me:
+            return self.config.win
+        if winner is None:
+            return 0.0
+        return -self.config.win
+
+
+def _is_discard(plan: tuple[Move, ...]) -> bool:
+    """Is ``plan`` a single discard (a hand card to a side stack)?"""
+    return len(plan) == 1 and plan[0].source == HAND and plan[0].target == SIDE
 
 
 def plan_turn(state: GameState, seat: int, weights: Weights, rng: random.Random, decisions: int = 6) -> None:
@@ -231,14 +292,16 @@ def _reachable(state: GameState, seat: int) -> bool:
     pile = state.payoff[seat]
     if not pile:
         return False
-    target = pile[-1] % 13
-    if target == 12:
-        return True
     hand = [0] * 13
     for c in state.hands[seat]:
         hand[c % 13] += 1
     stacks = [tuple(c % 13 for c in st) for st in state.sides[seat]]
-    return any(_can_reach(len(c), target, hand, stacks) for c in state.center)
+    return _reach(pile[-1] % 13, hand, stacks, state.center)
+
+
+def _reach(target: int, hand: list[int], stacks: list[tuple[int, ...]], centers: list[list[int]]) -> bool:
+    """Can rank ``target`` be played from hand counts (by rank) and side stacks (ranks)?"""
+    return target == 12 or any(_can_reach(len(c), target, hand, stacks) for c in centers)
 
 
 def _chain(state: GameState, seat: int, target: int) -> list[Move] | None:

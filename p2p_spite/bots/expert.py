@@ -232,8 +232,8 @@ class ExpertBot(PlannerBot):
         opp = 1 - me
         mine, theirs = len(state.payoff[me]), len(state.payoff[opp])
         stacks = [tuple(c % 13 for c in st) for st in state.sides[me]]  # before the discard
-        first = discards[0]
-        state.apply(first)
+        ranks = [state.card_of(m) % 13 for m in discards]
+        state.apply(discards[0])
         self._reply(state, opp)
         result = state.result
         if result is not None:
@@ -246,7 +246,6 @@ class ExpertBot(PlannerBot):
         hand = [0] * 13  # our hand after the reply's refill, with the first discard's card back
         for c in state.hands[me]:
             hand[c % 13] += 1
-        ranks = [m.arg % 13 for m in discards if m.arg is not None]
         hand[ranks[0]] += 1
         out = []
         for m, r in zip(discards, ranks, strict=True):

@@ -18,11 +18,14 @@ from p2p_spite.bots.expert import (
     EXPERT_FIXED,
     ExpertBot,
     ExpertConfig,
+    _climb,
+    _reach_set,
     greedy_turn,
     plan_turn,
+    rank_shares,
     sample_world,
 )
-from p2p_spite.bots.planner import MEDIUM, HardBot, unseen_ranks
+from p2p_spite.bots.planner import MEDIUM, HardBot, _can_reach, unseen_ranks
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
 
@@ -449,13 +452,14 @@ def test_world_policies_finish_the_turn() -> None:
     assert checked >= 20
 
 
-def test_plain_discards_share_one_playout_with_the_same_scores() -> None:
+@pytest.mark.parametrize("config", [EXPERT_FIXED, dataclasses.replace(EXPERT_FIXED, future2=80.0)])
+def test_plain_discards_share_one_playout_with_the_same_scores(config: ExpertConfig) -> None:
     """expert scores all plain discards of a world from one reply: for every
     discard, exactly the score of its own playout (the reply does not depend on
-    which card went on which stack; only the reach of the pay-off top does)."""
+    which card went on which stack; only our next turn's prospects do)."""
     state = GameState.deal(seed(94), 1)
     driver = [make_bot("hard", 0), make_bot("hard", 1)]
-    bot = ExpertBot(2, EXPERT_FIXED)
+    bot = ExpertBot(2, config)
     rng = random.Random(5)
     checked = differ = 0
     while state.result is None and state.ply < 400:
@@ -464,12 +468,60 @@ def test_plain_discards_share_one_playout_with_the_same_scores() -> None:
         discards = [m for m in state.legal_moves() if m.source == HAND and m.target == SIDE]
         world = sample_world(v, rng)
         assert world is not None
+        bot._ranks = rank_shares(v)
         alone = [bot._play_out(world.copy(), seat, (m,)) for m in discards]
         assert bot._discard_outs(world.copy(), seat, discards) == alone
         checked += 1
         differ += len(set(alone)) > 1
         state.apply(driver[seat].choose(v))
     assert checked >= 50 and differ >= 5  # and the discards' scores do differ
+
+
+def test_climbs_agree_with_the_planners_reach_test() -> None:
+    """expert's climbs (the cards a climb leaves; every rank one center can be
+    lifted to) are the planner's greedy reach test, on random hands and stacks."""
+    rng = random.Random(11)
+    climbed = 0
+    for _ in range(3000):
+        hand = [0] * 13
+        for r in rng.choices(range(13), k=rng.randint(0, 6)):
+            hand[r] += 1
+        stacks = [tuple(rng.choices(range(13), k=rng.randint(0, 4))) for _ in range(4)]
+        n = rng.randrange(12)
+        reach = _reach_set(n, hand, stacks)
+        for target in range(12):
+            can = _can_reach(n, target, hand, stacks)
+            assert bool(reach >> target & 1) == can, (n, target, hand, stacks)
+            got = _climb(n, target, hand, stacks)
+            assert (got is not None) == can
+            if got is not None and target != n:
+                h, left = got
+                used = sum(hand) - sum(h) + sum(map(len, stacks)) - sum(left)
+                assert used == (target - n) % 12  # one card per step, none lost
+                climbed += 1
+    assert climbed > 1000
+
+
+def test_expert_values_reaching_the_card_under_its_payoff_top() -> None:
+    """With ``future2``, of two discards that both leave the pay-off top
+    reachable, the one whose climb leaves more ranks in reach scores higher."""
+    bot = ExpertBot(1, dataclasses.replace(EXPERT_FIXED, future2=80.0))
+    bot._ranks = [(r, 1 / 13) for r in range(13)]
+    centers = [[0] * 2, [], []]  # a center of two cards takes a 3
+    pile = cards("9D 4C")  # ... and then our pay-off 4 (top last)
+    stacks: list[tuple[int, ...]] = [(), (), (), ()]
+    three, five, nine = 2, 4, 8  # rank indexes
+    hand = [0] * 13
+    hand[three] = 1
+    with_five, with_nine = hand[:], hand[:]
+    with_five[five] = 1
+    with_nine[nine] = 1
+    keep_five = bot._next_turn(pile, with_five, stacks, centers)
+    keep_nine = bot._next_turn(pile, with_nine, stacks, centers)
+    # 3 then the 4 lift a center to four cards; a 5 kept lifts it to five: one more rank
+    assert keep_five > keep_nine > 0
+    hand_without_three = [0] * 13
+    assert bot._next_turn(pile, hand_without_three, stacks, centers) == 0.0
 
 
 def test_expert_without_a_clock_is_deterministic() -> None:

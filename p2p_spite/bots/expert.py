@@ -15,14 +15,16 @@ the view), the stock (its count), and both pay-off piles under their tops
    center plays and discard);
 2. the opponent replies with a whole turn of the same greedy policy;
 3. the position is scored for this seat: pay-off cards played by each side,
-   a won or lost game, and whether this seat's pay-off top is then reachable
-   from its hand and side stacks.
+   a won or lost game, whether this seat's pay-off top is then reachable
+   from its hand and side stacks, and if so, the chance that the card under
+   it (a rank from the cards this seat cannot see) is reachable with what the
+   climb to the top leaves (:meth:`ExpertBot._next_turn`).
 
 The candidate with the best average plus ``prior`` times ``hard``'s own value
 of it wins; every candidate meets the same worlds, so they are compared on
 equal luck.  Plain discards (a hand card to a side stack, ending the turn)
 share one playout per world: the opponent's reply is the same whichever card
-went on whichever stack, so only the last step, the reach test, is done for
+went on whichever stack, so only the last step, the reach tests, is done for
 each of them (:meth:`ExpertBot._discard_outs`; the same scores as separate
 playouts).  Its first move is played, and the next move is decided the same
 way (``rethink``; without it, or once the turn's time is spent, the rest of
@@ -54,7 +56,17 @@ from dataclasses import dataclass
 from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Stream
 from ..engine import view as view_of
 from ..engine.moves import SIDE_STACKS
-from .planner import HARD, MEDIUM, PlannerBot, Weights, _can_reach, _Search, search_view, visible_cards
+from .planner import (
+    HARD,
+    MEDIUM,
+    PlannerBot,
+    Weights,
+    _can_reach,
+    _Search,
+    search_view,
+    unseen_ranks,
+    visible_cards,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +80,7 @@ class ExpertConfig:
     win: float = 1000.0  # a game won in a world (lost: the opposite)
     payoff: float = 100.0  # per pay-off card played (by us: +, by the opponent: -)
     future: float = 80.0  # our pay-off top reachable at our next turn (hand, side stacks, centers)
+    future2: float = 80.0  # ... plus this times the chance that the card under it is reachable after it
     prior: float = 0.5  # plus this times the planner's own value of the candidate
     hurried_nodes: int = 300  # hard's search cap once the turn's budget is spent (hard: 2,500)
     # Experiments (scripts/bench_bots --set; docs/bots.md has what they measured):
@@ -105,6 +118,7 @@ class ExpertBot(PlannerBot):
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
+        self._ranks: list[tuple[int, float]] = []  # the unseen cards' ranks and their shares (``future2``)
 
     def choose(self, view: PlayerView) -> Move:
         # A new turn, from the view alone: any view but the one right after our
@@ -164,6 +178,8 @@ class ExpertBot(PlannerBot):
         cfg = self.config
         me = view.seat
         rng = random.Random(f"expert {self.seed} {view.game} {view.ply}")
+        if cfg.future2:
+            self._ranks = rank_shares(view)
         # Plain discards share one playout per world: the opponent's reply does not
         # depend on which hand card we put on which side stack.
         discards = [k for k, (_, plan) in enumerate(cands) if _is_discard(plan)]
@@ -219,8 +235,13 @@ class ExpertBot(PlannerBot):
         if result is not None:
             return self._result_score(result.winner, me)
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
-        if cfg.future and _reachable(state, me):
-            value += cfg.future
+        pile = state.payoff[me]
+        if cfg.future and pile:
+            hand = [0] * 13
+            for c in state.hands[me]:
+                hand[c % 13] += 1
+            stacks = [tuple(c % 13 for c in st) for st in state.sides[me]]
+            value += self._next_turn(pile, hand, stacks, state.center)
         return value
 
     def _discard_outs(self, state: GameState, me: int, discards: list[Move]) -> list[float]:
@@ -242,7 +263,6 @@ class ExpertBot(PlannerBot):
         pile = state.payoff[me]
         if not cfg.future or not pile:
             return [value] * len(discards)
-        target = pile[-1] % 13
         hand = [0] * 13  # our hand after the reply's refill, with the first discard's card back
         for c in state.hands[me]:
             hand[c % 13] += 1
@@ -251,10 +271,50 @@ class ExpertBot(PlannerBot):
         for m, r in zip(discards, ranks, strict=True):
             hand[r] -= 1
             sides = [(*st, r) if s == m.slot else st for s, st in enumerate(stacks)]
-            reach = _reach(target, hand, sides, state.center)
+            bonus = self._next_turn(pile, hand, sides, state.center)
             hand[r] += 1
-            out.append(value + cfg.future if reach else value)
+            out.append(value + bonus)
         return out
+
+    def _next_turn(
+        self, pile: list[int], hand: list[int], stacks: list[tuple[int, ...]], centers: list[list[int]]
+    ) -> float:
+        """The score of our next turn's prospects: ``future`` if the pay-off top
+        (``pile[-1]``) is reachable from the hand counts (by rank), side stacks
+        (ranks) and centers, plus ``future2`` times the chance that the card
+        under it (a rank drawn from the cards this seat could not see) is
+        reachable with what the shortest climb to the top leaves, from the
+        centers it leaves (a King top: the centers as they are).  The greedy
+        climbs of the planner's reach test (:func:`_can_reach`)."""
+        cfg = self.config
+        target = pile[-1] % 13
+        lens = [len(c) for c in centers]
+        if not cfg.future2:
+            return cfg.future if _reach(target, hand, stacks, centers) else 0.0
+        rest: tuple[list[int], list[int]] | None
+        if target == 12:
+            rest = (hand, [len(st) for st in stacks])
+            after = lens
+        else:
+            rest = None
+            best = 0
+            for i, n in enumerate(lens):
+                got = _climb(n, target, hand, stacks)
+                if got is not None and (rest is None or (target - n) % 12 < (target - lens[best]) % 12):
+                    rest, best = got, i
+            if rest is None:
+                return 0.0
+            after = lens[:]
+            after[best] = (target + 1) % 12
+        if len(pile) == 1:  # the top is the last card: reaching it wins
+            return cfg.future + cfg.future2
+        assert rest is not None
+        h, left = rest
+        cut = [st[:k] for st, k in zip(stacks, left, strict=True)]
+        mask = 1 << 12
+        for n in after:
+            mask |= _reach_set(n, h, cut)
+        return cfg.future + cfg.future2 * sum(p for r, p in self._ranks if mask >> r & 1)
 
     def _result_score(self, winner: int | None, me: int) -> float:
         if winner == me:
@@ -262,6 +322,12 @@ class ExpertBot(PlannerBot):
         if winner is None:
             return 0.0
         return -self.config.win
+
+
+def rank_shares(view: PlayerView) -> list[tuple[int, float]]:
+    """The ranks of the cards ``view``'s seat cannot see, each with its share of them."""
+    pool = unseen_ranks(view)
+    return [(r, pool.count(r) / len(pool)) for r in range(13) if r in pool]
 
 
 def _is_discard(plan: tuple[Move, ...]) -> bool:
@@ -301,6 +367,66 @@ def _reachable(state: GameState, seat: int) -> bool:
 def _reach(target: int, hand: list[int], stacks: list[tuple[int, ...]], centers: list[list[int]]) -> bool:
     """Can rank ``target`` be played from hand counts (by rank) and side stacks (ranks)?"""
     return target == 12 or any(_can_reach(len(c), target, hand, stacks) for c in centers)
+
+
+def _climb(
+    n: int, target: int, hand: list[int], stacks: list[tuple[int, ...]]
+) -> tuple[list[int], list[int]] | None:
+    """:func:`_can_reach`'s greedy climb of a center from ``n`` to ``target`` cards:
+    the hand counts and side stack lengths it leaves, or None if it fails."""
+    if n != target and not _first_step(n, hand, stacks):
+        return None
+    h = hand[:]
+    left = [len(st) for st in stacks]
+    cur = n
+    while cur != target:
+        if not _take(cur, h, stacks, left):
+            return None
+        cur = (cur + 1) % 12
+    return h, left
+
+
+def _first_step(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> bool:
+    """Is there a card for a center of ``n`` cards at all (a quick test before a climb)?"""
+    if hand[n] or hand[12]:
+        return True
+    return any(st and (st[-1] == n or st[-1] == 12) for st in stacks)
+
+
+def _take(need: int, h: list[int], stacks: list[tuple[int, ...]], left: list[int]) -> bool:
+    """Take a card for a center of ``need`` cards (side top, hand, side King, hand King)."""
+    for s, st in enumerate(stacks):
+        if left[s] and st[left[s] - 1] == need:
+            left[s] -= 1
+            return True
+    if h[need]:
+        h[need] -= 1
+        return True
+    for s, st in enumerate(stacks):
+        if left[s] and st[left[s] - 1] == 12:
+            left[s] -= 1
+            return True
+    if h[12]:
+        h[12] -= 1
+        return True
+    return False
+
+
+def _reach_set(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> int:
+    """The ranks (bit r) a center of ``n`` cards can be lifted to for a rank-r card:
+    the greedy climb does not depend on where it stops."""
+    if not _first_step(n, hand, stacks):
+        return 1 << n
+    h = hand[:]
+    left = [len(st) for st in stacks]
+    mask = 1 << n
+    cur = n
+    for _ in range(11):
+        if not _take(cur, h, stacks, left):
+            break
+        cur = (cur + 1) % 12
+        mask |= 1 << cur
+    return mask
 
 
 def _chain(state: GameState, seat: int, target: int) -> list[Move] | None:

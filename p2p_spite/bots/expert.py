@@ -352,18 +352,6 @@ def plan_turn(state: GameState, seat: int, weights: Weights, rng: random.Random,
     greedy_turn(state, seat)
 
 
-def _reachable(state: GameState, seat: int) -> bool:
-    """Can ``seat`` play its pay-off top with its hand and side stacks from some center?"""
-    pile = state.payoff[seat]
-    if not pile:
-        return False
-    hand = [0] * 13
-    for c in state.hands[seat]:
-        hand[c % 13] += 1
-    stacks = [tuple(c % 13 for c in st) for st in state.sides[seat]]
-    return _reach(pile[-1] % 13, hand, stacks, state.center)
-
-
 def _reach(target: int, hand: list[int], stacks: list[tuple[int, ...]], centers: list[list[int]]) -> bool:
     """Can rank ``target`` be played from hand counts (by rank) and side stacks (ranks)?"""
     return target == 12 or any(_can_reach(len(c), target, hand, stacks) for c in centers)

@@ -18,14 +18,12 @@ from p2p_spite.bots.expert import (
     EXPERT_FIXED,
     ExpertBot,
     ExpertConfig,
-    _climb,
-    _reach_set,
     greedy_turn,
     plan_turn,
     rank_shares,
     sample_world,
 )
-from p2p_spite.bots.planner import MEDIUM, HardBot, _can_reach, unseen_ranks
+from p2p_spite.bots.planner import MEDIUM, HardBot, _can_reach, _climb, _reach_set, unseen_ranks
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
 
@@ -468,9 +466,9 @@ def test_plain_discards_share_one_playout_with_the_same_scores(config: ExpertCon
         discards = [m for m in state.legal_moves() if m.source == HAND and m.target == SIDE]
         world = sample_world(v, rng)
         assert world is not None
-        bot._ranks = rank_shares(v)
-        alone = [bot._play_out(world.copy(), seat, (m,)) for m in discards]
-        assert bot._discard_outs(world.copy(), seat, discards) == alone
+        shares = rank_shares(v)
+        alone = [bot._play_out(world.copy(), seat, (m,), shares) for m in discards]
+        assert bot._discard_outs(world.copy(), seat, discards, shares) == alone
         checked += 1
         differ += len(set(alone)) > 1
         state.apply(driver[seat].choose(v))
@@ -506,7 +504,7 @@ def test_expert_values_reaching_the_card_under_its_payoff_top() -> None:
     """With ``future2``, of two discards that both leave the pay-off top
     reachable, the one whose climb leaves more ranks in reach scores higher."""
     bot = ExpertBot(1, dataclasses.replace(EXPERT_FIXED, future2=80.0))
-    bot._ranks = [(r, 1 / 13) for r in range(13)]
+    shares = [(r, 1 / 13) for r in range(13)]
     centers = [[0] * 2, [], []]  # a center of two cards takes a 3
     pile = cards("9D 4C")  # ... and then our pay-off 4 (top last)
     stacks: list[tuple[int, ...]] = [(), (), (), ()]
@@ -516,12 +514,12 @@ def test_expert_values_reaching_the_card_under_its_payoff_top() -> None:
     with_five, with_nine = hand[:], hand[:]
     with_five[five] = 1
     with_nine[nine] = 1
-    keep_five = bot._next_turn(pile, with_five, stacks, centers)
-    keep_nine = bot._next_turn(pile, with_nine, stacks, centers)
+    keep_five = bot._next_turn(pile, with_five, stacks, centers, shares)
+    keep_nine = bot._next_turn(pile, with_nine, stacks, centers, shares)
     # 3 then the 4 lift a center to four cards; a 5 kept lifts it to five: one more rank
     assert keep_five > keep_nine > 0
     hand_without_three = [0] * 13
-    assert bot._next_turn(pile, hand_without_three, stacks, centers) == 0.0
+    assert bot._next_turn(pile, hand_without_three, stacks, centers, shares) == 0.0
 
 
 def test_expert_without_a_clock_is_deterministic() -> None:

@@ -61,7 +61,8 @@ from .planner import (
     MEDIUM,
     PlannerBot,
     Weights,
-    _can_reach,
+    _climb,
+    _reach_set,
     _Search,
     search_view,
     unseen_ranks,
@@ -118,7 +119,6 @@ class ExpertBot(PlannerBot):
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
-        self._ranks: list[tuple[int, float]] = []  # the unseen cards' ranks and their shares (``future2``)
 
     def choose(self, view: PlayerView) -> Move:
         # A new turn, from the view alone: any view but the one right after our
@@ -178,8 +178,7 @@ class ExpertBot(PlannerBot):
         cfg = self.config
         me = view.seat
         rng = random.Random(f"expert {self.seed} {view.game} {view.ply}")
-        if cfg.future2:
-            self._ranks = rank_shares(view)
+        shares = rank_shares(view) if cfg.future2 else []
         # Plain discards share one playout per world: the opponent's reply does not
         # depend on which hand card we put on which side stack.
         discards = [k for k, (_, plan) in enumerate(cands) if _is_discard(plan)]
@@ -195,9 +194,9 @@ class ExpertBot(PlannerBot):
             if world is None:
                 break
             for k in others:
-                totals[k] += self._play_out(world.copy(), me, cands[k][1])
+                totals[k] += self._play_out(world.copy(), me, cands[k][1], shares)
             if discards:
-                outs = self._discard_outs(world, me, [cands[k][1][0] for k in discards])
+                outs = self._discard_outs(world, me, [cands[k][1][0] for k in discards], shares)
                 for k, v in zip(discards, outs, strict=True):
                     totals[k] += v
             done += 1
@@ -217,8 +216,11 @@ class ExpertBot(PlannerBot):
         else:
             greedy_turn(state, opp)
 
-    def _play_out(self, state: GameState, me: int, plan: tuple[Move, ...]) -> float:
-        """Play ``plan``, the rest of our turn and the opponent's reply in a world; score it."""
+    def _play_out(
+        self, state: GameState, me: int, plan: tuple[Move, ...], shares: list[tuple[int, float]]
+    ) -> float:
+        """Play ``plan``, the rest of our turn and the opponent's reply in a world; score it
+        (``shares``: :func:`rank_shares` of the view, for :meth:`_next_turn`)."""
         cfg = self.config
         opp = 1 - me
         mine, theirs = len(state.payoff[me]), len(state.payoff[opp])
@@ -241,10 +243,12 @@ class ExpertBot(PlannerBot):
             for c in state.hands[me]:
                 hand[c % 13] += 1
             stacks = [tuple(c % 13 for c in st) for st in state.sides[me]]
-            value += self._next_turn(pile, hand, stacks, state.center)
+            value += self._next_turn(pile, hand, stacks, state.center, shares)
         return value
 
-    def _discard_outs(self, state: GameState, me: int, discards: list[Move]) -> list[float]:
+    def _discard_outs(
+        self, state: GameState, me: int, discards: list[Move], shares: list[tuple[int, float]]
+    ) -> list[float]:
         """:meth:`_play_out` of each plain discard in ``discards`` (hand card to side
         stack) from one playout: the reply does not depend on the discard (the same
         scores as separate playouts with the greedy reply; "plan" draws on the
@@ -271,26 +275,29 @@ class ExpertBot(PlannerBot):
         for m, r in zip(discards, ranks, strict=True):
             hand[r] -= 1
             sides = [(*st, r) if s == m.slot else st for s, st in enumerate(stacks)]
-            bonus = self._next_turn(pile, hand, sides, state.center)
+            bonus = self._next_turn(pile, hand, sides, state.center, shares)
             hand[r] += 1
             out.append(value + bonus)
         return out
 
     def _next_turn(
-        self, pile: list[int], hand: list[int], stacks: list[tuple[int, ...]], centers: list[list[int]]
+        self,
+        pile: list[int],
+        hand: list[int],
+        stacks: list[tuple[int, ...]],
+        centers: list[list[int]],
+        shares: list[tuple[int, float]],
     ) -> float:
         """The score of our next turn's prospects: ``future`` if the pay-off top
         (``pile[-1]``) is reachable from the hand counts (by rank), side stacks
         (ranks) and centers, plus ``future2`` times the chance that the card
-        under it (a rank drawn from the cards this seat could not see) is
-        reachable with what the shortest climb to the top leaves, from the
-        centers it leaves (a King top: the centers as they are).  The greedy
-        climbs of the planner's reach test (:func:`_can_reach`)."""
+        under it (a rank drawn from ``shares``, the cards this seat could not see,
+        with their shares) is reachable with what the shortest climb to the top
+        leaves, from the centers it leaves (a King top: the centers as they
+        are).  The planner's greedy climbs (:func:`_climb`, as its reach test)."""
         cfg = self.config
         target = pile[-1] % 13
         lens = [len(c) for c in centers]
-        if not cfg.future2:
-            return cfg.future if _reach(target, hand, stacks, centers) else 0.0
         rest: tuple[list[int], list[int]] | None
         if target == 12:
             rest = (hand, [len(st) for st in stacks])
@@ -302,19 +309,22 @@ class ExpertBot(PlannerBot):
                 got = _climb(n, target, hand, stacks)
                 if got is not None and (rest is None or (target - n) % 12 < (target - lens[best]) % 12):
                     rest, best = got, i
+                    if not cfg.future2:
+                        break  # only whether it is reachable counts
             if rest is None:
                 return 0.0
             after = lens[:]
             after[best] = (target + 1) % 12
+        if not cfg.future2:
+            return cfg.future
         if len(pile) == 1:  # the top is the last card: reaching it wins
             return cfg.future + cfg.future2
-        assert rest is not None
         h, left = rest
         cut = [st[:k] for st, k in zip(stacks, left, strict=True)]
         mask = 1 << 12
         for n in after:
             mask |= _reach_set(n, h, cut)
-        return cfg.future + cfg.future2 * sum(p for r, p in self._ranks if mask >> r & 1)
+        return cfg.future + cfg.future2 * sum(p for r, p in shares if mask >> r & 1)
 
     def _result_score(self, winner: int | None, me: int) -> float:
         if winner == me:
@@ -350,71 +360,6 @@ def plan_turn(state: GameState, seat: int, weights: Weights, rng: random.Random,
             if state.result is not None or state.turn != seat or m.source == PAYOFF:
                 break
     greedy_turn(state, seat)
-
-
-def _reach(target: int, hand: list[int], stacks: list[tuple[int, ...]], centers: list[list[int]]) -> bool:
-    """Can rank ``target`` be played from hand counts (by rank) and side stacks (ranks)?"""
-    return target == 12 or any(_can_reach(len(c), target, hand, stacks) for c in centers)
-
-
-def _climb(
-    n: int, target: int, hand: list[int], stacks: list[tuple[int, ...]]
-) -> tuple[list[int], list[int]] | None:
-    """:func:`_can_reach`'s greedy climb of a center from ``n`` to ``target`` cards:
-    the hand counts and side stack lengths it leaves, or None if it fails."""
-    if n != target and not _first_step(n, hand, stacks):
-        return None
-    h = hand[:]
-    left = [len(st) for st in stacks]
-    cur = n
-    while cur != target:
-        if not _take(cur, h, stacks, left):
-            return None
-        cur = (cur + 1) % 12
-    return h, left
-
-
-def _first_step(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> bool:
-    """Is there a card for a center of ``n`` cards at all (a quick test before a climb)?"""
-    if hand[n] or hand[12]:
-        return True
-    return any(st and (st[-1] == n or st[-1] == 12) for st in stacks)
-
-
-def _take(need: int, h: list[int], stacks: list[tuple[int, ...]], left: list[int]) -> bool:
-    """Take a card for a center of ``need`` cards (side top, hand, side King, hand King)."""
-    for s, st in enumerate(stacks):
-        if left[s] and st[left[s] - 1] == need:
-            left[s] -= 1
-            return True
-    if h[need]:
-        h[need] -= 1
-        return True
-    for s, st in enumerate(stacks):
-        if left[s] and st[left[s] - 1] == 12:
-            left[s] -= 1
-            return True
-    if h[12]:
-        h[12] -= 1
-        return True
-    return False
-
-
-def _reach_set(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> int:
-    """The ranks (bit r) a center of ``n`` cards can be lifted to for a rank-r card:
-    the greedy climb does not depend on where it stops."""
-    if not _first_step(n, hand, stacks):
-        return 1 << n
-    h = hand[:]
-    left = [len(st) for st in stacks]
-    mask = 1 << n
-    cur = n
-    for _ in range(11):
-        if not _take(cur, h, stacks, left):
-            break
-        cur = (cur + 1) % 12
-        mask |= 1 << cur
-    return mask
 
 
 def _chain(state: GameState, seat: int, target: int) -> list[Move] | None:

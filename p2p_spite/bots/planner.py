@@ -505,6 +505,70 @@ def _can_reach(n: int, target: int, hand: list[int], stacks: list[tuple[int, ...
     return False
 
 
+def _climb(
+    n: int, target: int, hand: list[int], stacks: list[tuple[int, ...]]
+) -> tuple[list[int], list[int]] | None:
+    """:func:`_can_reach`'s greedy climb of a center from ``n`` to ``target`` cards:
+    the hand counts and side stack lengths it leaves, or None if it fails.
+
+    ``_can_reach`` keeps its own copy of the step (:func:`_take`) inline: it is
+    ``hard``'s inner loop, and a call per step made ``hard`` 10-20% slower.  A
+    test checks that the two agree."""
+    if n != target and not _first_step(n, hand, stacks):
+        return None
+    h = hand[:]
+    left = [len(st) for st in stacks]
+    cur = n
+    while cur != target:
+        if not _take(cur, h, stacks, left):
+            return None
+        cur = (cur + 1) % 12
+    return h, left
+
+
+def _first_step(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> bool:
+    """Is there a card for a center of ``n`` cards at all (a quick test before a climb)?"""
+    if hand[n] or hand[12]:
+        return True
+    return any(st and (st[-1] == n or st[-1] == 12) for st in stacks)
+
+
+def _take(need: int, h: list[int], stacks: list[tuple[int, ...]], left: list[int]) -> bool:
+    """Take a card for a center of ``need`` cards (side top, hand, side King, hand King)."""
+    for s, st in enumerate(stacks):
+        if left[s] and st[left[s] - 1] == need:
+            left[s] -= 1
+            return True
+    if h[need]:
+        h[need] -= 1
+        return True
+    for s, st in enumerate(stacks):
+        if left[s] and st[left[s] - 1] == 12:
+            left[s] -= 1
+            return True
+    if h[12]:
+        h[12] -= 1
+        return True
+    return False
+
+
+def _reach_set(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> int:
+    """The ranks (bit r) a center of ``n`` cards can be lifted to for a rank-r card:
+    the greedy climb does not depend on where it stops."""
+    if not _first_step(n, hand, stacks):
+        return 1 << n
+    h = hand[:]
+    left = [len(st) for st in stacks]
+    mask = 1 << n
+    cur = n
+    for _ in range(11):
+        if not _take(cur, h, stacks, left):
+            break
+        cur = (cur + 1) % 12
+        mask |= 1 << cur
+    return mask
+
+
 class PlannerBot:
     """A bot that plans each turn with :class:`_Search` (see the module doc)."""
 

@@ -98,11 +98,11 @@ def test_a_peer_that_names_another_card_than_its_slot_holds_is_refused() -> None
 
 
 @pytest.mark.slow
-def test_a_reshuffle_pass_with_wrong_randomness_is_convicted_at_the_end_with_its_round() -> None:
+def test_a_reshuffle_pass_with_wrong_randomness_is_refused_on_receipt_with_its_round() -> None:
     """Seat 1 re-encrypts one ciphertext of its first reshuffle pass once more
-    (the same card, so nothing shows during play): the end-of-game check,
-    which tries the whole game's passes in one batch, must still name the
-    round, the position and the seat."""
+    (the same card, so nothing would show during play): its proof of shuffle
+    no longer holds, so seat 0 refuses the pass the moment it arrives, naming
+    the seat and the round, before it makes a share of the new stock."""
     holder: list[PrivateTable] = []
 
     def tamper(seat: int, msg: Message) -> Message:
@@ -111,11 +111,7 @@ def test_a_reshuffle_pass_with_wrong_randomness_is_convicted_at_the_end_with_its
             assert joint is not None
             deck = list(msg.deck)
             deck[3] = _reencrypt(deck[3], (grp.base_g().mul(7), joint.mul(7)))
-            tampered = replace(msg, deck=tuple(deck))
-            cheater = holder[0].decks[1]  # keeps its own state as if it had sent this pass
-            cheater.rounds[1].passes[1] = tampered.deck
-            cheater.cts[cheater.rounds[1].slots[3]] = deck[3]
-            return tampered
+            return replace(msg, deck=tuple(deck))
         return msg
 
     table = PrivateTable(MATCH, SEED, 5, [bytes([60]) * 32, bytes([61]) * 32], tamper=tamper)
@@ -125,5 +121,8 @@ def test_a_reshuffle_pass_with_wrong_randomness_is_convicted_at_the_end_with_its
         while table.result is None:
             table.apply(bots[table.turn].choose(table.view(table.turn)))
     err = caught.value
-    assert err.kind == "shuffle" and err.seat == 1
-    assert err.evidence["round"] == 1 and err.evidence["position"] == 3
+    assert err.kind == "shuffle-proof" and err.seat == 1
+    assert err.evidence["round"] == 1 and err.evidence["step"] == 1
+    d0 = table.decks[0]
+    assert len(d0.rounds[1].passes) == 1  # seat 1's pass was not taken
+    assert not [m for m in d0.outgoing() if not isinstance(m, Shuffle)]  # no share of the new stock

@@ -23,7 +23,7 @@ from p2p_spite.engine import HAND, Move
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
-from p2p_spite.fairdeck.deck import _reencrypt
+from p2p_spite.fairdeck.deck import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net.game import Action, GameCore
@@ -280,7 +280,12 @@ def test_an_announced_hand_card_must_be_the_card_its_slot_holds() -> None:
     _refused(t, 1 - seat, Refusal.ILLEGAL_MOVE)
 
 
-def test_a_duplicated_card_slipped_into_a_shuffle_is_caught_at_the_end_with_evidence(tmp_path: Path) -> None:
+@pytest.mark.parametrize("attack", ["duplicate", "own-order"])
+def test_a_false_deal_pass_is_refused_before_any_card_is_shown(tmp_path: Path, attack: str) -> None:
+    """The joiner makes the deal's last pass.  A modified joiner that slips in a copy of
+    a card, or that replaces its pass by fresh encryptions of an order it chose (so it
+    would know every card), is refused the moment its pass arrives: the host makes no
+    share, names the seat, and keeps the evidence in its record."""
     path = tmp_path / "h.json"
     holder: list[RecordKeeper] = []
 
@@ -298,26 +303,31 @@ def test_a_duplicated_card_slipped_into_a_shuffle_is_caught_at_the_end_with_evid
     fd = hostile.fd
     original = fd._shuffle
 
-    def cheating_shuffle() -> Shuffle:  # the joiner's pass of the deal IS the deal's order
+    def cheating_shuffle() -> Shuffle:
         msg = original()
         if msg.round != 0:
             return msg
-        assert fd._joint is not None
+        joint = fd._joint
+        assert joint is not None
         cheat = list(msg.deck)
-        cheat[0] = _reencrypt(cheat[1], (grp.base_g().mul(99), fd._joint.mul(99)))  # seat 0's pay-off bottom
+        if attack == "duplicate":
+            cheat[0] = _reencrypt(cheat[1], (grp.base_g().mul(99), joint.mul(99)))  # seat 0's pay-off bottom
+        else:  # stacked: seat 1's pay-off A, 2, 3, ... in order, each card a fresh encryption
+            order = list(range(104))
+            cheat = [(grp.base_g().mul(5 + c), grp.add(card_point(c), joint.mul(5 + c))) for c in order]
         fd.rounds[0].passes[1] = tuple(cheat)
         fd.cts[:104] = cheat
         return replace(msg, deck=tuple(cheat))
 
     fd._shuffle = cheating_shuffle  # type: ignore[method-assign]
     t.pump()
-    assert all(s.deck.installed for s in t.seats), "nothing shows at the deal"
-    t.bots_play(3)
-    assert t.error(0) is None
-    t.play(t.turn(), None)  # whoever is on turn resigns: both reveal their secrets
-    _refused(t, 0, Refusal.CHEAT)
+    _refused(t, 0, Refusal.BAD_SHUFFLE)
+    host_deck = t.seats[0].fd
+    assert not host_deck.dealt and len(host_deck.rounds[0].passes) == 1
     ev = t.seats[0].deck.outcomes[0]
-    assert isinstance(ev, dict) and ev["kind"] == "shuffle" and ev["seat"] == 1 and ev["position"] == 0
+    assert isinstance(ev, dict) and ev["kind"] == "shuffle-proof" and ev["seat"] == 1 and ev["round"] == 0
+    sent = [from_wire(f["b"]) for f in t.seats[0].frames if f.get("b") is not None]
+    assert not [m for m in sent if isinstance(m, Shares)], "the host showed a card"
     holder[0].close()
     game = json.loads(path.read_text())["games"][0]
     assert game["cheat"] == ev and "deck" not in game

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -38,6 +39,8 @@ from ..engine.rng import Stream
 from .errors import CheatError, OrderError, ProofError, WireError
 from .group import FixedBase, G, Point, add, add_many, base_g, encode, hash_to_scalar, msm, mul, neg
 from .proofs import frame, prove_key, prove_share, verify_key, verify_share
+from .shuffle import prove as prove_shuffle
+from .shuffle import verify as verify_shuffle
 from .wire import (
     MATCH_ID_BYTES,
     MAX_SHARES,
@@ -50,13 +53,13 @@ from .wire import (
     Share,
     Shares,
     Shuffle,
+    to_wire,
 )
 
 DECK = 104
 PAYOFF, HAND = 20, 5
 CENTERS, SIDES = 3, 4
 STACK_COMPLETE = 12
-RESHUFFLE_NEAR = 11  # precompute() makes the next reshuffle's pads once a center stack is this high
 
 _CARD_POINTS: list[tuple[int, int]] = []
 _CARD_OF: dict[tuple[int, int], int] = {}
@@ -87,17 +90,51 @@ def derive_key(secret: bytes, head: Header) -> int:
     return hash_to_scalar(secret, b"key", head.match_id, _ctx(head.game, head.seat))
 
 
-def derive_permutation(secret: bytes, head: Header, rnd: int, n: int) -> list[int]:
-    """The permutation of a seat's pass in round ``rnd``: ``out[j] = in[perm[j]]``,
-    Fisher-Yates driven by SPEC's stream keyed with an HMAC of the secret."""
-    key = hmac.new(secret, _ctx(b"perm", head.match_id, head.game, head.seat, rnd), hashlib.sha256).digest()
+def pass_input_digest(inputs: Sequence[Ciphertext]) -> bytes:
+    """What binds a pass to its input: SHA-256 over the label and the input's
+    ciphertexts (33 zero bytes for the deal's trivial C1)."""
+    h = hashlib.sha256(frame(b"p2p-spite/fairdeck/v2/pass-input", len(inputs).to_bytes(4, "big")))
+    for c1, c2 in inputs:
+        h.update(_enc_or_zero(c1) + _enc_or_zero(c2))
+    return h.digest()
+
+
+def _enc_or_zero(pt: Point) -> bytes:
+    return bytes(33) if pt is None else encode(pt)
+
+
+def _pass_key(secret: bytes, head: Header, rnd: int, digest: bytes, label: bytes) -> bytes:
+    return hmac.new(
+        secret, _ctx(label, head.match_id, head.game, head.seat, rnd, digest), hashlib.sha256
+    ).digest()
+
+
+def derive_permutation(secret: bytes, head: Header, rnd: int, digest: bytes, n: int) -> list[int]:
+    """The permutation of a seat's pass in round ``rnd`` over the input whose
+    :func:`pass_input_digest` is ``digest``: ``out[j] = in[perm[j]]``,
+    Fisher-Yates driven by SPEC's stream keyed with an HMAC of the secret.  A
+    pass made again over another input (a restarted seat fed a different
+    input) has a permutation and randomness of its own: two passes never
+    share either, so nothing of them cancels out."""
     perm = list(range(n))
-    Stream(key, 1).shuffle(perm)
+    Stream(_pass_key(secret, head, rnd, digest, b"perm"), 1).shuffle(perm)
     return perm
 
 
-def derive_randomness(secret: bytes, head: Header, rnd: int, j: int) -> int:
-    return hash_to_scalar(secret, b"reenc", head.match_id, _ctx(head.game, head.seat, rnd, j))
+def derive_randomness(secret: bytes, head: Header, rnd: int, digest: bytes, n: int) -> list[int]:
+    """The re-encryption randomness of the pass's positions 0..n-1."""
+    key = _pass_key(secret, head, rnd, digest, b"reenc")
+    return [hash_to_scalar(key, b"reenc", j.to_bytes(4, "big")) for j in range(n)]
+
+
+def _proof_seed(secret: bytes, head: Header, rnd: int, digest: bytes) -> bytes:
+    return _pass_key(secret, head, rnd, digest, b"shuffle-proof")
+
+
+def shuffle_context(head: Header, rnd: int) -> bytes:
+    """What a pass's proof is bound to besides its input and output: the match,
+    the game, the shuffling seat and the round."""
+    return _ctx(b"shuffle", head.match_id, head.game, head.seat, rnd)
 
 
 class GameDeck(NamedTuple):
@@ -163,7 +200,6 @@ class FairDeck:
         self.dealt = False
         self.over = False
         self.result: GameDeck | None = None
-        self._pads: dict[int, list[tuple[Point, Point]]] = {}
         self._ready_shares: dict[int, Share] = {}
 
     # -- state ---------------------------------------------------------------
@@ -254,13 +290,14 @@ class FairDeck:
             raise OrderError(f"a shuffle of {len(msg.deck)} cards, not {len(rnd.inputs)}")
         if any(c1 is None for c1, _ in msg.deck):  # from_wire never gives one; a caller might
             raise WireError("a ciphertext with the point at infinity")
-        seen = set(msg.deck)
-        if len(seen) != len(msg.deck) or not seen.isdisjoint(self._pass_input()):
+        context = shuffle_context(msg.head, msg.round)
+        if not verify_shuffle(context, self._joint, self._pass_input(), msg.deck, msg.proof):
             raise CheatError(
-                "shuffle",
+                "shuffle-proof",
                 self.other,
-                "the shuffle repeats a ciphertext or passes one on without re-encrypting it",
-                {"game": self.head.game, "round": msg.round, "step": msg.step},
+                f"round {msg.round}: the pass of seat {self.other} does not come with a valid proof "
+                "that it is a shuffle of its input",
+                {"game": self.head.game, "round": msg.round, "step": msg.step, "message": to_wire(msg).hex()},
             )
         self._add_pass(msg.deck)
 
@@ -282,35 +319,35 @@ class FairDeck:
         return rnd.inputs if not rnd.passes else list(rnd.passes[0])
 
     def _shuffle(self) -> Shuffle:
+        """Our pass of this round, with its proof: permutation, randomness and the
+        proof's nonces all derive from the secret and the pass's input."""
+        assert self._joint is not None
         r = len(self.rounds) - 1
         inputs = self._pass_input()
-        perm = derive_permutation(self._secret, self.head, r, len(inputs))
-        pads = self._pad(r, len(inputs))
-        deck = _reencrypt_all([inputs[i] for i in perm], pads[: len(inputs)])
-        msg = Shuffle(self.head, r, self.seat, deck)
+        digest = pass_input_digest(inputs)
+        perm = derive_permutation(self._secret, self.head, r, digest, len(inputs))
+        rs = derive_randomness(self._secret, self.head, r, digest, len(inputs))
+        pads = list(zip(base_g().mul_many(rs), self._joint.mul_many(rs), strict=True))
+        deck = _reencrypt_all([inputs[i] for i in perm], pads)
+        proof = prove_shuffle(
+            _proof_seed(self._secret, self.head, r, digest),
+            shuffle_context(self.head, r),
+            self._joint,
+            inputs,
+            deck,
+            perm,
+            rs,
+        )
+        msg = Shuffle(self.head, r, self.seat, deck, proof)
         self._add_pass(deck)
         return msg
 
-    def _pad(self, r: int, n: int) -> list[tuple[Point, Point]]:
-        pads = self._pads.pop(r, [])
-        if len(pads) < n:
-            pads = pads + self._pads_for(self._secret, self.head, r, range(len(pads), n))
-        return pads
-
-    def _pads_for(self, secret: bytes, head: Header, r: int, js: range) -> list[tuple[Point, Point]]:
-        assert self._joint is not None
-        ks = [derive_randomness(secret, head, r, j) for j in js]
-        return list(zip(base_g().mul_many(ks), self._joint.mul_many(ks), strict=True))
-
-    def precompute(self, cards: int = 6, pads: int | None = None) -> int:
+    def precompute(self, cards: int = 6) -> int:
         """Work ahead while idle (the other player is thinking): our proven
         shares of the next ``cards`` stock cards and of the cards under the
-        pay-off tops (whoever gets them, our share is the same), and the
-        re-encryption pads of our next pass (``pads``, by default as many as
-        that pass can need: the deck, or, once a center stack holds
-        ``RESHUFFLE_NEAR`` cards, the stock and a completed stack), so that a
-        draw or reveal costs the receiver only a verification and a reshuffle
-        only point additions.
+        pay-off tops (whoever gets them, our share is the same), so that a
+        draw or reveal costs the receiver only a verification.  (A pass cannot
+        be made ahead: its randomness derives from its input.)
         Nothing is sent; what it computes is what would be computed later.
         Returns how many items it computed (0: nothing left to do)."""
         done = 0
@@ -320,20 +357,6 @@ class FairDeck:
                 if slot not in self._ready_shares and slot not in self._sent:
                     self._ready_shares[slot] = self._prove(slot)
                     done += 1
-        if self._joint is not None and not self.over:
-            pending = self.shuffling and len(self.rounds[-1].passes) <= self.seat
-            r = len(self.rounds) - (1 if pending else 0)
-            if pads is None:
-                if pending:
-                    pads = len(self.rounds[-1].inputs)
-                elif max(len(c) for c in self.center) >= RESHUFFLE_NEAR:
-                    pads = len(self.stock) + STACK_COMPLETE
-                else:  # the stock may shrink a lot before then: pads made now would go unused
-                    pads = 0
-            have = self._pads.get(r, [])
-            if len(have) < pads:
-                self._pads[r] = have + self._pads_for(self._secret, self.head, r, range(len(have), pads))
-                done += pads - len(have)
         return done
 
     def _check_pass(
@@ -341,29 +364,29 @@ class FairDeck:
         cur: list[Ciphertext],
         perm: list[int],
         sent: tuple[Ciphertext, ...],
+        rs: list[int],
         secret: bytes,
-        head: Header,
         r: int,
     ) -> None:
         """Does the other seat's pass of round ``r`` re-encrypt ``cur`` permuted,
-        as its revealed secret says?  Checked in one batch; on failure, the
-        first wrong position is the evidence of a CheatError.  (The end-of-game
-        check first tries all the passes in one batch, and comes here only
-        when that fails, to find the evidence.)"""
+        as its revealed secret says?  On failure, the first wrong position is
+        the evidence of a CheatError.  (The end-of-game check first tries all the
+        passes in one batch, and comes here only when that fails.)"""
         assert self._joint is not None
-        rs = [derive_randomness(secret, head, r, j) for j in range(len(cur))]
         if _batch_holds([(cur, perm, sent, rs)], self._joint):
             return
-        pads = self._pads_for(secret, head, r, range(len(cur)))
+        pads = list(zip(base_g().mul_many(rs), self._joint.mul_many(rs), strict=True))
         evidence: dict[str, object] = {"game": self.head.game, "round": r, "secret": secret.hex()}
         for j, expected in enumerate(_reencrypt_all([cur[i] for i in perm], pads)):
             if expected != sent[j]:
                 evidence.update(position=j, sent=_ct_hex(sent[j]), expected=_ct_hex(expected))
                 raise CheatError(
-                    "shuffle", head.seat, f"round {r}: position {j} of the shuffle is not what the "
-                    "revealed secret gives", evidence,
+                    "reveal",
+                    self.other,
+                    f"round {r}: position {j} of the shuffle is not what the revealed secret gives",
+                    evidence,
                 )
-        raise CheatError("shuffle", head.seat, f"round {r}: the shuffle does not hold", evidence)
+        raise CheatError("reveal", self.other, f"round {r}: the shuffle does not hold", evidence)
 
     def _deal(self) -> None:
         self.payoff = [list(range(0, 20)), list(range(20, 40))]
@@ -420,16 +443,16 @@ class FairDeck:
         m = add(c2, neg(add(self._my_share(slot), self._theirs[slot])))
         card = card_of_point(m)
         if card is None:
-            raise CheatError(
+            raise CheatError(  # the other seat's share completed it: its message made the non-card
                 "not-a-card",
-                None,
+                self.other,
                 f"slot {slot} decrypts to a point that is no card",
                 {"slot": slot, "game": self.head.game},
             )
         if card in self._live and self._live[card] != slot:
             raise CheatError(
                 "duplicate",
-                None,
+                self.other,
                 f"card {card} shows in slot {slot} and in slot {self._live[card]}",
                 {"card": card, "slots": [self._live[card], slot], "game": self.head.game},
             )
@@ -559,29 +582,32 @@ class FairDeck:
         secrets_by_seat = {self.seat: self._secret, o: their_secret}
         heads = {self.seat: self.head, o: their_head}
         plain: dict[int, int] = {}
-        theirs: list[tuple[int, list[Ciphertext], list[int], tuple[Ciphertext, ...]]] = []
+        theirs: list[tuple[int, list[Ciphertext], list[int], tuple[Ciphertext, ...], list[int]]] = []
         for r, rnd in enumerate(self.rounds):
+            if len(rnd.passes) < 2:  # a reshuffle the game ended in the middle of: it dealt nothing
+                break
             cur = rnd.inputs
             cur_plain = list(range(DECK)) if rnd.input_slots is None else [plain[s] for s in rnd.input_slots]
             for step in (0, 1):
-                perm = derive_permutation(secrets_by_seat[step], heads[step], r, len(cur))
+                digest = pass_input_digest(cur)
+                perm = derive_permutation(secrets_by_seat[step], heads[step], r, digest, len(cur))
                 sent = rnd.passes[step]
                 if step == o:
-                    theirs.append((r, cur, perm, sent))
+                    theirs.append(
+                        (r, cur, perm, sent, derive_randomness(their_secret, their_head, r, digest, len(cur)))
+                    )
                 cur_plain = [cur_plain[perm[j]] for j in range(len(cur))]
                 cur = list(sent)
             for j, s in enumerate(rnd.slots):
                 plain[s] = cur_plain[j]
         assert self._joint is not None
-        passes = [
-            (cur, perm, sent, [derive_randomness(their_secret, their_head, r, j) for j in range(len(cur))])
-            for r, cur, perm, sent in theirs
-        ]
-        if not _batch_holds(passes, self._joint):  # one batch for the whole game; then pass by pass
-            for r, cur, perm, sent in theirs:
-                self._check_pass(cur, perm, sent, their_secret, their_head, r)
+        if not _batch_holds(
+            [t[1:] for t in theirs], self._joint
+        ):  # one batch for the game; then pass by pass
+            for r, cur, perm, sent, rs in theirs:
+                self._check_pass(cur, perm, sent, rs, their_secret, r)
             raise CheatError(  # every pass holds alone: only with probability 2**-64
-                "shuffle",
+                "reveal",
                 o,
                 "the shuffles do not hold together",
                 {"game": self.head.game, "secret": their_secret.hex()},
@@ -589,7 +615,9 @@ class FairDeck:
         for slot, card in self.cards.items():
             if plain[slot] != card:  # cannot happen while the shares' proofs are sound
                 raise CheatError(
-                    "share", None, f"slot {slot} was shown as card {card}, but holds {plain[slot]}",
+                    "share",
+                    o,
+                    f"slot {slot} was shown as card {card}, but holds {plain[slot]}",
                     {"game": self.head.game, "slot": slot},
                 )
         deal = [plain[s] for s in range(DECK)]
@@ -639,4 +667,3 @@ def _reencrypt_all(cts: list[Ciphertext], pads: list[tuple[Point, Point]]) -> tu
 
 def _ct_hex(ct: Ciphertext) -> str:
     return (encode(ct[0]) + encode(ct[1])).hex()
-

@@ -8,6 +8,8 @@ then, by type (``count`` is one byte, every integer big-endian)::
 
     KEY      0x01  X (33) | c (32) | z (32)                     -- 120 bytes
     SHUFFLE  0x02  round (4) | step (1) | count | count x (C1 (33) | C2 (33))
+                   | proof: count x commitment (33) | count x chain (33)
+                   | c (16) | s1 s2 s3 s4 (4 x 32) | count x s_hat (32) | count x s' (32)
     SHARES   0x03  count | count x (slot (4) | D (33) | c (32) | z (32))
     REVEAL   0x04  secret (32)                                   -- 55 bytes
 
@@ -18,7 +20,8 @@ strictly increasing.  Decoding takes exactly the bytes of one message:
 anything else (a short or long buffer, an unknown type or version, seat not
 0/1, game 0, a bad point) raises :class:`WireError`.  ``to_wire`` of a
 decoded message gives back the same bytes.  The largest message is
-``MAX_WIRE`` = 6,893 bytes (a SHUFFLE of 104 cards).
+``MAX_WIRE`` = 20,557 bytes (a SHUFFLE of 104 cards with its proof, see
+fairdeck/shuffle.py).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from dataclasses import dataclass
 from .errors import WireError
 from .group import POINT_BYTES, SCALAR_BYTES, GroupError, Point, decode, decode_scalar, encode, scalar_bytes
 from .proofs import Proof
+from .shuffle import CHALLENGE_BYTES, ShuffleProof
 
-VERSION = 1
+VERSION = 2
 T_KEY, T_SHUFFLE, T_SHARES, T_REVEAL = 1, 2, 3, 4
 MATCH_ID_BYTES = 16
 SECRET_BYTES = 32
@@ -38,7 +42,9 @@ MAX_DECK = 104
 MAX_SHARES = 16
 _SHARE = 4 + POINT_BYTES + 32 + SCALAR_BYTES
 _CT = 2 * POINT_BYTES
-MAX_WIRE = HEADER + 4 + 1 + 1 + MAX_DECK * _CT
+_PROOF_FIXED = CHALLENGE_BYTES + 4 * SCALAR_BYTES
+_PROOF_PER_CARD = 2 * POINT_BYTES + 2 * SCALAR_BYTES
+MAX_WIRE = HEADER + 4 + 1 + 1 + MAX_DECK * (_CT + _PROOF_PER_CARD) + _PROOF_FIXED
 
 Ciphertext = tuple[Point, Point]
 
@@ -61,13 +67,15 @@ class KeyShare:
 
 @dataclass(frozen=True)
 class Shuffle:
-    """A seat's re-encrypted, permuted deck: ``round`` 0 is the deal, 1, 2, ...
-    the reshuffles; ``step`` 0 is seat 0's pass, 1 seat 1's."""
+    """A seat's re-encrypted, permuted deck with the proof that it is a shuffle of
+    its input: ``round`` 0 is the deal, 1, 2, ... the reshuffles; ``step`` 0 is
+    seat 0's pass, 1 seat 1's."""
 
     head: Header
     round: int
     step: int
     deck: tuple[Ciphertext, ...]
+    proof: ShuffleProof
 
 
 @dataclass(frozen=True)
@@ -110,11 +118,18 @@ def to_wire(msg: Message) -> bytes:
         return _head(T_KEY, msg.head) + encode(msg.point) + _proof(msg.proof)
     if isinstance(msg, Shuffle):
         body = b"".join(encode(c1) + encode(c2) for c1, c2 in msg.deck)
-        return (
-            _head(T_SHUFFLE, msg.head)
-            + msg.round.to_bytes(4, "big")
-            + bytes((msg.step, len(msg.deck)))
-            + body
+        pr = msg.proof
+        return b"".join(
+            (
+                _head(T_SHUFFLE, msg.head),
+                msg.round.to_bytes(4, "big"),
+                bytes((msg.step, len(msg.deck))),
+                body,
+                b"".join(encode(p) for p in pr.commitments),
+                b"".join(encode(p) for p in pr.chain),
+                pr.c.to_bytes(CHALLENGE_BYTES, "big"),
+                b"".join(scalar_bytes(k) for k in (*pr.s, *pr.s_hat, *pr.s_prime)),
+            )
         )
     if isinstance(msg, Shares):
         body = b"".join(s.slot.to_bytes(4, "big") + encode(s.d) + _proof(s.proof) for s in msg.shares)
@@ -145,6 +160,17 @@ class _Reader:
     def point(self) -> Point:
         try:
             return decode(self.take(POINT_BYTES))
+        except GroupError as e:
+            raise WireError(str(e)) from None
+
+    def affine(self) -> tuple[int, int]:
+        pt = self.point()
+        assert pt is not None  # decode never gives the point at infinity
+        return pt
+
+    def scalar(self) -> int:
+        try:
+            return decode_scalar(self.take(SCALAR_BYTES))
         except GroupError as e:
             raise WireError(str(e)) from None
 
@@ -184,9 +210,18 @@ def from_wire(data: bytes) -> Message:
             raise WireError(f"shuffle step must be 0 or 1, not {step}")
         if not 1 <= count <= MAX_DECK:
             raise WireError(f"a deck holds 1..{MAX_DECK} cards, not {count}")
-        if len(data) != r.pos + count * _CT:
+        if len(data) != r.pos + count * (_CT + _PROOF_PER_CARD) + _PROOF_FIXED:
             raise WireError("shuffle length does not match its count")
-        msg = Shuffle(head, rnd, step, tuple((r.point(), r.point()) for _ in range(count)))
+        deck = tuple((r.point(), r.point()) for _ in range(count))
+        commitments = tuple(r.affine() for _ in range(count))
+        chain = tuple(r.affine() for _ in range(count))
+        c = int.from_bytes(r.take(CHALLENGE_BYTES), "big")
+        s1, s2, s3, s4 = (r.scalar() for _ in range(4))
+        s_hat = tuple(r.scalar() for _ in range(count))
+        s_prime = tuple(r.scalar() for _ in range(count))
+        msg = Shuffle(
+            head, rnd, step, deck, ShuffleProof(commitments, chain, c, (s1, s2, s3, s4), s_hat, s_prime)
+        )
     elif t == T_SHARES:
         count = r.byte()
         if not 1 <= count <= MAX_SHARES:

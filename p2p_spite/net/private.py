@@ -328,6 +328,8 @@ class PrivateDeck:
         while len(self.outcomes) < self.game:
             self.outcomes.append(None)
         self.outcomes[self.game - 1] = e.evidence
+        if e.kind == "shuffle-proof":
+            raise _refuse(f"a pass without a valid proof of shuffle: {e}", Refusal.BAD_SHUFFLE)
         raise _refuse(f"the private deck shows a cheat: {e}", Refusal.CHEAT)
 
     def _take_intent(self, msg: dict[str, Any]) -> None:

@@ -43,6 +43,7 @@ FATAL_REFUSALS = frozenset(
         Refusal.DECK_FORMAT,
         Refusal.DECK_ORDER,
         Refusal.BAD_SHARE,
+        Refusal.BAD_SHUFFLE,
         Refusal.CHEAT,
     }
 )

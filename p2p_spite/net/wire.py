@@ -18,9 +18,9 @@ import msgpack
 
 from ..fairdeck.wire import MAX_WIRE
 
-MAX_FRAME: Final = 16 * 1024  # bytes in one frame's body
+MAX_FRAME: Final = 24 * 1024  # bytes in one frame's body (a private-deck pass with its proof: 20,557)
 MAX_STR: Final = 2048  # bytes in one string
-MAX_BIN: Final = MAX_WIRE  # bytes in one binary value: a private-deck message (6,893)
+MAX_BIN: Final = MAX_WIRE  # bytes in one binary value: a private-deck message (20,557)
 MAX_ARRAY: Final = 16  # items in one array (a move has 5)
 MAX_MAP: Final = 16  # keys in one map
 MAX_DEPTH: Final = 4  # maps and arrays inside one another (a valid message has at most 2)
@@ -74,6 +74,7 @@ class Refusal(StrEnum):
     DECK_FORMAT = "deck-format"
     DECK_ORDER = "deck-order"
     BAD_SHARE = "bad-share"
+    BAD_SHUFFLE = "bad-shuffle"  # a pass whose proof of shuffle does not verify
     CHEAT = "cheat"
     OTHER = "refused"  # a code from the peer that this version does not know
 

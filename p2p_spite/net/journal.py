@@ -429,8 +429,11 @@ class RecordKeeper:
         self._write(dump_line(RequestLine(game)), sync=True)
 
     def deck_tape(self, entry: TapeEntry) -> None:
-        """The private deck's tape (net/private.py): a secret is fsynced before its KEY is sent."""
-        self._write(dump_line(TapeLine(entry)), sync=entry.kind == "pk")
+        """The private deck's tape (net/private.py), fsynced: the shell writes it before
+        anything that depends on it leaves (a secret before its KEY, a peer's pass before
+        our pass over it, a share owed before the share), so a restarted seat never makes
+        a pass, a key or a share again over an input it has forgotten."""
+        self._write(dump_line(TapeLine(entry)), sync=True)
 
     def carry(self, core: GameCore) -> None:
         """Start the journal with what must outlive this session (:func:`carried`); the

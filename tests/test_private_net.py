@@ -21,7 +21,7 @@ from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import HAND, Move
 from p2p_spite.errors import SessionClosed
-from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Shares, Shuffle, from_wire, to_wire
+from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.deck import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
@@ -30,7 +30,7 @@ from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper
 from p2p_spite.net.messages import HOST, JOIN
 from p2p_spite.net.private import PrivateDeck, public_digest
-from p2p_spite.net.protocol import Endpoint, LocalConfig, Phase
+from p2p_spite.net.protocol import ActionReceived, Endpoint, LocalConfig, Phase
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.wire import ProtocolError, Refusal, encode
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
@@ -90,6 +90,13 @@ class Table:
         b.write_pending()
         a.events += ea
         b.events += eb
+        again = False
+        for seat, evs in ((a, ea), (b, eb)):  # what the session does once it took a peer's action
+            if any(isinstance(e, ActionReceived) for e in evs):
+                seat.deck.after_action()
+                again = True
+        if again:
+            self.pump()
 
     def error(self, seat: int) -> ProtocolError | None:
         evs = self.seats[seat].events
@@ -109,6 +116,7 @@ class Table:
         n = core.position
         done = core.commit(action)
         s.ep.send_action(n)
+        s.deck.after_action()
         s.events += core.events(done) + core.deal_next()
         self.pump()
 
@@ -406,3 +414,19 @@ async def _failure(s: NetSession) -> SessionFailed:
         ev = await s.next_event()
         if isinstance(ev, SessionFailed):
             return ev
+
+
+def test_a_resignation_announced_instead_of_made_is_refused_and_shows_nothing() -> None:
+    """A resignation is made, not announced: an intent to resign is refused, and the honest
+    side reveals nothing for it (before, such an announcement made it send its secret)."""
+    t = Table()
+    _deal(t)
+    turn = t.turn()
+    hostile, honest = t.seats[turn], t.seats[1 - turn]
+    before = len(honest.frames)
+    hostile.ep.send_message({"t": "deck", "g": 1, "i": hostile.deck._next_index, "m": None, "s": None})
+    t.pump()
+    _refused(t, 1 - turn, Refusal.DECK_ORDER)
+    sent = [from_wire(f["b"]) for f in honest.frames[before:] if f.get("b") is not None]
+    assert not [m for m in sent if isinstance(m, Reveal)]
+    assert honest.fd.result is None and not honest.fd.over

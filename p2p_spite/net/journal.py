@@ -493,6 +493,22 @@ class RecordKeeper:
             if big:
                 self._fresh_journal()
 
+    def amend(self) -> None:
+        """After :meth:`close`: a private game's outcome that came after the record was
+        written (the peer's secret follows a resignation): the record is written again."""
+        path = self._closed
+        if path is None or self.private is None:
+            return
+        try:
+            data = json.loads(path.read_text())
+            for g, game in enumerate(data["games"], 1):
+                for k in ("deck", "reshuffles", "cheat"):
+                    game.pop(k, None)
+                game.update(recordmod.private_keys(self.private, g))
+            recordmod.write_atomic(path, recordmod.dumps(data))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise StorageError(f"cannot write the record {path}: {e}") from None
+
     def close(self, *, keep_journal: bool = False) -> Path:
         """Write the full record; the journal is no longer needed (unless kept)."""
         if self._closed is not None:

@@ -114,7 +114,7 @@ class _Pending:
     """An action announced and not yet made."""
 
     seat: int
-    move: Move | None  # None: ``seat`` resigns
+    move: Move
     slot: int | None  # the hand card's slot
     stage: int = 0  # 0: its cards are being shown; 1: tried (draws taken); 2: settled, may be made
 
@@ -150,6 +150,8 @@ class PrivateDeck:
         self._writing = False  # attached: every entry noted is queued for the shell to write
         self.game = 0  # the game whose deck is being played (0: none yet)
         self.deck: FairDeck | None = None
+        self._prev: FairDeck | None = None  # the last game's deck, while the peer's secret is to come
+        self._asked = 0  # a game whose resignation the peer asked for while our move was under way
         self.table: SeatGame | None = None  # once the deal is shown
         self.dealt = 0  # the last game whose deal the match plays on
         self.outcomes: list[GameOutcome] = []  # by game - 1: the record's decks
@@ -158,6 +160,7 @@ class PrivateDeck:
         self._next_index = 0
         self._received: dict[int, list[bytes]] = {}  # game -> digests of the deck messages taken
         self.on_change: Callable[[], None] | None = None  # the shell: an announced action may be ready
+        self.on_outcome: Callable[[], None] | None = None  # the shell: a game's outcome came late
         self._next_due = False  # the game ended: the next one's deck starts at the next event
         self.entries: list[TapeEntry] = []  # the tape of this game and the one before
         self._secrets: dict[int, bytes] = {}  # a restarted seat: the secrets its tape holds
@@ -183,6 +186,8 @@ class PrivateDeck:
     def ready(self, action: Action) -> bool:
         """Is ``action`` announced, and every card it shows shown?"""
         p = self.pending
+        if action.move is None:  # a resignation shows no card: it waits only for a quiet deck
+            return p is None and self.installed and action.game == self.game
         return (
             p is not None
             and p.stage == _READY
@@ -228,17 +233,19 @@ class PrivateDeck:
             if self.pending.seat == action.seat and self.pending.move == action.move:
                 return  # announced already (the shell asks again after a reconnection)
             raise OrderError("another action is under way")
+        move = action.move
+        if move is None:
+            return  # a resignation is made, not announced: nothing is revealed before it is made
         deck, table = self.deck, self.table
         assert deck is not None and table is not None
         if not deck.settled:
             raise OrderError("cards are still being shown")
-        move = action.move
-        slot = table.slot_of(move) if move is not None else None
+        slot = table.slot_of(move)
         msg: dict[str, Any] = {
             "t": DECK_MSG,
             "g": self.game,
             "i": self._next_index,
-            "m": list(move) if move is not None else None,
+            "m": list(move),
             "s": slot,
         }
         self._note(TapeEntry("po", self.game, self.core.position, self._next_index, msg))
@@ -286,10 +293,22 @@ class PrivateDeck:
             raise _refuse(
                 f"private-deck message {i} of game {g} before message {len(seen)}", Refusal.DECK_ORDER
             )
-        if g != self.game:
+        prev = self._prev
+        if prev is not None and g == prev.head.game and b is not None:
+            self._take_bytes(b, prev)  # the peer's secret of the game it resigned (or we did)
+            if prev.result is not None:
+                self._set_outcome(g, prev.result)
+                self._prev = None
+        elif g != self.game:
             raise _refuse(f"a private-deck message for game {g} during game {self.game}", Refusal.DECK_ORDER)
-        if b is not None:
-            self._take_bytes(b)
+        elif prev is not None:  # the peer reveals a finished game before it deals the next one
+            self._give_up(prev.head.game)
+            raise _refuse(f"no secret of game {prev.head.game} before game {g}", Refusal.DECK_ORDER)
+        elif b is not None:
+            self._take_bytes(b, self.deck)
+            deck, table = self.deck, self.table
+            if deck is not None and deck.result is not None and table is not None and table.state.result:
+                self._set_outcome(g, deck.result)  # the secret that follows a resignation
         else:
             self._take_intent(msg)
         seen.append(fp)
@@ -307,13 +326,13 @@ class PrivateDeck:
         out, self._unwritten = self._unwritten, []
         return out
 
-    def _take_bytes(self, b: bytes) -> None:
-        deck = self.deck
+    def _take_bytes(self, b: bytes, deck: FairDeck | None) -> None:
         assert deck is not None
+        game = deck.head.game
         try:
             m = from_wire(b)
-            if m.head.game != self.game:
-                raise OrderError(f"a private-deck message of game {m.head.game} in game {self.game}'s frame")
+            if m.head.game != game:
+                raise OrderError(f"a private-deck message of game {m.head.game} in game {game}'s frame")
             deck.receive(m)
         except WireError as e:
             raise _refuse(f"a malformed private-deck message: {e}", Refusal.DECK_FORMAT) from None
@@ -322,12 +341,17 @@ class PrivateDeck:
         except ProofError as e:
             raise _refuse(f"a false share: {e}", Refusal.BAD_SHARE) from None
         except CheatError as e:
-            self._convict(e)
+            self._convict(e, game)
 
-    def _convict(self, e: CheatError) -> None:
-        while len(self.outcomes) < self.game:
+    def _set_outcome(self, game: int, outcome: GameOutcome) -> None:
+        while len(self.outcomes) < game:
             self.outcomes.append(None)
-        self.outcomes[self.game - 1] = e.evidence
+        self.outcomes[game - 1] = outcome
+        if self.on_outcome is not None:
+            self.on_outcome()
+
+    def _convict(self, e: CheatError, game: int) -> None:
+        self._set_outcome(game, e.evidence)
         if e.kind == "shuffle-proof":
             raise _refuse(f"a pass without a valid proof of shuffle: {e}", Refusal.BAD_SHUFFLE)
         raise _refuse(f"the private deck shows a cheat: {e}", Refusal.CHEAT)
@@ -347,10 +371,7 @@ class PrivateDeck:
             raise _refuse("an action announced while another is under way", Refusal.DECK_ORDER)
         raw, slot = msg.get("m"), msg.get("s")
         if raw is None:
-            if slot is not None:
-                raise _refuse("deck: a resignation has no slot", Refusal.MALFORMED)
-            self._begin(_Pending(self.other, None, None))
-            return
+            raise _refuse("deck: a resignation is made, not announced", Refusal.DECK_ORDER)
         try:
             move = move_from_json(raw)
         except ValueError as e:
@@ -373,10 +394,10 @@ class PrivateDeck:
 
     # -- the engine's events, in the same order on both seats ------------------------------
 
-    def _trial(self, move: Move | None, slot: int | None, card: int | None) -> GameState:
+    def _trial(self, move: Move, slot: int | None, card: int | None) -> GameState:
         """A copy of the engine with every shown card in place (and ``card`` for the stand-in of ``slot``)."""
         table = self.table
-        assert table is not None and move is not None
+        assert table is not None
         trial = table.state.copy()
         table.refresh(trial)
         if slot is not None and card is not None:
@@ -387,23 +408,19 @@ class PrivateDeck:
 
     def _begin(self, p: _Pending) -> None:
         deck, table = self.deck, self.table
-        assert deck is not None and table is not None
+        assert deck is not None and table is not None and p.move is not None
         try:
-            if p.move is None:
-                deck.end()
-                p.stage = _TRIED
+            seat, source, arg, target, index = p.move
+            if source == HAND:
+                assert p.slot is not None
+                deck.play_hand(seat, p.slot, target, index)
+            elif p.move.source == "payoff":
+                deck.play_payoff(seat, index)
             else:
-                seat, source, arg, target, index = p.move
-                if source == HAND:
-                    assert p.slot is not None
-                    deck.play_hand(seat, p.slot, target, index)
-                elif p.move.source == "payoff":
-                    deck.play_payoff(seat, index)
-                else:
-                    assert arg is not None
-                    deck.play_side(seat, arg, index)
-                if target == CENTER and 0 <= index < 3 and len(table.state.center[index]) == 11:
-                    deck.complete(index)
+                assert arg is not None
+                deck.play_side(seat, arg, index)
+            if target == CENTER and 0 <= index < 3 and len(table.state.center[index]) == 11:
+                deck.complete(index)
         except OrderError as e:
             raise _refuse(f"an action the private deck cannot take: {e}", Refusal.DECK_ORDER) from None
         self.pending = p
@@ -412,7 +429,7 @@ class PrivateDeck:
         """Its cards are shown and any reshuffle made: try the move on a copy of the
         engine, and let the deck draw what it draws (and end the game if it does)."""
         deck = self.deck
-        assert deck is not None and p.move is not None
+        assert deck is not None
         card = deck.card(p.slot) if p.slot is not None else None
         if p.slot is not None and card != p.move.arg:
             raise _refuse(
@@ -479,6 +496,14 @@ class PrivateDeck:
         self._pump()
 
     def _open(self, game: int, secret: bytes) -> None:
+        old = self.deck
+        if old is not None and old.over and old.result is None:  # the peer's secret is still to come
+            for m in old.outgoing():  # (a restarted seat: our own secret, again, before the next deal)
+                self._send({"t": DECK_MSG, "g": self.game, "i": self._next_index, "b": to_wire(m)})
+                self._next_index += 1
+            self._prev = old
+        else:
+            self._prev = None
         self.game = game
         self.deck = FairDeck(self.core.match_id, game, self.seat, secret)
         self.table = None
@@ -555,12 +580,71 @@ class PrivateDeck:
         assert table is not None and deck is not None
         table.refresh(table.state)
         if table.state.result is not None:
+            if not deck.over:  # a resignation: now that it is made, both reveal (after_action)
+                deck.end()
             while len(self.outcomes) < self.game:
                 self.outcomes.append(None)
             self.outcomes[self.game - 1] = deck.result
             m = self.core.match
             limit = self.core.max_games
             self._next_due = not m.over and (limit is None or m.game_number < limit)
+
+    def resign_requested(self, game: int) -> bool:
+        """The peer, off turn, asks us (on turn) to make its resignation of ``game``: True if
+        we can now; else (our own announced move is under way) it is made once that move is."""
+        if self.pending is None:
+            return True
+        self._asked = game
+        return False
+
+    def due_request(self) -> Action | None:
+        """The peer's resignation asked for while our move was under way, once it can be made."""
+        g = self.core.match.game
+        if self._asked != g.game or self.pending is not None or g.result is not None or self.core.finished:
+            return None
+        if g.turn != self.seat:
+            self._asked = 0  # the turn passed to the peer: it resigns itself
+            return None
+        self._asked = 0
+        return self.core.check_resign(self.other, self.seat)
+
+    def after_action(self) -> None:
+        """The shell has sent the action just made (ours) or is about to acknowledge it (the
+        peer's): what the deck owes now goes out after it -- after a resignation, our
+        secret, so that nobody reveals anything before the resignation is made."""
+        if self.deck is not None and self.deck.over and self.table is not None:
+            self._pump()
+
+    @property
+    def awaiting_reveal(self) -> int | None:
+        """The game whose end this seat has made and whose peer secret has not come yet
+        (after a resignation the reveals follow the action), or None."""
+        for deck in (self._prev, self.deck):
+            if deck is not None and deck.over and deck.result is None:
+                g = deck.head.game
+                if g > len(self.outcomes) or self.outcomes[g - 1] is None:
+                    return g
+        return None
+
+    def give_up_reveal(self) -> None:
+        """The peer did not reveal its secret in time: the record says so instead of the deck."""
+        g = self.awaiting_reveal
+        if g is not None:
+            self._give_up(g)
+
+    def _give_up(self, game: int) -> None:
+        self._set_outcome(
+            game,
+            {
+                "kind": "unrevealed",
+                "seat": self.other,
+                "reason": f"seat {self.other} did not reveal its game secret, so the deck order of game "
+                f"{game} is not known (every card shown was proven when it was shown)",
+                "game": game,
+            },
+        )
+        if self._prev is not None and self._prev.head.game == game:
+            self._prev = None
 
 
 # -- a restarted seat -------------------------------------------------------------------------

@@ -640,7 +640,12 @@ class Endpoint:
             )
         self.private = offered
         match_id, seed, target, games, players, resume = (
-            msg.match, msg.seed, msg.target, msg.games, msg.players, msg.resume
+            msg.match,
+            msg.seed,
+            msg.target,
+            msg.games,
+            msg.players,
+            msg.resume,
         )
         c = self.core
         self._match_id = match_id
@@ -844,8 +849,10 @@ class Endpoint:
             raise RemoteProtocolError(
                 f"a resignation request for game {game} during game {g.game}", Refusal.SEQUENCE
             )
-        if c.finished or game < g.game or g.result is not None or g.turn != c.seat or c.private is not None:
-            return  # (a private-deck match: a player resigns on its own turn)
+        if c.finished or game < g.game or g.result is not None or g.turn != c.seat:
+            return
+        if c.private is not None and not c.private.resign_requested(game):
+            return  # our announced move first: the deck makes the resignation due after it
         self._events.append(ActionDue(c.check_resign(1 - c.seat, c.seat)))
 
     def _on_ack(self, msg: Ack) -> None:

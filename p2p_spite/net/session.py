@@ -22,6 +22,7 @@ from ..session import (
     Ending,
     Event,
     LinkState,
+    Notice,
     SessionFailed,
 )
 from .game import Action, Committed, GameCore
@@ -37,6 +38,8 @@ from .protocol import (
     Phase,
 )
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
+
+REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret after a resignation
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
@@ -125,6 +128,8 @@ class NetSession:
         self._deck_wake = asyncio.Event()  # a private deck moved on (or the session stopped)
         self._deck_port = _DeckPort(self)
         self._ahead = False  # a private deck's work ahead is scheduled
+        if core.private is not None:
+            core.private.on_outcome = self._outcome_came
         for ev in core.start_events():
             self._put(ev)
         if core.finished:
@@ -240,8 +245,6 @@ class NetSession:
                 return
             self._local(action)
             return
-        if core.private is not None:
-            raise IllegalMoveError([], "in a private-deck match you resign on your turn")
         asked = core.match.game.game in core.requests
         game = core.request_resign()
         if not asked and self.keeper is not None:
@@ -269,12 +272,52 @@ class NetSession:
             return
         if self._ended and self.failure is None and self.acked < self.core.position:
             await self.wait_acked(self.core.position, self.grace, through_reconnects=True)
+        await self._wait_reveal()
         self._closing = True
         self._deck_wake.set()
         if not self._done:
             self._done = True
             self._put(ConnectionChanged(LinkState.CLOSED, reason))
         await self._shutdown(reason)
+
+    async def _wait_reveal(self) -> None:
+        """A private match that ended on a resignation: the peer's secret of the last game
+        follows the action.  Wait for it (at most REVEAL_WAIT seconds, pings do not count),
+        then put it in the record, or say plainly that it did not come."""
+        deck = self.core.private
+        if deck is None or not self._ended or self.failure is not None:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + REVEAL_WAIT
+        while deck.awaiting_reveal is not None and self._link is not None:
+            left = deadline - loop.time()
+            if left <= 0:
+                break
+            self._deck_wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._deck_wake.wait(), left)
+        game = deck.awaiting_reveal
+        if game is not None:
+            deck.give_up_reveal()
+            self._put(
+                Notice(
+                    f"{self.peer_name} did not reveal its secret of game {game}: its deck order is not "
+                    "in the record (every card shown was proven when it was shown)"
+                )
+            )
+            self._late_outcome()
+
+    def _outcome_came(self) -> None:
+        self._deck_wake.set()
+        self._late_outcome()
+
+    def _late_outcome(self) -> None:
+        """A private game's outcome set after the record was closed: put it in."""
+        if self._ended and self.keeper is not None:
+            try:
+                self.keeper.amend()
+            except StorageError as e:
+                self._put(Notice(f"cannot write the record: {_one_line(e)}"))
 
     async def next_event(self) -> Event:
         ev = await self._events.get()
@@ -443,12 +486,16 @@ class NetSession:
         except StorageError as e:
             self.link_storage_failed(link, e)
             return
-        if link is not None and link.endpoint.phase is Phase.PLAY:
-            if received is None:
-                link.endpoint.send_action(n)
-            else:
-                link.endpoint.acknowledge()
-            link.flush()
+        deck = core.private
+        live = link if link is not None and link.endpoint.phase is Phase.PLAY else None
+        if live is not None and received is None:
+            live.endpoint.send_action(n)
+        if deck is not None:
+            deck.after_action()  # a resignation's secret goes after it (and before our ack)
+        if live is not None:
+            if received is not None:
+                live.endpoint.acknowledge()
+            live.flush()
         evs = core.events(done)
         if core.match.game.result is not None and keeper is not None:
             try:
@@ -463,6 +510,10 @@ class NetSession:
             self._remote_mark = self._queued
         if core.finished:
             self._finish()
+        elif deck is not None and received is None:
+            due = deck.due_request()
+            if due is not None:
+                self._local(due, unseen=True)
 
     def _finish(self) -> None:
         if self._ended:

@@ -1,0 +1,120 @@
+"""Resigning a private-deck game, between two real sessions over 127.0.0.1: nobody
+reveals its game secret before the resignation is made, a player may resign off
+turn as in a seeded match, and both records end up with the game's deck."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from p2p_spite import record
+from p2p_spite.errors import SessionClosed
+from p2p_spite.fairdeck import Reveal, from_wire
+from p2p_spite.net import host_session, join_session
+from p2p_spite.net.session import NetSession
+from p2p_spite.session import GameEnded, GameStarted, MatchEnded
+
+LIMIT = 60  # seconds for any wait on the peer (a private deal is about a second of curve work)
+
+
+async def _pair(tmp_path: Path, games: int) -> tuple[NetSession, NetSession]:
+    loop = asyncio.get_running_loop()
+    port: asyncio.Future[int] = loop.create_future()
+    host_task = asyncio.create_task(
+        host_session(
+            bind="127.0.0.1", port=0, name="Ann", private=True, games=games, record_path=tmp_path / "h.json",
+            on_listening=lambda h, p: port.set_result(p), on_warning=None,
+        )
+    )  # fmt: skip
+    joiner = await asyncio.wait_for(
+        join_session(
+            host="127.0.0.1", port=await port, name="Bob", private=True, record_path=tmp_path / "j.json"
+        ),
+        LIMIT,
+    )
+    return await asyncio.wait_for(host_task, LIMIT), joiner
+
+
+def _watch_reveals(s: NetSession, log: list[tuple[int, bool]]) -> None:
+    """Log (game, over) for every Reveal this seat sends: was its game over when it went?"""
+    deck = s.core.private
+    assert deck is not None
+    send = deck._send
+
+    def spy(msg: dict[str, Any]) -> None:
+        b = msg.get("b")
+        if b is not None and isinstance(from_wire(b), Reveal):
+            results = s.core.match.results
+            log.append((msg["g"], msg["g"] <= len(results) and results[msg["g"] - 1] is not None))
+        send(msg)
+
+    deck._send = spy  # type: ignore[method-assign]
+
+
+async def _until(s: NetSession, kind: type) -> Any:
+    while True:
+        ev = await asyncio.wait_for(s.next_event(), LIMIT)
+        if isinstance(ev, kind):
+            return ev
+
+
+def _checked(path: Path) -> record.Record:
+    rec = record.load(path)
+    record.verify(rec)
+    return rec
+
+
+def test_a_resignation_on_turn_reveals_nothing_before_it_is_made(tmp_path: Path) -> None:
+    async def main() -> None:
+        host, joiner = await _pair(tmp_path, games=2)
+        sessions = (host, joiner)
+        logs: list[list[tuple[int, bool]]] = [[], []]
+        for s, log in zip(sessions, logs, strict=True):
+            _watch_reveals(s, log)
+            await _until(s, GameStarted)
+        for game in (1, 2):  # game 1: the next deal follows the reveals; game 2 ends the match
+            mover = sessions[host.core.match.game.turn]
+            await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
+            resigner = sessions[host.core.match.game.turn]  # on turn (a discard passed it)
+            await asyncio.wait_for(resigner.resign(), LIMIT)
+            for s in sessions:
+                await _until(s, GameEnded)
+            if game == 1:
+                for s in sessions:
+                    await _until(s, GameStarted)
+        for s in sessions:
+            await _until(s, MatchEnded)
+        for s in sessions:
+            await asyncio.wait_for(s.close("quit"), LIMIT)
+        assert all(log == [(1, True), (2, True)] for log in logs), logs  # only once each game was over
+
+    asyncio.run(main())
+    h, j = tmp_path / "h.json", tmp_path / "j.json"
+    assert h.read_bytes() == j.read_bytes()
+    rec = _checked(h)
+    assert len(rec.games) == 2 and all(g.deck is not None for g in rec.games)
+    assert all(g["result"]["reason"] == "resign" for g in json.loads(h.read_text())["games"])
+
+
+def test_a_player_resigns_off_turn_in_a_private_match(tmp_path: Path) -> None:
+    async def main() -> None:
+        host, joiner = await _pair(tmp_path, games=1)
+        sessions = (host, joiner)
+        for s in sessions:
+            await _until(s, GameStarted)
+        waiting = sessions[1 - host.core.match.game.turn]
+        await asyncio.wait_for(waiting.resign(), LIMIT)  # a request: the player on turn makes it
+        ends = [await _until(s, GameEnded) for s in sessions]
+        assert all(e.result.winner == 1 - waiting.core.seat for e in ends)
+        for s in sessions:
+            await _until(s, MatchEnded)
+            with contextlib.suppress(SessionClosed):
+                await asyncio.wait_for(s.close("quit"), LIMIT)
+
+    asyncio.run(main())
+    h, j = tmp_path / "h.json", tmp_path / "j.json"
+    assert h.read_bytes() == j.read_bytes()
+    assert _checked(h).games[0].deck is not None

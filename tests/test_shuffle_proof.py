@@ -70,7 +70,7 @@ def test_fresh_encryptions_of_the_shufflers_own_order_are_refused() -> None:
     """The attack that saw every card: the last pass replaced by (r*G, M + r*Y) of an
     order the shuffler chose.  Whatever witness it proves with, the proof fails."""
     ins = deck(20)
-    outs, perm, rs = a_pass(ins, 4)
+    _outs, perm, rs = a_pass(ins, 4)
     stacked = [encrypt(c, 1000 + c) for c in range(20)]
     for claim_perm, claim_rs in ((perm, rs), (list(range(20)), [1000 + c for c in range(20)])):
         assert not verify(CTX, KEY, ins, stacked, prove(b"s", CTX, KEY, ins, stacked, claim_perm, claim_rs))

@@ -38,9 +38,9 @@ from .protocol import (
     Phase,
 )
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
+from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret after a resignation
-from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 

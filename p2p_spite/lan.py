@@ -79,8 +79,6 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
     return show
 
 
-
-
 def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
     """The exit code of a session that failed, and the news to print (None: an error line)."""
     from .ui.text import peer_left
@@ -122,6 +120,9 @@ def _drop_empty_record(session: NetSession) -> bool:
     path = session.record_path
     if not path or m.total_moves or any(r is not None for r in m.results):
         return False
+    deck = session.core.private
+    if deck is not None and any(isinstance(o, dict) for o in deck.outcomes):
+        return False  # the evidence of a cheat caught at the deal is kept
     from .net.journal import journal_path
 
     for p in (Path(path), journal_path(Path(path))):

@@ -353,7 +353,13 @@ class PrivateDeck:
     def _convict(self, e: CheatError, game: int) -> None:
         self._set_outcome(game, e.evidence)
         if e.kind == "shuffle-proof":
-            raise _refuse(f"a pass without a valid proof of shuffle: {e}", Refusal.BAD_SHUFFLE)
+            rnd = e.evidence.get("round")
+            what = "the deal" if rnd == 0 else f"reshuffle {rnd}"
+            raise _refuse(
+                f"its shuffle of {what} has no valid proof (seat {e.seat}): no card was shown for it, "
+                "and the evidence is in the record",
+                Refusal.BAD_SHUFFLE,
+            )
         raise _refuse(f"the private deck shows a cheat: {e}", Refusal.CHEAT)
 
     def _take_intent(self, msg: dict[str, Any]) -> None:

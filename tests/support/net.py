@@ -81,19 +81,26 @@ def _sigint_default() -> None:
 
 
 def spawn(
-    args: Sequence[str], cwd: Path, env: dict[str, str] | None = None, *, stdin: bool = False
+    args: Sequence[str],
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    *,
+    stdin: bool = False,
+    program: Sequence[str] = CLI,
 ) -> subprocess.Popen[str]:
     """``p2p-spite ARGS`` with its output piped, as a user's pipe sees it: without
     PYTHONUNBUFFERED (a developer's shell may set it; users' machines don't), so a
     line the program does not flush is a line the test waits for in vain.
-    ``stdin``: give it a pipe to type into (else it reads nothing)."""
+    ``stdin``: give it a pipe to type into (else it reads nothing).  ``program``:
+    another command line than p2p-spite's (a modified peer in tests/adversary)."""
     e = dict(os.environ)
     e.pop("PYTHONUNBUFFERED", None)
     e["XDG_DATA_HOME"] = str(cwd / "xdg")
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), e.get("PYTHONPATH", "")) if p)
     if env:
         e.update(env)
     return subprocess.Popen(
-        [*CLI, *args],
+        [*program, *args],
         cwd=cwd,
         env=e,
         # Ctrl-C as a user's terminal has it: a test run started in the background by a

@@ -1,6 +1,7 @@
-"""Resigning a private-deck game, between two real sessions over 127.0.0.1: nobody
-reveals its game secret before the resignation is made, a player may resign off
-turn as in a seeded match, and both records end up with the game's deck."""
+"""Resigning and waiting in a private-deck game, between two real sessions over
+127.0.0.1: nobody reveals its game secret before the resignation is made, a player
+may resign off turn as in a seeded match, both records end up with the game's deck,
+and a peer that keeps pinging but stops sending what it owes is given up in time."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from p2p_spite import record
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import Reveal, from_wire
 from p2p_spite.net import host_session, join_session
+from p2p_spite.net import session as session_mod
 from p2p_spite.net.session import NetSession
-from p2p_spite.session import GameEnded, GameStarted, MatchEnded
+from p2p_spite.session import GameEnded, GameStarted, MatchEnded, SessionFailed
 
 LIMIT = 60  # seconds for any wait on the peer (a private deal is about a second of curve work)
 
@@ -118,3 +122,76 @@ def test_a_player_resigns_off_turn_in_a_private_match(tmp_path: Path) -> None:
     h, j = tmp_path / "h.json", tmp_path / "j.json"
     assert h.read_bytes() == j.read_bytes()
     assert _checked(h).games[0].deck is not None
+
+
+def _mute_deck(s: NetSession) -> None:
+    """A modified peer that keeps its connection (and its pings) but sends no more deck messages."""
+    deck = s.core.private
+    assert deck is not None
+    deck.port = None  # what it makes is kept, never sent
+
+
+def test_a_peer_that_goes_mute_at_the_deal_is_given_up_within_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_mod, "DECK_DEADLINE", 2.0)
+    monkeypatch.setattr(session_mod, "DECK_CHECK", 0.1)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        port: asyncio.Future[int] = loop.create_future()
+        host_task = asyncio.create_task(
+            host_session(
+                bind="127.0.0.1", port=0, name="Ann", private=True, games=1, record_path=tmp_path / "h.json",
+                on_listening=lambda h, p: port.set_result(p), on_warning=None, heartbeat=0.2,
+            )
+        )  # fmt: skip
+        real_init = NetSession.__init__
+
+        def muted_init(self: NetSession, *a: Any, **k: Any) -> None:  # the joiner's session, muted at birth
+            real_init(self, *a, **k)
+            if self.core.seat == 1:
+                _mute_deck(self)
+
+        monkeypatch.setattr(NetSession, "__init__", muted_init)
+        joiner = await join_session(
+            host="127.0.0.1", port=await port, name="Mallory", private=True, heartbeat=0.2
+        )
+        host = await asyncio.wait_for(host_task, LIMIT)
+        t0 = loop.time()
+        failed = await _until(host, SessionFailed)
+        took = loop.time() - t0
+        assert "stopped sending the private deck's messages" in failed.message, failed.message
+        assert failed.ending.code == "stalled"
+        assert 1.5 <= took <= 10, took
+        for s in (host, joiner):
+            with contextlib.suppress(SessionClosed):
+                await asyncio.wait_for(s.close("quit"), LIMIT)
+
+    asyncio.run(main())
+
+
+def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off turn, the honest side waits for the action the peer announced once its cards are
+    shown: a peer that keeps pinging but never makes it is given up at the deadline."""
+    monkeypatch.setattr(session_mod, "DECK_DEADLINE", 2.0)
+    monkeypatch.setattr(session_mod, "DECK_CHECK", 0.1)
+
+    async def main() -> None:
+        host, joiner = await _pair(tmp_path, games=1)
+        sessions = (host, joiner)
+        for s in sessions:
+            await _until(s, GameStarted)
+        mover = sessions[host.core.match.game.turn]
+        honest = sessions[1 - mover.core.seat]
+        mover._local = lambda *a, **k: None  # type: ignore[method-assign]  # announces, never makes it
+        await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
+        failed = await _until(honest, SessionFailed)
+        assert "stopped sending the private deck's messages" in failed.message, failed.message
+        for s in sessions:
+            with contextlib.suppress(SessionClosed):
+                await asyncio.wait_for(s.close("quit"), LIMIT)
+
+    asyncio.run(main())

@@ -214,6 +214,12 @@ class FairDeck:
         """Nothing is owed or awaited: every card the rules show is shown."""
         return self.dealt and not self.shuffling and not self._owe and not self._await
 
+    def owes_us(self) -> bool:
+        """Is the other seat's next message due: its pass of this round, or a share we await?"""
+        if self._joint is not None and self.shuffling and len(self.rounds[-1].passes) == self.other:
+            return True
+        return bool(self._await)
+
     def card(self, slot: int) -> int | None:
         return self.cards.get(slot)
 

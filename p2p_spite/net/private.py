@@ -152,6 +152,7 @@ class PrivateDeck:
         self.deck: FairDeck | None = None
         self._prev: FairDeck | None = None  # the last game's deck, while the peer's secret is to come
         self._asked = 0  # a game whose resignation the peer asked for while our move was under way
+        self.taken = 0  # deck messages taken from the peer (the shell's deadline watches it move)
         self.table: SeatGame | None = None  # once the deal is shown
         self.dealt = 0  # the last game whose deal the match plays on
         self.outcomes: list[GameOutcome] = []  # by game - 1: the record's decks
@@ -312,6 +313,7 @@ class PrivateDeck:
         else:
             self._take_intent(msg)
         seen.append(fp)
+        self.taken += 1
         self._note(TapeEntry("pd", g, self.core.position, i, msg))
         self._pump()
 
@@ -620,6 +622,21 @@ class PrivateDeck:
         secret, so that nobody reveals anything before the resignation is made."""
         if self.deck is not None and self.deck.over and self.table is not None:
             self._pump()
+
+    def owed_by_peer(self) -> bool:
+        """Does the peer owe us a private-deck message now -- its key, its pass, a share,
+        its secret, or the action it announced once its cards are shown?  (The shell puts
+        a deadline on it that pings do not reset.)  A player thinking owes nothing."""
+        deck, p = self.deck, self.pending
+        if self.core.finished and self.awaiting_reveal is None:
+            return False
+        if deck is None:
+            return False
+        if deck.keys[self.other] is None or deck.owes_us():
+            return True
+        if self._prev is not None or (deck.over and deck.result is None):
+            return True
+        return p is not None and p.seat == self.other and p.stage == _READY
 
     @property
     def awaiting_reveal(self) -> int | None:

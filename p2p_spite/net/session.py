@@ -41,6 +41,8 @@ from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret after a resignation
+DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (pings do not count)
+DECK_CHECK = 1.0  # seconds between two looks at that deadline
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 
@@ -128,8 +130,11 @@ class NetSession:
         self._deck_wake = asyncio.Event()  # a private deck moved on (or the session stopped)
         self._deck_port = _DeckPort(self)
         self._ahead = False  # a private deck's work ahead is scheduled
+        self._deck_watch: asyncio.Task[None] | None = None
         if core.private is not None:
             core.private.on_outcome = self._outcome_came
+            with contextlib.suppress(RuntimeError):  # (no event loop: nothing to wait for)
+                self._deck_watch = asyncio.get_running_loop().create_task(self._watch_deck())
         for ev in core.start_events():
             self._put(ev)
         if core.finished:
@@ -306,6 +311,41 @@ class NetSession:
                 )
             )
             self._late_outcome()
+
+    async def _watch_deck(self) -> None:
+        """Every wait on the peer's private deck has a deadline: when the peer owes a
+        message (its key, pass, a share, its secret, an announced action whose cards are
+        shown) and sends no deck message nor action for DECK_DEADLINE seconds of connected
+        time, pings or not, the match stops with one line."""
+        deck = self.core.private
+        assert deck is not None
+        loop = asyncio.get_running_loop()
+        mark: tuple[int, int, object] | None = None
+        since = loop.time()
+        while not self._done:
+            await asyncio.sleep(DECK_CHECK)
+            link = self._link
+            now = (deck.taken, self.core.position, link)
+            if (
+                link is None
+                or link.endpoint.phase is not Phase.PLAY
+                or not deck.owed_by_peer()
+                or now != mark
+            ):
+                mark, since = now, loop.time()
+                continue
+            if loop.time() - since >= DECK_DEADLINE:
+                text = f"no private-deck message for {DECK_DEADLINE:g} s while one was owed"
+                link.endpoint.refuse(Refusal.STALLED, text)
+                link.flush()
+                err = RemoteProtocolError(text, Refusal.STALLED)
+                link.fail(err)
+                self._fail(
+                    f"stopped the match: {self.peer_name} stopped sending the private deck's messages "
+                    f"({DECK_DEADLINE:g} s without one it owed)",
+                    self._ending(EndCause.PEER_BROKE_PROTOCOL, Refusal.STALLED),
+                )
+                return
 
     def _outcome_came(self) -> None:
         self._deck_wake.set()
@@ -689,6 +729,8 @@ class NetSession:
 
     async def _shutdown(self, reason: str) -> None:
         self.notices.stop()
+        if self._deck_watch is not None:
+            self._deck_watch.cancel()
         self.reconnect.stop()
         link = self._link
         if link is not None and link.transport is not None and not link.transport.is_closing():

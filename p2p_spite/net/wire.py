@@ -75,6 +75,7 @@ class Refusal(StrEnum):
     DECK_ORDER = "deck-order"
     BAD_SHARE = "bad-share"
     BAD_SHUFFLE = "bad-shuffle"  # a pass whose proof of shuffle does not verify
+    STALLED = "stalled"  # a message owed did not come in time (pings do not count)
     CHEAT = "cheat"
     OTHER = "refused"  # a code from the peer that this version does not know
 

@@ -43,7 +43,7 @@ def test_a_false_pass_is_refused_on_arrival(tmp_path: Path, attack: str, cheater
         join = spawn(
             _join(port, "j.json"), tmp_path, program=[*CHEATER, attack] if cheater == "join" else _cli()
         )
-        (jrc, jout, jerr), (hrc, hout, herr) = finish_all([join, host], TIMEOUT)
+        (jrc, _jout, jerr), (hrc, _hout, herr) = finish_all([join, host], TIMEOUT)
     finally:
         if host.poll() is None:
             host.kill()

@@ -19,7 +19,7 @@ from .history import describe, latest, records_dir, scan, totals
 from .lan import DEFAULT_LEVEL, choose_host, run_host, run_hosts, run_join, run_play
 from .net.connect import DEFAULT_PORT
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
-from .net.journal import journal_path, replay_with_journal
+from .net.journal import journal_path, replay_with_journal, unchecked_private
 from .net.messages import MAX_GAMES, MAX_TARGET
 from .selfplay import play_match
 
@@ -222,9 +222,7 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     g = h.add_mutually_exclusive_group()
     g.add_argument("--seed", type=_seed_arg, help="play this deal (64 hex digits; the joiner is shown it)")
     g.add_argument("--seed-file", type=Path, help="take the seed (and target) from a record or seed file")
-    h.add_argument(
-        "--target", type=_at_most(MAX_TARGET, "the target"), help=TARGET_HELP
-    )
+    h.add_argument("--target", type=_at_most(MAX_TARGET, "the target"), help=TARGET_HELP)
     h.add_argument("--games", type=_at_most(MAX_GAMES, "the game limit"), help="stop after this many games")
     h.add_argument("--code", help="the join code to require (default: a fresh one, printed)")
     h.add_argument("--no-code", action="store_true", help="do not require a join code (trusted networks)")
@@ -376,7 +374,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         return run_viewer(args.file)
     rec = record.load(args.file)
     try:
-        match = record.verify(rec, keep_all=False)
+        match = record.verify(rec, in_play=True, keep_all=False)
     except record.RecordError as e:  # worded as the game screen names stacks and cards
         from .ui.replay import check_failure
 
@@ -399,6 +397,12 @@ def _run_replay(args: argparse.Namespace) -> int:
         line += (
             f" ({journaled} of the actions from {journal_path(args.file).name}: the match was"
             " interrupted and its record not yet rewritten)"
+        )
+    n = unchecked_private(args.file, rec)
+    if n:
+        line += (
+            f"; game {len(rec.games)} was stopped before its private deck was revealed: its {n} "
+            f"move{'s' * (n != 1)} cannot be checked yet (--resume finishes it)"
         )
     print(line)
     return 0

@@ -10,7 +10,9 @@ listed by its two names and left out of the totals.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +37,8 @@ class Entry:
     scores: tuple[int, int]
     winner: int | None  # of the match
     finished: bool  # decided, or stopped at its game limit
-    network: bool  # a network match's record (it can be resumed)
+    network: bool  # a network match's record
+    resumable: bool  # unfinished, and ``--resume`` can take it up
     games: tuple[int, int, int]  # won, lost, drawn, from ``seat``'s side (seat 0's if unknown)
 
 
@@ -49,7 +52,7 @@ def _finished(match: Match, max_games: object) -> bool:
 def read_entry(path: Path) -> Entry:
     """One record summed up; raises ValueError (RecordError) or OSError if it cannot be read."""
     rec = record.load(path)
-    match = record.verify(rec, keep_all=False)
+    match = record.verify(rec, in_play=True, keep_all=False)
     m = _KIND.search(path.name)
     seat = None if m is None else (1 if m.group(1) == "join" else 0)
     me = seat or 0
@@ -63,6 +66,8 @@ def read_entry(path: Path) -> Entry:
             won += 1
         else:
             lost += 1
+    network = isinstance(rec.extra.get("match_id"), str) and (m is None or m.group(1) != "play")
+    finished = _finished(match, rec.extra.get("max_games"))
     return Entry(
         path=path,
         mtime=path.stat().st_mtime,
@@ -70,10 +75,33 @@ def read_entry(path: Path) -> Entry:
         seat=seat,
         scores=(match.scores[0], match.scores[1]),
         winner=match.winner,
-        finished=_finished(match, rec.extra.get("max_games")),
-        network=isinstance(rec.extra.get("match_id"), str) and (m is None or m.group(1) != "play"),
+        finished=finished,
+        network=network,
+        resumable=network and not finished and _private_resumable(rec, path),
         games=(won, lost, drawn),
     )
+
+
+def _private_resumable(rec: record.Record, path: Path) -> bool:
+    """A private match resumes from its journal's private-deck tape, and not once the
+    unfinished game's deck was revealed (a player left it: docs/fairness.md)."""
+    if not rec.private:
+        return True
+    last = rec.games[-1] if rec.games else None
+    if last is not None and last.result is None and last.deck is not None:
+        return False
+    from .net.journal import journal_path
+
+    try:  # (only a regular file, never blocking on a FIFO, and a bounded read)
+        fd = os.open(journal_path(path), os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return last is not None and last.result is not None  # the next game starts afresh
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and b'"pk"' in os.read(fd, 1 << 20)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def scan(folder: Path | None = None) -> tuple[list[Entry], list[Path]]:
@@ -116,7 +144,7 @@ def describe(e: Entry) -> str:
     won, lost, drawn = e.games
     games = f"games {won}-{lost}" + (f", {drawn} drawn" if drawn else "")
     line = f"{when}  {who:<22}  {result:<10} {score:<7}  {games}"
-    if not e.finished and e.network:
+    if e.resumable:
         line += f"  resumable: p2p-spite {'host' if e.seat != 1 else 'join HOST'} --resume {e.path}"
     return line
 

@@ -195,3 +195,28 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
                 await asyncio.wait_for(s.close("quit"), LIMIT)
 
     asyncio.run(main())
+
+
+def test_quitting_in_the_middle_of_a_private_game_reveals_and_both_records_check(tmp_path: Path) -> None:
+    """Quit mid-game: the game is over for the quitter, so both reveal their secrets, both
+    records hold its deck and check every move made, and neither offers a resume."""
+
+    async def main() -> None:
+        host, joiner = await _pair(tmp_path, games=2)
+        sessions = (host, joiner)
+        for s in sessions:
+            await _until(s, GameStarted)
+        for _ in range(6):
+            mover = sessions[host.core.match.game.turn]
+            await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
+        await asyncio.wait_for(joiner.close("quit"), LIMIT)
+        failed = await _until(host, SessionFailed)
+        assert failed.ending.cause.value == "peer-left"
+        await asyncio.wait_for(host.close("quit"), LIMIT)
+
+    asyncio.run(main())
+    for name in ("h.json", "j.json"):
+        rec = _checked(tmp_path / name)
+        game = rec.games[-1]
+        assert game.result is None and game.deck is not None and len(game.moves) == 6, name
+    assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()

@@ -199,6 +199,8 @@ class FairDeck:
         self._reveal_sent = False
         self.dealt = False
         self.over = False
+        self.left = False  # a seat left the game before its end: both reveal, the game is over
+        self._their_secret: bytes | None = None
         self.result: GameDeck | None = None
         self._ready_shares: dict[int, Share] = {}
 
@@ -249,7 +251,7 @@ class FairDeck:
             self._owe.clear()
             for i in range(0, len(owe), MAX_SHARES):
                 out.append(Shares(self.head, tuple(self._share(s) for s in owe[i : i + MAX_SHARES])))
-        if self.over and not self._reveal_sent and not self.shuffling:
+        if self.over and not self._reveal_sent and (not self.shuffling or self.left):
             self._reveal_sent = True
             out.append(Reveal(self.head, self._secret))
         return out
@@ -467,20 +469,31 @@ class FairDeck:
             self._live[card] = slot
 
     def _on_reveal(self, msg: Reveal) -> None:
-        if not self.over:
-            raise OrderError("a reveal before the game is over")
         if self.result is not None:
             raise OrderError("a second reveal")
-        if self.shuffling:
+        if not self.over:
+            if not self.dealt:
+                raise OrderError("a reveal before the deal is done")
+            self.leave()  # the other seat left the game before its end: it is over for both
+        elif self.shuffling and not self.left:
             raise OrderError("a reveal in the middle of a shuffle")
         self.result = self._verify(msg.secret)
+        self._their_secret = msg.secret
+
+    def recheck(self) -> GameDeck | None:
+        """After a seat left: the deck again, with what was dealt since the reveal (the
+        moves that crossed the leave go on as usual).  CheatError as at the reveal."""
+        if self._their_secret is None:
+            return None
+        self.result = self._verify(self._their_secret)
+        return self.result
 
     # -- events (called on both sides in the engine's order) ------------------
 
     def _ready(self) -> None:
         if not self.dealt:
             raise OrderError("the deal is not done")
-        if self.over:
+        if self.over and not self.left:  # (after a leave, the moves that crossed it go on)
             raise OrderError("the game is over")
 
     def _to_holder(self, slot: int, seat: int) -> None:
@@ -571,6 +584,14 @@ class FairDeck:
         if self.shuffling:
             raise OrderError("the game cannot end in the middle of a reshuffle")
         self.over = True
+
+    def leave(self) -> None:
+        """A seat leaves the game before its end (it quits the match): the game is over
+        for both, both reveal their secrets (even in the middle of a reshuffle, which then
+        deals nothing), and the record can check every move made."""
+        if not self.dealt:
+            raise OrderError("the deal is not done")
+        self.over = self.left = True
 
     # -- the end-of-game check ---------------------------------------------------
 

@@ -588,6 +588,11 @@ def load_saved(path: Path) -> Saved:
     """Read a record written by a network match, plus its journal if one is beside it."""
     rec = recordmod.load(path)
     recordmod.verify(rec, in_play=True, keep_all=False)  # raises RecordError naming the problem
+    if rec.private and rec.games and rec.games[-1].result is None and rec.games[-1].deck is not None:
+        raise UserError(
+            f"{path}: a player left this private match in the middle of game {len(rec.games)} and both "
+            "secrets were revealed, so it cannot be resumed (start a new match)"
+        )
     mid = rec.extra.get("match_id")
     try:
         match_id = bytes.fromhex(mid) if isinstance(mid, str) else b""
@@ -733,6 +738,17 @@ def play_action(match: Match, action: Action) -> None:
         match.resign(action.seat)
     else:
         match.apply(action.move)
+
+
+def unchecked_private(path: Path, rec: recordmod.Record) -> int:
+    """The actions of a private-deck match that cannot be checked yet: those of a last game
+    whose deck is not revealed (stopped by a crash or a lost connection), in the record and
+    beyond it in the journal; ``--resume`` finishes the game and reveals the deck."""
+    if not rec.private or not rec.games or rec.games[-1].deck is not None:
+        return 0
+    last = rec.games[-1]
+    done = sum(len(g.moves) + _resigns(g.result) for g in rec.games)
+    return len(last.moves) + len(read_journal_tail(journal_path(path), done).actions)
 
 
 def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:

@@ -177,6 +177,17 @@ class PrivateDeck:
         """The match's current game is dealt from this deck (its GameStarted is out)."""
         return self.dealt == self.core.match.game_number and self.table is not None
 
+    @property
+    def resumable(self) -> bool:
+        """A game in play whose secrets are not revealed: ``--resume`` takes it up from the
+        journal's tape (which must then be kept)."""
+        return self.deck is not None and not self.deck.over and not self.core.finished
+
+    @property
+    def left(self) -> bool:
+        """A seat left the current game before its end (both secrets are revealed)."""
+        return self.deck is not None and self.deck.left
+
     def own_pending(self) -> Action | None:
         """Our action announced and not made yet (a restarted seat makes it: it is binding)."""
         p = self.pending
@@ -308,8 +319,9 @@ class PrivateDeck:
         elif b is not None:
             self._take_bytes(b, self.deck)
             deck, table = self.deck, self.table
-            if deck is not None and deck.result is not None and table is not None and table.state.result:
-                self._set_outcome(g, deck.result)  # the secret that follows a resignation
+            over = table is not None and (table.state.result is not None or (deck is not None and deck.left))
+            if deck is not None and deck.result is not None and over:  # (after a resignation, or a leave)
+                self._set_outcome(g, deck.result)
         else:
             self._take_intent(msg)
         seen.append(fp)
@@ -348,6 +360,11 @@ class PrivateDeck:
     def _set_outcome(self, game: int, outcome: GameOutcome) -> None:
         while len(self.outcomes) < game:
             self.outcomes.append(None)
+        table = self.table
+        if isinstance(outcome, GameDeck) and game == self.game and table is not None:
+            # a game left in the middle: only the reshuffles its moves made (one may have been
+            # made for a move announced and never made)
+            outcome = GameDeck(outcome.deal, outcome.reshuffles[: table.state.stream.used])  # type: ignore[attr-defined]
         self.outcomes[game - 1] = outcome
         if self.on_outcome is not None:
             self.on_outcome()
@@ -476,7 +493,12 @@ class PrivateDeck:
             if p is not None and p.stage == _BEGUN and not deck.shuffling and shown:
                 self._try(p)
                 continue
-            if p is not None and p.stage == _TRIED and deck.settled and (not deck.over or deck.result):
+            if (
+                p is not None
+                and p.stage == _TRIED
+                and deck.settled
+                and (not deck.over or deck.result or deck.left)
+            ):
                 p.stage = _READY
                 if self.on_change is not None:
                     self.on_change()
@@ -587,6 +609,13 @@ class PrivateDeck:
         table, deck = self.table, self.deck
         assert table is not None and deck is not None
         table.refresh(table.state)
+        if deck.left and deck.result is not None:  # an action that crossed a leave: the deck with it
+            try:
+                again = deck.recheck()
+            except CheatError as e:
+                self._set_outcome(self.game, e.evidence)
+            else:
+                self._set_outcome(self.game, again)
         if table.state.result is not None:
             if not deck.over:  # a resignation: now that it is made, both reveal (after_action)
                 deck.end()
@@ -615,6 +644,18 @@ class PrivateDeck:
             return None
         self._asked = 0
         return self.core.check_resign(self.other, self.seat)
+
+    def leave(self) -> bool:
+        """This seat leaves the match in the middle of a game (quit, SIGTERM): the game is
+        over for it, so it reveals its secret, and the peer answers with its own; then both
+        records hold the deck, and every move made is checked.  False: nothing to reveal
+        (no deal shown yet, or the game is over already)."""
+        deck = self.deck
+        if deck is None or not deck.dealt or deck.over or self.table is None:
+            return False
+        deck.leave()
+        self._pump()
+        return True
 
     def after_action(self) -> None:
         """The shell has sent the action just made (ours) or is about to acknowledge it (the

@@ -224,6 +224,8 @@ class NetSession:
         shown (False: the session stopped meanwhile)."""
         deck = self.core.private
         assert deck is not None
+        if deck.left:
+            return False  # a seat left this game (its secret is revealed): the peer's bye follows
         try:
             deck.announce(action)
         except OrderError as e:
@@ -234,7 +236,7 @@ class NetSession:
                 return False
             self._deck_wake.clear()
             await self._deck_wake.wait()
-        return not self._done
+        return not self._done and not deck.left  # (a leave came meanwhile: no more moves)
 
     async def resign(self) -> None:
         """Resign the current game, at any time.  On turn, the resignation is our next
@@ -278,6 +280,7 @@ class NetSession:
         if self._ended and self.failure is None and self.acked < self.core.position:
             await self.wait_acked(self.core.position, self.grace, through_reconnects=True)
         await self._wait_reveal()
+        await self._leave_private()
         self._closing = True
         self._deck_wake.set()
         if not self._done:
@@ -346,6 +349,27 @@ class NetSession:
                     self._ending(EndCause.PEER_BROKE_PROTOCOL, Refusal.STALLED),
                 )
                 return
+
+    async def _leave_private(self) -> None:
+        """Leaving a private match in the middle of a game: the game is over for us, so we
+        reveal our secret and wait (REVEAL_WAIT at most) for the peer's, to put the deck
+        in the record.  Such a match cannot be resumed: its deck is known."""
+        deck = self.core.private
+        link = self._link
+        if deck is None or self._done or link is None or link.endpoint.phase is not Phase.PLAY:
+            return
+        if not deck.leave():
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + REVEAL_WAIT
+        while deck.awaiting_reveal is not None and self._link is not None and not self._done:
+            left = deadline - loop.time()
+            if left <= 0:
+                deck.give_up_reveal()
+                break
+            self._deck_wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._deck_wake.wait(), left)
 
     def _outcome_came(self) -> None:
         self._deck_wake.set()
@@ -710,8 +734,9 @@ class NetSession:
         self._deck_wake.set()
         path = None
         if self.keeper is not None and save:
-            try:
-                path = str(self.keeper.close(keep_journal=False))
+            deck = self.core.private
+            try:  # a private game in play resumes from its journal's tape: it is kept
+                path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
             except StorageError as e:
                 message += f" ({_one_line(e)})"
         self._put(ConnectionChanged(LinkState.LOST, message, ending))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Protocol
 
-from .engine import Card, Move, PlayerView, Result
+from .engine import Card, Move, Played, PlayerView, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +30,21 @@ class GameStarted:
 
 @dataclass(frozen=True, slots=True)
 class MovePlayed:
-    """A move by either seat (the local one too), already checked and applied."""
+    """A move by either seat (the local one too), already checked and applied;
+    ``played`` says what it did (a center completed, cards drawn, the turn passed)."""
 
     seat: int
-    move: Move
-    card: Card  # the card the move placed
+    played: Played
     view: PlayerView
+
+    @property
+    def move(self) -> Move:
+        return self.played.move
+
+    @property
+    def card(self) -> Card:
+        """The card the move placed."""
+        return self.played.card
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,25 +32,22 @@ def make_state(
 ) -> GameState:
     """A game in the given position.  The stock (top last) defaults to every
     card not placed elsewhere, so 104 cards are in play."""
-    s = GameState.__new__(GameState)
-    s.game = 1
-    s.stream = Stream(SEED, 1)
     # Parse all named cards together so duplicates take deck 1.
     groups = [*payoff, *hands, *(x for sd in sides for x in sd), *center]
     all_ids = cards(" ".join(groups))
     it = iter(all_ids)
     piles = [[next(it) for _ in g.split()] for g in groups]
-    s.payoff = piles[0:2]
-    s.hands = piles[2:4]
-    s.sides = [piles[4:8], piles[8:12]]
-    s.center = piles[12:15]
     if stock is None:
         used = set(all_ids)
-        s.stock = [c for c in range(104) if c not in used]
+        rest = [c for c in range(104) if c not in used]
     else:
-        s.stock = [c for c in cards(stock) if c not in set(all_ids)] if stock else []
-    s.starter = turn
-    s.turn = turn
-    s.ply = 0
-    s.result = None
-    return s
+        rest = [c for c in cards(stock) if c not in set(all_ids)] if stock else []
+    return GameState.from_position(
+        payoff=piles[0:2],
+        hands=piles[2:4],
+        sides=[piles[4:8], piles[8:12]],
+        center=piles[12:15],
+        stock=rest,
+        turn=turn,
+        stream=Stream(SEED, 1),
+    )

@@ -11,8 +11,10 @@ from p2p_spite.engine import (
     IllegalMoveError,
     Match,
     Move,
+    Pile,
     Result,
     RulesError,
+    refusals,
     view,
 )
 from tests.positions import cards, make_state
@@ -58,10 +60,13 @@ def test_completed_stack_goes_into_the_stock_and_is_shuffled() -> None:
     stock_before = len(s.stock)
     stack = [*s.center[0], one("QC")]
     index_before = s.stream.index
+    expected = [*s.stock, *stack]
+    s.stream.copy().shuffle(expected)  # the stock with the stack on top, shuffled by the game's stream
+    assert expected[-12:] != stack  # (this seed does move them: the check below can tell)
     s.apply(Move(0, "hand", one("QC"), "center", 0))
     assert s.center[0] == []
     assert len(s.stock) == stock_before + 12
-    assert sorted(s.stock[-12:]) != stack or s.stock[-12:] != stack  # shuffled in
+    assert s.stock == expected
     assert set(stack) <= set(s.stock)
     assert s.stream.index > index_before
     assert s.card_count() == 104
@@ -206,7 +211,52 @@ def test_malformed_and_illegal_moves_leave_the_state_untouched(move: list[Any], 
         s.apply(move)
     assert reason in e.value.reason
     assert s.digest() == before
-    assert s.check(move) == e.value.reason
+    assert s.check(move) == e.value.why
+    assert str(e.value.why) == e.value.reason
+
+
+def test_a_refusal_carries_the_positions_facts() -> None:
+    s = make_state(center=("AC 2D", "", ""))
+    with pytest.raises(IllegalMoveError) as e:
+        s.apply(Move(0, "hand", one("4D"), "center", 0))
+    assert e.value.why == refusals.DoesNotFit(one("4D"), 0, 3)
+    assert e.value.reason == "4D does not fit center 0, which needs a 3 or a King"
+    assert s.check(Move(1, "hand", one("6D"), "side", 0)) == refusals.NotYourTurn(0, 1)
+    s.resign(0)
+    assert s.check(Move(0, "hand", one("AC"), "center", 1)) == refusals.GameIsOver()
+
+
+def test_a_view_judges_a_move_as_the_game_does() -> None:
+    s = make_state(center=("AC 2D", "", ""), sides=(("", "5H", "", ""), ("", "", "", "")))
+    for move in [
+        Move(0, "hand", one("4D"), "center", 0),
+        Move(0, "side", 1, "center", 0),
+        Move(0, "side", 0, "center", 1),
+        Move(0, "payoff", None, "center", 2),
+        Move(0, "hand", one("3C"), "center", 0),
+        Move(0, "hand", one("6D"), "side", 0),
+    ]:
+        assert view(s, 0).check(move) == s.check(move)
+    assert view(s, 1).check(Move(1, "hand", one("6D"), "side", 0)) == refusals.NotYourTurn(0, 1)
+    assert view(s, 1).check(Move(0, "hand", one("3C"), "center", 0)) == refusals.PlaysForOther(1, 0)
+
+
+def test_play_returns_what_the_move_did() -> None:
+    s = make_state(
+        hands=("QC", "6D 7D"),
+        center=("AC 2D 3S 4C 5C 6C 7C 8C 9C TC JC", "", ""),
+    )
+    stock = len(s.stock)
+    played = s.play(Move(0, "hand", one("QC"), "center", 0))
+    assert played.move.source is Pile.HAND and played.move.target is Pile.CENTER
+    assert (played.card, played.completed, played.turn, played.turn_passed) == (one("QC"), True, 0, False)
+    assert (played.drawer, played.drew) == (0, 5)  # the hand emptied: five new cards
+    assert played.stock == stock + 12 - 5 == len(s.stock)
+    hand = list(s.hands[0])
+    played = s.play(Move(0, "hand", hand[0], "side", 2))
+    assert (played.turn, played.turn_passed, played.completed) == (1, True, False)
+    assert (played.drawer, played.drew) == (1, 3)  # the other seat fills its hand to five
+    assert played.result is None
 
 
 def test_two_copies_of_a_card_are_two_moves() -> None:

@@ -53,9 +53,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Stream
+from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Stream, world_from_view
 from ..engine import view as view_of
-from ..engine.moves import SIDE_STACKS
 from .planner import (
     HARD,
     MEDIUM,
@@ -495,28 +494,5 @@ def sample_world(view: PlayerView, rng: random.Random) -> GameState | None:
     if len(pool) != view.hand_counts[opp] + under[0] + under[1] + view.stock_count:
         return None
     rng.shuffle(pool)
-    s = GameState.__new__(GameState)
-    s.game = view.game
-    s.stream = Stream(rng.randbytes(32), 1)  # completions reshuffle with a stream of the world's own
-    payoff: list[list[int]] = []
-    k = 0
-    for seat in (0, 1):
-        pile = pool[k : k + under[seat]]
-        k += under[seat]
-        top = view.payoff_tops[seat]
-        if top is not None:
-            pile.append(top)
-        payoff.append(pile)
-    s.payoff = payoff
-    hands = [list(view.hand), list(view.hand)]
-    hands[opp] = pool[k : k + view.hand_counts[opp]]
-    k += view.hand_counts[opp]
-    s.hands = hands
-    s.stock = pool[k:]
-    s.sides = [[list(st) for st in view.sides[seat][:SIDE_STACKS]] for seat in (0, 1)]
-    s.center = [list(c) for c in view.center]
-    s.starter = view.turn
-    s.turn = view.turn
-    s.ply = view.ply
-    s.result = None
-    return s
+    # (completions reshuffle with a stream of the world's own)
+    return world_from_view(view, pool, Stream(rng.randbytes(32), 1))

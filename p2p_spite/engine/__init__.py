@@ -6,7 +6,8 @@ sees a game only through ``view(state, seat)``.
 
 from .cards import ACE, KING, QUEEN, Card, card_str, card_symbol, parse_card, rank, suit
 from .match import DEFAULT_TARGET, Match, MatchOverError, new_seed
-from .moves import CENTER, HAND, PAYOFF, SIDE, Move, move_from_json
+from .moves import CENTER, HAND, PAYOFF, SIDE, Move, Pile, move_from_json
+from .refusals import Illegal
 from .rng import Stream, parse_seed
 from .state import (
     DRAW_STOCK,
@@ -16,11 +17,12 @@ from .state import (
     GameOverError,
     GameState,
     IllegalMoveError,
+    Played,
     Result,
     RulesError,
     fits,
 )
-from .view import PlayerView, view
+from .view import PlayerView, view, world_from_view
 
 __all__ = [
     "ACE",
@@ -38,10 +40,13 @@ __all__ = [
     "EndReason",
     "GameOverError",
     "GameState",
+    "Illegal",
     "IllegalMoveError",
     "Match",
     "MatchOverError",
     "Move",
+    "Pile",
+    "Played",
     "PlayerView",
     "Result",
     "RulesError",
@@ -56,4 +61,5 @@ __all__ = [
     "rank",
     "suit",
     "view",
+    "world_from_view",
 ]

@@ -6,12 +6,11 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .moves import Move
+from .moves import Move, as_move
 from .rng import SEED_BYTES
-from .state import WIN_RESIGN, GameState, Result, RulesError
+from .state import WIN_RESIGN, GameState, Played, Result, RulesError
 
 DEFAULT_TARGET = 50
-_as_move = tuple.__new__
 
 
 class MatchOverError(RulesError):
@@ -114,11 +113,20 @@ class Match:
         """Play a move in the current game; return it as a Move."""
         game = self.games[-1]
         game.apply(move)
-        m = move if type(move) is Move else _as_move(Move, move)  # 5 items: apply checked
+        m = as_move(move)  # 5 items: apply checked
         self.moves[-1].append(m)
         if game.result is not None:
             self._score(game.result)
         return m
+
+    def play(self, move: Sequence[Any]) -> Played:
+        """:meth:`apply`, returning what the move did (:meth:`GameState.play`)."""
+        game = self.games[-1]
+        played = game.play(move)
+        self.moves[-1].append(played.move)
+        if played.result is not None:
+            self._score(played.result)
+        return played
 
     def resign(self, seat: int) -> Result:
         result = self.game.resign(seat)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from .cards import RANK_WORDS, Card, card_str, rank
-from .moves import CENTER, CENTER_STACKS, HAND, PAYOFF, SIDE, SIDE_STACKS, Move
+from . import refusals as no
+from .cards import Card, rank
+from .moves import CENTER, CENTER_STACKS, HAND, PAYOFF, SIDE, SIDE_STACKS, Move, as_move
+from .refusals import Illegal
 from .rng import Stream
 
 HAND_SIZE = 5
@@ -58,12 +61,35 @@ class RulesError(Exception):
 
 
 class IllegalMoveError(RulesError, ValueError):
-    """A move the rules refuse, with the move and the reason."""
+    """An action the rules refuse: ``why`` says why as data (:mod:`.refusals`),
+    ``reason`` is its plain sentence.  ``why`` given as text is a layer above
+    the rules refusing in its own words (:class:`~.refusals.Refused`)."""
 
-    def __init__(self, move: Sequence[Any], reason: str) -> None:
+    def __init__(self, move: Sequence[Any], why: Illegal | str) -> None:
         self.move = list(move) if isinstance(move, (list, tuple)) else move
-        self.reason = reason
-        super().__init__(f"illegal move {self.move}: {reason}")
+        self.why: Illegal = no.Refused(why) if isinstance(why, str) else why
+        self.reason = str(self.why)
+        super().__init__(f"illegal move {self.move}: {self.reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """What a move did: its card, a center completed (its twelve cards shuffled into
+    the stock), the cards drawn into a hand (``drawer``'s, ``drew`` of them), who
+    is on turn now (the other seat after a discard) and the game's end, if it came."""
+
+    move: Move
+    card: Card
+    completed: bool  # the center played on reached a Queen and went into the stock
+    drawer: int | None  # the seat that drew (its hand emptied, or the turn came to it)
+    drew: int
+    turn: int
+    stock: int  # the cards left in the stock after the move
+    result: Result | None
+
+    @property
+    def turn_passed(self) -> bool:
+        return self.move.target == SIDE
 
 
 class GameOverError(RulesError):
@@ -74,6 +100,70 @@ def fits(card: Card, stack_len: int) -> bool:
     """May ``card`` go on a center stack holding ``stack_len`` cards?"""
     r = card % 13
     return r == 12 or r == stack_len
+
+
+def needs(stack_len: int) -> int:
+    """The rank (1 Ace .. 12 Queen) a center stack holding ``stack_len`` cards takes next, or a King."""
+    return stack_len + 1
+
+
+def judge(
+    move: Sequence[Any],
+    turn: int,
+    hand: Sequence[Card],
+    payoff_top: Card | None,
+    side_tops: Sequence[Card | None],
+    center_lens: Sequence[int],
+) -> Illegal | Card:
+    """The card ``move`` places, or why the rules refuse it, from what the seat on
+    turn (``turn``) can see: its hand, its pay-off top and side tops, the centers.
+    The one statement of a move's legality (:meth:`GameState.check`,
+    :meth:`~.view.PlayerView.check`); a game that is over is the caller's to refuse."""
+    try:
+        seat, source, arg, target, index = move
+    except (TypeError, ValueError):
+        return no.NotAMove()
+    if type(seat) is not int or seat != turn:
+        if type(seat) is int and seat in (0, 1):
+            return no.NotYourTurn(turn, seat)
+        return no.NoSuchSeat(seat)
+    if target == CENTER:
+        if type(index) is not int or not 0 <= index < CENTER_STACKS:
+            return no.NoSuchCenter(index)
+        if source == HAND:
+            if type(arg) is not int or arg not in hand:
+                return no.NotInHand(arg, seat)
+            card = arg
+        elif source == PAYOFF:
+            if arg is not None:
+                return no.PayoffArg(arg)
+            if payoff_top is None:
+                return no.EmptyPayoff(seat)
+            card = payoff_top
+        elif source == SIDE:
+            if type(arg) is not int or not 0 <= arg < SIDE_STACKS:
+                return no.NoSuchSide(arg)
+            top = side_tops[arg]
+            if top is None:
+                return no.EmptySide(seat, arg)
+            card = top
+        else:
+            return no.UnknownSource(source)
+        n = center_lens[index]
+        if not fits(card, n):
+            return no.DoesNotFit(card, index, needs(n))
+        return card
+    if target == SIDE:
+        if source != HAND:
+            if source not in (PAYOFF, SIDE):
+                return no.UnknownSource(source)
+            return no.OnlyHandToSide()
+        if type(index) is not int or not 0 <= index < SIDE_STACKS:
+            return no.NoSuchSide(index)
+        if type(arg) is not int or arg not in hand:
+            return no.NotInHand(arg, seat)
+        return arg
+    return no.UnknownTarget(target)
 
 
 def generate_moves(
@@ -179,6 +269,48 @@ class GameState:
         s._refill(s.turn)
         return s
 
+    @classmethod
+    def from_position(
+        cls,
+        *,
+        payoff: Sequence[Sequence[Card]],
+        hands: Sequence[Sequence[Card]],
+        sides: Sequence[Sequence[Sequence[Card]]],
+        center: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        turn: int,
+        stream: Stream,
+        game: int = 1,
+        starter: int | None = None,
+        ply: int = 0,
+    ) -> GameState:
+        """A game in progress, every pile given bottom to top (a hand in any order),
+        ``turn`` on turn: a position built by hand (tests, puzzles) or a world a
+        bot imagines behind a view (:func:`~.view.world_from_view`).  The piles' shapes are
+        checked (two pay-offs and hands, four side stacks a seat, three centers
+        of at most eleven cards), not that they hold 104 cards."""
+        if len(payoff) != 2 or len(hands) != 2 or len(sides) != 2 or len(center) != CENTER_STACKS:
+            raise ValueError(
+                "a position has two pay-off piles, two hands, two seats' sides and three centers"
+            )
+        if any(len(sd) != SIDE_STACKS for sd in sides) or any(len(c) >= STACK_COMPLETE for c in center):
+            raise ValueError("each seat has four side stacks; a center holds at most eleven cards")
+        if turn not in (0, 1) or not payoff[turn]:
+            raise ValueError("the seat on turn is 0 or 1, with a pay-off pile not empty")
+        s = cls.__new__(cls)
+        s.game = game
+        s.stream = stream
+        s.payoff = [list(p) for p in payoff]
+        s.hands = [list(h) for h in hands]
+        s.sides = [[list(st) for st in sd] for sd in sides]
+        s.center = [list(c) for c in center]
+        s.stock = list(stock)
+        s.starter = turn if starter is None else starter
+        s.turn = turn
+        s.ply = ply
+        s.result = None
+        return s
+
     def copy(self) -> GameState:
         s = GameState.__new__(GameState)
         s.game = self.game
@@ -258,68 +390,39 @@ class GameState:
         assert move.arg is not None
         return self.sides[move.seat][move.arg][-1]
 
-    def check(self, move: Sequence[Any]) -> str | None:
+    def check(self, move: Sequence[Any]) -> Illegal | None:
         """Why ``move`` is illegal now, or None if it is legal."""
-        try:
-            self._resolve(move)
-        except IllegalMoveError as e:
-            return e.reason
-        return None
+        if self.result is not None:
+            return no.GameIsOver()
+        found = self._judge(move)
+        return found if isinstance(found, Illegal) else None
 
     # -- changes -------------------------------------------------------------
+
+    def _judge(self, move: Sequence[Any]) -> Illegal | Card:
+        turn = self.turn
+        return judge(
+            move,
+            turn,
+            self.hands[turn],
+            self.payoff_top(turn),
+            self.side_tops(turn),
+            [len(c) for c in self.center],
+        )
 
     def _resolve(self, move: Sequence[Any]) -> tuple[Card, list[Card] | None]:
         """Check ``move`` fully; give its card and the pile it leaves (None: the hand)."""
         if self.result is not None:
-            raise IllegalMoveError(move, "the game is over")
-        try:
-            seat, source, arg, target, index = move
-        except (TypeError, ValueError):
-            raise IllegalMoveError(move, "a move is [seat, source, arg, target, index]") from None
-        if type(seat) is not int or seat != self.turn:
-            if type(seat) is int and seat in (0, 1):
-                raise IllegalMoveError(move, f"it is seat {self.turn}'s turn, not seat {seat}'s")
-            raise IllegalMoveError(move, f"seat must be 0 or 1, not {seat!r}")
-        if target == CENTER:
-            if type(index) is not int or not 0 <= index < CENTER_STACKS:
-                raise IllegalMoveError(move, f"center index must be 0..2, not {index!r}")
-            pile: list[Card] | None
-            if source == HAND:
-                if type(arg) is not int or arg not in self.hands[seat]:
-                    raise IllegalMoveError(move, f"{_card_name(arg)} is not in seat {seat}'s hand")
-                card, pile = arg, None
-            elif source == PAYOFF:
-                if arg is not None:
-                    raise IllegalMoveError(move, f"a pay-off move has arg null, not {arg!r}")
-                pile = self.payoff[seat]
-                card = pile[-1]
-            elif source == SIDE:
-                if type(arg) is not int or not 0 <= arg < SIDE_STACKS:
-                    raise IllegalMoveError(move, f"side stack index must be 0..3, not {arg!r}")
-                pile = self.sides[seat][arg]
-                if not pile:
-                    raise IllegalMoveError(move, f"side stack {arg} of seat {seat} is empty")
-                card = pile[-1]
-            else:
-                raise IllegalMoveError(move, f"unknown source {source!r}")
-            n = len(self.center[index])
-            if not fits(card, n):
-                raise IllegalMoveError(
-                    move,
-                    f"{card_str(card)} does not fit center {index}, which needs {RANK_WORDS[n]} or a King",
-                )
-            return card, pile
-        if target == SIDE:
-            if source != HAND:
-                if source not in (PAYOFF, SIDE):
-                    raise IllegalMoveError(move, f"unknown source {source!r}")
-                raise IllegalMoveError(move, "only a hand card may go on a side stack")
-            if type(index) is not int or not 0 <= index < SIDE_STACKS:
-                raise IllegalMoveError(move, f"side stack index must be 0..3, not {index!r}")
-            if type(arg) is not int or arg not in self.hands[seat]:
-                raise IllegalMoveError(move, f"{_card_name(arg)} is not in seat {seat}'s hand")
-            return arg, None
-        raise IllegalMoveError(move, f"unknown target {target!r}")
+            raise IllegalMoveError(move, no.GameIsOver())
+        found = self._judge(move)
+        if isinstance(found, Illegal):
+            raise IllegalMoveError(move, found)
+        source = move[1]
+        if source == HAND:
+            return found, None
+        if source == PAYOFF:
+            return found, self.payoff[self.turn]
+        return found, self.sides[self.turn][move[2]]
 
     def apply(self, move: Sequence[Any]) -> None:
         """Play ``move`` (a Move or its 5-item record form) for the seat to move.
@@ -393,6 +496,25 @@ class GameState:
         card, from_pile = self._resolve(move)
         self._play(move, card, from_pile)
 
+    def play(self, move: Sequence[Any]) -> Played:
+        """:meth:`apply` ``move`` and return what it did (IllegalMoveError, the state
+        untouched, if the rules refuse it).  The drivers that show or tell moves use
+        this one; a search that only needs the position uses :meth:`apply`."""
+        card, from_pile = self._resolve(move)
+        seat = self.turn
+        target, index = move[3], move[4]
+        was = len(self.center[index]) if target == CENTER else 0
+        counts = (len(self.hands[0]), len(self.hands[1]))
+        self._play(move, card, from_pile)
+        drawer: int | None = None
+        drew = 0
+        for s in (0, 1):
+            gained = len(self.hands[s]) - (counts[s] - (from_pile is None and s == seat))
+            if gained > 0:
+                drawer, drew = s, gained
+        completed = target == CENTER and was == STACK_COMPLETE - 1
+        return Played(as_move(move), card, completed, drawer, drew, self.turn, len(self.stock), self.result)
+
     def _to_center(self, stack: list[Card], card: Card) -> None:
         stack.append(card)
         if len(stack) == STACK_COMPLETE:
@@ -425,7 +547,7 @@ class GameState:
         elif not hand:
             self._refill(seat)
 
-    def check_resign(self, seat: int, author: int) -> str | None:
+    def check_resign(self, seat: int, author: int) -> Illegal | None:
         """Why ``seat``'s resignation, entered by ``author``, is not allowed now (None: it is).
 
         A player may resign at any time (SPEC section 1).  The order of events is
@@ -434,11 +556,11 @@ class GameState:
         resignation is entered by the player on turn, as their next action (over the
         network, at the resigner's request: docs/protocol.md)."""
         if self.result is not None:
-            return "the game is over"
+            return no.GameIsOver()
         if seat not in (0, 1) or author not in (0, 1):
-            return f"seat must be 0 or 1, not {seat!r}"
+            return no.NoSuchSeat(seat)
         if author != self.turn:
-            return f"it is seat {self.turn}'s turn: only seat {self.turn} enters the next action"
+            return no.NotTheAuthor(self.turn)
         return None
 
     def resign(self, seat: int) -> Result:
@@ -469,9 +591,3 @@ class GameState:
             f"payoff={len(self.payoff[0])}/{len(self.payoff[1])} stock={len(self.stock)} "
             f"center={[len(c) for c in self.center]} result={self.result}>"
         )
-
-
-def _card_name(arg: Any) -> str:
-    if type(arg) is int and 0 <= arg < 104:
-        return f"card {arg} ({card_str(arg)})"
-    return f"card {arg!r}"

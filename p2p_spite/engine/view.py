@@ -8,11 +8,14 @@ cheat, whatever it does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card
 from .moves import Move
-from .state import GameState, Result, generate_moves
+from .refusals import GameIsOver, Illegal, PlaysForOther
+from .rng import Stream
+from .state import GameState, Result, generate_moves, judge
 
 Stack = tuple[Card, ...]
 
@@ -54,6 +57,59 @@ class PlayerView:
             self.side_tops(self.seat),
             [len(c) for c in self.center],
         )
+
+    def check(self, move: Move) -> Illegal | None:
+        """Why the rules refuse ``move`` by the viewer now (None: they allow it),
+        from the view alone: the same judgement the game itself makes."""
+        if self.result is not None:
+            return GameIsOver()
+        if move.seat != self.seat and move.seat == self.turn:
+            return PlaysForOther(self.seat, move.seat)
+        me = self.seat
+        found = judge(
+            move,
+            self.turn,
+            self.hand,
+            self.payoff_tops[me],
+            self.side_tops(me),
+            [len(c) for c in self.center],
+        )
+        return found if isinstance(found, Illegal) else None
+
+
+def world_from_view(view: PlayerView, hidden: Sequence[Card], stream: Stream) -> GameState:
+    """A full game consistent with ``view``: the cards it does not show, ``hidden``
+    in the order given, fill the pay-off piles under their tops (seat 0's first),
+    then the opponent's hand, then the stock (its top last).  ``hidden`` must hold
+    exactly as many cards as those places (ValueError otherwise); ``stream``
+    shuffles the stock when a center completes in that world."""
+    opp = 1 - view.seat
+    under = [max(n - 1, 0) for n in view.payoff_counts]
+    if len(hidden) != view.hand_counts[opp] + under[0] + under[1] + view.stock_count:
+        raise ValueError("the hidden cards do not fill the places the view hides")
+    payoff: list[list[Card]] = []
+    k = 0
+    for seat in (0, 1):
+        pile = list(hidden[k : k + under[seat]])
+        k += under[seat]
+        top = view.payoff_tops[seat]
+        if top is not None:
+            pile.append(top)
+        payoff.append(pile)
+    hands = [list(view.hand), list(view.hand)]
+    hands[opp] = list(hidden[k : k + view.hand_counts[opp]])
+    k += view.hand_counts[opp]
+    return GameState.from_position(
+        payoff=payoff,
+        hands=hands,
+        sides=view.sides,
+        center=view.center,
+        stock=hidden[k:],
+        turn=view.turn,
+        stream=stream,
+        game=view.game,
+        ply=view.ply,
+    )
 
 
 def view(state: GameState, seat: int) -> PlayerView:

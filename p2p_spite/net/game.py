@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, NoReturn, TypeVar
 
-from ..engine import IllegalMoveError, Match, Move, PlayerView, view
+from ..engine import IllegalMoveError, Match, Move, Played, PlayerView, view
+from ..engine.refusals import MatchIsOver, PlaysForOther
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ RESIGN = "resign"
 @dataclass(frozen=True, slots=True)
 class Committed:
     action: Action
-    card: int | None  # the card a move placed
+    played: Played | None  # what a move did (None: a resignation)
 
 
 class DesyncError(Exception):
@@ -193,9 +194,9 @@ class GameCore:
     def check_move(self, move: Move, seat: int) -> Move:
         """Raise IllegalMoveError unless ``move`` is legal for ``seat`` now; nothing changes."""
         if self.finished:
-            raise IllegalMoveError(move, "the match is over")
+            raise IllegalMoveError(move, MatchIsOver())
         if move.seat != seat:
-            raise IllegalMoveError(move, f"seat {seat} cannot play for seat {move.seat}")
+            raise IllegalMoveError(move, PlaysForOther(seat, move.seat))
         reason = self.match.game.check(move)
         if reason is not None:
             raise IllegalMoveError(move, reason)
@@ -215,7 +216,7 @@ class GameCore:
         turn: the resigner itself, or the other seat answering its request; see
         :func:`~p2p_spite.engine.state.GameState.check_resign`)."""
         if self.finished:
-            raise IllegalMoveError([], "the match is over")
+            raise IllegalMoveError([], MatchIsOver())
         g = self.match.game
         reason = g.check_resign(seat, seat if author is None else author)
         if reason is not None:
@@ -282,13 +283,9 @@ class GameCore:
             private.before_commit(action)
             if expect is not None and private.digest_after(action) != expect:
                 raise DesyncError(f"the game states disagree after action {n} (desync)")
-        if action.move is None:
+        played = None if action.move is None else match.play(action.move)
+        if played is None:
             match.resign(action.seat)
-            card = None
-        else:
-            move = action.move
-            card = match.game.card_of(move)
-            match.apply(move)
         g = match.game
         digest = g.digest() if private is None else private.digest(g)
         if private is not None:
@@ -304,7 +301,7 @@ class GameCore:
         self.authors.append(author)
         self.tags.append(self.own_tag(n) if author == self.seat else tag)
         self._check_finished()
-        return Committed(action, card)
+        return Committed(action, played)
 
     def request_resign(self) -> int:
         """Ask to resign the current game while the other seat is on turn (its side makes
@@ -327,11 +324,11 @@ class GameCore:
         """What the driver sees of the action just committed (the move, the game's end);
         changes nothing."""
         match = self.match
-        action, card = done.action, done.card
+        action, played = done.action, done.played
         g = match.game
         evs: list[Event] = []
-        if action.move is not None and card is not None:
-            evs.append(MovePlayed(action.seat, action.move, card, view(g, self.seat)))
+        if played is not None:
+            evs.append(MovePlayed(action.seat, played, view(g, self.seat)))
         if g.result is not None:
             s = match.scores
             evs.append(GameEnded(g.game, g.result, (s[0], s[1]), view(g, self.seat)))

@@ -57,16 +57,16 @@ def _check_bot(level: str | None) -> None:
 
 
 def _progress(session: NetSession) -> Callable[[Event], None]:
+    from .ui.words import Voice, game_result
+
     names = session.names
 
     def show(ev: Event) -> None:
         if isinstance(ev, GameStarted):
             _say(f"game {ev.game} started")
         elif isinstance(ev, GameEnded):
-            r = ev.result
-            pts = f"{r.points} point{'s' * (r.points != 1)}"
-            who = "a draw" if r.winner is None else f"won by {names[r.winner]} ({r.reason}, {pts})"
-            _say(f"game {ev.game}: {who}; scores {ev.scores[0]}-{ev.scores[1]}")
+            result = game_result(ev.result, Voice(names))
+            _say(f"game {ev.game}: {result}; scores {ev.scores[0]}-{ev.scores[1]}")
         elif isinstance(ev, ChatReceived):
             _say(f"<{names[ev.seat]}> {ev.text}")
         elif isinstance(ev, Notice):

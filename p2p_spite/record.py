@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from .engine import DEFAULT_TARGET, GameState, IllegalMoveError, Match, Result, parse_seed
+from .engine import DEFAULT_TARGET, GameState, Illegal, IllegalMoveError, Match, Result, parse_seed
 from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN, EndReason
 from .errors import SpiteError
 from .fairdeck import DeckStream, GameDeck, private_game
@@ -62,17 +62,24 @@ def _gc_paused(fn: Callable[_P, _R]) -> Callable[_P, _R]:
 class RecordError(SpiteError, ValueError):
     """A record that cannot be read or does not replay; says where and why.
 
-    ``bad_move``: the record's move that the rules refused, as written (an
-    interface words it in its own terms, :func:`p2p_spite.ui.replay.check_failure`).
+    ``bad_move``: the record's move that the rules refused, as written, and ``why``
+    their reason (an interface words it in its own terms,
+    :func:`p2p_spite.ui.replay.check_failure`).
     """
 
     def __init__(
-        self, reason: str, game: int | None = None, move: int | None = None, bad_move: Any = None
+        self,
+        reason: str,
+        game: int | None = None,
+        move: int | None = None,
+        bad_move: Any = None,
+        why: Illegal | None = None,
     ) -> None:
         self.reason = reason
         self.game = game
         self.move = move
         self.bad_move = bad_move
+        self.why = why  # the rules' reason, with the position's facts, when they refused bad_move
         where = ""
         if game is not None:
             where = f"game {game}, move {move}: " if move is not None else f"game {game}: "
@@ -225,13 +232,6 @@ def _parse_result(raw: Any, game: int) -> Result:
     return Result(winner, points, EndReason(reason))
 
 
-def describe_result(result: Result) -> str:
-    if result.winner is None:
-        return "a draw (the stock ran out)"
-    how = "played out the pay-off pile" if result.reason == WIN_PAYOFF else "won by resignation"
-    return f"seat {result.winner} {how}, {result.points} points"
-
-
 @_gc_paused
 def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> Match:
     """Replay ``record`` from its seed (and, in a private-deck record, each
@@ -264,16 +264,14 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
         apply = match.apply
         for i, m in enumerate(g.moves, 1):
             if state.result is not None:
-                raise RecordError(
-                    f"a move after the game ended ({describe_result(state.result)})", game=n, move=i
-                )
+                raise RecordError(f"a move after the game ended ({state.result.describe()})", game=n, move=i)
             if type(m) is not list:
                 raise RecordError("a move is an array [seat, source, arg, target, index]", game=n, move=i)
             try:
                 apply(m)
             except IllegalMoveError as e:
                 raise RecordError(
-                    f"illegal move {json.dumps(m)}: {e.reason}", game=n, move=i, bad_move=m
+                    f"illegal move {json.dumps(m)}: {e.reason}", game=n, move=i, bad_move=m, why=e.why
                 ) from None
             except ValueError as e:  # a private deck's reshuffle that is missing or wrong
                 raise RecordError(str(e), game=n, move=i) from None
@@ -284,7 +282,7 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
         if g.result is None:
             if state.result is not None:
                 raise RecordError(
-                    f"the game ended after {len(g.moves)} moves ({describe_result(state.result)}) "
+                    f"the game ended after {len(g.moves)} moves ({state.result.describe()}) "
                     "but the record gives no result",
                     game=n,
                 )
@@ -296,21 +294,21 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
             if state.result is not None:
                 raise RecordError(
                     f"the record says a resignation, but the game had already ended "
-                    f"({describe_result(state.result)})",
+                    f"({state.result.describe()})",
                     game=n,
                 )
             actual = match.resign(1 - claimed.winner)  # type: ignore[operator]
         else:
             if state.result is None:
                 raise RecordError(
-                    f"the record says {describe_result(claimed)}, but the game is not over "
+                    f"the record says {claimed.describe()}, but the game is not over "
                     f"after its {len(g.moves)} moves",
                     game=n,
                 )
             actual = state.result
         if actual != claimed:
             raise RecordError(
-                f"the record says {describe_result(claimed)}, but the replay gives {describe_result(actual)}",
+                f"the record says {claimed.describe()}, but the replay gives {actual.describe()}",
                 game=n,
             )
     if record.scores is not None and list(record.scores) != match.scores:

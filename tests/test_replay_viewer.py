@@ -157,7 +157,6 @@ def test_the_last_frame_says_a_resignation_or_an_unfinished_game() -> None:
     with create_pipe_input() as inp:
         v = ReplayViewer(r, input=inp, output=SizedOutput(80, 24))
 
-
         def frame() -> tuple[str, str]:
             lines = ["".join(f[1] for f in line) for line in v.board_lines()]
             return lines[0], lines[-1]  # the header and the line under the board
@@ -168,16 +167,16 @@ def test_the_last_frame_says_a_resignation_or_an_unfinished_game() -> None:
         r.goto(1, 12)  # the last move of game 1, then the resignation
         head, under = frame()
         assert "Bob resigned" in head
-        assert "12. " in under and "then Bob resigned: Ann +" in under
+        assert "12. " in under and "then Ann won: Bob resigned, 20 points" in under
         assert "game over: Ann" not in under  # not as if the last move had ended it
-        assert "Bob resigned: Ann +" in "".join(f[1] for f in v.move_list())
+        assert "Ann won: Bob resigned" in "".join(f[1] for f in v.move_list())
         r.goto(2, 5)
         head, under = frame()
         assert "unfinished" in head
         assert "unfinished: the record stops here" in under
         assert "unfinished: the record stops here" in "".join(f[1] for f in v.move_list())
         listing = text_listing(r)
-        assert "  Bob resigned: Ann +" in "\n".join(listing)
+        assert "  Ann won: Bob resigned, 20 points" in "\n".join(listing)
         assert listing[-2] == "  unfinished: the record stops here"
 
 

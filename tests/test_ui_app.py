@@ -19,7 +19,7 @@ from prompt_toolkit.output import DummyOutput
 
 from p2p_spite import localsession
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import CENTER, HAND, SIDE, Match, Move, view
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Match, Move, PlayerView, view
 from p2p_spite.session import (
     ConnectionChanged,
     EndCause,
@@ -31,8 +31,9 @@ from p2p_spite.ui import screen
 from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
 from p2p_spite.ui.messages import MAX_MESSAGES
-from p2p_spite.ui.notation import explain_illegal, move_notation
+from p2p_spite.ui.notation import move_notation
 from p2p_spite.ui.text import card_label
+from p2p_spite.ui.words import Voice, refusal
 
 TIMEOUT = 10.0
 
@@ -116,7 +117,7 @@ def texts(app: GameApp) -> str:
 
 
 def board_text(app: GameApp) -> str:
-    return "".join(f[1] for f in app._board_text())
+    return "".join(f[1] for f in app.board_text())
 
 
 # -- moves typed ----------------------------------------------------------------
@@ -322,7 +323,7 @@ def test_resign_asks_then_the_game_goes_to_the_opponent() -> None:
             inp.send_text("resign\r")
             await until(lambda: app.confirm is not None)
             inp.send_text("y\r")
-            await until(lambda: "resigned game 1" in texts(app))
+            await until(lambda: "Game 1: Bob won: you resigned, 20 points." in texts(app))
             assert s.resigned == 1
             assert app.scores[1] == 20
             await until(lambda: app.waiting_next_game)
@@ -418,14 +419,14 @@ def test_help_starts_in_view_and_says_an_empty_stock_is_a_draw() -> None:
                 inp.send_text("help\r")
                 await until(lambda: any("Keys:" in "".join(f[1] for f in m) for m in app.log.messages))
                 await asyncio.sleep(0.05)
-                pane = "".join(f[1] for f in app._message_text())
+                pane = "".join(f[1] for f in app.message_text())
                 assert HELP[0] in pane, (rows, pane)  # the first line has not scrolled off
                 if rows == 24:  # at 80x24 the whole help shows at once
                     assert all(line in pane for line in HELP)
                 if HELP[-1] not in pane:  # a short pane: PgDn shows the rest
                     assert app.log.scrolled > 0
                     inp.send_text("\x1b[6~" * 3)  # PgDn, a page at a time
-                    await until(lambda: HELP[-1] in "".join(f[1] for f in app._message_text()))
+                    await until(lambda: HELP[-1] in "".join(f[1] for f in app.message_text()))
         assert any("empty stock" in line and "draw" in line for line in HELP)
 
     run(main())
@@ -435,7 +436,7 @@ def test_what_the_command_said_first_shows_in_the_message_pane() -> None:
     async def main() -> None:
         note = "joined Bob's match; the host chose the seed: 00ff"
         async with running(LocalSession(find_seed(0)), notes=[note]) as (app, _inp):
-            assert note in "".join(f[1] for f in app._message_text())
+            assert note in "".join(f[1] for f in app.message_text())
 
     run(main())
 
@@ -483,7 +484,7 @@ def test_small_terminal_gets_a_note_not_a_crash() -> None:
             await asyncio.sleep(0.05)  # it renders without raising
         async with running(LocalSession(find_seed(0)), cols=80, rows=24) as (app, _inp):
             assert not app.too_small()
-            assert app._msg_rows() >= 3
+            assert app.msg_rows() >= 3
 
     run(main())
 
@@ -494,7 +495,7 @@ def test_a_small_terminal_gets_the_compact_board_and_play_goes_on(cols: int, row
         s = LocalSession(find_seed(0), names=("Alice", "Computer"))
         async with running(s, cols=cols, rows=rows) as (app, inp):
             assert not app.too_small()
-            lines = app._board_lines()
+            lines = app.board_lines()
             assert all(width_of(line) <= cols for line in lines)
             assert len(lines) + 3 + 3 <= rows  # the board, the input lines, three messages
             text = "\n".join("".join(f[1] for f in line) for line in lines)
@@ -504,7 +505,7 @@ def test_a_small_terminal_gets_the_compact_board_and_play_goes_on(cols: int, row
                 assert card is not None and f"h{i + 1} {card_label(card)}" in text
             assert text.count("s1 ") == 2 and text.count("s4 ") == 2
             assert "c1 " in text and "c3 " in text and f"Stock {v.stock_count}" in text
-            assert "too small" not in "".join(f[1] for f in app._message_text()).lower()
+            assert "too small" not in "".join(f[1] for f in app.message_text()).lower()
             bar = screen.toolbar(app)
             assert width_of(bar) <= cols and "^C quit" in "".join(f[1] for f in bar)
             move = next(m for m in v.legal_moves() if m.target == SIDE)
@@ -549,17 +550,32 @@ def test_board_shows_kings_on_centers_with_their_rank() -> None:
     assert "needs 4" in text
 
 
-def test_explain_illegal_speaks_in_the_players_numbers() -> None:
+def test_a_refusal_speaks_in_the_players_numbers() -> None:
     g = Match(bytes(32)).game
     seat = g.turn
-    v = view(g, seat)
+    v, other = view(g, seat), view(g, 1 - seat)
+    names = ("Ann", "Bob")
+
+    def said(seen: PlayerView, m: Move) -> str:
+        why = seen.check(m)
+        assert why is not None
+        return refusal(why, m, Voice(names, seen.seat))
+
     moves = [Move(seat, HAND, c, CENTER, i) for i in range(3) for c in v.hand]
     bad = next(m for m in moves if m not in v.legal_moves())
-    why = explain_illegal(bad, v)
-    assert f"center {bad.slot + 1}" in why and "needs an Ace" in why
-    assert "side stack 1 is empty" in explain_illegal(Move(seat, SIDE, 0, CENTER, 0), v)
-    other = view(g, 1 - seat)
-    assert "not your turn" in explain_illegal(Move(1 - seat, HAND, other.hand[0], SIDE, 0), other)
+    assert bad.arg is not None
+    assert said(v, bad) == (
+        f"{card_label(bad.arg)} from your hand does not fit center {bad.slot + 1}: "
+        "it needs an Ace (or a King)"
+    )
+    assert said(v, Move(seat, SIDE, 0, CENTER, 0)) == "your side stack 1 is empty"
+    assert said(v, Move(seat, SIDE, 4, CENTER, 0)) == "there is no side stack 5: 1 to 4"
+    only_hand = "only a hand card can go on a side stack (it ends the turn)"
+    assert said(v, Move(seat, PAYOFF, None, SIDE, 0)) == only_hand
+    assert said(other, Move(1 - seat, HAND, other.hand[0], SIDE, 0)) == (
+        "it is not your turn: wait for your opponent's discard"
+    )
+    assert said(other, Move(seat, HAND, v.hand[0], SIDE, 0)) == f"you cannot move for {names[seat]}"
 
 
 def test_a_flood_of_messages_keeps_the_newest_and_stays_cheap() -> None:
@@ -572,12 +588,12 @@ def test_a_flood_of_messages_keeps_the_newest_and_stays_cheap() -> None:
             for i in range(MAX_MESSAGES + 500):
                 app.say("chat", f"line {i} " + "word " * 30)
             assert len(app.log.messages) == MAX_MESSAGES
-            lines = app.log.lines(app._cols())
+            lines = app.log.lines(app.cols())
             tail = "".join(f[1] for ln in lines[-4:] for f in ln)
             assert f"line {MAX_MESSAGES + 499} " in tail
             assert "line 0 " not in texts(app)
             app.log.wrapped_width = -1  # as after a resize: wrapped again, once
-            again = app.log.lines(app._cols())
+            again = app.log.lines(app.cols())
             assert [[f[1] for f in ln] for ln in again] == [[f[1] for f in ln] for ln in lines]
 
     run(main())

@@ -114,8 +114,8 @@ def test_hint_then_enter_plays_it() -> None:
         async with lineplay(s, hint=lambda v: chosen) as d:
             await d.wait_for("your move> ")
             d.type("hint")
-            await d.wait_for("hint: ")
-            assert "press Enter to play it" in d.said()
+            await d.wait_for("Hint: ")
+            assert "Press Enter to play it" in d.said()
             d.type("")
             await until(lambda: s.sent == [chosen], timeout=5)
 
@@ -129,14 +129,14 @@ def test_chat_is_sent_echoed_capped_and_say_is_an_alias() -> None:
             await d.wait_for("begins")
             n = len(d.lines)
             d.type("chat hello there")
-            await d.wait_for("<you> hello there", after=n)
+            await d.wait_for("You: hello there", after=n)
             assert d.lines[-1] == "> "  # a fresh prompt after the echo
             d.type("say hi")
             await until(lambda: s.chats[-1:] == ["hi"], timeout=5)
             d.type("chat " + "x" * (MAX_CHAT + 100))
             await until(lambda: len(s.chats) == 3, timeout=5)
             assert s.chats[2] == "x" * MAX_CHAT
-            await d.wait_for("<you> " + "x" * MAX_CHAT)
+            await d.wait_for("You: " + "x" * MAX_CHAT)
             assert "x" * (MAX_CHAT + 1) not in d.said()
 
     run(main())
@@ -149,11 +149,11 @@ def test_quit_asks_first_and_only_yes_leaves_with_exit_0() -> None:
             await d.wait_for("your move> ")
             n = len(d.lines)
             d.type("quit")
-            await d.wait_for("quit the match? Bob will be told. [y/N]", after=n)
+            await d.wait_for("Quit the match? Bob will be told. [y/N]", after=n)
             assert s.closed is None
             n = len(d.lines)
             d.type("n")
-            await d.wait_for("not quitting: carry on", after=n)
+            await d.wait_for("Not quitting: carry on.", after=n)
             await d.wait_for("your move> ", after=n)
             assert s.closed is None and not d.task.done()  # type: ignore[union-attr]
             n = len(d.lines)
@@ -162,7 +162,7 @@ def test_quit_asks_first_and_only_yes_leaves_with_exit_0() -> None:
             d.type("y")
             assert await d.result() == 0
             assert s.closed == "quit"
-            assert "you left the match" in d.said()
+            assert "Leaving the match..." in d.said()
 
     run(main())
 
@@ -175,16 +175,16 @@ def test_resign_asks_first_and_yes_resigns_the_game() -> None:
             n = len(d.lines)
             d.type("resign")
             left = _my_view(s).payoff_counts[0]
-            await d.wait_for(f"resign game 1? Bob scores {left} points. [y/N]", after=n)
+            await d.wait_for(f"Resign game 1? Bob scores {left} points. [y/N]", after=n)
             d.type("")  # Enter alone is the default: no
-            await d.wait_for("not resigning", after=n)
+            await d.wait_for("Not resigning: carry on.", after=n)
             assert s.resigned == 0
             n = len(d.lines)
             d.type("resign")
             await d.wait_for("[y/N]", after=n)
             d.type("yes")
             await until(lambda: s.resigned == 1, timeout=5)
-            await d.wait_for("game 1 won by Bob (resigned)", after=n)
+            await d.wait_for("Game 1: Bob won: you resigned", after=n)
 
     run(main())
 
@@ -256,7 +256,7 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
             )
             assert await d.result() == 1
             said = d.said()
-            assert ": 1 point" in said and "1 points" not in said
+            assert ", 1 point." in said and "1 points" not in said
             assert said.count("Bob left the match.") == 1
             assert "(quit)" not in said and "connection lost" not in said
 

@@ -40,7 +40,7 @@ def test_lc_all_c_in_utf8_mode_draws_only_ascii() -> None:
         from p2p_spite.engine import Match, view
         from p2p_spite.ui.board import BoardInfo, render_board
         from p2p_spite.ui import text
-        from p2p_spite.ui.notation import describe_move
+        from p2p_spite.ui.words import move_words
         m = Match(bytes(32), 50, ("Ann", "Bob"))
         g = m.game
         v = view(g, 0)
@@ -50,7 +50,7 @@ def test_lc_all_c_in_utf8_mode_draws_only_ascii() -> None:
             for line in render_board(info, 100, large=large):
                 out.append("".join(f[1] for f in line))
         mv = g.legal_moves()[0]
-        out.append(describe_move(mv, g.card_of(mv), "Ann"))
+        out.append(move_words(mv, g.card_of(mv), "Ann"))
         out.append(text.PROMPT + text.RULE + text.DOT + text.BACK + text.VBAR + text.UP + text.ARROW)
         out.append("".join(text.CONNECTION_MARKS.values()) + text.clip_text("x" * 300))
         print(sys.flags.utf8_mode, text.UNICODE)

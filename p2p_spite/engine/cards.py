@@ -39,6 +39,11 @@ def is_king(card: Card) -> bool:
     return card % 13 == 12
 
 
+def same_card(a: Card, b: Card) -> bool:
+    """Are ``a`` and ``b`` the same card of the two decks (same rank and suit)?"""
+    return a % 52 == b % 52
+
+
 def is_red(card: Card) -> bool:
     return suit(card) in (1, 2)
 

@@ -55,6 +55,14 @@ class Result(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         return {"winner": self.winner, "points": self.points, "reason": self.reason.value}
 
+    def describe(self) -> str:
+        """The engine's plain sentence, seats 0-based as in the record (what a record's
+        error says; a player reads :func:`p2p_spite.ui.words.game_result`)."""
+        if self.winner is None:
+            return "a draw (the stock ran out)"
+        how = "played out the pay-off pile" if self.reason == WIN_PAYOFF else "won by resignation"
+        return f"seat {self.winner} {how}, {self.points} points"
+
 
 class RulesError(Exception):
     """Base of the errors the engine raises."""

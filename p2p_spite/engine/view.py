@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card
-from .moves import Move
+from .moves import HAND, Move
 from .refusals import GameIsOver, Illegal, PlaysForOther
 from .rng import Stream
 from .state import GameState, Result, generate_moves, judge
@@ -57,6 +57,16 @@ class PlayerView:
             self.side_tops(self.seat),
             [len(c) for c in self.center],
         )
+
+    def card_of(self, move: Move) -> Card | None:
+        """The card ``move`` by the viewer would place (None: its pile is empty or not there)."""
+        if move.source == HAND:
+            return move.arg
+        stack = move.side_stack
+        if stack is not None:
+            st = self.sides[self.seat][stack] if 0 <= stack < len(self.sides[self.seat]) else ()
+            return st[-1] if st else None
+        return self.payoff_tops[self.seat]
 
     def check(self, move: Move) -> Illegal | None:
         """Why the rules refuse ``move`` by the viewer now (None: they allow it),

@@ -3,9 +3,8 @@
 The full-screen game (:mod:`.app`) and the line prompt (:mod:`.lineplay`) read
 a line the same way: :func:`parse_command` says which intent it is (a move, a
 hint, a chat line, resign, quit, help, or just Enter) without looking at the
-board; each interface then acts on the intent and words the answer in its own
-style.  The pieces both need beside that live here too: the chat line as sent,
-the card a move places, a hint in words, the default hint.
+board; the :class:`~.controller.Controller` then acts on the intent for
+either interface.  The chat line as sent and the default hint live here too.
 
 No prompt_toolkit and no session here: a line in, data out.
 """
@@ -14,9 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine import HAND, SIDE, Card, Move, PlayerView
+from ..engine import Move, PlayerView
 from ..plaintext import MAX_CHAT, printable
-from .notation import describe_move, move_notation
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,24 +99,6 @@ def chat_line(text: str) -> str:
     return printable(text).strip()[:MAX_CHAT]
 
 
-def card_of(move: Move, view: PlayerView) -> Card | None:
-    """The card ``move`` would place, from the board of ``view`` (None: an empty side stack)."""
-    if move.source == HAND:
-        return move.arg
-    if move.source == SIDE:
-        stack = view.sides[view.seat][move.arg or 0]
-        return stack[-1] if stack else None
-    return view.payoff_tops[view.seat]
-
-
-def hint_text(move: Move, view: PlayerView, hand: tuple[Card | None, ...]) -> tuple[str, str]:
-    """A hint as typed and in words: ``("h3 c1", "play 7♥ on center 1")``."""
-    card = card_of(move, view)
-    words = describe_move(move, card if card is not None else 0, "you").removeprefix("you ")
-    words = words.replace("played ", "play ", 1).replace("discarded ", "discard ", 1)
-    return move_notation(move, hand), words
-
-
 def default_hint(view: PlayerView) -> Move:
     """The strongest computer level's move for ``view``."""
     from ..bots import best_move  # (the bots are loaded only when a hint is asked for)
@@ -136,10 +116,8 @@ __all__ = [
     "PlayText",
     "Quit",
     "Resign",
-    "card_of",
     "chat_line",
     "default_hint",
-    "hint_text",
     "is_yes",
     "parse_command",
 ]

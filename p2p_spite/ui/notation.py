@@ -1,4 +1,4 @@
-"""The short move syntax players type, and plain-words descriptions of moves.
+"""The short move syntax players type and the board's tokens (the words are :mod:`.words`').
 
 ``h3 c1``  hand card 3 to center 1      ``p c2``   pay-off card to center 2
 ``s4 c1``  side stack 4 to center 1     ``h2 s3``  hand card 2 to side stack 3
@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView, fits
-from ..engine.cards import QUEEN, RANK_WORDS, parse_card
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView
+from ..engine.cards import parse_card, same_card
 from .text import card_label, clip_text
-
-CARD_IDS = 104  # two decks: the engine's cards are 0..103
 
 
 class NotationError(ValueError):
@@ -91,11 +89,11 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None =
 
 def _card_in_hand(name: str, hand: Sequence[Card | None]) -> Card:
     try:
-        wanted = parse_card(name) % 52
+        wanted = parse_card(name)
     except ValueError:
         raise NotationError(f"not a card: {clip_text(name, 20)!r}") from None
     for card in hand:
-        if card is not None and card % 52 == wanted:
+        if card is not None and same_card(card, wanted):
             return card
     raise NotationError(f"you have no {card_label(wanted)} in your hand")
 
@@ -103,11 +101,12 @@ def _card_in_hand(name: str, hand: Sequence[Card | None]) -> Card:
 def source_token(move: Move, hand: Sequence[Card | None]) -> str:
     """The token of the card ``move`` takes, as typed and as clicked on the board:
     ``h3`` (hand card 3 as ``hand`` is shown), ``p`` (the pay-off), ``s2`` (side stack 2)."""
-    if move.source == HAND:
-        card = move.arg
-        return f"h{list(hand).index(card) + 1}" if card is not None and card in hand else str(card)
-    if move.source == SIDE:
-        return f"s{(move.arg or 0) + 1}"
+    card = move.hand_card
+    if card is not None:
+        return f"h{list(hand).index(card) + 1}" if card in hand else str(card)
+    stack = move.side_stack
+    if stack is not None:
+        return f"s{stack + 1}"
     return "p"
 
 
@@ -130,68 +129,9 @@ def move_notation(move: Move, hand: Sequence[Card | None]) -> str:
     return f"{source_token(move, hand)} {target_token(move)}"
 
 
-def describe_move(move: Move, card: Card, who: str) -> str:
-    """Plain words: ``Bob played 7♥ from hand on center 2``."""
-    where = {HAND: "from hand", PAYOFF: "from pay-off", SIDE: f"from side stack {(move.arg or 0) + 1}"}
-    if move.target == SIDE:
-        return f"{who} discarded {card_label(card)} on side stack {move.slot + 1}"
-    return f"{who} played {card_label(card)} {where[move.source]} on center {move.slot + 1}"
-
-
-def explain_illegal(move: Move, view: PlayerView, whose: str = "your") -> str:
-    """Why ``move`` is refused, in the player's terms (1-based numbers, card names).
-
-    Only for a move that is not in ``view.legal_moves()``; the engine decides
-    legality, this only puts the reason into words.  ``whose``: ``your`` for
-    the player at the screen, ``Bob's`` for a move read from a record.
-    """
-    if view.result is not None:
-        return "the game is over"
-    if not view.my_turn:
-        return "it is not your turn: wait for your opponent's discard"
-    me = view.seat
-    card: Card | None
-    if move.source == HAND:
-        card = move.arg
-        if card is None or not 0 <= card < CARD_IDS:
-            return f"there is no card {card} (a card is 0 to {CARD_IDS - 1})"
-        if card not in view.hand:
-            return f"{card_label(card)} is not in {whose} hand"
-        what = f"{card_label(card)} from {whose} hand"
-    elif move.source == PAYOFF:
-        card = view.payoff_tops[me]
-        if card is None:
-            return f"{whose} pay-off pile is empty"
-        what = f"{whose} pay-off card {card_label(card)}"
-    else:
-        n = (move.arg or 0) + 1
-        stack = view.sides[me][n - 1] if 0 <= n - 1 < 4 else ()
-        if not 1 <= n <= 4:
-            return f"there is no side stack {n}: 1 to 4"
-        if not stack:
-            return f"{whose} side stack {n} is empty"
-        card = stack[-1]
-        what = f"{card_label(card)} from {whose} side stack {n}"
-    if move.target == SIDE:
-        if move.source != HAND:
-            return "only a hand card can go on a side stack (it ends the turn)"
-        if not 0 <= move.slot < 4:
-            return f"there is no side stack {move.slot + 1}: 1 to 4"
-        return f"{what} cannot be discarded now"
-    if not 0 <= move.slot < 3:
-        return f"there is no center stack {move.slot + 1}: 1 to 3"
-    n = len(view.center[move.slot])
-    if not fits(card, n):
-        need = RANK_WORDS[min(n, QUEEN - 1)]  # (a center holds at most 11 cards)
-        return f"{what} does not fit center {move.slot + 1}: it needs {need} (or a King)"
-    return f"{what} cannot go on center {move.slot + 1} now"
-
-
 __all__ = [
     "SYNTAX_HELP",
     "NotationError",
-    "describe_move",
-    "explain_illegal",
     "move_notation",
     "parse_move",
 ]

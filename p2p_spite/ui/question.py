@@ -11,11 +11,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
+
+
+class QuestionKind(Enum):
+    QUIT = "quit"  # leave the match
+    RESIGN = "resign"  # give up the current game
 
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    kind: str  # "quit" or "resign"
+    kind: QuestionKind
     text: str
     short: str  # the question on a narrow line
     answer: asyncio.Future[bool | None]  # True: y; False: anything else; None: withdrawn
@@ -29,7 +35,7 @@ class Questions:
         self.open: Question | None = None
         self._changed = changed
 
-    async def ask(self, kind: str, text: str, short: str = "") -> bool | None:
+    async def ask(self, kind: QuestionKind, text: str, short: str = "") -> bool | None:
         """Ask and wait for the answer: True for y, False for anything else, None when it
         was withdrawn (another question took its place, or the input ended)."""
         self.answer(None)

@@ -13,7 +13,6 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -30,7 +29,6 @@ from .. import record as recordmod
 from ..engine import (
     CENTER,
     HAND,
-    PAYOFF,
     SIDE,
     Card,
     EndReason,
@@ -41,6 +39,7 @@ from ..engine import (
     move_from_json,
     view,
 )
+from ..engine.refusals import NoSuchSeat, NotYourTurn
 from ..net.journal import replay_with_journal
 from .board import (
     COMPACT_MIN_WIDTH,
@@ -54,27 +53,12 @@ from .board import (
     render_compact,
     width_of,
 )
-from .notation import describe_move, explain_illegal
 from .text import DOT, RULE, VBAR, clean_name
+from .words import UNFINISHED, Voice, game_result, move_words, refusal, short_status
 
 SIDE_PANE_MIN_COLS = 112
 SIDE_PANE = 34
 MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from board.MIN_WIDTH
-
-
-UNFINISHED = "unfinished: the record stops here"
-
-
-def result_words(result: Result | None, names: tuple[str, str]) -> str:
-    """How a game ended, in words (None: it did not, the record stops)."""
-    if result is None:
-        return UNFINISHED
-    if result.winner is None:
-        return "the stock ran out: a draw"
-    w = names[result.winner]
-    if result.reason is EndReason.RESIGN:
-        return f"{names[1 - result.winner]} resigned: {w} +{result.points}"
-    return f"{w} emptied the pay-off pile: +{result.points}"
 
 
 class Replay:
@@ -87,6 +71,7 @@ class Replay:
         if names[0] == names[1]:  # two "easy bot"s: tell them apart
             names = [f"{names[0]} {i + 1}" for i in range(2)]
         self.names = (names[0], names[1])
+        self.voice = Voice(self.names)  # (no seat at the screen: both by name)
         self.moves: list[list[Move]] = match.moves
         self.results: list[Result | None] = match.results
         self.game = 1
@@ -234,15 +219,7 @@ class ReplayViewer:
                 hl = frozenset({f"s{m.slot + 1}" if m.seat == 0 else f"os{m.slot + 1}"})
         status, sstyle = None, None
         if r.at_end():
-            result = r.results[r.game - 1]
-            if result is None:
-                status = "unfinished"
-            elif result.winner is None:
-                status = "draw"
-            elif result.reason is EndReason.RESIGN:
-                status = f"{r.names[1 - result.winner]} resigned"
-            else:
-                status = f"{r.names[result.winner]} won"
+            status = short_status(r.results[r.game - 1], r.voice)
             sstyle = "class:header.turn.over"
         info = BoardInfo(
             view=v,
@@ -280,7 +257,7 @@ class ReplayViewer:
             text = f" Game {r.game}: the deal. {r.names[r.state().starter]} starts."
         else:
             m = ms[r.pos - 1]
-            text = f" {r.pos}. " + describe_move(m, self.cards()[r.pos - 1], r.names[m.seat])
+            text = f" {r.pos}. " + move_words(m, self.cards()[r.pos - 1], r.names[m.seat])
         if r.at_end():
             # The last move did not always end the game: a resignation comes
             # after it, and a record may stop in the middle of a game.
@@ -288,9 +265,9 @@ class ReplayViewer:
             if res is None:
                 text += f"  {RULE} {UNFINISHED}"
             elif res.reason is EndReason.RESIGN:
-                text += f"  {RULE} then {result_words(res, r.names)}"
+                text += f"  {RULE} then {game_result(res, r.voice)}"
             else:
-                text += f"  {RULE} game over: {result_words(res, r.names)}"
+                text += f"  {RULE} game over: {game_result(res, r.voice)}"
         return clip([("class:msg.event", text)], self._board_width())
 
     def _move_rows(self) -> int:
@@ -310,7 +287,8 @@ class ReplayViewer:
         nw = max(len(n[:cap]) for n in r.names)
         for i, m in enumerate(ms):
             who = r.names[m.seat][:cap]
-            src = {HAND: "hand", PAYOFF: "pay-off", SIDE: f"side {(m.arg or 0) + 1}"}[m.source]
+            stack = m.side_stack
+            src = f"side {stack + 1}" if stack is not None else "hand" if m.source == HAND else "pay-off"
             dst = f"c{m.slot + 1}" if m.target == CENTER else f"s{m.slot + 1}"
             text = f" {i + 1:>3}. {who:<{nw}} {card_label(cards[i]):>3} {src:<7} > {dst}"
             style = "class:msg.me" if m.seat == 0 else "class:msg.opp"
@@ -318,7 +296,7 @@ class ReplayViewer:
                 style = "class:list.current"
             handler = self._jump(i + 1)
             items.append(clip([(style, text.ljust(width), handler)], width))
-        items.append([("class:list.game", " " + result_words(r.results[r.game - 1], r.names))])
+        items.append([("class:list.game", " " + game_result(r.results[r.game - 1], r.voice))])
         # Keep the current move in view.
         cur = min(r.pos, len(items) - 1)
         start = max(0, min(cur - rows // 2, len(items) - rows))
@@ -441,8 +419,8 @@ def text_listing(replay: Replay) -> list[str]:
         st = r.state()
         out.append(f"game {g}: {r.names[st.starter]} starts")
         for i, (m, c) in enumerate(zip(r.game_moves, r.move_cards(), strict=True)):
-            out.append(f"  {i + 1:>3}. {describe_move(m, c, r.names[m.seat])}")
-        out.append(f"  {result_words(r.results[g - 1], r.names)}")
+            out.append(f"  {i + 1:>3}. {move_words(m, c, r.names[m.seat])}")
+        out.append(f"  {game_result(r.results[g - 1], r.voice)}")
     s = r.match.scores
     out.append(f"scores: {r.names[0]} {s[0]}, {r.names[1]} {s[1]}")
     return out
@@ -469,14 +447,11 @@ def check_failure(rec: recordmod.Record, err: recordmod.RecordError) -> str:
     """What ``replay --check`` says when ``rec`` does not replay: ``err``'s
     words, except that a move the rules refused is named as the game screen
     names things (players by name, ``center 1``/``side stack 3`` counted from
-    1, cards as ``7♥``), with the record's own move (0-based) kept beside it.
-
-    The reason is worked out again from the position before that move (the
-    engine said the move is illegal; :func:`notation.explain_illegal` says why
-    in words), never read back from the engine's sentence.
+    1, cards as ``7♥``), from the engine's reason and the facts it carries
+    (:func:`.words.refusal`), with the record's own move (0-based) beside it.
     """
-    raw = err.bad_move
-    if raw is None or err.game is None or err.move is None:
+    raw, why = err.bad_move, err.why
+    if raw is None or why is None or err.game is None or err.move is None:
         return str(err)
     where = f"game {err.game}, move {err.move}"
     written = f"(in the record: {json.dumps(raw)}, its indexes counting from 0)"
@@ -484,22 +459,14 @@ def check_failure(rec: recordmod.Record, err: recordmod.RecordError) -> str:
         move = move_from_json(raw)
     except ValueError as e:
         return f"{where}: not a move: {e}"
-    n, i = err.game, err.move
-    cut = replace(rec.games[n - 1], moves=rec.games[n - 1].moves[: i - 1], result=None)
-    before = replace(rec, games=[*rec.games[: n - 1], cut], scores=None)
-    try:
-        state = recordmod.verify(before).game  # (it replayed this far when err was raised)
-    except recordmod.RecordError:  # (a private deck's reshuffles cannot be cut mid-game)
-        return str(err)
     names = [clean_name(p) or f"seat {k}" for k, p in enumerate(rec.players)]
-    if move.seat not in (0, 1):
-        return f"{where}: there is no seat {move.seat} (seats are 0 and 1) {written}"
-    who = names[move.seat]
-    if move.seat != state.turn:
-        return f"{where}: {who} moved, but it is {names[state.turn]}'s turn {written}"
-    why = explain_illegal(move, view(state, move.seat), whose=f"{who}'s")
+    voice = Voice((names[0], names[1]))
+    if isinstance(why, NoSuchSeat):
+        return f"{where}: {refusal(why, move, voice)} {written}"
+    if isinstance(why, NotYourTurn):
+        return f"{where}: {names[why.seat]} moved, but it is {names[why.turn]}'s turn {written}"
     verb = "discard" if move.target == SIDE else "play"
-    return f"{where}: {who} cannot {verb} that: {why} {written}"
+    return f"{where}: {names[move.seat]} cannot {verb} that: {refusal(why, move, voice)} {written}"
 
 
 def load_replay(path: Path) -> Replay:

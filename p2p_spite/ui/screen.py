@@ -1,13 +1,13 @@
 """The game screen's layout and keys: board, message pane, move line, toolbar.
 
-What each part shows is read from the :class:`~.app.GameApp` it lays out
+What each part shows is read from the :class:`GameScreen` (the :class:`~.app.GameApp`) it lays out
 (its view, its messages, the question it asks); what a key does is one call
 into it.  The sizes that decide which board fits live here.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -29,13 +29,16 @@ from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from ..session import LinkState
-from .board import COMPACT_MIN_WIDTH, clip, no_color, width_of, wrap
+from .board import COMPACT_MIN_WIDTH, Line, clip, no_color, width_of, wrap
+from .messages import MessageLog
+from .question import Question
 from .text import CONNECTION_MARKS, DOT, PROMPT, RULE, UP
 
 if TYPE_CHECKING:
+    from prompt_toolkit.buffer import Buffer
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
-    from .app import GameApp
+    from ..engine import PlayerView
 
 MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from board.MIN_WIDTH
 P = PROMPT  # the prompt mark
@@ -45,11 +48,45 @@ LARGE_MIN_MSG_ROWS = 8
 FIXED_ROWS = 3  # the rule above the input line, the input line, the toolbar
 
 
+class GameScreen(Protocol):
+    """What the layout reads from the game screen it lays out (:class:`~.app.GameApp`),
+    and the calls its keys and mouse make."""
+
+    buffer: Buffer
+    log: MessageLog
+    selected: str | None
+    opp_name: str
+
+    @property
+    def view(self) -> PlayerView | None: ...
+    @property
+    def confirm(self) -> Question | None: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def waiting_next_game(self) -> bool: ...
+    @property
+    def connection(self) -> LinkState: ...
+
+    def cols(self) -> int: ...
+    def rows(self) -> int: ...
+    def msg_rows(self) -> int: ...
+    def board_lines(self) -> list[Line]: ...
+    def board_text(self) -> StyleAndTextTuples: ...
+    def message_text(self) -> StyleAndTextTuples: ...
+    def too_small(self) -> bool: ...
+    def scroll(self, lines: int) -> None: ...
+    def ask_quit(self) -> None: ...
+    def show_help(self) -> None: ...
+    def tab(self) -> None: ...
+    def answer(self, yes: bool | None) -> None: ...
+
+
 class _MessageControl(FormattedTextControl):
     """The message pane: the mouse wheel scrolls it."""
 
-    def __init__(self, app: GameApp) -> None:
-        super().__init__(app._message_text, focusable=False)
+    def __init__(self, app: GameScreen) -> None:
+        super().__init__(app.message_text, focusable=False)
         self._game = app
 
     def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
@@ -62,10 +99,10 @@ class _MessageControl(FormattedTextControl):
         return super().mouse_handler(mouse_event)
 
 
-def prompt_text(app: GameApp) -> StyleAndTextTuples:
+def prompt_text(app: GameScreen) -> StyleAndTextTuples:
     if app.confirm is not None:
         c = app.confirm
-        question = c.text if len(c.text) <= app._cols() - 6 else c.short
+        question = c.text if len(c.text) <= app.cols() - 6 else c.short
         return [("class:input.confirm", question + " ")]
     v = app.view
     if app.finished:
@@ -77,13 +114,13 @@ def prompt_text(app: GameApp) -> StyleAndTextTuples:
     return [("class:input.prompt", f"{P} ")]
 
 
-def placeholder(app: GameApp) -> str:
+def placeholder(app: GameScreen) -> str:
     """A grey hint in the empty move line: what can be typed now."""
     text = _placeholder_words(app)
     return f"({text})" if text and no_color() else text
 
 
-def _placeholder_words(app: GameApp) -> str:
+def _placeholder_words(app: GameScreen) -> str:
     v = app.view
     if app.confirm is not None:
         return ""
@@ -98,7 +135,7 @@ def _placeholder_words(app: GameApp) -> str:
     return f"{app.opp_name} is playing; chat TEXT to talk"
 
 
-def toolbar(app: GameApp) -> StyleAndTextTuples:
+def toolbar(app: GameScreen) -> StyleAndTextTuples:
     state = app.connection
     ok = state is LinkState.CONNECTED
     mark = CONNECTION_MARKS[state]
@@ -108,7 +145,7 @@ def toolbar(app: GameApp) -> StyleAndTextTuples:
     ]
     if app.log.scrolled:
         left.append(("class:toolbar.bad", f" {UP} scrolled ({app.log.scrolled}) "))
-    cols = app._cols()
+    cols = app.cols()
     # The keys that fit beside the connection state, the fewest last.
     for keys_shown in (
         _keys(("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")),
@@ -121,9 +158,9 @@ def toolbar(app: GameApp) -> StyleAndTextTuples:
     return clip([*left, ("class:toolbar", " "), *keys_shown], cols)
 
 
-def small_text(app: GameApp) -> StyleAndTextTuples:
-    cols, rows = app._cols(), app._rows()
-    need_rows = len(app._board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
+def small_text(app: GameScreen) -> StyleAndTextTuples:
+    cols, rows = app.cols(), app.rows()
+    need_rows = len(app.board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
     words = (
         f"The board needs at least {MIN_COLS} columns and {need_rows} rows (80x24 is best): "
         "please enlarge the window. The game goes on meanwhile; Ctrl-C quits."
@@ -134,16 +171,16 @@ def small_text(app: GameApp) -> StyleAndTextTuples:
     return out
 
 
-def build_layout(app: GameApp) -> Layout:
+def build_layout(app: GameScreen) -> Layout:
     small = Condition(app.too_small)
     board = Window(
-        FormattedTextControl(app._board_text, focusable=False),
-        height=lambda: Dimension.exact(len(app._board_lines())),
+        FormattedTextControl(app.board_text, focusable=False),
+        height=lambda: Dimension.exact(len(app.board_lines())),
         dont_extend_height=True,
     )
     messages = Window(
         _MessageControl(app),
-        height=lambda: Dimension.exact(app._msg_rows()),
+        height=lambda: Dimension.exact(app.msg_rows()),
         wrap_lines=False,
     )
     move_line = Window(
@@ -187,16 +224,16 @@ def build_layout(app: GameApp) -> Layout:
     return Layout(root, focused_element=move_line)
 
 
-def key_bindings(app: GameApp) -> KeyBindings:
+def key_bindings(app: GameScreen) -> KeyBindings:
     kb = KeyBindings()
 
     @kb.add("pageup")
     def _up(event: KeyPressEvent) -> None:
-        app.scroll(max(1, app._msg_rows() - 1))
+        app.scroll(max(1, app.msg_rows() - 1))
 
     @kb.add("pagedown")
     def _down(event: KeyPressEvent) -> None:
-        app.scroll(-max(1, app._msg_rows() - 1))
+        app.scroll(-max(1, app.msg_rows() - 1))
 
     @kb.add("c-c")
     @kb.add("c-q")

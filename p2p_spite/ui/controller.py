@@ -1,0 +1,386 @@
+"""One controller for both interfaces: the match as the player sees it, and what
+each intent does.
+
+:class:`Controller` holds the state an interface shows (the view of the last
+event shown, the hand as numbered, scores, the connection, the question asked,
+the hint offered) and handles every intent a typed line means
+(:mod:`.commands`): a move, hint, resign, chat, quit, help, Enter.  The full
+screen (:mod:`.app`) and the line prompt (:mod:`.lineplay`) only read lines,
+hand the intents here and render what the controller says through their
+:class:`Port`.  An intent still to come (undo, play again) is one more command
+type and one more entry in :attr:`Controller.handlers`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from ..engine import IllegalMoveError, Move, PlayerView
+from ..engine.cards import rank
+from ..errors import SessionClosed
+from ..plaintext import MAX_CHAT
+from ..session import (
+    ChatReceived,
+    ConnectionChanged,
+    Ending,
+    Event,
+    GameEnded,
+    GameStarted,
+    LinkState,
+    MatchEnded,
+    MovePlayed,
+    Notice,
+    Session,
+    SessionFailed,
+)
+from .board import Slots, hand_slots
+from .commands import Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, default_hint
+from .notation import NotationError, move_notation, parse_move
+from .question import Question, QuestionKind, Questions
+from .text import clean_name, clip_text, peer_left, points
+from .words import Style, Voice, effects, game_over, hint_words, move_words, refusal, scores_line
+
+PLAY_TIMEOUT = 10.0  # seconds for the session to take a move or a resignation
+CHAT_TIMEOUT = 5.0
+HINT_TIMEOUT = 15.0
+CLOSE_TIMEOUT = 5.0
+
+CONNECTION_WORDS = {
+    LinkState.CONNECTED: "Connected.",
+    LinkState.RECONNECTING: "Connection lost: reconnecting...",
+    LinkState.LOST: "The connection is lost.",
+    LinkState.CLOSED: "The connection is closed.",
+}
+
+
+class Port(Protocol):
+    """What an interface gives the controller: where its words go, and the few
+    things only the interface can do."""
+
+    def say(self, style: Style, text: str) -> None:
+        """Show one message line."""
+
+    def show_help(self) -> None:
+        """Show the help (each interface has its own keys to explain)."""
+
+    def offer(self, text: str) -> None:
+        """A line ready for Enter to play (the hint): the full screen fills its move line."""
+
+    def next_game(self) -> bool:
+        """Enter between games: show the game held back, if one is (True: one was)."""
+
+    def holding(self) -> bool:
+        """Is a new game held back until Enter (the finished one on screen)?"""
+
+    async def played(self, before: PlayerView) -> None:
+        """A move of ours was taken by the session (the full screen waits for it to show)."""
+
+    def leave(self) -> None:
+        """The player left: stop reading lines."""
+
+    def changed(self) -> None:
+        """The state shown changed (redraw, or prompt again)."""
+
+
+class Controller:
+    """The seat of ``session`` as the player sees it; ``hint``: the move suggested
+    for a view (default: the strongest computer level)."""
+
+    def __init__(
+        self,
+        session: Session,
+        port: Port,
+        *,
+        hint: Callable[[PlayerView], Move] | None = None,
+        enter_shows_help: bool = False,
+        leave_words: str | None = "Type quit (or press Ctrl-C) to leave.",
+    ) -> None:
+        self.session = session
+        self.port = port
+        self.seat = session.seat
+        self.names = (
+            clean_name(session.names[0]) or "Player 1",
+            clean_name(session.names[1]) or "Player 2",
+        )
+        self.opp_name = self.names[1 - self.seat]
+        self.voice = Voice(self.names, self.seat)
+        self.hint_fn = hint or default_hint
+        self.enter_shows_help = enter_shows_help
+        self.leave_words = leave_words  # said once the match is over (None: the interface ends itself)
+        self._view: PlayerView | None = None  # the view of the last event shown
+        self.slots: Slots = ()  # its hand as numbered (board.hand_slots: stable within a turn)
+        self.scores: tuple[int, int] = (0, 0)  # from GameStarted and GameEnded
+        self.target: int | None = None  # from the first GameStarted
+        self.last_move: MovePlayed | None = None  # the last move shown (the board marks the opponent's)
+        self.connection = LinkState.CONNECTED
+        self.connection_detail = ""
+        self.finished = False  # the match is over (or failed)
+        self.failed = False  # the match could not go on (peer left, connection lost, desync)
+        self.left = False  # the player left (quit)
+        self.hinted: tuple[PlayerView, Move] | None = None  # the hint offered, and for which view
+        self.questions = Questions(port.changed)  # the question the next line answers
+        self.handlers: dict[type[Any], Callable[[Any], Awaitable[None]]] = {
+            Enter: self._enter,
+            Help: self._help,
+            Quit: self._quit,
+            Resign: self._resign,
+            Chat: self._chat,
+            Hint: self._hint,
+            PlayText: self._play_text,
+        }
+
+    # -- the state shown ----------------------------------------------------------
+
+    @property
+    def view(self) -> PlayerView | None:
+        return self._view
+
+    @view.setter
+    def view(self, v: PlayerView | None) -> None:
+        if v is not self._view and v is not None:
+            self.slots = hand_slots(v.hand, self.slots, v.my_turn)
+            self.hinted = None
+        self._view = v
+
+    @property
+    def question(self) -> Question | None:
+        """The y/N question the next line answers."""
+        return self.questions.open
+
+    def say(self, style: Style, text: str) -> None:
+        self.port.say(style, text)
+
+    # -- intents ------------------------------------------------------------------
+
+    async def handle(self, cmd: Command) -> None:
+        """Carry out one intent (a line typed, a click, a key)."""
+        await self.handlers[type(cmd)](cmd)
+
+    def answer(self, yes: bool | None) -> None:
+        """Answer the question asked (nothing when none is)."""
+        self.questions.answer(yes)
+
+    async def _enter(self, cmd: Enter) -> None:
+        if self.port.next_game():
+            return
+        hinted = self.hinted
+        if hinted is not None and hinted[0] is self.view:
+            await self.play(hinted[1], move_notation(hinted[1], self.slots))
+        elif self.enter_shows_help:
+            self.port.show_help()
+
+    async def _help(self, cmd: Help) -> None:
+        self.port.show_help()
+
+    async def _play_text(self, cmd: PlayText) -> None:
+        text, v = cmd.text, self.view
+        if self.finished:
+            self.say(Style.ERROR, "The match is over: type quit to leave.")
+            return
+        if v is None:
+            self.say(Style.ERROR, "The game has not started yet.")
+            return
+        try:
+            move = parse_move(text, v, self.slots)
+        except NotationError as e:
+            self.say(Style.ERROR, f"{clip_text(text)}: {e}.")
+            return
+        await self.play(move, text)
+
+    async def play(self, move: Move, text: str) -> None:
+        """Play ``move`` (typed as ``text``): refused in the player's terms when the
+        rules say no on the board shown, else sent through the session."""
+        v = self.view
+        if v is None:
+            return
+        self.hinted = None
+        if v.result is not None:
+            extra = " Press Enter for the next game." if self.port.holding() else ""
+            self.say(Style.ERROR, f"{clip_text(text)}: this game is over.{extra}")
+            return
+        why = v.check(move)
+        if why is not None:
+            self.say(Style.ERROR, f"{clip_text(text)}: {refusal(why, move, self.voice)}.")
+            return
+        try:
+            await asyncio.wait_for(self.session.play(move), PLAY_TIMEOUT)
+        except IllegalMoveError as e:  # legal on the board shown: the session's own reason
+            self.say(Style.ERROR, f"{clip_text(text)}: not played: {refusal(e.why, move, self.voice)}.")
+            return
+        except SessionClosed as e:
+            self.say(Style.ERROR, f"{clip_text(text)}: not played: {e}.")
+            return
+        except Exception as e:
+            self.say(Style.ERROR, f"{clip_text(text)}: not sent ({e or type(e).__name__}).")
+            return
+        await self.port.played(v)
+
+    async def _hint(self, cmd: Hint) -> None:
+        v = self.view
+        if v is None or not v.my_turn or self.finished:
+            self.say(Style.ERROR, "A hint is for your turn.")
+            return
+        try:
+            move = await asyncio.wait_for(asyncio.to_thread(self.hint_fn, v), HINT_TIMEOUT)
+        except Exception as e:
+            self.say(Style.ERROR, f"No hint available ({e or type(e).__name__}).")
+            return
+        card = v.card_of(move)
+        if self.view is not v or card is None:
+            return
+        typed = move_notation(move, self.slots)
+        self.hinted = (v, move)
+        self.say(Style.INFO, f"Hint: {typed}  ({hint_words(move, card)}). Press Enter to play it.")
+        self.port.offer(typed)
+
+    async def _chat(self, cmd: Chat) -> None:
+        if not cmd.text:
+            self.say(Style.ERROR, "Chat what? Type chat and your message.")
+            return
+        try:
+            await asyncio.wait_for(self.session.chat(cmd.text), CHAT_TIMEOUT)
+        except Exception as e:
+            self.say(Style.ERROR, f"Chat not sent: {e or type(e).__name__}")
+        else:
+            self.say(Style.CHAT, f"You: {cmd.text}")
+
+    async def _resign(self, cmd: Resign) -> None:
+        v = self.view
+        if self.finished or v is None or v.result is not None:
+            self.say(Style.ERROR, "There is no game to resign.")
+            return
+        # at any time (off turn, the other side makes it its next action)
+        n = v.payoff_counts[self.seat]
+        question = f"Resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
+        yes = await self.questions.ask(QuestionKind.RESIGN, question, f"Resign game {v.game}? [y/N]")
+        if yes is False:
+            self.say(Style.INFO, "Not resigning: carry on.")
+        if not yes:
+            return
+        try:
+            await asyncio.wait_for(self.session.resign(), PLAY_TIMEOUT)
+        except IllegalMoveError as e:
+            self.say(Style.ERROR, f"Could not resign: {refusal(e.why, None, self.voice)}.")
+        except Exception as e:  # the game ended meanwhile, the connection closed...
+            self.say(Style.ERROR, f"Could not resign: {e or type(e).__name__}.")
+
+    async def _quit(self, cmd: Quit) -> None:
+        if not self.finished:
+            question = f"Quit the match? {self.opp_name} will be told. [y/N]"
+            yes = await self.questions.ask(QuestionKind.QUIT, question, "Quit the match? [y/N]")
+            if yes is False:
+                self.say(Style.INFO, "Not quitting: carry on.")
+            if not yes:
+                return
+        await self.leave()
+
+    async def leave(self) -> None:
+        """A deliberate quit: the peer is told, the record saved."""
+        self.left = True
+        self.say(Style.INFO, "Leaving the match...")
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.session.close("quit"), CLOSE_TIMEOUT)
+        self.port.leave()
+
+    # -- events -------------------------------------------------------------------
+
+    def news(self, ev: ChatReceived | ConnectionChanged | Notice) -> None:
+        """An event that changes nothing on the board: shown at once."""
+        if isinstance(ev, ChatReceived):
+            if ev.seat != self.seat:  # our own lines are shown when sent
+                self.say(Style.CHAT, f"{self.names[ev.seat]}: {clip_text(ev.text, MAX_CHAT)}")
+        elif isinstance(ev, ConnectionChanged):
+            self._connection(ev)
+        else:
+            self.say(Style.INFO, ev.text)
+        self.port.changed()
+
+    def show(self, ev: Event) -> None:
+        """Show one event of the match, in order: the words, then the state."""
+        if isinstance(ev, ChatReceived | ConnectionChanged | Notice):
+            self.news(ev)
+            return
+        if isinstance(ev, GameStarted):
+            self._started(ev)
+        elif isinstance(ev, MovePlayed):
+            self.view = ev.view
+            self.last_move = ev
+            mine = ev.seat == self.seat
+            self.say(Style.ME if mine else Style.OPP, move_words(ev.move, ev.card, self.voice.Who(ev.seat)))
+            for style, text in effects(ev.played, self.voice):
+                self.say(style, text)
+        elif isinstance(ev, GameEnded):
+            self.view = ev.view
+            self.scores = ev.scores
+            self.say(Style.EVENT, game_over(ev.game, ev.result, self.voice))
+            self.say(Style.INFO, scores_line(self.scores, self.voice))
+        elif isinstance(ev, SessionFailed):
+            self._failed(ev.message, ev.record_path, ev.ending)
+        elif isinstance(ev, MatchEnded):
+            self._match_ended(ev)
+        self.port.changed()
+
+    def _started(self, ev: GameStarted) -> None:
+        self.view = ev.view
+        self.scores = ev.scores  # a resumed match starts with its scores
+        self.target = ev.target
+        self.last_move = None
+        who = "You start" if ev.starter == self.seat else f"{self.names[ev.starter]} starts"
+        ranks = [rank(c) if c is not None else 0 for c in ev.view.payoff_tops]
+        why = "equal pay-off cards, drawn by lot" if ranks[0] == ranks[1] else "the higher pay-off card"
+        self.say(Style.EVENT, f"Game {ev.game} begins. {who} ({why}).")
+        if ev.view.my_turn:
+            self.say(Style.INFO, "Your turn. Type a move, or help for how.")
+
+    def _match_ended(self, ev: MatchEnded) -> None:
+        self.scores = ev.scores
+        self.finished = True
+        me, opp = self.scores[self.seat], self.scores[1 - self.seat]
+        if ev.winner is None:
+            self.say(Style.EVENT, f"The match stopped at {me}-{opp}.")
+        elif ev.winner == self.seat:
+            self.say(Style.EVENT, f"You win the match {me}-{opp}!")
+        else:
+            self.say(Style.EVENT, f"{self.names[ev.winner]} wins the match {opp}-{me}.")
+        if ev.record_path:
+            self.say(Style.INFO, f"The record is saved in {ev.record_path}")
+        if self.leave_words:
+            self.say(Style.INFO, self.leave_words)
+
+    def broken(self, error: Exception) -> None:
+        """The session failed to give its next event: no more will come."""
+        self._failed(f"the connection failed: {error}")
+        self.port.changed()
+
+    def _connection(self, ev: ConnectionChanged) -> None:
+        left = peer_left(ev.ending) if ev.state is LinkState.LOST else None
+        if left is not None:  # the peer quit on purpose: SessionFailed says so, once
+            self.connection = LinkState.CLOSED
+            self.connection_detail = left
+            return
+        self.connection = ev.state
+        self.connection_detail = ev.detail
+        text = CONNECTION_WORDS[ev.state] + (f" ({ev.detail})" if ev.detail else "")
+        bad = ev.state in (LinkState.LOST, LinkState.RECONNECTING)
+        self.say(Style.ERROR if bad else Style.INFO, text)
+
+    def _failed(self, message: str, record_path: str | None = None, ending: Ending | None = None) -> None:
+        self.finished = True
+        self.failed = True
+        left = peer_left(ending)
+        if left is not None:  # a deliberate goodbye, not a failure of the connection
+            self.connection = LinkState.CLOSED
+            self.say(Style.EVENT, left)
+        else:
+            self.connection = LinkState.LOST
+            self.say(Style.ERROR, f"The match cannot go on: {message}")
+        if record_path and (left is not None or record_path not in message):
+            self.say(Style.INFO, f"The record is saved in {record_path}")
+        if self.leave_words:
+            self.say(Style.INFO, self.leave_words)
+
+
+__all__ = ["Controller", "Port"]

@@ -261,7 +261,7 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
         if g.deck is not None:
             match.use_deal(_dealer(record.seed, n, g.deck, g.reshuffles))
         state = match.game
-        apply = match.apply
+        apply = state.apply  # (the hot path: the match takes the moves once they all replayed)
         for i, m in enumerate(g.moves, 1):
             if state.result is not None:
                 raise RecordError(f"a move after the game ended ({state.result.describe()})", game=n, move=i)
@@ -275,6 +275,7 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
                 ) from None
             except ValueError as e:  # a private deck's reshuffle that is missing or wrong
                 raise RecordError(str(e), game=n, move=i) from None
+        match.took(g.moves)
         if isinstance(state.stream, DeckStream) and state.stream.used != len(g.reshuffles):
             raise RecordError(
                 f"the record gives {len(g.reshuffles)} reshuffles, the game made {state.stream.used}", game=n

@@ -119,6 +119,15 @@ class Match:
             self._score(game.result)
         return m
 
+    def took(self, moves: Sequence[Sequence[Any]]) -> None:
+        """The moves a caller just applied to the current game itself, in order, each
+        accepted by :meth:`GameState.apply` (a record replayed on the hot path): kept
+        as the game's moves, and its result scored if they ended it."""
+        self.moves[-1].extend(map(as_move, moves))
+        result = self.games[-1].result
+        if result is not None:
+            self._score(result)
+
     def play(self, move: Sequence[Any]) -> Played:
         """:meth:`apply`, returning what the move did (:meth:`GameState.play`)."""
         game = self.games[-1]

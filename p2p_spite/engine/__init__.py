@@ -21,6 +21,8 @@ from .state import (
     Result,
     RulesError,
     fits,
+    needs,
+    stands_for,
 )
 from .view import PlayerView, view, world_from_view
 
@@ -55,10 +57,12 @@ __all__ = [
     "card_symbol",
     "fits",
     "move_from_json",
+    "needs",
     "new_seed",
     "parse_card",
     "parse_seed",
     "rank",
+    "stands_for",
     "suit",
     "view",
     "world_from_view",

@@ -115,6 +115,12 @@ def needs(stack_len: int) -> int:
     return stack_len + 1
 
 
+def stands_for(stack_len: int) -> int:
+    """The rank the top card of a center stack holding ``stack_len`` cards counts as
+    (a King on it is wild: it stands for this rank)."""
+    return stack_len
+
+
 def judge(
     move: Sequence[Any],
     turn: int,

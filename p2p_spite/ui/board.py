@@ -24,7 +24,8 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from ..engine import Card, PlayerView
+from ..engine import Card, PlayerView, stands_for
+from ..engine import needs as rank_needed
 from ..engine.cards import RANK_CHARS, is_king, is_red, rank, suit
 from .text import ARROW, BACK, DOT, RULE, UNICODE, card_label
 
@@ -364,10 +365,10 @@ def _center_cell(info: BoardInfo, i: int, chip_width: int, needs: str) -> Line:
     handler = _click(info, token)
     cell: Line = [*_frag(_label_style(info, token, "class:name"), token, handler), ("", " ")]
     top = stack[-1] if stack else None
-    king_as = len(stack) if top is not None and is_king(top) else None
+    king_as = stands_for(len(stack)) if top is not None and is_king(top) else None
     cell += chip(top, king_as=king_as, last=token in info.highlight, width=chip_width, handler=handler)
     cell += _frag("class:label", needs, handler)
-    cell += _frag("class:needs", rank_label(len(stack) + 1), handler)
+    cell += _frag("class:needs", rank_label(rank_needed(len(stack))), handler)
     return cell
 
 
@@ -621,16 +622,16 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         token = f"c{i + 1}"
         handler = _click(info, token)
         top = stack[-1] if stack else None
-        king_as = len(stack) if top is not None and is_king(top) else None
+        king_as = stands_for(len(stack)) if top is not None and is_king(top) else None
         box = big(top, king_as=king_as, last=token in info.highlight, handler=handler, empty="")
         label = [[], [*_frag(_label_style(info, token, "class:name"), f"c{i + 1}", handler), ("", " ")], []]
-        need = rank_label(len(stack) + 1)
-        needs = [
+        need = rank_label(rank_needed(len(stack)))
+        wanted = [
             [],
             [*_frag("class:label", " needs ", handler), *_frag("class:needs", need, handler)],
             _frag("class:label", f" {len(stack):>2} card{'s' * (len(stack) != 1)}" if stack else "", handler),
         ]
-        cells.append(hjoin([label, box, needs], gap=0))
+        cells.append(hjoin([label, box, wanted], gap=0))
     col = max(22, (width - indent - 16) // 3)
     padded = [[_pad(line, col) for line in cell] for cell in cells]
     count: Line = [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..engine import CENTER, Move, PlayerView
+from ..engine import CENTER, Move, PlayerView, needs
 from ..session import Event, GameStarted, MatchEnded, MovePlayed, Session, SessionFailed, view_of
 from .board import Slots, hand_order, rank_label
 from .commands import is_yes, parse_command
@@ -70,7 +70,7 @@ def _cards(n: int) -> str:
 
 
 def _need(center: tuple[int, ...]) -> str:
-    return rank_label(len(center) + 1)
+    return rank_label(needs(len(center)))
 
 
 def _opt(card: int | None) -> str:

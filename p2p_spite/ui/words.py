@@ -16,6 +16,7 @@ from enum import StrEnum
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, Result
 from ..engine import refusals as no
 from ..engine.cards import RANK_WORDS
+from ..engine.state import STACK_COMPLETE
 from .text import card_label, points
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -97,7 +98,7 @@ def effects(played: Played, voice: Voice) -> list[Said]:
         out.append(
             (
                 Style.EVENT,
-                f"Center {m.slot + 1} is complete: its 12 cards are shuffled into the stock "
+                f"Center {m.slot + 1} is complete: its {STACK_COMPLETE} cards are shuffled into the stock "
                 f"(now {played.stock}).",
             )
         )

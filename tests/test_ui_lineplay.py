@@ -17,8 +17,7 @@ from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, Li
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.lineplay import play_lines, render
 from p2p_spite.ui.text import card_label
-
-from .test_ui_app import LocalSession, find_seed, run, until
+from tests.support.ui import LocalSession, find_seed, run, until
 
 
 @dataclass

@@ -17,8 +17,7 @@ from p2p_spite.session import EndCause, Ending
 from p2p_spite.ui.board import BoardInfo, render_board
 from p2p_spite.ui.replay import Replay, print_listing, text_listing
 from p2p_spite.ui.text import clean_name, clip_text, peer_left, points, unicode_ok
-
-from .test_ui_app import LocalSession, find_seed, run, running, texts, until
+from tests.support.ui import LocalSession, find_seed, run, running, texts, until
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -78,7 +78,7 @@ async def running(
 ) -> AsyncIterator[tuple[GameApp, Any]]:
     with create_pipe_input() as inp:
         kw.setdefault("pace", 0.01)
-        app = GameApp(session, input=inp, output=SizedOutput(cols, rows), **kw)  # type: ignore[arg-type]
+        app = GameApp(session, input=inp, output=SizedOutput(cols, rows), **kw)
         task = asyncio.create_task(app.run())
         try:
             await until(lambda: app.view is not None)

@@ -10,7 +10,7 @@ import pytest
 
 from p2p_spite import record
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import Match, Move, PlayerView, view
+from p2p_spite.engine import HAND, SIDE, Match, Move, PlayerView, view
 from p2p_spite.fairdeck import (
     CheatError,
     FairDeck,
@@ -89,7 +89,7 @@ def test_a_peer_that_names_another_card_than_its_slot_holds_is_refused() -> None
     turn = seats[0].state.turn
     hand = seats[turn].view().hand
     slot = seats[turn].deck.slot_of(hand[0])
-    lie = Move(turn, "hand", hand[1], "side", 0)  # names another card of its hand
+    lie = Move(turn, HAND, hand[1], SIDE, 0)  # names another card of its hand
     for s in seats:
         s.begin(lie, slot)
     _pump(decks)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from p2p_spite.engine import PAYOFF, Move
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move
 from p2p_spite.engine.moves import SOURCES, TARGETS
 from p2p_spite.net.game import Action
 from p2p_spite.net.journal import (
@@ -30,11 +30,11 @@ LINES = [
     (ActionLine(4, Action(1, 1)), '{"n":4,"g":1,"resign":1}\n'),
     (ActionLine(5, Action(2, 0), T), '{"n":5,"g":2,"resign":0,"a":"' + T.hex() + '"}\n'),
     (
-        ActionLine(0, Action(1, 1, Move(1, "hand", 52, "center", 1))),
+        ActionLine(0, Action(1, 1, Move(1, HAND, 52, CENTER, 1))),
         '{"n":0,"g":1,"m":[1,"hand",52,"center",1]}\n',
     ),
     (
-        ActionLine(9, Action(3, 0, Move(0, "payoff", None, "side", 2)), T),
+        ActionLine(9, Action(3, 0, Move(0, PAYOFF, None, SIDE, 2)), T),
         '{"n":9,"g":3,"m":[0,"payoff",null,"side",2],"a":"' + T.hex() + '"}\n',
     ),
 ]

@@ -7,7 +7,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from p2p_spite.engine import Move
+from p2p_spite.engine import CENTER, HAND, PAYOFF, Move
 from p2p_spite.net import messages as m
 from p2p_spite.net.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
 
@@ -23,8 +23,8 @@ EXAMPLES: list[m.Message] = [
     m.Commit(H),
     m.Reveal(H),
     m.Sync(12, H),
-    m.MoveAction(3, H, H, Move(1, "hand", 52, "center", 0)),
-    m.MoveAction(3, H, None, Move(0, "payoff", None, "center", 2)),
+    m.MoveAction(3, H, H, Move(1, HAND, 52, CENTER, 0)),
+    m.MoveAction(3, H, None, Move(0, PAYOFF, None, CENTER, 2)),
     m.ResignAction(4, H, H, 2, 1),
     m.ResignAction(4, H, None, 1, 0),
     m.ResignRequest(5),
@@ -60,7 +60,7 @@ def test_every_type_has_an_example_and_a_distinct_wire_name() -> None:
 
 def test_the_key_order_is_the_documented_one() -> None:
     """msgpack keeps a map's order: it is part of the bytes both peers and the tests pin."""
-    mv = m.MoveAction(0, H, H, Move(1, "hand", 52, "center", 1)).to_wire()
+    mv = m.MoveAction(0, H, H, Move(1, HAND, 52, CENTER, 1)).to_wire()
     assert list(mv) == ["t", "n", "d", "a", "m"]
     assert list(m.ResignAction(4, H, None, 1, 1).to_wire()) == ["t", "n", "d", "g", "s"]
     hello = m.Hello(2, m.HOST, "Ann", bytes(16), False).to_wire()

@@ -19,7 +19,7 @@ import pytest
 
 from p2p_spite import record
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import HAND, Move
+from p2p_spite.engine import CENTER, HAND, SIDE, Move
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
@@ -230,7 +230,7 @@ def test_deck_messages_at_the_wrong_moment_or_wrong_are_refused(attack: str) -> 
         mv = v.legal_moves()[0]
         msg = {"t": "deck", "g": 1, "i": n, "m": list(mv), "s": None}
     else:  # an action that was never announced
-        mv = Move(hostile.core.seat, "hand", 0, "side", 0)
+        mv = Move(hostile.core.seat, HAND, 0, SIDE, 0)
         hostile.ep._out += encode({"t": "move", "n": 0, "m": list(mv), "d": bytes(32), "a": bytes(32)})
         msg = None
     if msg is not None:
@@ -277,7 +277,7 @@ def test_an_announced_hand_card_must_be_the_card_its_slot_holds() -> None:
     assert real is not None
     # claim a card that fits anywhere (a King on center 0) but is not the one in the slot
     king = next(c for c in (12, 25, 38, 51, 64, 77, 90, 103) if c != real)
-    move = Move(seat, HAND, king, "center", 0)
+    move = Move(seat, HAND, king, CENTER, 0)
     n = mover.deck._next_index
     mover.ep.send_message({"t": "deck", "g": 1, "i": n, "m": list(move), "s": slot})
     mover.deck.pending = None

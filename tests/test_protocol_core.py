@@ -8,7 +8,7 @@ import msgpack
 import pytest
 
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import Move
+from p2p_spite.engine import HAND, SIDE, Move
 from p2p_spite.net.game import Action, action_tag, chain
 from p2p_spite.net.keys import commitment, derive_code_key
 from p2p_spite.net.messages import HOST, JOIN, Setup
@@ -235,7 +235,7 @@ def test_an_out_of_turn_move_is_refused_and_changes_nothing() -> None:
     before = honest.core.match.game.digest()
     seat = cheat.core.seat
     card = cheat.core.match.game.hands[seat][0]
-    bad = Move(seat, "hand", card, "side", 0)
+    bad = Move(seat, HAND, card, SIDE, 0)
     honest.receive_data(encode({"t": "move", "n": 0, "m": list(bad), "d": b"\0" * 32}))
     evs: list[object] = []
     drain(honest, evs)
@@ -335,7 +335,6 @@ def test_a_whole_match_in_memory_gives_the_same_history_on_both_sides() -> None:
     assert h.core.match.game_number > 2 and h.core.window_start > 0  # only the last two games kept
 
 
-
 def _nest(depth: int, inner: str) -> object:
     """A value ``depth`` containers deep (lists, or maps when ``inner`` is "map")."""
     v: object = 1
@@ -359,6 +358,7 @@ def test_nesting_limit_is_exact(inner: str) -> None:
         else:
             with pytest.raises(RemoteProtocolError, match="nested"):
                 d.next_message()
+
 
 def test_frame_limits() -> None:
     d = FrameDecoder()

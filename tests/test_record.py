@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from p2p_spite import record
 from p2p_spite.cli import main
-from p2p_spite.engine import GameState, Match, Result
+from p2p_spite.engine import EndReason, GameState, Match, Result
+from p2p_spite.engine.cards import is_king
 from p2p_spite.record import RecordError
 
 DATA = Path(__file__).parent / "data"
@@ -39,7 +40,7 @@ def test_golden_records_replay_to_their_expected_outcome(
 def test_golden_draw_ends_on_an_empty_stock() -> None:
     m = record.verify(record.load(DATA / "draw-on-empty-stock.json"))
     g = m.games[0]
-    assert g.result == Result(None, 0, "stock")
+    assert g.result == Result(None, 0, EndReason.STOCK)
     assert g.stock == []
 
 
@@ -51,10 +52,8 @@ def test_golden_match_has_a_draw_and_a_king_on_an_empty_center_stack() -> None:
         s = GameState.deal(m.seed, n)
         for mv in moves:
             if mv.target == "center" and not s.center[mv.slot]:
-                card = {"hand": mv.arg, "payoff": s.payoff_top(mv.seat)}.get(mv.source)
-                if mv.source == "side":
-                    card = s.sides[mv.seat][mv.arg][-1]
-                kings_on_empty += card is not None and card % 13 == 12
+                card = s.card_of(mv)
+                kings_on_empty += is_king(card)
             s.apply(mv)
     assert kings_on_empty >= 1
 

@@ -27,8 +27,8 @@ from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
 from p2p_spite.ui.messages import MAX_MESSAGES
 from p2p_spite.ui.notation import move_notation
 from p2p_spite.ui.text import card_label
-from p2p_spite.ui.words import Voice, refusal
-from tests.support.ui import LocalSession, find_seed, run, running, texts, until
+from p2p_spite.ui.words import Style, Voice, refusal
+from tests.support.ui import LocalSession, changed, equals, find_seed, run, running, texts, until
 
 
 def board_text(app: GameApp) -> str:
@@ -94,7 +94,8 @@ def test_completion_offers_exactly_the_legal_moves() -> None:
             await until(lambda: app.buffer.complete_state is not None)
             cs = app.buffer.complete_state
             assert cs is not None
-            await until(lambda: len(cs.completions) == len(want))
+            completions = cs.completions  # (the menu's own list: it fills in as the menu opens)
+            await until(lambda: len(completions) == len(want))
             # Tab on an empty line lists, and inserts nothing (not even the letter all moves share).
             assert app.buffer.text == ""
             got = [c.text for c in cs.completions]
@@ -272,7 +273,7 @@ def test_a_card_typed_or_clicked_lights_the_stacks_it_may_go_on() -> None:
             for n in range(1, 6):
                 app.buffer.reset()
                 inp.send_text(f"h{n}")
-                await until(lambda n=n: app.buffer.text == f"h{n}")
+                await until(equals(lambda: app.buffer.text, f"h{n}"))
                 info = app.board_info()
                 assert info is not None and info.selected == f"h{n}"
                 want = {
@@ -316,7 +317,7 @@ def test_a_whole_match_against_a_bot_runs_to_the_end() -> None:
                 v = app.view
                 if v is not None and v.my_turn and not s.queued:
                     inp.send_text(move_notation(me.choose(v), app.shown_hand()) + "\r")
-                    await until(lambda v=v: app.view is not v or app.finished)
+                    await until(changed(lambda: app.view if not app.finished else None, v))
                 else:
                     await asyncio.sleep(0.005)
             assert app.finished
@@ -501,7 +502,7 @@ def test_a_flood_of_messages_keeps_the_newest_and_stays_cheap() -> None:
         s = LocalSession(find_seed(0))
         async with running(s) as (app, _inp):
             for i in range(MAX_MESSAGES + 500):
-                app.say("chat", f"line {i} " + "word " * 30)
+                app.say(Style.CHAT, f"line {i} " + "word " * 30)
             assert len(app.log.messages) == MAX_MESSAGES
             lines = app.log.lines(app.cols())
             tail = "".join(f[1] for ln in lines[-4:] for f in ln)

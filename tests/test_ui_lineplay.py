@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import CENTER, HAND, SIDE, Match, PlayerView, Result, rank, view
+from p2p_spite.engine import CENTER, HAND, SIDE, EndReason, Match, PlayerView, Result, rank, view
 from p2p_spite.plaintext import MAX_CHAT
 from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, LinkState, SessionFailed
 from p2p_spite.ui.board import hand_order
@@ -96,7 +96,8 @@ def test_the_hand_is_numbered_as_on_the_full_screen_board() -> None:
             listed = "  ".join(f"h{i + 1} {card_label(c)}" for i, c in enumerate(shown))
             assert f"hand: {listed}" in d.said()
             move = next(m for m in v.legal_moves() if m.source == HAND)
-            k = shown.index(move.arg) + 1  # type: ignore[arg-type]
+            assert move.hand_card is not None
+            k = shown.index(move.hand_card) + 1
             target = f"c{move.slot + 1}" if move.target == CENTER else f"s{move.slot + 1}"
             d.type(f"h{k} {target}")
             await until(lambda: len(s.sent) == 1, timeout=5)
@@ -243,7 +244,7 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
         async with lineplay(s) as d:
             await d.wait_for("begins")
             v = _my_view(s)
-            s.inject(GameEnded(1, Result(1, 1, "payoff"), (0, 1), v))
+            s.inject(GameEnded(1, Result(1, 1, EndReason.PAYOFF), (0, 1), v))
             bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
             s.inject(ConnectionChanged(LinkState.LOST, "Bob left the match (quit)", bye))
             s.inject(
@@ -273,8 +274,9 @@ def _seed_with_early_center_play() -> tuple[bytes, int, int]:
         v = view(m.game, 0)
         shown = hand_order(v.hand)
         for mv in v.legal_moves():
-            if mv.source == HAND and mv.target == CENTER and shown.index(mv.arg) < len(shown) - 1:  # type: ignore[arg-type]
-                return seed, shown.index(mv.arg), mv.slot  # type: ignore[arg-type]
+            card = mv.hand_card
+            if card is not None and mv.target == CENTER and shown.index(card) < len(shown) - 1:
+                return seed, shown.index(card), mv.slot
     raise AssertionError("no seed")
 
 

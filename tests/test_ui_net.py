@@ -15,6 +15,7 @@ from p2p_spite.lan import play_against_computer
 from p2p_spite.session import Session
 from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.notation import move_notation
+from tests.support.ui import changed
 
 SEED = bytes(range(32))
 
@@ -42,7 +43,7 @@ def test_play_against_the_computer_over_loopback(tmp_path: Path) -> None:
                     m for m in moves if m.target == SIDE
                 )
                 inp.send_text(move_notation(move, app.shown_hand()) + "\r")
-                await until(lambda v=v: app.view is not v)
+                await until(changed(lambda: app.view, v))
                 sent.append(move)
             # The computer's moves came over the network and were shown.
             text = "\n".join("".join(f[1] for f in m) for m in app.log.messages)

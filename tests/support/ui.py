@@ -72,6 +72,16 @@ async def until(pred: Callable[[], bool], timeout: float = TIMEOUT) -> None:
             await asyncio.sleep(0.01)
 
 
+def changed(get: Callable[[], object], old: object) -> Callable[[], bool]:
+    """A predicate for :func:`until`: ``get()`` is no longer ``old`` (a loop's value, bound now)."""
+    return lambda: get() is not old
+
+
+def equals(get: Callable[[], object], value: object) -> Callable[[], bool]:
+    """A predicate for :func:`until`: ``get()`` equals ``value`` (bound now)."""
+    return lambda: get() == value
+
+
 @contextlib.asynccontextmanager
 async def running(
     session: LocalSession, cols: int = 80, rows: int = 24, **kw: Any
@@ -98,4 +108,15 @@ def texts(app: GameApp) -> str:
     return "\n".join("".join(f[1] for f in m) for m in app.log.messages)
 
 
-__all__ = ["TIMEOUT", "LocalSession", "SizedOutput", "find_seed", "run", "running", "texts", "until"]
+__all__ = [
+    "TIMEOUT",
+    "LocalSession",
+    "SizedOutput",
+    "changed",
+    "equals",
+    "find_seed",
+    "run",
+    "running",
+    "texts",
+    "until",
+]

@@ -125,44 +125,42 @@ def effects(played: Played, voice: Voice) -> list[Said]:
 
 def refusal(why: no.Illegal, move: Move | None, voice: Voice) -> str:
     """Why the rules refuse ``move``, in the player's terms (``why``: the engine's reason)."""
-    if isinstance(why, no.DoesNotFit):
-        what = _what(why.card, move, voice)
-        return (
-            f"{what} does not fit center {why.center + 1}: it needs {RANK_WORDS[why.needs - 1]} (or a King)"
-        )
-    if isinstance(why, no.NotYourTurn):
-        if why.seat == voice.me:
-            return "it is not your turn: wait for your opponent's discard"
-        return f"it is {voice.whose(why.turn)} turn, not {voice.whose(why.seat)}"
-    if isinstance(why, no.NotInHand):
-        c = why.card
-        if type(c) is not int or not 0 <= c < CARD_IDS:
-            return f"there is no card {c!r} (a card is 0 to {CARD_IDS - 1})"
-        return f"{card_label(c)} is not in {voice.whose(why.seat)} hand"
-    if isinstance(why, no.EmptySide):
-        return f"{voice.whose(why.seat)} side stack {why.stack + 1} is empty"
-    if isinstance(why, no.EmptyPayoff):
-        return f"{voice.whose(why.seat)} pay-off pile is empty"
-    if isinstance(why, no.NoSuchCenter):
-        return f"there is no center stack {_shown(why.index)}: 1 to 3"
-    if isinstance(why, no.NoSuchSide):
-        return f"there is no side stack {_shown(why.index)}: 1 to 4"
-    if isinstance(why, no.NoSuchSeat):
-        return f"there is no seat {why.seat!r} (seats are 0 and 1)"
-    if isinstance(why, no.PlaysForOther):
-        return f"{voice.who(why.seat)} cannot move for {voice.who(why.mover)}"
-    if isinstance(why, no.NotTheAuthor):
-        return f"it is {voice.whose(why.turn)} turn: the next action is {voice.whose(why.turn)}"
-    if isinstance(why, no.OnlyHandToSide):
-        return "only a hand card can go on a side stack (it ends the turn)"
-    if isinstance(why, no.PayoffArg):
-        return "a pay-off move names no card"
-    if isinstance(why, no.UnknownSource):
-        return f"there is no place {why.source!r} to take a card from"
-    if isinstance(why, no.UnknownTarget):
-        return f"there is no place {why.target!r} to put a card on"
-    if isinstance(why, no.NotAMove):
-        return "that is not a move"
+    match why:
+        case no.DoesNotFit(card, center, needs):
+            need = RANK_WORDS[needs - 1]
+            return f"{_what(card, move, voice)} does not fit center {center + 1}: it needs {need} (or a King)"
+        case no.NotYourTurn(turn, seat):
+            if seat == voice.me:
+                return "it is not your turn: wait for your opponent's discard"
+            return f"it is {voice.whose(turn)} turn, not {voice.whose(seat)}"
+        case no.NotInHand(card, seat) if type(card) is int and 0 <= card < CARD_IDS:
+            return f"{card_label(card)} is not in {voice.whose(seat)} hand"
+        case no.NotInHand(card, _):
+            return f"there is no card {card!r} (a card is 0 to {CARD_IDS - 1})"
+        case no.EmptySide(seat, stack):
+            return f"{voice.whose(seat)} side stack {stack + 1} is empty"
+        case no.EmptyPayoff(seat):
+            return f"{voice.whose(seat)} pay-off pile is empty"
+        case no.NoSuchCenter(index):
+            return f"there is no center stack {_shown(index)}: 1 to 3"
+        case no.NoSuchSide(index):
+            return f"there is no side stack {_shown(index)}: 1 to 4"
+        case no.NoSuchSeat(seat):
+            return f"there is no seat {seat!r} (seats are 0 and 1)"
+        case no.PlaysForOther(seat, mover):
+            return f"{voice.who(seat)} cannot move for {voice.who(mover)}"
+        case no.NotTheAuthor(turn):
+            return f"only {voice.who(turn)}, on turn, can make the next action"
+        case no.OnlyHandToSide():
+            return "only a hand card can go on a side stack (it ends the turn)"
+        case no.PayoffArg():
+            return "a pay-off move names no card"
+        case no.UnknownSource(source):
+            return f"there is no place {source!r} to take a card from"
+        case no.UnknownTarget(target):
+            return f"there is no place {target!r} to put a card on"
+        case no.NotAMove():
+            return "that is not a move"
     return str(why)  # GameIsOver, MatchIsOver, and a session's own Refused words
 
 

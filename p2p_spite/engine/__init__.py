@@ -9,6 +9,7 @@ from .match import DEFAULT_TARGET, Match, MatchOverError, new_seed
 from .moves import CENTER, HAND, PAYOFF, SIDE, Move, Pile, move_from_json
 from .refusals import Illegal
 from .rng import Stream, parse_seed
+from .rules import fits, needs, stands_for
 from .state import (
     DRAW_STOCK,
     WIN_PAYOFF,
@@ -20,9 +21,6 @@ from .state import (
     Played,
     Result,
     RulesError,
-    fits,
-    needs,
-    stands_for,
 )
 from .view import PlayerView, view, world_from_view
 

@@ -15,7 +15,8 @@ from .cards import Card
 from .moves import HAND, Move
 from .refusals import GameIsOver, Illegal, PlaysForOther
 from .rng import Stream
-from .state import GameState, Result, generate_moves, judge
+from .rules import generate_moves, judge
+from .state import GameState, Result
 
 Stack = tuple[Card, ...]
 

@@ -156,7 +156,7 @@ def test_play_in_a_real_terminal(
     t.type("resign")
     t.wait(lambda s: "Resign game 1?" in s, what="the resign question")
     t.type("y")
-    s = t.wait(lambda s: "resigned game 1" in s, what="the resignation")
+    s = t.wait(lambda s: "Game 1: Computer won: you resigned" in s, what="the resignation")
     assert "Press Enter to start game 2" in t.wait(lambda s: "Press Enter" in s, what="the pause")
     t.keys("Enter")
     s = t.wait(lambda s: "Game 2" in header(s), what="game 2")

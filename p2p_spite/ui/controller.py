@@ -95,6 +95,7 @@ class Controller:
         port: Port,
         *,
         hint: Callable[[PlayerView], Move] | None = None,
+        enter_plays_hint: bool = False,
         enter_shows_help: bool = False,
         leave_words: str | None = "Type quit (or press Ctrl-C) to leave.",
     ) -> None:
@@ -108,6 +109,7 @@ class Controller:
         self.opp_name = self.names[1 - self.seat]
         self.voice = Voice(self.names, self.seat)
         self.hint_fn = hint or default_hint
+        self.enter_plays_hint = enter_plays_hint  # (the full screen offers it in its move line instead)
         self.enter_shows_help = enter_shows_help
         self.leave_words = leave_words  # said once the match is over (None: the interface ends itself)
         self._view: PlayerView | None = None  # the view of the last event shown
@@ -167,7 +169,7 @@ class Controller:
         if self.port.next_game():
             return
         hinted = self.hinted
-        if hinted is not None and hinted[0] is self.view:
+        if self.enter_plays_hint and hinted is not None and hinted[0] is self.view:
             await self.play(hinted[1], move_notation(hinted[1], self.slots))
         elif self.enter_shows_help:
             self.port.show_help()

@@ -141,7 +141,9 @@ class _LinePlayer:
         hint: Callable[[PlayerView], Move] | None,
     ) -> None:
         self.out = out
-        self.ctl = Controller(session, self, hint=hint, enter_shows_help=True, leave_words=None)
+        self.ctl = Controller(
+            session, self, hint=hint, enter_plays_hint=True, enter_shows_help=True, leave_words=None
+        )
         self.asked = asyncio.Event()  # set when a command asks a question
         self._shown_question: Question | None = None
         self._moved = False  # the line handled was a move the session took

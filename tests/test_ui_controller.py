@@ -1,0 +1,161 @@
+"""The one controller both interfaces use (ui/controller.py), driven through a Port
+that only records what it is told: the intents are handled here, not in a screen."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from p2p_spite.engine import SIDE, PlayerView, rank
+from p2p_spite.ui.board import hand_order
+from p2p_spite.ui.commands import Chat, Enter, Hint, PlayText, Quit, Resign
+from p2p_spite.ui.controller import Controller
+from p2p_spite.ui.question import QuestionKind
+from p2p_spite.ui.text import card_label
+from p2p_spite.ui.words import Style
+from tests.support.ui import LocalSession, find_seed, run, until
+
+
+class RecordingPort:
+    """A Port that renders nothing: it keeps the lines and what was offered."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[Style, str]] = []
+        self.offered: list[str] = []
+        self.helped = 0
+        self.left = False
+        self.moves_sent = 0
+
+    def say(self, style: Style, text: str) -> None:
+        self.lines.append((style, text))
+
+    def show_help(self) -> None:
+        self.helped += 1
+
+    def offer(self, text: str) -> None:
+        self.offered.append(text)
+
+    def next_game(self) -> bool:
+        return False
+
+    def holding(self) -> bool:
+        return False
+
+    async def played(self, before: PlayerView) -> None:
+        self.moves_sent += 1
+
+    def leave(self) -> None:
+        self.left = True
+
+    def changed(self) -> None:
+        pass
+
+    def said(self) -> str:
+        return "\n".join(text for _, text in self.lines)
+
+
+async def _show_queued(s: LocalSession, ctl: Controller) -> None:
+    while s.queued:
+        ctl.show(await s.next_event())
+
+
+async def _started(seat_starts: int = 0) -> tuple[LocalSession, RecordingPort, Controller]:
+    s = LocalSession(find_seed(seat_starts), bot=None)
+    port = RecordingPort()
+    ctl = Controller(s, port, enter_plays_hint=True, enter_shows_help=True)
+    await _show_queued(s, ctl)  # the game's start
+    return s, port, ctl
+
+
+def test_a_refused_move_is_worded_and_nothing_is_sent() -> None:
+    async def main() -> None:
+        s, port, ctl = await _started()
+        v = ctl.view
+        assert v is not None and v.my_turn
+        shown = hand_order(v.hand)
+        i = next(i for i, c in enumerate(shown) if rank(c) not in (1, 13))
+        await ctl.handle(PlayText(f"h{i + 1} c1"))
+        assert port.lines[-1] == (
+            Style.ERROR,
+            f"h{i + 1} c1: {card_label(shown[i])} from your hand does not fit center 1: "
+            "it needs an Ace (or a King).",
+        )
+        assert s.sent == [] and port.moves_sent == 0
+        await ctl.handle(PlayText("h9 c1"))
+        assert port.lines[-1] == (Style.ERROR, "h9 c1: there is no hand card 9: your hand holds 5 cards.")
+
+    run(main())
+
+
+def test_a_hint_is_offered_and_enter_plays_it() -> None:
+    async def main() -> None:
+        s, port, ctl = await _started()
+        v = ctl.view
+        assert v is not None
+        chosen = v.legal_moves()[-1]  # a discard
+        ctl.hint_fn = lambda view: chosen
+        await ctl.handle(Hint())
+        assert port.offered and port.lines[-1][1].startswith(f"Hint: {port.offered[0]}  (discard ")
+        await ctl.handle(Enter())
+        assert s.sent == [chosen] and port.moves_sent == 1
+        await ctl.handle(Enter())  # the hint was for that board: Enter is now the help
+        assert port.helped == 1
+
+    run(main())
+
+
+def test_resign_and_quit_ask_first_and_only_yes_acts() -> None:
+    async def main() -> None:
+        s, port, ctl = await _started()
+        asking = asyncio.create_task(ctl.handle(Resign()))
+        await until(lambda: ctl.question is not None)
+        assert ctl.question is not None and ctl.question.kind is QuestionKind.RESIGN
+        ctl.answer(False)
+        await asking
+        assert s.resigned == 0 and port.lines[-1] == (Style.INFO, "Not resigning: carry on.")
+        await ctl.handle(Chat("hello"))
+        assert s.chats == ["hello"] and port.lines[-1] == (Style.CHAT, "You: hello")
+        asking = asyncio.create_task(ctl.handle(Quit()))
+        await until(lambda: ctl.question is not None)
+        ctl.answer(True)
+        await asking
+        assert s.closed == "quit" and ctl.left and port.left
+
+    run(main())
+
+
+@dataclass(frozen=True, slots=True)
+class Shout:
+    """An intent the controller does not know yet (as undo or play again will be)."""
+
+    text: str
+
+
+def test_a_new_intent_is_one_more_handler() -> None:
+    async def main() -> None:
+        _, port, ctl = await _started()
+
+        async def shout(cmd: Shout) -> None:
+            ctl.say(Style.INFO, cmd.text.upper())
+
+        ctl.handlers[Shout] = shout
+        await ctl.handle(Shout("undo"))  # type: ignore[arg-type]
+        assert port.lines[-1] == (Style.INFO, "UNDO")
+
+    run(main())
+
+
+def test_the_opponents_move_and_what_it_did_are_said_from_the_event() -> None:
+    async def main() -> None:
+        s, port, ctl = await _started(seat_starts=1)  # the other seat moves first
+        g = s.match.game
+        discard = next(m for m in g.legal_moves() if m.target == SIDE)
+        card = discard.hand_card
+        assert card is not None
+        s.play_other(discard)
+        await _show_queued(s, ctl)
+        assert f"Bob discarded {card_label(card)} on side stack {discard.slot + 1}" in port.said()
+        assert port.lines[-1][1].startswith("Your turn.")
+        assert ctl.view is not None and ctl.view.my_turn and ctl.last_move is not None
+
+    run(main())

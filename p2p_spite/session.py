@@ -26,6 +26,7 @@ class GameStarted:
     view: PlayerView
     scores: tuple[int, int]  # the match totals so far
     target: int  # the points that win the match
+    by_lot: bool = False  # the pay-off tops dealt were of one rank: the starter was drawn by lot
 
 
 @dataclass(frozen=True, slots=True)

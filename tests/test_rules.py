@@ -13,6 +13,7 @@ from p2p_spite.engine import (
     SIDE,
     EndReason,
     GameOverError,
+    GameState,
     IllegalMoveError,
     Match,
     Move,
@@ -331,3 +332,15 @@ def test_match_undo_takes_back_moves_and_resignations() -> None:
     assert m.game.digest() == before and m.moves[-1] == []
     with pytest.raises(RulesError):
         m.undo()
+
+
+def test_a_deal_says_whether_its_starter_was_drawn_by_lot() -> None:
+    seen = set()
+    for i in range(300):
+        g = GameState.deal(i.to_bytes(32, "big"))
+        tops = [g.payoff[0][-1] % 13, g.payoff[1][-1] % 13]
+        assert g.by_lot == (tops[0] == tops[1]) == g.copy().by_lot
+        if not g.by_lot:
+            assert g.starter == (0 if tops[0] > tops[1] else 1)
+        seen.add(g.by_lot)
+    assert seen == {True, False}

@@ -9,9 +9,11 @@ from p2p_spite.ui.words import (
     Style,
     Voice,
     effects,
+    game_begins,
     game_over,
     game_result,
     hint_words,
+    match_over,
     move_words,
     short_status,
 )
@@ -82,3 +84,11 @@ def test_a_games_end_is_worded_once_for_every_reader() -> None:
         "unfinished",
     ]
     assert payoff.describe() == "seat 1 played out the pay-off pile, 1 points"  # the record's own sentence
+
+
+def test_a_game_begins_and_a_match_ends_in_the_players_terms() -> None:
+    assert game_begins(2, 0, False, ANN) == "Game 2 begins. You start (the higher pay-off card)."
+    assert game_begins(1, 1, True, ANN) == "Game 1 begins. Bob starts (equal pay-off cards, drawn by lot)."
+    assert match_over(0, (50, 31), ANN) == "You win the match 50-31!"
+    assert match_over(1, (40, 52), ANN) == "Bob wins the match 52-40."
+    assert match_over(None, (12, 30), Voice(("Ann", "Bob"), 1)) == "The match stopped at 30-12."

@@ -117,6 +117,7 @@ class GameState:
         "center",
         "stock",
         "starter",
+        "by_lot",
         "turn",
         "ply",
         "result",
@@ -130,6 +131,7 @@ class GameState:
     center: list[list[Card]]
     stock: list[Card]
     starter: int
+    by_lot: bool  # the pay-off tops dealt were of one rank: the starter was drawn by lot
     turn: int
     ply: int
     result: Result | None
@@ -167,6 +169,7 @@ class GameState:
         s.center = [[] for _ in range(CENTER_STACKS)]
         s.stock = deck[2 * p + 2 * h :]
         r0, r1 = rank(s.payoff[0][-1]), rank(s.payoff[1][-1])
+        s.by_lot = r0 == r1
         s.starter = 0 if r0 > r1 else 1 if r1 > r0 else stream.below(2)
         s.turn = s.starter
         s.ply = 0
@@ -211,6 +214,7 @@ class GameState:
         s.center = [list(c) for c in center]
         s.stock = list(stock)
         s.starter = turn if starter is None else starter
+        s.by_lot = False
         s.turn = turn
         s.ply = ply
         s.result = None
@@ -226,6 +230,7 @@ class GameState:
         s.center = [c[:] for c in self.center]
         s.stock = self.stock[:]
         s.starter = self.starter
+        s.by_lot = self.by_lot
         s.turn = self.turn
         s.ply = self.ply
         s.result = self.result

@@ -183,7 +183,8 @@ class GameCore:
     def _started(self) -> GameStarted:
         m = self.match
         g = m.game
-        return GameStarted(g.game, g.starter, view(g, self.seat), (m.scores[0], m.scores[1]), m.target)
+        scores = (m.scores[0], m.scores[1])
+        return GameStarted(g.game, g.starter, view(g, self.seat), scores, m.target, by_lot=g.by_lot)
 
     def end_event(self, record_path: str | None) -> MatchEnded:
         s = self.match.scores

@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..engine import IllegalMoveError, Move, PlayerView
-from ..engine.cards import rank
 from ..errors import SessionClosed
 from ..plaintext import MAX_CHAT
 from ..session import (
@@ -41,7 +40,18 @@ from .commands import Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, 
 from .notation import NotationError, move_notation, parse_move
 from .question import Question, QuestionKind, Questions
 from .text import clean_name, clip_text, peer_left, points
-from .words import Style, Voice, effects, game_over, hint_words, move_words, refusal, scores_line
+from .words import (
+    Style,
+    Voice,
+    effects,
+    game_begins,
+    game_over,
+    hint_words,
+    match_over,
+    move_words,
+    refusal,
+    scores_line,
+)
 
 PLAY_TIMEOUT = 10.0  # seconds for the session to take a move or a resignation
 CHAT_TIMEOUT = 5.0
@@ -330,23 +340,14 @@ class Controller:
         self.scores = ev.scores  # a resumed match starts with its scores
         self.target = ev.target
         self.last_move = None
-        who = "You start" if ev.starter == self.seat else f"{self.names[ev.starter]} starts"
-        ranks = [rank(c) if c is not None else 0 for c in ev.view.payoff_tops]
-        why = "equal pay-off cards, drawn by lot" if ranks[0] == ranks[1] else "the higher pay-off card"
-        self.say(Style.EVENT, f"Game {ev.game} begins. {who} ({why}).")
+        self.say(Style.EVENT, game_begins(ev.game, ev.starter, ev.by_lot, self.voice))
         if ev.view.my_turn:
             self.say(Style.INFO, "Your turn. Type a move, or help for how.")
 
     def _match_ended(self, ev: MatchEnded) -> None:
         self.scores = ev.scores
         self.finished = True
-        me, opp = self.scores[self.seat], self.scores[1 - self.seat]
-        if ev.winner is None:
-            self.say(Style.EVENT, f"The match stopped at {me}-{opp}.")
-        elif ev.winner == self.seat:
-            self.say(Style.EVENT, f"You win the match {me}-{opp}!")
-        else:
-            self.say(Style.EVENT, f"{self.names[ev.winner]} wins the match {opp}-{me}.")
+        self.say(Style.EVENT, match_over(ev.winner, ev.scores, self.voice))
         if ev.record_path:
             self.say(Style.INFO, f"The record is saved in {ev.record_path}")
         if self.leave_words:

@@ -183,6 +183,24 @@ def _shown(index: object) -> str:
 # -- a game's end ------------------------------------------------------------------------
 
 
+def game_begins(game: int, starter: int, by_lot: bool, voice: Voice) -> str:
+    """``Game 2 begins. You start (the higher pay-off card).``"""
+    why = "equal pay-off cards, drawn by lot" if by_lot else "the higher pay-off card"
+    starts = "start" if starter == voice.me else "starts"
+    return f"Game {game} begins. {voice.Who(starter)} {starts} ({why})."
+
+
+def match_over(winner: int | None, scores: tuple[int, int], voice: Voice) -> str:
+    """``You win the match 50-31!``, ``Bob wins the match 52-40.``, ``The match stopped at 12-30.``
+    (scores the winner's first, or the player's own when nobody won)."""
+    me = voice.me if voice.me is not None else 0
+    if winner is None:
+        return f"The match stopped at {scores[me]}-{scores[1 - me]}."
+    if winner == voice.me:
+        return f"You win the match {scores[winner]}-{scores[1 - winner]}!"
+    return f"{voice.names[winner]} wins the match {scores[winner]}-{scores[1 - winner]}."
+
+
 def game_result(result: Result | None, voice: Voice) -> str:
     """How a game ended, in one clause: ``Ann won: Bob resigned, 7 points``,
     ``you won: the pay-off pile emptied, 12 points``, ``a draw: the stock ran
@@ -227,9 +245,11 @@ __all__ = [
     "Voice",
     "choice_words",
     "effects",
+    "game_begins",
     "game_over",
     "game_result",
     "hint_words",
+    "match_over",
     "move_words",
     "refusal",
     "scores_line",

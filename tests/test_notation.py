@@ -134,3 +134,9 @@ def test_the_readmes_move_syntax_does_what_the_readme_says() -> None:
         where = re.findall(r"(center|side) (?:stack )?(\d)", does)[-1]
         assert (where[0], int(where[1])) == (move.target, move.slot + 1), (form, does)
         assert v.check(move) is None  # and each is a legal move there
+    # the separators the README gives, each the same move as the plain form
+    line = next(ln for ln in README.read_text().splitlines() if ln.endswith("are `h3 c1` too."))
+    *forms, plain = re.findall(r"`([^`]+)`", line)
+    assert forms == ["7h to c1", "h3->c1", "h3c1"]
+    for form in forms:
+        assert parse_move(form, v, slots) == parse_move(plain, v, slots) == want["h3 c1"], form

@@ -43,6 +43,7 @@ from .text import clean_name, clip_text, peer_left, points
 from .words import (
     Style,
     Voice,
+    connection_words,
     effects,
     game_begins,
     game_over,
@@ -57,13 +58,6 @@ PLAY_TIMEOUT = 10.0  # seconds for the session to take a move or a resignation
 CHAT_TIMEOUT = 5.0
 HINT_TIMEOUT = 15.0
 CLOSE_TIMEOUT = 5.0
-
-CONNECTION_WORDS = {
-    LinkState.CONNECTED: "Connected.",
-    LinkState.RECONNECTING: "Connection lost: reconnecting...",
-    LinkState.LOST: "The connection is lost.",
-    LinkState.CLOSED: "The connection is closed.",
-}
 
 
 class Port(Protocol):
@@ -128,7 +122,6 @@ class Controller:
         self.target: int | None = None  # from the first GameStarted
         self.last_move: MovePlayed | None = None  # the last move shown (the board marks the opponent's)
         self.connection = LinkState.CONNECTED
-        self.connection_detail = ""
         self.finished = False  # the match is over (or failed)
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.left = False  # the player left (quit)
@@ -362,13 +355,10 @@ class Controller:
         left = peer_left(ev.ending) if ev.state is LinkState.LOST else None
         if left is not None:  # the peer quit on purpose: SessionFailed says so, once
             self.connection = LinkState.CLOSED
-            self.connection_detail = left
             return
         self.connection = ev.state
-        self.connection_detail = ev.detail
-        text = CONNECTION_WORDS[ev.state] + (f" ({ev.detail})" if ev.detail else "")
         bad = ev.state in (LinkState.LOST, LinkState.RECONNECTING)
-        self.say(Style.ERROR if bad else Style.INFO, text)
+        self.say(Style.ERROR if bad else Style.INFO, connection_words(ev.state, ev.detail))
 
     def _failed(self, message: str, record_path: str | None = None, ending: Ending | None = None) -> None:
         self.finished = True

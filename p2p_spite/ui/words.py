@@ -17,6 +17,7 @@ from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, 
 from ..engine import refusals as no
 from ..engine.cards import RANK_WORDS
 from ..engine.state import STACK_COMPLETE
+from ..session import LinkState
 from .text import card_label, points
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -231,6 +232,19 @@ def short_status(result: Result | None, voice: Voice) -> str:
     return f"{voice.who(result.winner)} won"
 
 
+_CONNECTION = {
+    LinkState.CONNECTED: "Connected.",
+    LinkState.RECONNECTING: "Connection lost: reconnecting...",
+    LinkState.LOST: "The connection is lost.",
+    LinkState.CLOSED: "The connection is closed.",
+}
+
+
+def connection_words(state: LinkState, detail: str = "") -> str:
+    """``Connection lost: reconnecting... (redialing in 2 s)``."""
+    return _CONNECTION[state] + (f" ({detail})" if detail else "")
+
+
 def scores_line(scores: tuple[int, int], voice: Voice) -> str:
     if voice.me is None:
         return f"scores: {voice.names[0]} {scores[0]}, {voice.names[1]} {scores[1]}"
@@ -244,6 +258,7 @@ __all__ = [
     "Style",
     "Voice",
     "choice_words",
+    "connection_words",
     "effects",
     "game_begins",
     "game_over",

@@ -290,9 +290,21 @@ def test_messages_at_the_wrong_moment_are_refused(dealt: list[FairDeck]) -> None
     with pytest.raises(OrderError, match="not owed"):
         d1.receive(msg)
     with pytest.raises(OrderError):
-        d1.receive(Reveal(d0.head, SECRETS[0]))  # before the game is over
-    with pytest.raises(OrderError):
         d1.play_hand(0, d1.hands[1][0], "center", 0)  # not seat 0's card
+    with pytest.raises(OrderError):
+        fresh()[1].receive(Reveal(d0.head, SECRETS[0]))  # before the deal is done
+
+
+def test_a_reveal_in_the_middle_of_the_game_is_a_leave(dealt: list[FairDeck]) -> None:
+    """A seat that quits reveals its secret: the other takes it as the end of the game
+    (over, left), checks it and knows the deck, and answers with its own secret."""
+    d0, d1 = dealt
+    d0.leave()
+    (reveal,) = [m for m in d0.outgoing() if isinstance(m, Reveal)]
+    d1.receive(reveal)
+    assert d1.over and d1.left and d1.result is not None
+    assert [m for m in d1.outgoing() if isinstance(m, Reveal)]
+    assert d1.result.deal[40:45] == d0.hand_cards()
 
 
 def test_a_bad_key_share_is_refused() -> None:

@@ -613,3 +613,32 @@ def test_a_stack_completed_by_a_hidden_card_does_not_keep_it_in_play(dealt: list
 
 def _piles(d: FairDeck) -> list[list[int]]:
     return [*d.payoff, *d.hands, *d.sides[0], *d.sides[1], *d.center, d.stock]
+
+
+def test_a_restarted_seat_fed_another_pass_leaks_no_permutation() -> None:
+    """The restart leak: seat 1 makes its deal pass, crashes before its journal kept the
+    host's pass, and comes back; a hostile host now sends another (valid) pass.  The
+    restarted seat's pass over it shares no permutation and no randomness with the first,
+    so subtracting the two tells the host nothing: no difference of a position of the
+    first output and its input repeats in the second."""
+    decks = fresh()
+    for msg in decks[0].outgoing() + decks[1].outgoing():  # the key shares
+        decks[1 - msg.head.seat].receive(msg)
+    (first_pass,) = decks[0].outgoing()
+    assert isinstance(first_pass, Shuffle)
+    decks[1].receive(first_pass)
+    (out1,) = [m for m in decks[1].outgoing() if isinstance(m, Shuffle)]
+    # the host makes its pass again with another secret (a valid, different pass), and the
+    # restarted joiner (same secret, its journal lost the first pass) answers it
+    other = FairDeck(MATCH, 1, 0, bytes([8]) * 32)
+    other.keys, other._joint, other._their_base = decks[0].keys, decks[0]._joint, decks[0]._their_base
+    other._x = decks[0]._x
+    (second_pass,) = [m for m in other.outgoing() if isinstance(m, Shuffle)]
+    reborn = FairDeck(MATCH, 1, 1, SECRETS[1])
+    reborn.receive(decks[0]._key_msg)
+    reborn.outgoing()
+    reborn.receive(second_pass)
+    (out2,) = [m for m in reborn.outgoing() if isinstance(m, Shuffle)]
+    diff1 = {grp.sub(o[0], i[0]) for o in out1.deck for i in first_pass.deck}
+    diff2 = {grp.sub(o[0], i[0]) for o in out2.deck for i in second_pass.deck}
+    assert not diff1 & diff2

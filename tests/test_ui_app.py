@@ -513,3 +513,30 @@ def test_a_flood_of_messages_keeps_the_newest_and_stays_cheap() -> None:
             assert [[f[1] for f in ln] for ln in again] == [[f[1] for f in ln] for ln in lines]
 
     run(main())
+
+
+def test_tab_over_an_open_menu_selects_nothing_and_enter_plays_nothing() -> None:
+    """The menu opens by itself after a pause in typing.  Tab then must not fill in the
+    first move listed (a discard, once), so Enter after it plays no move."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            app.buffer.insert_text("h")
+            app.buffer.start_completion(select_first=False)  # what a pause while typing opens
+            await until(lambda: app.buffer.complete_state is not None)
+            inp.send_text("\t")
+            inp.send_text("\t")
+            await asyncio.sleep(0.2)
+            cs = app.buffer.complete_state
+            assert app.buffer.text == "h", app.buffer.text
+            assert cs is None or cs.current_completion is None
+            inp.send_text("\r")
+            await until(
+                lambda: "not a move" in texts(app) or "unknown" in texts(app) or "h" not in app.buffer.text
+            )
+            assert s.sent == []
+
+    run(main())

@@ -346,12 +346,17 @@ class GameApp:
             self.app.create_background_task(self.ctl.handle(Quit()))
 
     def tab(self) -> None:
-        """Tab: list the completions; insert only what makes whole words.
+        """Tab: list the completions; insert only what makes whole words, and
+        never pick one of them.
 
         prompt_toolkit's own Tab inserts the completions' common prefix, so on
         an empty line it typed ``h`` (every move started with a hand card) and
-        ``h5`` then read ``hh5``.  Here the common part is inserted only when
-        the line is not empty and what it completes is a whole token."""
+        ``h5`` then read ``hh5``; over a menu already open (it opens as one
+        types and pauses) it selected the first move listed, a discard that
+        Enter then played.  Here the common part is inserted only when the
+        line is not empty and what it completes is a whole token, the one
+        choice left is completed in full (it shows whole on the line), and
+        otherwise the choices are listed with none selected."""
         b = self.buffer
         doc = b.document
         event = CompleteEvent(completion_requested=True)

@@ -248,7 +248,7 @@ def key_bindings(app: GameScreen) -> KeyBindings:
     def _help(event: KeyPressEvent) -> None:
         app.show_help()
 
-    @kb.add("tab", filter=Condition(lambda: app.buffer.complete_state is None))
+    @kb.add("tab")  # (also over an open menu: prompt_toolkit's own Tab would select a move)
     def _tab(event: KeyPressEvent) -> None:
         app.tab()
 

@@ -34,7 +34,8 @@ EXAMPLES: list[m.Message] = [
     m.Pong(7),
     m.Bye("match over"),
     m.Refuse(Refusal.DESYNC, "the states disagree"),
-    m.Deck({"t": "deck", "g": 1, "i": 0, "b": b"x" * 40}),  # its fields are net/private.py's
+    m.Deck(m.DeckBytes(1, 0, b"x" * 40)),
+    m.Deck(m.DeckIntent(2, 7, Move(1, HAND, 5, CENTER, 2), 45)),
 ]
 
 

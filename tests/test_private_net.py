@@ -28,7 +28,7 @@ from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net.game import Action, GameCore
 from p2p_spite.net.journal import RecordKeeper
-from p2p_spite.net.messages import HOST, JOIN
+from p2p_spite.net.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckIntent
 from p2p_spite.net.private import PrivateDeck, public_digest
 from p2p_spite.net.protocol import ActionReceived, Endpoint, LocalConfig, Phase
 from p2p_spite.net.session import NetSession
@@ -38,6 +38,11 @@ from tests.support.net import pair, pump
 from tests.test_fairdeck import _attack
 
 Tamper = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
+
+def _body(wire: dict[str, Any]) -> DeckBody:
+    """A deck message from its wire map (checked as a receiver checks it)."""
+    return Deck.from_wire(wire).body
 
 
 class Seat:
@@ -61,11 +66,13 @@ class Seat:
             if self.tape is not None:
                 self.tape.deck_tape(e)
 
-    def send_message(self, msg: dict[str, Any]) -> None:
+    def send_message(self, body: DeckBody) -> None:
+        """The deck's way out: each message as its wire map (what a test tampers with)."""
         self.write_pending()
+        msg = Deck(body).to_wire()
         for m in self.tamper(msg) if self.tamper is not None else [msg]:
             self.frames.append(m)
-            self.ep.send_message(m)
+            self.ep.send_message(_body(m))
 
     def push_event(self, ev: Event) -> None:
         self.events.append(ev)
@@ -256,13 +263,13 @@ def test_a_message_sent_again_the_same_is_skipped() -> None:
     _deal(t)
     hostile = t.seats[1]
     for m in hostile.frames[:3]:
-        hostile.ep.send_message(m)
+        hostile.ep.send_message(_body(m))
     t.pump()
     assert t.error(0) is None
     t.bots_play(6)
     assert t.error(0) is None and t.error(1) is None
     for _ in range(100):  # but not again and again (a reconnection resends each once)
-        hostile.ep.send_message(hostile.frames[0])
+        hostile.ep.send_message(_body(hostile.frames[0]))
     t.pump()
     _refused(t, 0, Refusal.FLOOD)
 
@@ -279,11 +286,11 @@ def test_an_announced_hand_card_must_be_the_card_its_slot_holds() -> None:
     king = next(c for c in (12, 25, 38, 51, 64, 77, 90, 103) if c != real)
     move = Move(seat, HAND, king, CENTER, 0)
     n = mover.deck._next_index
-    mover.ep.send_message({"t": "deck", "g": 1, "i": n, "m": list(move), "s": slot})
+    mover.ep.send_message(DeckIntent(1, n, move, slot))
     mover.deck.pending = None
     mover.fd.play_hand(seat, slot, "center", 0)  # the liar's own deck shows its card
     for m in mover.fd.outgoing():
-        mover.ep.send_message({"t": "deck", "g": 1, "i": n + 1, "b": to_wire(m)})
+        mover.ep.send_message(DeckBytes(1, n + 1, to_wire(m)))
     t.pump()
     _refused(t, 1 - seat, Refusal.ILLEGAL_MOVE)
 
@@ -424,7 +431,7 @@ def test_a_resignation_announced_instead_of_made_is_refused_and_shows_nothing() 
     turn = t.turn()
     hostile, honest = t.seats[turn], t.seats[1 - turn]
     before = len(honest.frames)
-    hostile.ep.send_message({"t": "deck", "g": 1, "i": hostile.deck._next_index, "m": None, "s": None})
+    hostile.ep._out += encode({"t": "deck", "g": 1, "i": hostile.deck._next_index, "m": None, "s": None})
     t.pump()
     _refused(t, 1 - turn, Refusal.DECK_ORDER)
     sent = [from_wire(f["b"]) for f in honest.frames[before:] if f.get("b") is not None]

@@ -18,6 +18,7 @@ from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import Reveal, from_wire
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import session as session_mod
+from p2p_spite.net.messages import DeckBody, DeckBytes
 from p2p_spite.net.session import NetSession
 from p2p_spite.session import GameEnded, GameStarted, MatchEnded, SessionFailed
 
@@ -48,11 +49,10 @@ def _watch_reveals(s: NetSession, log: list[tuple[int, bool]]) -> None:
     assert deck is not None
     send = deck._send
 
-    def spy(msg: dict[str, Any]) -> None:
-        b = msg.get("b")
-        if b is not None and isinstance(from_wire(b), Reveal):
+    def spy(msg: DeckBody) -> None:
+        if isinstance(msg, DeckBytes) and isinstance(from_wire(msg.data), Reveal):
             results = s.core.match.results
-            log.append((msg["g"], msg["g"] <= len(results) and results[msg["g"] - 1] is not None))
+            log.append((msg.game, msg.game <= len(results) and results[msg.game - 1] is not None))
         send(msg)
 
     deck._send = spy  # type: ignore[method-assign]

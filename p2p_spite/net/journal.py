@@ -34,7 +34,9 @@ from ..errors import StorageError, UserError
 from ..fairdeck import GameDeck
 from ..record import game_text
 from .game import KEY_BYTES, RESIGN, Action, GameCore
-from .private import DECK_MSG, SECRET_BYTES, GameOutcome, TapeEntry
+from .messages import DECK_MSG, Deck, DeckBytes
+from .private import SECRET_BYTES, GameOutcome, TapeEntry, TapeKind
+from .wire import RemoteProtocolError
 
 FSYNC_EVERY = 0.5  # seconds
 # The journal holds the games since the last rewrite (up to half the match), at about
@@ -147,17 +149,17 @@ class TapeLine:
 
     def to_json(self) -> dict[str, Any]:
         e = self.entry
-        obj: dict[str, Any] = {e.kind: e.game, "at": e.at}
-        if e.kind == "pk":
+        obj: dict[str, Any] = {e.kind.value: e.game, "at": e.at}
+        if e.kind is TapeKind.SECRET:
             obj["k"] = e.secret.hex()
             return obj
-        msg = e.msg or {}
+        msg = e.msg
+        assert msg is not None
         obj["i"] = e.index
-        b = msg.get("b")
-        if b is not None:
-            obj["b"] = b.hex()
+        if isinstance(msg, DeckBytes):
+            obj["b"] = msg.data.hex()
         else:
-            obj["m"], obj["s"] = msg.get("m"), msg.get("s")
+            obj["m"], obj["s"] = list(msg.move), msg.slot
         return obj
 
 
@@ -242,28 +244,32 @@ def carried(core: GameCore) -> str:
 
 def _tape_entry(obj: dict[str, Any]) -> TapeEntry | None:
     """The tape entry of a journal line (None: not one, or a bad one)."""
-    kind = next((k for k in ("pk", "pd", "po") if k in obj), None)
+    kind = next((k for k in TapeKind if k.value in obj), None)
     if kind is None:
         return None
-    g, at = obj[kind], obj.get("at")
+    g, at = obj[kind.value], obj.get("at")
     if type(g) is not int or type(at) is not int or g < 1 or at < 0:
         return None
-    if kind == "pk":
+    if kind is TapeKind.SECRET:
         k = _hex(obj.get("k"), SECRET_BYTES)
         return None if k is None else TapeEntry(kind, g, at, secret=k)
     i = obj.get("i")
     if type(i) is not int:
         return None
-    msg: dict[str, Any] = {"t": DECK_MSG, "g": g, "i": i}
+    wire: dict[str, Any] = {"t": DECK_MSG, "g": g, "i": i}
     if "b" in obj:
         b = obj["b"]
         try:
-            msg["b"] = bytes.fromhex(b) if isinstance(b, str) else None
+            wire["b"] = bytes.fromhex(b) if isinstance(b, str) else None
         except ValueError:
             return None
     else:
-        msg["m"], msg["s"] = obj.get("m"), obj.get("s")
-    return TapeEntry(kind, g, at, i, msg)
+        wire["m"], wire["s"] = obj.get("m"), obj.get("s")
+    try:  # the same checks as the wire's
+        body = Deck.from_wire(wire).body
+    except RemoteProtocolError:
+        return None
+    return TapeEntry(kind, g, at, i, body)
 
 
 @dataclass

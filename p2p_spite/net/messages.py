@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Self
 
 from ..engine import Move, move_from_json
+from ..fairdeck import MAX_WIRE
 from ..plaintext import MAX_CHAT, MAX_NAME, printable
-from .private import DECK_MSG
 from .wire import Refusal, RemoteProtocolError
 
 APP: Final = "p2p-spite"
@@ -460,20 +460,70 @@ class Refuse(Message):
         )
 
 
+DECK_MSG: Final = "deck"
+MAX_DECK_INDEX: Final = 1_000_000  # deck messages of one seat in one game (a game needs a few hundred)
+MAX_SLOT: Final = 1 << 16  # slots a game can reach (104, then 54 + 12 more per reshuffle)
+
+
+@dataclass(frozen=True, slots=True)
+class DeckBytes:
+    """One of fairdeck's messages (``data``: its ``to_wire`` bytes), message ``index`` of its
+    sender in ``game``: ``deck{g, i, b}``."""
+
+    game: int
+    index: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class DeckIntent:
+    """The seat on turn announces its next move before it makes it, and for a hand card
+    the slot it plays: ``deck{g, i, m, s}`` (net/private.py)."""
+
+    game: int
+    index: int
+    move: Move
+    slot: int | None
+
+
+DeckBody = DeckBytes | DeckIntent
+
+
 @dataclass(frozen=True, slots=True)
 class Deck(Message):
-    """A private-deck message, ``deck{g, i, b | m, s}``: its fields are made and checked
-    by :mod:`p2p_spite.net.private` (docs/fairness.md)."""
+    """A private-deck message (docs/fairness.md): fairdeck's bytes or an intent, numbered
+    ``i`` = 0, 1, 2, ... per sender and game.  Its shape is checked here; what it says,
+    by :mod:`p2p_spite.net.private`."""
 
     T: ClassVar[str] = DECK_MSG
-    fields: dict[str, Any]
+    body: DeckBody
 
     def to_wire(self) -> dict[str, Any]:
-        return self.fields
+        b = self.body
+        if isinstance(b, DeckBytes):
+            return {"t": DECK_MSG, "g": b.game, "i": b.index, "b": b.data}
+        return {"t": DECK_MSG, "g": b.game, "i": b.index, "m": list(b.move), "s": b.slot}
 
     @classmethod
     def from_wire(cls, m: dict[str, Any]) -> Self:
-        return cls(m)
+        g, i = m.get("g"), m.get("i")
+        if type(g) is not int or type(i) is not int or not 1 <= g < 1 << 32 or not 0 <= i < MAX_DECK_INDEX:
+            raise RemoteProtocolError("deck: g and i must be a game and a message number", Refusal.MALFORMED)
+        if "b" in m:
+            b = m["b"]
+            if type(b) is not bytes or not 0 < len(b) <= MAX_WIRE or "m" in m or "s" in m:
+                raise RemoteProtocolError(f"deck: b must be 1..{MAX_WIRE} bytes, alone", Refusal.DECK_FORMAT)
+            return cls(DeckBytes(g, i, b))
+        raw, slot = m.get("m"), m.get("s")
+        if raw is None:
+            raise RemoteProtocolError("deck: a resignation is made, not announced", Refusal.DECK_ORDER)
+        try:
+            move = move_from_json(raw)
+        except ValueError as e:
+            raise RemoteProtocolError(f"deck: a malformed move: {e}", Refusal.MALFORMED) from None
+        if slot is not None and (type(slot) is not int or not 0 <= slot < MAX_SLOT):
+            raise RemoteProtocolError(f"deck: s must be a slot in 0..{MAX_SLOT - 1}", Refusal.MALFORMED)
+        return cls(DeckIntent(g, i, move, slot))
 
 
 ActionMessage = MoveAction | ResignAction

@@ -41,11 +41,11 @@ import hashlib
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import IntEnum, StrEnum
 from typing import Any, Final, Protocol
 
-from ..engine import CENTER, HAND, GameState, IllegalMoveError, Move, move_from_json
+from ..engine import CENTER, HAND, GameState, IllegalMoveError, Move
 from ..fairdeck import (
-    MAX_WIRE,
     CheatError,
     FairDeck,
     GameDeck,
@@ -59,13 +59,11 @@ from ..fairdeck import (
 from ..fairdeck.table import HIDDEN, SeatGame
 from ..session import Event
 from .game import Action, GameCore
+from .messages import DeckBody, DeckBytes, DeckIntent
 from .wire import Refusal, RemoteProtocolError
 
-DECK_MSG: Final = "deck"
 SECRET_BYTES: Final = 32
-MAX_INDEX: Final = 1_000_000  # deck messages of one seat in one game (a game needs a few hundred)
 REPEATS: Final = 64  # messages a peer may send twice on a connection, beyond what it had sent
-MAX_SLOT: Final = 1 << 16  # slots a game can reach (104, then 54 + 12 more per reshuffle)
 
 # what a game's entry in the record holds: its deck, or the evidence of a cheat (None: not known yet)
 GameOutcome = GameDeck | dict[str, Any] | None
@@ -74,7 +72,7 @@ GameOutcome = GameDeck | dict[str, Any] | None
 class Port(Protocol):
     """The driver's way out: the session's link of the moment."""
 
-    def send_message(self, msg: dict[str, Any]) -> None: ...
+    def send_message(self, msg: DeckBody) -> None: ...
 
     def push_event(self, ev: Event) -> None: ...
 
@@ -82,23 +80,31 @@ class Port(Protocol):
 class Resend(Protocol):
     """A new connection's endpoint, before play goes on: what was sent goes again."""
 
-    def send_message(self, msg: dict[str, Any]) -> None: ...
+    def send_message(self, msg: DeckBody) -> None: ...
 
     def send_action(self, n: int) -> None: ...
 
 
+class TapeKind(StrEnum):
+    """What a tape line holds (its value is the journal line's key)."""
+
+    SECRET = "pk"  # this seat's game secret
+    TAKEN = "pd"  # a deck message from the peer, taken
+    OWN = "po"  # this seat's own intent
+
+
 @dataclass(frozen=True, slots=True)
 class TapeEntry:
-    """One line of a seat's private-deck tape, in the journal: ``kind`` is ``pk`` (this
-    seat's secret of ``game``, in ``secret``), ``pd`` (deck message ``index`` from the
-    peer, taken) or ``po`` (this seat's own intent ``index``); ``at`` is the number of
-    actions made when it happened (a restarted seat replays the tape between them)."""
+    """One line of a seat's private-deck tape, in the journal: this seat's secret of
+    ``game`` (``secret``), a deck message from the peer it took, or its own intent
+    (``msg``, numbered ``index``); ``at`` is the number of actions made when it happened
+    (a restarted seat replays the tape between them)."""
 
-    kind: str
+    kind: TapeKind
     game: int
     at: int
     index: int = 0
-    msg: dict[str, Any] | None = None
+    msg: DeckBody | None = None
     secret: bytes = b""
 
 
@@ -106,7 +112,15 @@ class TapeEntry:
 class _Sent:
     game: int
     at: int  # the core's position when it was sent: it goes before action number ``at``
-    msg: dict[str, Any]
+    msg: DeckBody
+
+
+class Stage(IntEnum):
+    """Where an announced action stands."""
+
+    BEGUN = 0  # its cards are being shown
+    TRIED = 1  # tried on a copy of the engine: its draws taken
+    READY = 2  # settled: it may be made
 
 
 @dataclass(slots=True)
@@ -116,10 +130,7 @@ class _Pending:
     seat: int
     move: Move
     slot: int | None  # the hand card's slot
-    stage: int = 0  # 0: its cards are being shown; 1: tried (draws taken); 2: settled, may be made
-
-
-_BEGUN, _TRIED, _READY = 0, 1, 2
+    stage: Stage = Stage.BEGUN
 
 
 def _refuse(text: str, code: Refusal) -> RemoteProtocolError:
@@ -159,7 +170,7 @@ class PrivateDeck:
         self.pending: _Pending | None = None
         self.sent: list[_Sent] = []  # what this seat sent in this game and the one before
         self._next_index = 0
-        self._received: dict[int, list[bytes]] = {}  # game -> digests of the deck messages taken
+        self._received: dict[int, list[DeckBody]] = {}  # game -> the deck messages taken, in order
         self.on_change: Callable[[], None] | None = None  # the shell: an announced action may be ready
         self.on_outcome: Callable[[], None] | None = None  # the shell: a game's outcome came late
         self._next_due = False  # the game ended: the next one's deck starts at the next event
@@ -202,7 +213,7 @@ class PrivateDeck:
             return p is None and self.installed and action.game == self.game
         return (
             p is not None
-            and p.stage == _READY
+            and p.stage == Stage.READY
             and p.seat == action.seat
             and p.move == action.move
             and action.game == self.game
@@ -253,14 +264,8 @@ class PrivateDeck:
         if not deck.settled:
             raise OrderError("cards are still being shown")
         slot = table.slot_of(move)
-        msg: dict[str, Any] = {
-            "t": DECK_MSG,
-            "g": self.game,
-            "i": self._next_index,
-            "m": list(move),
-            "s": slot,
-        }
-        self._note(TapeEntry("po", self.game, self.core.position, self._next_index, msg))
+        msg = DeckIntent(self.game, self._next_index, move, slot)
+        self._note(TapeEntry(TapeKind.OWN, self.game, self.core.position, self._next_index, msg))
         self._next_index += 1
         self._begin(_Pending(action.seat, move, slot))
         self._send(msg)
@@ -278,22 +283,17 @@ class PrivateDeck:
 
     # -- the peer's messages -------------------------------------------------------------
 
-    def on_deck(self, msg: dict[str, Any]) -> None:
-        """A ``deck`` message from the peer (RemoteProtocolError: refuse it)."""
-        g, i = msg.get("g"), msg.get("i")
-        if type(g) is not int or type(i) is not int or not 1 <= g < 1 << 32 or not 0 <= i < MAX_INDEX:
-            raise _refuse("deck: g and i must be a game and a message number", Refusal.MALFORMED)
-        b = msg.get("b")
-        if b is not None and (type(b) is not bytes or not 0 < len(b) <= MAX_WIRE):
-            raise _refuse(f"deck: b must be 1..{MAX_WIRE} bytes", Refusal.DECK_FORMAT)
+    def on_deck(self, msg: DeckBody) -> None:
+        """A ``deck`` message from the peer, its shape checked (RemoteProtocolError: refuse it)."""
+        g, i = msg.game, msg.index
+        b = msg.data if isinstance(msg, DeckBytes) else None
         if self._next_due and g == self.game + 1:
             self._start_next()
         seen = self._received.get(g)
         if seen is None:
             raise _refuse(f"a private-deck message for game {g} during game {self.game}", Refusal.DECK_ORDER)
-        fp = hashlib.sha256(repr(sorted((k, v) for k, v in msg.items() if k != "t")).encode()).digest()
         if i < len(seen):
-            if seen[i] != fp:
+            if seen[i] != msg:
                 raise _refuse(
                     f"private-deck message {i} of game {g} sent twice, different", Refusal.DECK_ORDER
                 )
@@ -323,15 +323,16 @@ class PrivateDeck:
             if deck is not None and deck.result is not None and over:  # (after a resignation, or a leave)
                 self._set_outcome(g, deck.result)
         else:
+            assert isinstance(msg, DeckIntent)
             self._take_intent(msg)
-        seen.append(fp)
+        seen.append(msg)
         self.taken += 1
-        self._note(TapeEntry("pd", g, self.core.position, i, msg))
+        self._note(TapeEntry(TapeKind.TAKEN, g, self.core.position, i, msg))
         self._pump()
 
     def _note(self, e: TapeEntry) -> None:
         self.entries.append(e)
-        if self._writing or e.kind == "pk":
+        if self._writing or e.kind is TapeKind.SECRET:
             self._unwritten.append(e)
 
     def take_unwritten(self) -> list[TapeEntry]:
@@ -381,7 +382,7 @@ class PrivateDeck:
             )
         raise _refuse(f"the private deck shows a cheat: {e}", Refusal.CHEAT)
 
-    def _take_intent(self, msg: dict[str, Any]) -> None:
+    def _take_intent(self, msg: DeckIntent) -> None:
         """The peer, on turn, announces its next action."""
         if not self.installed:
             raise _refuse("an action announced before the deal is shown", Refusal.DECK_ORDER)
@@ -394,17 +395,11 @@ class PrivateDeck:
             raise _refuse("an action announced by the seat that is not on turn", Refusal.FORGED)
         if self.pending is not None or not deck.settled:
             raise _refuse("an action announced while another is under way", Refusal.DECK_ORDER)
-        raw, slot = msg.get("m"), msg.get("s")
-        if raw is None:
-            raise _refuse("deck: a resignation is made, not announced", Refusal.DECK_ORDER)
-        try:
-            move = move_from_json(raw)
-        except ValueError as e:
-            raise _refuse(f"deck: a malformed move: {e}", Refusal.MALFORMED) from None
+        move, slot = msg.move, msg.slot
         if move.seat != self.other:
             raise _refuse("an action announced for the other seat", Refusal.FORGED)
         if move.source == HAND:
-            if type(slot) is not int or not 0 <= slot < MAX_SLOT or slot not in deck.hands[self.other]:
+            if slot is None or slot not in deck.hands[self.other]:
                 raise _refuse("deck: a hand move names a slot of the mover's hand", Refusal.DECK_ORDER)
         elif slot is not None:
             raise _refuse("deck: only a hand move names a slot", Refusal.MALFORMED)
@@ -475,7 +470,7 @@ class PrivateDeck:
                     raise AssertionError(f"the engine drew {stand_in}, the deck slot {slot}")
         if trial.result is not None:
             deck.end()
-        p.stage = _TRIED
+        p.stage = Stage.TRIED
 
     def _pump(self) -> None:
         """Send what the deck owes, and move on as far as the messages allow."""
@@ -483,30 +478,30 @@ class PrivateDeck:
         assert deck is not None
         while True:
             for m in deck.outgoing():
-                self._send({"t": DECK_MSG, "g": self.game, "i": self._next_index, "b": to_wire(m)})
+                self._send(DeckBytes(self.game, self._next_index, to_wire(m)))
                 self._next_index += 1
             if self.table is None and deck.settled:
                 self._install()
                 continue
             p = self.pending
             shown = p is not None and (p.slot is None or deck.card(p.slot) is not None)
-            if p is not None and p.stage == _BEGUN and not deck.shuffling and shown:
+            if p is not None and p.stage == Stage.BEGUN and not deck.shuffling and shown:
                 self._try(p)
                 continue
             if (
                 p is not None
-                and p.stage == _TRIED
+                and p.stage == Stage.TRIED
                 and deck.settled
                 and (not deck.over or deck.result or deck.left)
             ):
-                p.stage = _READY
+                p.stage = Stage.READY
                 if self.on_change is not None:
                     self.on_change()
             break
         if self.table is not None and self.installed:
             self.table.refresh(self.table.state)
 
-    def _send(self, msg: dict[str, Any]) -> None:
+    def _send(self, msg: DeckBody) -> None:
         self.sent.append(_Sent(self.game, self.core.position, msg))
         if self.port is not None:
             self.port.send_message(msg)
@@ -518,10 +513,10 @@ class PrivateDeck:
         self.entries = [e for e in self.entries if e.game == game - 1]
         secret = self._secrets.pop(game, None)
         if secret is not None:  # a restarted seat: the secret its tape holds (written already)
-            self.entries.append(TapeEntry("pk", game, self.core.position, secret=secret))
+            self.entries.append(TapeEntry(TapeKind.SECRET, game, self.core.position, secret=secret))
         else:
             secret = secrets.token_bytes(SECRET_BYTES)
-            self._note(TapeEntry("pk", game, self.core.position, secret=secret))
+            self._note(TapeEntry(TapeKind.SECRET, game, self.core.position, secret=secret))
         self._open(game, secret)
         self._pump()
 
@@ -529,7 +524,7 @@ class PrivateDeck:
         old = self.deck
         if old is not None and old.over and old.result is None:  # the peer's secret is still to come
             for m in old.outgoing():  # (a restarted seat: our own secret, again, before the next deal)
-                self._send({"t": DECK_MSG, "g": self.game, "i": self._next_index, "b": to_wire(m)})
+                self._send(DeckBytes(self.game, self._next_index, to_wire(m)))
                 self._next_index += 1
             self._prev = old
         else:
@@ -677,7 +672,7 @@ class PrivateDeck:
             return True
         if self._prev is not None or (deck.over and deck.result is None):
             return True
-        return p is not None and p.seat == self.other and p.stage == _READY
+        return p is not None and p.seat == self.other and p.stage == Stage.READY
 
     @property
     def awaiting_reveal(self) -> int | None:
@@ -729,7 +724,7 @@ def resume_core(
     sends is a function of its secret and what it received).  IllegalMoveError or
     RemoteProtocolError if the saved match does not replay."""
     match = core.match
-    keys = {e.game: e.secret for e in tape if e.kind == "pk"}
+    keys = {e.game: e.secret for e in tape if e.kind is TapeKind.SECRET}
     first = min(keys) if keys else None
     n = 0
 
@@ -765,13 +760,12 @@ def resume_core(
         while n < len(actions) and core.position < e.at:
             make(n)
             n += 1
-        if e.kind == "pd":
+        if e.kind is TapeKind.TAKEN:
             assert e.msg is not None
             drv.on_deck(e.msg)
-        elif e.kind == "po":
-            assert e.msg is not None
-            raw = e.msg.get("m")
-            drv.announce(Action(e.game, drv.seat, None if raw is None else move_from_json(raw)))
+        elif e.kind is TapeKind.OWN:
+            assert isinstance(e.msg, DeckIntent)
+            drv.announce(Action(e.game, drv.seat, e.msg.move))
     while n < len(actions):
         make(n)
         n += 1
@@ -782,4 +776,4 @@ def _record_dealer(seed: bytes, game: int, deck: GameDeck) -> Callable[[], GameS
     return lambda: private_game(seed, game, deck.deal, [list(r) for r in deck.reshuffles])
 
 
-__all__ = ["DECK_MSG", "PrivateDeck", "TapeEntry", "public_digest", "resume_core"]
+__all__ = ["PrivateDeck", "Stage", "TapeEntry", "TapeKind", "public_digest", "resume_core"]

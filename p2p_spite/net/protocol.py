@@ -55,6 +55,7 @@ from .messages import (
     Chat,
     Commit,
     Deck,
+    DeckBody,
     Hello,
     Message,
     MoveAction,
@@ -351,7 +352,7 @@ class Endpoint:
     def _send(self, msg: Message) -> None:
         self._out += encode(msg.to_wire())
 
-    def send_message(self, msg: dict[str, Any]) -> None:
+    def send_message(self, msg: DeckBody) -> None:
         """Queue a private-deck message (net/private.py makes them)."""
         if self.phase is Phase.PLAY:
             self._send(Deck(msg))
@@ -867,7 +868,7 @@ class Endpoint:
         assert c is not None
         if c.private is None:
             raise RemoteProtocolError("a private-deck message in a seeded match", Refusal.UNEXPECTED)
-        c.private.on_deck(msg.fields)
+        c.private.on_deck(msg.body)
 
     def _on_chat(self, msg: Chat) -> None:
         c = self.core

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import SessionClosed, StorageError
@@ -28,6 +27,7 @@ from ..session import (
 from .game import Action, Committed, GameCore
 from .journal import RecordKeeper
 from .link import HANDSHAKE_TIMEOUT, Link
+from .messages import DeckBody
 from .notices import ChatBacklog, Notices
 from .protocol import (
     Acked,
@@ -54,7 +54,7 @@ class _DeckPort:
     def __init__(self, session: NetSession) -> None:
         self._session = session
 
-    def send_message(self, msg: dict[str, Any]) -> None:
+    def send_message(self, msg: DeckBody) -> None:
         link = self._session._link
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_message(msg)

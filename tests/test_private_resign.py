@@ -220,3 +220,43 @@ def test_quitting_in_the_middle_of_a_private_game_reveals_and_both_records_check
         game = rec.games[-1]
         assert game.result is None and game.deck is not None and len(game.moves) == 6, name
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
+
+
+def test_a_peer_that_keeps_its_secret_after_resigning_is_stopped_and_recorded(tmp_path: Path) -> None:
+    """A modified peer resigns, reads our secret, and sends its next game's messages
+    without its own: refused at its first message of the next game, and our record says
+    whose secret did not come (with shuffles proven, that hides no cheat)."""
+
+    async def main() -> None:
+        host, joiner = await _pair(tmp_path, games=2)
+        sessions = (host, joiner)
+        for s in sessions:
+            await _until(s, GameStarted)
+        resigner = sessions[host.core.match.game.turn]
+        honest = sessions[1 - resigner.core.seat]
+        deck = resigner.core.private
+        assert deck is not None
+        send = deck._send
+
+        def withhold(msg: DeckBody) -> None:
+            if not (isinstance(msg, DeckBytes) and isinstance(from_wire(msg.data), Reveal)):
+                send(msg)
+
+        deck._send = withhold  # type: ignore[method-assign]
+        await asyncio.wait_for(resigner.resign(), LIMIT)
+        failed = await _until(honest, SessionFailed)
+        assert "no secret of game 1 before game 2" in failed.message, failed.message
+        for s in sessions:
+            with contextlib.suppress(SessionClosed):
+                await asyncio.wait_for(s.close("quit"), LIMIT)
+        return None
+
+    asyncio.run(main())
+    for name in ("h.json", "j.json"):
+        data = json.loads((tmp_path / name).read_text())
+        if "cheat" in data["games"][0]:
+            cheat = data["games"][0]["cheat"]
+            assert cheat["kind"] == "unrevealed" and "did not reveal" in cheat["reason"]
+            break
+    else:
+        raise AssertionError("neither record says whose secret did not come")

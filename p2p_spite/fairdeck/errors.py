@@ -33,14 +33,15 @@ class ProofError(FairDeckError):
 
 
 class CheatError(FairDeckError):
-    """Proof that someone cheated, found while playing (a card that is not a card,
-    a card shown twice) or by the end-of-game check (a shuffle its revealed
-    secret does not reproduce, a key its secret does not open).
+    """Proof that someone cheated: a pass whose proof of shuffle does not verify
+    (found on receipt), a card that is not a card or a card shown twice (found
+    when it is shown), a revealed secret that does not give the key or the
+    passes that were sent (found at the end).
 
-    ``kind`` is one of ``"key"``, ``"shuffle"``, ``"not-a-card"``,
-    ``"duplicate"``, ``"share"``; ``seat`` the seat it convicts (None when the
-    evidence shows a bad deck but the guilty shuffler is known only once the
-    secrets are revealed); ``evidence`` a JSON-ready dict to keep in the record.
+    ``kind`` is one of ``"shuffle-proof"``, ``"key"``, ``"reveal"``,
+    ``"not-a-card"``, ``"duplicate"``, ``"share"``; ``seat`` the seat it convicts
+    (the one whose message made it); ``evidence`` a JSON-ready dict to keep in
+    the record.
     """
 
     def __init__(self, kind: str, seat: int | None, reason: str, evidence: dict[str, Any]) -> None:
@@ -48,5 +49,5 @@ class CheatError(FairDeckError):
         self.seat = seat
         self.reason = reason
         self.evidence = {"kind": kind, "seat": seat, "reason": reason, **evidence}
-        who = f"seat {seat}" if seat is not None else "a shuffler"
+        who = f"seat {seat}" if seat is not None else "a seat"
         super().__init__(f"{who} cheated ({kind}): {reason}")

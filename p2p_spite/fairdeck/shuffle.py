@@ -100,9 +100,9 @@ def _enc(pt: Point) -> bytes:
 
 @cache
 def _generator(i: int) -> Affine:
-    """Generator ``i`` (0 is ``H``): the first ``x = SHA-256(frame(DOMAIN +
-    "generator", i, ctr)) mod P`` over ``ctr = 0, 1, ...`` that is the x of a
-    point, with the even y (try and increment, as the encoding 0x02 | x)."""
+    """Generator ``i`` (0 is ``H``): over ``ctr = 0, 1, ...``, the first digest
+    ``x = SHA-256(frame(DOMAIN + "generator", i, ctr))`` that is below P and the
+    x of a point, with the even y (try and increment: the encoding 0x02 | x)."""
     ctr = 0
     while True:
         digest = hashlib.sha256(

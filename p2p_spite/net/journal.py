@@ -490,7 +490,7 @@ class RecordKeeper:
         """A game ended: rewrite the record when it is due, and then start the journal
         afresh if it has grown past ``FRESH_JOURNAL_BYTES`` (a small one is kept whole:
         the peer's tags in it can still be given back)."""
-        if checkpoint_due(match.game_number):
+        if checkpoint_due(match.game_number) and not self._outcome_due(match.game_number):
             self.save()
             try:
                 big = self._fd is not None and os.fstat(self._fd).st_size > FRESH_JOURNAL_BYTES
@@ -514,6 +514,13 @@ class RecordKeeper:
             recordmod.write_atomic(path, recordmod.dumps(data))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise StorageError(f"cannot write the record {path}: {e}") from None
+
+    def _outcome_due(self, games: int) -> bool:
+        """A private game finished whose deck has not come yet (the peer's secret follows a
+        resignation): no checkpoint then, since a checkpoint's finished games are copied
+        as they are into every later rewrite; the next one, or the journal, keeps it."""
+        p = self.private
+        return p is not None and (len(p) < games or any(o is None for o in p[:games]))
 
     def close(self, *, keep_journal: bool = False) -> Path:
         """Write the full record; the journal is no longer needed (unless kept)."""

@@ -272,8 +272,8 @@ class PrivateDeck:
         self._pump()
 
     def work_ahead(self) -> int:
-        """Idle (the other side thinks or computes): our proven shares of the next cards
-        and the pads of our next pass, made now instead of when they are owed
+        """Idle (the other side thinks or computes): our proven shares of the next cards,
+        made now instead of when they are owed
         (``FairDeck.precompute``: nothing is sent, and what is sent later is the same).
         Returns how many it made (0: nothing to do now)."""
         deck = self.deck

@@ -338,6 +338,7 @@ class NetSession:
                 mark, since = now, loop.time()
                 continue
             if loop.time() - since >= DECK_DEADLINE:
+                deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
                 text = f"no private-deck message for {DECK_DEADLINE:g} s while one was owed"
                 link.endpoint.refuse(Refusal.STALLED, text)
                 link.flush()

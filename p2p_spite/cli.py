@@ -398,8 +398,11 @@ def _run_replay(args: argparse.Namespace) -> int:
             f" ({journaled} of the actions from {journal_path(args.file).name}: the match was"
             " interrupted and its record not yet rewritten)"
         )
+    why = record.unchecked_reason(rec.games[-1]) if rec.private and rec.games else None
     n = unchecked_private(args.file, rec)
-    if n:
+    if why is not None:
+        line += f"; game {len(rec.games)} cannot be checked: {why}"
+    elif n:
         line += (
             f"; game {len(rec.games)} was stopped before its private deck was revealed: its {n} "
             f"move{'s' * (n != 1)} cannot be checked yet (--resume finishes it)"

@@ -26,6 +26,7 @@ from .engine import DEFAULT_TARGET, GameState, Illegal, IllegalMoveError, Match,
 from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN, EndReason
 from .errors import SpiteError
 from .fairdeck import DeckStream, GameDeck, private_game
+from .plaintext import printable
 
 FORMAT = "p2p-spite-record"
 VERSION = 1
@@ -249,6 +250,11 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
     last = len(record.games)
     for n, g in enumerate(record.games, 1):
         if record.private and g.deck is None:
+            why = unchecked_reason(g)
+            if why is not None:  # a cheat caught, or a secret that never came: the record says so
+                if n == last and in_play:
+                    break
+                raise RecordError(f"cannot be checked: {why}", game=n)
             if n != last or g.result is not None:
                 raise RecordError("a finished private-deck game must give its deck", game=n)
             if n == 1 and not in_play:
@@ -315,6 +321,15 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
     if record.scores is not None and list(record.scores) != match.scores:
         raise RecordError(f"the record's scores {record.scores} disagree with the replay's {match.scores}")
     return match
+
+
+def unchecked_reason(g: GameRecord) -> str | None:
+    """Why a private-deck game's moves cannot be checked, as its record says: the evidence
+    of a cheat caught, or of a secret that never came (None: nothing of the kind)."""
+    cheat = g.extra.get("cheat")
+    if isinstance(cheat, dict) and isinstance(cheat.get("reason"), str):
+        return printable(cheat["reason"])[:300]
+    return None
 
 
 def _dealer(seed: bytes, game: int, deck: list[int], orders: list[list[int]]) -> Callable[[], GameState]:

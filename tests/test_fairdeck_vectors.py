@@ -16,6 +16,7 @@ fairdeck's ``derive_*``, ``proofs`` or ``shuffle`` is called to make them.  Then
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import re
@@ -42,6 +43,10 @@ SECRETS = [bytes([7]) * 32, bytes([9]) * 32]
 MATCH = bytes(range(16))
 GAME = 1
 SEED = bytes(range(32))  # the match seed of the private-state digest's vector (SPEC's test seed)
+# the reshuffle's deck events (not a legal game: the deck does not check the rules): seat 0
+# draws 7 cards, plays its 12 hand cards onto center 0 in this order, and the stack completes
+DRAWN = list(range(103, 96, -1))
+STACK = [*range(40, 45), *DRAWN]
 
 P, N, G = grp.P, grp.N, grp.G
 Pt = tuple[int, int] | None
@@ -405,6 +410,19 @@ def make_recipe() -> Recipe:
         [1000 + s for s in range(50, 104)],
     ]
     v["state_after_deal"] = private_digest(GAME, starter, starter, stream.i, 0, (5, 5), piles).hex()
+    # the first reshuffle: the stock (bottom to top) then the completed stack (bottom to top)
+    cur = [deal[slot] for slot in [*range(50, 97), *STACK]]
+    for seat in (0, 1):
+        digest = pass_input_digest(cur)
+        perm = permutation(SECRETS[seat], seat, 1, digest, len(cur))
+        rs = randomness(SECRETS[seat], seat, 1, digest, len(cur))
+        outs = [
+            (add(cur[perm[j]][0], mul(rs[j], G)), add(cur[perm[j]][1], mul(rs[j], y)))
+            for j in range(len(cur) if seat == 0 else 1)
+        ]
+        v[f"reshuffle_pass{seat}_input_digest"] = digest.hex()
+        v[f"reshuffle_pass{seat}_out0"] = (enc(outs[0][0]) + enc(outs[0][1])).hex()
+        cur = outs
     assert proof0 is not None
     return Recipe(xs, y, canonical, passes, perms, rss, proof0, u0, digests, v)
 
@@ -567,6 +585,50 @@ def test_the_deal_s_shares_are_the_recipe_s(recipe: Recipe, sent: Sent) -> None:
         assert msg == header(3, seat) + bytes([len(slots)]) + body
         assert len(msg) == 24 + 101 * len(slots)
     assert _of(sent, 0, 3)[0][24 : 24 + 101].hex() == recipe.vectors["share0_19"]
+
+
+@pytest.fixture(scope="module")
+def reshuffled(sent: Sent) -> Sent:
+    """The deal's decks (copies) after the reshuffle's deck events, messages flowing."""
+    decks = copy.deepcopy(sent.decks)
+    log: list[tuple[int, bytes]] = []
+
+    def pump() -> None:
+        moved = True
+        while moved:
+            moved = False
+            for seat in (0, 1):
+                for msg in decks[seat].outgoing():
+                    data = to_wire(msg)
+                    log.append((seat, data))
+                    decks[1 - seat].receive(from_wire(data))
+                    moved = True
+
+    for d in decks:
+        assert [d.draw(0) for _ in DRAWN] == DRAWN
+    pump()
+    for slot in STACK:
+        for d in decks:
+            d.play_hand(0, slot, "center", 0)
+        pump()
+    for d in decks:
+        d.complete(0)
+    pump()
+    return Sent(log, decks)
+
+
+def test_a_reshuffle_s_passes_and_slots_are_the_recipe_s(recipe: Recipe, reshuffled: Sent) -> None:
+    v = recipe.vectors
+    n = 47 + 12
+    passes = [d for _, d in reshuffled.log if d[0] == 2]
+    assert [(d[22], d[23:29]) for d in passes] == [(0, u32(1) + bytes([0, n])), (1, u32(1) + bytes([1, n]))]
+    for seat, msg in enumerate(passes):
+        assert len(msg) == 173 + 196 * n
+        assert msg[29:95].hex() == v[f"reshuffle_pass{seat}_out0"]
+    for d in reshuffled.decks:
+        assert d.stock == list(range(104, 104 + n))  # out[j] is slot 104 + j, bottom to top
+        assert d.cts[104] == (dec(passes[1][29:62]), dec(passes[1][62:95]))
+        assert d.draw(1) == 104 + n - 1  # the next draw takes the top: the highest new slot
 
 
 def test_the_order_of_the_deal_s_messages(sent: Sent) -> None:

@@ -277,18 +277,11 @@ def test_seat_1_s_deal_pass_starts_as_the_recipe_says_and_its_proof_verifies(
     (msg,) = _of(sent, 1, 2)
     n = 104
     assert msg[:29] == header(2, 1) + u32(0) + bytes([1, n])
-    outs = [
-        (decode(msg[29 + 66 * j : 62 + 66 * j]), decode(msg[62 + 66 * j : 95 + 66 * j])) for j in range(n)
-    ]
+    rnd, step, outs, pr = dd.read_shuffle(msg)
+    assert (rnd, step) == (0, 1)
     assert outs == recipe.passes[1]  # every ciphertext: the recipe's permutation and randomness
     assert msg[29:95].hex() == recipe.vectors["pass1_out0"]
-    at = 29 + 66 * n
-    pts = [decode(msg[at + 33 * i : at + 33 * i + 33]) for i in range(2 * n)]
-    at += 66 * n
-    c = int.from_bytes(msg[at : at + 16], "big")
-    ks = [int.from_bytes(msg[at + 16 + 32 * i : at + 48 + 32 * i], "big") for i in range(4 + 2 * n)]
-    assert at + 16 + 32 * (4 + 2 * n) == len(msg)
-    pr = Proof(pts[:n], pts[n:], c, (ks[0], ks[1], ks[2], ks[3]), ks[4 : 4 + n], ks[4 + n :])
+    c, ks = pr.c, [*pr.s, *pr.s_hat, *pr.s_prime]
     ctx1 = shuffle_context(1, 0)
     assert verify(ctx1, recipe.y, recipe.passes[0], outs, pr)
     # the document's verifier refuses what it must: another round, another seat, a changed response,

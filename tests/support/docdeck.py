@@ -262,15 +262,43 @@ def private_digest(
     ply: int,
     hand_sizes: tuple[int, int],
     piles: list[list[int]],
+    result: bytes = b"None",
 ) -> bytes:
-    """The private-state digest of a game in progress (result None)."""
+    """The private-state digest (``result``: the seeded digest's text of the result)."""
     return sha(
         b"p2p-spite/private-state/v1"
         + u32(game)
         + bytes([turn, starter])
         + drawn.to_bytes(8, "big")
         + ply.to_bytes(8, "big")
-        + b"None"
+        + result
         + b"".join(k.to_bytes(2, "big") for k in hand_sizes)
         + b"".join(b"\xff\xff" + b"".join(c.to_bytes(2, "big") for c in p) for p in piles)
+    )
+
+
+def reencrypt(ct: Ct, r: int, y: Pt) -> Ct:
+    return add(ct[0], mul(r, G)), add(ct[1], mul(r, y))
+
+
+def read_shuffle(msg: bytes) -> tuple[int, int, list[Ct], Proof]:
+    """Round, step, output and proof of a SHUFFLE's bytes (checked for its layout)."""
+    rnd, step, n = int.from_bytes(msg[23:27], "big"), msg[27], msg[28]
+    assert len(msg) == 173 + 196 * n, "a SHUFFLE's length"
+    at = 29
+    outs: list[Ct] = []
+    for _ in range(n):
+        outs.append((decode(msg[at : at + 33]), decode(msg[at + 33 : at + 66])))
+        at += 66
+    pts = [decode(msg[at + 33 * i : at + 33 * (i + 1)]) for i in range(2 * n)]
+    at += 66 * n
+    c = int.from_bytes(msg[at : at + 16], "big")
+    ks = [int.from_bytes(msg[at + 16 + 32 * i : at + 48 + 32 * i], "big") for i in range(4 + 2 * n)]
+    assert all(p is not None for p in (*pts, *(x for ct in outs for x in ct))), "a point off the curve"
+    assert all(k < N for k in ks), "a scalar not below N"
+    return (
+        rnd,
+        step,
+        outs,
+        Proof(pts[:n], pts[n:], c, (ks[0], ks[1], ks[2], ks[3]), ks[4 : 4 + n], ks[4 + n :]),
     )

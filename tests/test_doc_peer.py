@@ -101,7 +101,8 @@ def choose(g: RefGame, rng: random.Random) -> list[Any]:
 
 
 def record_text(rec: dict[str, Any]) -> str:
-    """The record file's layout, from "The record file, byte for byte"."""
+    """The record file's layout, from "The record file, byte for byte" (and, in a private
+    match's version-2 record, docs/fairness.md's game keys after ``result``: one line each)."""
     lines = ["{"]
     keys = list(rec)
     for i, key in enumerate(keys):
@@ -112,17 +113,19 @@ def record_text(rec: dict[str, Any]) -> str:
         lines.append('  "games": [')
         for gi, game in enumerate(rec["games"]):
             lines.append("    {")
-            if game["moves"]:
-                lines.append('      "moves": [')
-                lines.extend(
-                    "        " + json.dumps(m) + ("," if mi < len(game["moves"]) - 1 else "")
-                    for mi, m in enumerate(game["moves"])
-                )
-                lines.append("      ]" + ("," if "result" in game else ""))
-            else:
-                lines.append('      "moves": []' + ("," if "result" in game else ""))
-            if "result" in game:
-                lines.append(f'      "result": {json.dumps(game["result"])}')
+            gkeys = list(game)
+            for j, gk in enumerate(gkeys):
+                gcomma = "," if j < len(gkeys) - 1 else ""
+                moves = game[gk]
+                if gk == "moves" and moves:
+                    lines.append('      "moves": [')
+                    lines.extend(
+                        "        " + json.dumps(m) + ("," if mi < len(moves) - 1 else "")
+                        for mi, m in enumerate(moves)
+                    )
+                    lines.append("      ]" + gcomma)
+                else:
+                    lines.append(f"      {json.dumps(gk)}: {json.dumps(game[gk])}{gcomma}")
             lines.append("    }" + ("," if gi < len(rec["games"]) - 1 else ""))
         lines.append("  ]" + comma)
     lines.append("}")
@@ -150,6 +153,43 @@ def greet(peer: DocPeer, key: bytes, match: bytes | None) -> tuple[bytes, bytes]
     return host_nonce, my_nonce
 
 
+def open_match(peer: DocPeer, code: str) -> tuple[bytes, dict[str, Any], bytes]:
+    """A new match: hello, the join code, the setup, the fair seed, sync at 0.
+    Returns the join code's key, the setup and the seed."""
+    norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
+    key = hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000, 32)
+    greet(peer, key, None)
+    setup = peer.expect("setup")
+    match_id = setup["match"]
+    assert setup["seed"] is None and setup["players"][1] == NAME
+    s = secrets.token_bytes(32)
+    peer.send({"t": "commit", "c": sha256(b"p2p-spite/commit/v1|join|" + match_id + s)})
+    host_commit = peer.expect("commit")["c"]
+    peer.send({"t": "reveal", "r": s})
+    s_host = peer.expect("reveal")["r"]
+    assert sha256(b"p2p-spite/commit/v1|host|" + match_id + s_host) == host_commit
+    seed = sha256(b"p2p-spite/seed/v1|" + match_id + s_host + s)
+    h = history_root(seed)
+    peer.send({"t": "sync", "pos": 0, "hist": h})
+    sync = peer.expect("sync")
+    assert sync["pos"] == 0 and sync["hist"] == h
+    return key, setup, seed
+
+
+def leave(peer: DocPeer, sock: socket.socket, acked: int) -> None:
+    """The end: the sender of the last action waits for its ack (``acked``: that action's
+    number + 1, else 0), then both say bye."""
+    while peer.acked < acked:
+        peer.recv()
+    peer.send({"t": "bye", "reason": "match over"})
+    sock.shutdown(socket.SHUT_WR)
+    try:
+        while True:
+            peer.recv()  # the host's bye, then the end of the stream
+    except ConnectionError:
+        pass
+
+
 def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dict[str, Any], bytes]:
     """Join, agree on the seed, play the match to its end; return our record and the history hash.
     ``cut_at``: once that many actions are played, after a host action that left it on turn, drop the
@@ -158,26 +198,10 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     peer = DocPeer(sock, deadline)
     try:
-        norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
-        key = hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000, 32)
-        greet(peer, key, None)
-        # the setup, then the fair seed
-        setup = peer.expect("setup")
+        key, setup, seed = open_match(peer, code)
         match_id, target, games = setup["match"], setup["target"], setup["games"]
-        assert setup["seed"] is None and setup["resume"] is False
-        assert setup["players"][1] == NAME
-        s = secrets.token_bytes(32)
-        peer.send({"t": "commit", "c": sha256(b"p2p-spite/commit/v1|join|" + match_id + s)})
-        host_commit = peer.expect("commit")["c"]
-        peer.send({"t": "reveal", "r": s})
-        s_host = peer.expect("reveal")["r"]
-        assert sha256(b"p2p-spite/commit/v1|host|" + match_id + s_host) == host_commit
-        seed = sha256(b"p2p-spite/seed/v1|" + match_id + s_host + s)
-        # sync at 0
+        assert setup["resume"] is False
         h = history_root(seed)
-        peer.send({"t": "sync", "pos": 0, "hist": h})
-        sync = peer.expect("sync")
-        assert sync["pos"] == 0 and sync["hist"] == h
         # play: seat 1 is us; our actions carry our tag, under a key that never leaves us
         action_key = secrets.token_bytes(32)
         rng = random.Random(7)
@@ -262,16 +286,7 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
                 scores[g.result["winner"]] += g.result["points"]
             if max(scores) >= target or (games is not None and game_no >= games):
                 break
-        # the end: the sender of the last action waits for its ack, then both say bye
-        while last_was_ours and peer.acked < n:
-            peer.recv()
-        peer.send({"t": "bye", "reason": "match over"})
-        sock.shutdown(socket.SHUT_WR)
-        try:
-            while True:
-                peer.recv()  # the host's bye, then the end of the stream
-        except ConnectionError:
-            pass
+        leave(peer, sock, n if last_was_ours else 0)
     finally:
         sock.close()
     record = {

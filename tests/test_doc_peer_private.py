@@ -12,8 +12,6 @@ peer writes (version 2, with the deck and reshuffles its end-of-game check found
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 import secrets
 import socket
@@ -30,7 +28,7 @@ from tests.support.docdeck import Ct, u32
 from tests.support.net import finish, read_code, spawn, wait_listening
 from tests.support.p256 import G, N, Pt, add, decode, mul, neg
 from tests.support.p256 import encode as enc
-from tests.test_doc_peer import DocPeer, action_tag, choose, greet
+from tests.test_doc_peer import DocPeer, action_tag, choose, leave, open_match, record_text
 from tests.test_protocol_vectors import history_root, move_key, result_text, sha256
 
 NAME = "Doc"
@@ -114,6 +112,7 @@ class Seat:
         self.center_slots: list[list[int]] = []
         self.stock_slots: list[int] = []
         self.pending: Pending | None = None
+        self.moves: list[list[Any]] = []  # the actions made, as the record has them
         self.out = 0  # our next deck message number
         self.deck_msg(dd.header(match, game, KEY, ME) + self.key_body())
 
@@ -366,6 +365,12 @@ class Seat:
             self.stock_slots = list(self.rounds[-1].slots)
             self.center_slots[index] = []
 
+    def made(self, p: Pending) -> bool:
+        """The action of ``p`` is made; True if it ended the game."""
+        self.moves.append(p.move)
+        self.pending = None
+        return self.g is not None and self.g.result is not None
+
     def digest(self) -> bytes:
         g = self.g
         assert g is not None
@@ -396,59 +401,16 @@ class Seat:
         return [plain[s] for s in range(104)], reshuffles
 
 
-def record_text(rec: dict[str, Any]) -> str:
-    """The record file's layout: docs/protocol.md's, with docs/fairness.md's version-2 keys."""
-    lines = ["{"]
-    keys = list(rec)
-    for i, key in enumerate(keys):
-        comma = "," if i < len(keys) - 1 else ""
-        if key != "games":
-            lines.append(f"  {json.dumps(key)}: {json.dumps(rec[key], ensure_ascii=False)}{comma}")
-            continue
-        lines.append('  "games": [')
-        for gi, game in enumerate(rec["games"]):
-            lines.append("    {")
-            gkeys = list(game)
-            for j, gk in enumerate(gkeys):
-                gcomma = "," if j < len(gkeys) - 1 else ""
-                if gk == "moves" and game["moves"]:
-                    lines.append('      "moves": [')
-                    moves = game["moves"]
-                    lines.extend(
-                        "        " + json.dumps(m) + ("," if k < len(moves) - 1 else "")
-                        for k, m in enumerate(moves)
-                    )
-                    lines.append("      ]" + gcomma)
-                else:
-                    lines.append(f"      {json.dumps(gk)}: {json.dumps(game[gk])}{gcomma}")
-            lines.append("    }" + ("," if gi < len(rec["games"]) - 1 else ""))
-        lines.append("  ]" + comma)
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 def play_as_joiner(port: int, code: str) -> dict[str, Any]:
     """Join a private match, play it to its end; return our record."""
     deadline = time.monotonic() + DEADLINE
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     peer = DocPeer(sock, deadline)
     try:
-        norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
-        key = hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000, 32)
-        greet(peer, key, None)
-        setup = peer.expect("setup")
-        assert setup["private"] is True and setup["seed"] is None
+        key, setup, seed = open_match(peer, code)
+        assert setup["private"] is True
         match_id, target, games = setup["match"], setup["target"], setup["games"]
-        s = secrets.token_bytes(32)
-        peer.send({"t": "commit", "c": sha256(b"p2p-spite/commit/v1|join|" + match_id + s)})
-        host_commit = peer.expect("commit")["c"]
-        peer.send({"t": "reveal", "r": s})
-        s_host = peer.expect("reveal")["r"]
-        assert sha256(b"p2p-spite/commit/v1|host|" + match_id + s_host) == host_commit
-        seed = sha256(b"p2p-spite/seed/v1|" + match_id + s_host + s)
         h = history_root(seed)
-        peer.send({"t": "sync", "pos": 0, "hist": h})
-        assert peer.expect("sync")["pos"] == 0
         action_key = secrets.token_bytes(32)
         rng = random.Random(7)
         n = 0
@@ -460,7 +422,6 @@ def play_as_joiner(port: int, code: str) -> dict[str, Any]:
             game_no += 1
             seat = Seat(match_id, game_no, seed, peer.send)
             host_in = 0
-            moves: list[list[Any]] = []
             while True:
                 seat.progress()
                 g = seat.g
@@ -469,11 +430,9 @@ def play_as_joiner(port: int, code: str) -> dict[str, Any]:
                     h = sha256(h + move_key(game_no, p.move))
                     tag = action_tag(action_key, match_id, n, h)
                     peer.send({"t": "move", "n": n, "m": p.move, "d": seat.digest(), "a": tag})
-                    moves.append(p.move)
-                    seat.pending = None
-                    n += 1
                     last_was_ours = True
-                    if g is not None and g.result is not None:
+                    n += 1
+                    if seat.made(p):
                         break
                     continue
                 if g is not None and p is None and seat.settled and g.result is None and g.turn == ME:
@@ -497,30 +456,22 @@ def play_as_joiner(port: int, code: str) -> dict[str, Any]:
                     assert list(msg["m"]) == p.move and msg["d"] == seat.digest(), f"desync at action {n}"
                     h = sha256(h + move_key(game_no, p.move))
                     peer.send({"t": "ack", "n": n + 1})
-                    moves.append(p.move)
-                    seat.pending = None
-                    n += 1
                     last_was_ours = False
-                    if g is not None and g.result is not None:
+                    n += 1
+                    if seat.made(p):
                         break
                 else:
                     raise AssertionError(f"unexpected {msg}")
             assert seat.g is not None and seat.g.result is not None
             deal, reshuffles = seat.game_deck()
-            played.append({"moves": moves, "result": seat.g.result, "deck": deal, "reshuffles": reshuffles})
+            played.append(
+                {"moves": seat.moves, "result": seat.g.result, "deck": deal, "reshuffles": reshuffles}
+            )
             if seat.g.result["winner"] is not None:
                 scores[seat.g.result["winner"]] += seat.g.result["points"]
             if max(scores) >= target or (games is not None and game_no >= games):
                 break
-        while last_was_ours and peer.acked < n:
-            peer.recv()
-        peer.send({"t": "bye", "reason": "match over"})
-        sock.shutdown(socket.SHUT_WR)
-        try:
-            while True:
-                peer.recv()
-        except ConnectionError:
-            pass
+        leave(peer, sock, n if last_was_ours else 0)
     finally:
         sock.close()
     return {

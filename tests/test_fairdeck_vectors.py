@@ -16,13 +16,12 @@ a P-256 of its own (``tests/support/p256.py``) and SPEC's stream of
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from p2p_spite.fairdeck import FairDeck, from_wire, to_wire
+from p2p_spite.fairdeck import FairDeck, to_wire
 from p2p_spite.fairdeck.table import SeatGame
 from p2p_spite.fairdeck.wire import MAX_WIRE
 from p2p_spite.net.private import public_digest
@@ -43,6 +42,8 @@ from tests.support.docdeck import (
 )
 from tests.support.p256 import G, N, Pt, add, decode, mul, neg
 from tests.support.p256 import encode as enc
+from tests.test_fairdeck import pump
+from tests.test_protocol_vectors import doc_vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "fairness.md"
@@ -187,15 +188,7 @@ class Sent:
 def sent() -> Sent:
     decks = [FairDeck(MATCH, GAME, seat, SECRETS[seat]) for seat in (0, 1)]
     log: list[tuple[int, bytes]] = []
-    moved = True
-    while moved:
-        moved = False
-        for seat in (0, 1):
-            for msg in decks[seat].outgoing():
-                data = to_wire(msg)
-                log.append((seat, data))
-                decks[1 - seat].receive(from_wire(data))
-                moved = True
+    pump(decks, log)
     return Sent(log, decks)
 
 
@@ -203,30 +196,11 @@ def _of(sent: Sent, seat: int, t: int) -> list[bytes]:
     return [d for s, d in sent.log if s == seat and d[0] == t]
 
 
-# -- the document ----------------------------------------------------------------------------------
-
-
-def doc_section() -> str:
-    text = DOC.read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
-    return text[start : end if end >= 0 else len(text)]
-
-
-def doc_vectors() -> dict[str, str]:
-    """``name = hex`` lines of the section's code blocks."""
-    found: dict[str, str] = {}
-    for m in re.finditer(r"^(\w+) += ([0-9a-f]+)$", doc_section(), re.M):
-        assert m.group(1) not in found, f"vector {m.group(1)} twice in the document"
-        found[m.group(1)] = m.group(2)
-    return found
-
-
 # -- (a) the recipe gives the document's hex ----------------------------------------------------------
 
 
 def test_every_documented_vector_is_what_the_recipe_gives(recipe: Recipe) -> None:
-    documented = doc_vectors()
+    documented = doc_vectors(DOC, SECTION)
     assert set(documented) == set(recipe.vectors)
     for name, value in recipe.vectors.items():
         assert documented[name] == value, name
@@ -334,28 +308,16 @@ def reshuffled(sent: Sent) -> Sent:
     """The deal's decks (copies) after the reshuffle's deck events, messages flowing."""
     decks = copy.deepcopy(sent.decks)
     log: list[tuple[int, bytes]] = []
-
-    def pump() -> None:
-        moved = True
-        while moved:
-            moved = False
-            for seat in (0, 1):
-                for msg in decks[seat].outgoing():
-                    data = to_wire(msg)
-                    log.append((seat, data))
-                    decks[1 - seat].receive(from_wire(data))
-                    moved = True
-
     for d in decks:
         assert [d.draw(0) for _ in DRAWN] == DRAWN
-    pump()
+    pump(decks, log)
     for slot in STACK:
         for d in decks:
             d.play_hand(0, slot, "center", 0)
-        pump()
+        pump(decks, log)
     for d in decks:
         d.complete(0)
-    pump()
+    pump(decks, log)
     return Sent(log, decks)
 
 

@@ -233,17 +233,17 @@ def recipe_vectors() -> dict[str, str]:
 # -- the document ---------------------------------------------------------------------------
 
 
-def doc_section() -> str:
-    text = DOC.read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
+def doc_section(doc: Path = DOC, section: str = SECTION) -> str:
+    text = doc.read_text(encoding="utf-8")
+    start = text.index(section)
+    end = text.find("\n## ", start + len(section))
     return text[start : end if end >= 0 else len(text)]
 
 
-def doc_vectors() -> dict[str, str]:
+def doc_vectors(doc: Path = DOC, section: str = SECTION) -> dict[str, str]:
     """``name = hex`` lines of the section's code blocks."""
     found: dict[str, str] = {}
-    for m in re.finditer(r"^(\w+) += ([0-9a-f]+)$", doc_section(), re.M):
+    for m in re.finditer(r"^(\w+) += ([0-9a-f]+)$", doc_section(doc, section), re.M):
         assert m.group(1) not in found, f"vector {m.group(1)} twice in the document"
         found[m.group(1)] = m.group(2)
     return found

@@ -21,7 +21,7 @@ from .keys import derive_code_key
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
 from .messages import HOST, JOIN
 from .private import resume_core
-from .protocol import Deal, Endpoint, LocalConfig, PeerRefused, Phase
+from .protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Backoff, Dial
 from .session import NetSession
 from .wire import ProtocolError, Refusal, RemoteProtocolError
@@ -374,6 +374,8 @@ def _kind(e: BaseException) -> str:
         return "wrong join code" if e.code is Refusal.BAD_CODE else f"protocol errors ({e.code})"
     if isinstance(e, TimeoutError):
         return "no hello in time" if isinstance(e, HelloTimeout) else "no handshake in time"
+    if isinstance(e, PeerLeft):
+        return "said goodbye during the handshake"
     return "closed during the handshake"
 
 
@@ -390,10 +392,6 @@ def _stage(link: Link) -> int:
 # What a first handshake meets when the other end speaks something else (HTTP, SSH...):
 # bytes that are no frame of ours, or a hello of another program.
 _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
-
-
-# refusals that say the host no longer holds a deal we revealed our half of
-_DEAL_GONE = frozenset({Refusal.NO_MATCH, Refusal.OTHER_MATCH, Refusal.SEAT_TAKEN})
 
 
 class _ConnectFailed(ConnectionError):
@@ -493,13 +491,14 @@ class _Joiner:
             raise
         return link
 
-    def abandoned(self) -> UserError | None:
+    def abandoned(self, how: str = "") -> UserError | None:
         """Once we have revealed our half of the seed, the host knows the deal: it may not
-        throw it away (and we never draw a new half for this match)."""
+        throw it away (and we never draw a new half for this match), whatever it does then
+        (``how``: what it did, if more than leaving)."""
         if self.resume is None and self.deal is not None and self.deal.revealed:
             return UserError(
-                "the host left after it had your half of the seed, so it may have seen the deal: "
-                "the match is stopped (nothing was played; start a new one if you wish)",
+                f"the host left after it had your half of the seed{f' ({how})' if how else ''}, so it may "
+                "have seen the deal: the match is stopped (nothing was played; start a new one if you wish)",
                 EXIT_PEER_LEFT,
             )
         return None
@@ -521,7 +520,7 @@ class _Joiner:
                 problem = str(e)
             except PeerRefused as e:
                 self.deal = self.last_deal or self.deal
-                if (told := self.abandoned()) is not None and e.code in _DEAL_GONE:
+                if (told := self.abandoned(f"it refused: {e}")) is not None:
                     raise told from None
                 if e.code is Refusal.NO_MATCH and resume is None and connected_once:
                     self.core = None  # the host forgot the half-agreed match: start afresh
@@ -529,17 +528,24 @@ class _Joiner:
                     problem = str(e)
                 else:
                     raise UserError(f"the host refused: {e}") from None
+            except PeerLeft as e:
+                self.deal = self.last_deal or self.deal
+                raise self.abandoned(str(e)) or UserError(f"the host at {where} stopped: {e}") from None
             except RemoteProtocolError as e:
+                self.deal = self.last_deal or self.deal
+                if (told := self.abandoned(f"then broke the protocol: {e}")) is not None:
+                    raise told from None
                 if e.code in _FOREIGN:  # a frame length from HTTP's or SSH's first bytes says nothing
                     detail = f" ({e})" if e.code == "decode" else ""
                     problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
                     raise UserError(problem) from None
-                self.deal = self.last_deal or self.deal
-                if (told := self.abandoned()) is not None and e.code in _DEAL_GONE:
-                    raise told from None
                 raise UserError(f"refused the host at {where}: {e}") from None
             except TimeoutError:
-                raise UserError(f"the host at {where} did not answer the handshake") from None
+                self.deal = self.last_deal or self.deal
+                stalled = f"it did not finish the handshake within {HANDSHAKE_TIMEOUT:g} s"
+                raise self.abandoned(stalled) or UserError(
+                    f"the host at {where} did not answer the handshake"
+                ) from None
             except (ConnectionError, OSError) as e:
                 connected_once = True
                 if resume is None:

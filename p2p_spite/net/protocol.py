@@ -96,6 +96,7 @@ __all__ = [
     "LocalConfig",
     "NeedData",
     "PeerBye",
+    "PeerLeft",
     "PeerRefused",
     "Phase",
 ]
@@ -103,6 +104,11 @@ __all__ = [
 
 class PeerRefused(ProtocolError):
     """The peer sent ``refuse``: it will not go on with us (``code`` says why)."""
+
+
+class PeerLeft(ProtocolError):
+    """The peer said ``bye`` before the handshake was done: no match with it on this
+    connection (in play a ``bye`` is an event, :class:`PeerBye`)."""
 
 
 class Phase(Enum):
@@ -344,7 +350,7 @@ class Endpoint:
             except RemoteProtocolError as e:
                 self._refuse(e.code, str(e))
                 raise
-            except PeerRefused:
+            except (PeerRefused, PeerLeft):
                 self.phase = Phase.CLOSED
                 raise
         return self._events.pop(0)
@@ -467,6 +473,8 @@ class Endpoint:
             raise RemoteProtocolError(f"pongs faster than {PING_RATE:g} a second", Refusal.FLOOD)
 
     def _on_bye(self, msg: Bye) -> None:
+        if self.phase is not Phase.PLAY:  # the handshake is not done: it ends here
+            raise PeerLeft(f"it said goodbye during the handshake ({msg.reason or 'no reason given'})")
         self._events.append(PeerBye(msg.reason))
         self.phase = Phase.CLOSED
 

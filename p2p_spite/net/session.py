@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
+from typing import Any
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import SessionClosed, StorageError
@@ -45,6 +47,43 @@ DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (p
 DECK_CHECK = 1.0  # seconds between two looks at that deadline
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
+CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
+
+
+class Owed:
+    """What the peer owes this side on the current connection, each debt with a deadline
+    (the actions its sync claimed; a private deck's next messages).  Only paying meets a
+    deadline: pings, chat and the rest of the peer's traffic do not put it off.  A debt
+    not paid in time calls ``overdue(line, code)``; a lost connection forgives them all
+    (the next one owes afresh)."""
+
+    def __init__(self, overdue: Callable[[str, Refusal], None]) -> None:
+        self._overdue = overdue
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    def owe(self, key: str, line: str, seconds: float, code: Refusal) -> None:
+        """The peer owes ``key`` within ``seconds`` (a debt owed already keeps its deadline);
+        ``line``: what the user is told if it does not come, ``code``: the refusal sent."""
+        if key not in self._timers:
+            loop = asyncio.get_running_loop()
+            self._timers[key] = loop.call_later(seconds, self._due, key, line, code)
+
+    def paid(self, key: str) -> None:
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+
+    def owes(self, key: str) -> bool:
+        return key in self._timers
+
+    def forgive(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+
+    def _due(self, key: str, line: str, code: Refusal) -> None:
+        del self._timers[key]
+        self._overdue(line, code)
 
 
 class _DeckPort:
@@ -63,6 +102,13 @@ class _DeckPort:
 
     def push_event(self, ev: Event) -> None:
         self._session._put(ev)
+
+    def owe(self, key: str, line: str, seconds: float, code: Refusal) -> None:
+        """The deck waits for the peer: a deadline (:class:`Owed`) on the current link."""
+        self._session.owed.owe(key, line, seconds, code)
+
+    def paid(self, key: str) -> None:
+        self._session.owed.paid(key)
 
 
 def _one_line(e: BaseException) -> str:
@@ -120,6 +166,7 @@ class NetSession:
         self._taken = 0  # ... and taken out by the driver
         self._remote_mark = 0  # _queued after the last event that changed the board on our turn
         self._catch_up_end = 0  # the peer's position at the last sync
+        self.owed = Owed(self._overdue)  # what the peer owes us on this link, with deadlines
         self.reconnect = Reconnector(
             self,
             redial=(lambda: dial(core)) if dial is not None else None,
@@ -451,25 +498,15 @@ class NetSession:
 
         (Dropping the move while actions were still on their way, instead of
         waiting, could leave both sides waiting for each other: the catch-up
-        need not bring the driver any new event.)"""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + HANDSHAKE_TIMEOUT
+        need not bring the driver any new event.  The wait is bounded by the
+        catch-up's deadline, which stops the session.)"""
         while not self._done:
             link = self._link
             if link is None or not link.endpoint.catching_up:
                 break
-            left = deadline - loop.time()
-            if left <= 0:  # it claimed actions it does not send
-                e = RemoteProtocolError(
-                    f"{self.peer_name} claimed actions it did not send within {HANDSHAKE_TIMEOUT:g} s",
-                    Refusal.POSITION,
-                )
-                link.endpoint.refuse(e.code, str(e))
-                self.link_protocol_error(link, e)
-                break
+            self._owe_catch_up()  # (armed at the attach already: its deadline holds)
             self._stirred.clear()  # set again by the next event, link or loss
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stirred.wait(), left)
+            await self._stirred.wait()
         self._check_open()
         return self._taken >= self._remote_mark
 
@@ -498,8 +535,30 @@ class NetSession:
             link.flush()
         if deck is not None:
             deck.attach(self._deck_port)
+        self._owe_catch_up()
         link.pump()  # play messages that came right behind the handshake
         self._pending_resignation()
+
+    def _owe_catch_up(self) -> None:
+        """The peer's sync claimed actions we lack: they must come within the deadline
+        (its pings do not put it off)."""
+        link = self._link
+        if link is not None and link.endpoint.catching_up:
+            self.owed.owe(
+                CATCH_UP,
+                f"{self.peer_name} claimed actions it did not send within {HANDSHAKE_TIMEOUT:g} s",
+                HANDSHAKE_TIMEOUT,
+                Refusal.POSITION,
+            )
+
+    def _overdue(self, line: str, code: Refusal) -> None:
+        """The peer did not pay what it owes in time: refuse it and stop the match."""
+        link = self._link
+        if link is None or self._done:
+            return
+        e = RemoteProtocolError(line, code)
+        link.endpoint.refuse(e.code, str(e))
+        self.link_protocol_error(link, e)
 
     def _pending_resignation(self) -> None:
         """A resignation we asked for while the connection was down (or before a crash):
@@ -512,7 +571,17 @@ class NetSession:
             return  # the endpoint resigns for us once caught up, if the turn is ours
         if g.turn == core.seat:
             self._local(Action(g.game, core.seat))
-        elif link is not None and link.endpoint.phase is Phase.PLAY:
+        else:
+            self._ask_again()
+
+    def _ask_again(self) -> None:
+        """Off turn in a game we asked to resign: ask the peer (again).  (On turn, once a
+        catch-up is over, the endpoint makes the resignation due itself: ActionDue.)"""
+        core, link = self.core, self._link
+        g = core.match.game
+        if self._done or core.finished or g.result is not None or g.game not in core.requests:
+            return
+        if g.turn != core.seat and link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_resign_request(g.game)
             link.flush()
 
@@ -623,6 +692,9 @@ class NetSession:
             self._set_acked(self.core.position)  # the peer made that action: it has them all
             # one the peer caught us up with changed the board on this driver's turn
             self._settle(link, ev.done, ev, unseen=self.core.position <= self._catch_up_end)
+            if self.owed.owes(CATCH_UP) and not link.endpoint.catching_up:
+                self.owed.paid(CATCH_UP)
+                self._ask_again()
         elif isinstance(ev, ActionDue):
             self._local(ev.action, unseen=True)
         elif isinstance(ev, Acked):
@@ -670,6 +742,7 @@ class NetSession:
         if link is not self._link:
             return
         self._link = None
+        self.owed.forgive()
         self._stirred.set()
         for _, fut in self._ack_waiters:
             if not fut.done():
@@ -700,6 +773,7 @@ class NetSession:
         old = self._link
         if old is not None:  # the peer came back before we noticed it was gone
             self._link = None
+            self.owed.forgive()
             old.owner = None
             if old.transport is not None:
                 old.transport.abort()
@@ -745,6 +819,7 @@ class NetSession:
         self._close_transport()
 
     def _close_transport(self) -> None:
+        self.owed.forgive()
         link = self._link
         if link is not None and link.transport is not None:
             link.flush()
@@ -754,6 +829,7 @@ class NetSession:
         self.reconnect.halt()
 
     async def _shutdown(self, reason: str) -> None:
+        self.owed.forgive()
         self.notices.stop()
         if self._deck_watch is not None:
             self._deck_watch.cancel()

@@ -12,7 +12,7 @@ from typing import Any
 
 from p2p_spite.engine import Match, Move
 from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.keys import commitment, seed_from
+from p2p_spite.net.keys import commitment, proof_mac, resume_key, seed_from
 from p2p_spite.net.protocol import PROTOCOL_VERSION
 from p2p_spite.net.wire import FrameDecoder, encode
 
@@ -93,11 +93,24 @@ class Hostile:
     # -- the honest steps, by hand ---------------------------------------------------------
 
     def hello(self, match: bytes | None = None, **extra: Any) -> dict[str, Any]:
+        self.nonce = os.urandom(16)
         self.send(
             {"t": "hello", "proto": PROTOCOL_VERSION, "app": "p2p-spite", "role": self.role,
-             "name": self.name, "nonce": os.urandom(16), "code": False, "match": match, **extra}
+             "name": self.name, "nonce": self.nonce, "code": False, "match": match, **extra}
         )  # fmt: skip
-        return self.expect("hello")
+        self.peer_hello = self.expect("hello")
+        return self.peer_hello
+
+    def come_back(self) -> dict[str, Any]:
+        """As a joiner returning to our match (``core``): hello with its id, our proof, the
+        host's proof; returns the host's setup (the host's sync comes next)."""
+        c = self.core
+        assert c is not None
+        self.hello(match=c.match_id)
+        nonces = (self.peer_hello["nonce"], self.nonce)
+        self.send({"t": "proof", "mac": proof_mac(resume_key(c.match.seed, c.match_id), "join", *nonces)})
+        self.expect("proof")
+        return self.expect("setup")
 
     def make_core(self, seed: bytes, match_id: bytes, names: tuple[str, str], target: int = 50) -> GameCore:
         seat = 1 if self.role == "join" else 0

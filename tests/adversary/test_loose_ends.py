@@ -6,6 +6,7 @@ and exit 3."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -15,13 +16,15 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.net.game import Action
 from p2p_spite.net.keys import commitment
 from p2p_spite.net.protocol import PROTOCOL_VERSION
 from p2p_spite.net.wire import encode
-from tests.adversary.hostile import ADDR, Hostile, listener
+from tests.adversary.hostile import ADDR, Closed, Hostile, listener
 from tests.support.net import finish, finish_all, read_code, reader, spawn, wait_listening
 
 TIMEOUT = 60.0
+SEED = "5e" * 32
 
 
 def _tracebacks(err: str) -> int:
@@ -153,3 +156,135 @@ def test_a_host_that_stops_after_the_joiners_reveal_gets_the_warning_and_exit_3(
     assert "the host left after it had your half of the seed" in lines[0], lines
     assert how in lines[0] and "may have seen the deal" in lines[0], lines
     assert rc == 3, (rc, err)
+
+
+# -- a sync that claims more than it sends, then only pings ----------------------------------------
+
+
+def _pings_until_refused(p: Hostile, seconds: float) -> tuple[dict[str, Any] | None, float]:
+    """Ping every 0.3 s (and answer nothing else) until the honest side refuses or closes:
+    its refusal and how long it took."""
+    t0 = time.monotonic()
+    k = 0
+    while time.monotonic() - t0 < seconds:
+        k += 1
+        p.send({"t": "ping", "k": k})
+        p.deadline = time.monotonic() + 0.3
+        try:
+            while True:
+                m = p.recv()
+                if m["t"] == "refuse":
+                    return m, time.monotonic() - t0
+        except TimeoutError:
+            continue
+        except Closed:
+            break
+    return next((m for m in p.got if m["t"] == "refuse"), None), time.monotonic() - t0
+
+
+@pytest.mark.parametrize("bot", [True, False], ids=["bot off turn", "person"])
+def test_a_sync_that_claims_an_action_it_never_sends_is_stopped_in_time(tmp_path: Path, bot: bool) -> None:
+    """A joiner comes back claiming one action more than the host has, then only pings:
+    the host stops the match within the catch-up's 15 s, with one line (the bot off turn
+    and a person, who plays nothing meanwhile, froze before)."""
+    extra = ["--bot", "easy"] if bot else []
+    host = spawn(["host", "--bind", ADDR, "--port", "0", "--no-announce", "--no-code", "--seed", SEED,
+                  "--name", "Ann", "--record", "h.json", "--grace", "20", *extra], tmp_path,
+                 stdin=not bot)  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        p = Hostile.dial(port)
+        p.join_seeded()
+        p.sync()
+        c = p.core
+        assert c is not None
+        reader(host).wait(r"^mallory joined", 20)  # the host's session has the match
+        while bot and c.match.game.turn != 1:  # the host's bot plays until it is off turn
+            p.receive_action()
+        p.close()
+        q = Hostile.dial(port)
+        q.core = c
+        q.come_back()
+        theirs = q.expect("sync")
+        q.send({"t": "sync", "pos": theirs["pos"] + 1, "hist": os.urandom(32)})
+        told, took = _pings_until_refused(q, 30)
+        q.close()
+        rc, out, err = finish(host, TIMEOUT)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert told is not None and told["code"] == "position", (told, out[-1500:], err[-1500:])
+    assert took < 20, took
+    assert _tracebacks(out + err) == 0, err
+    assert "claimed actions it did not send within 15 s" in out + err, (out[-1500:], err)
+    assert rc == 1, (rc, out[-1500:], err)
+
+
+# -- a resignation typed while the connection is down ------------------------------------------
+
+
+def test_a_resignation_typed_offline_is_asked_for_after_a_catch_up(tmp_path: Path) -> None:
+    """The host's player, off turn, resigns while the joiner is away; the joiner comes back
+    with a move it made meanwhile (a catch-up), and the host is still off turn: the host
+    asks for its resignation (it was asked for nowhere before), and the game ends so."""
+    host = spawn(["host", "--bind", ADDR, "--port", "0", "--no-announce", "--no-code", "--seed", "00" * 32,
+                  "--name", "Ann", "--record", "h.json", "--grace", "30"], tmp_path, stdin=True)  # fmt: skip
+    assert host.stdin is not None
+    try:
+        port, _ = wait_listening(host)
+        p = Hostile.dial(port)
+        p.join_seeded()
+        p.sync()
+        c = p.core
+        assert c is not None and c.match.game.turn == 1  # this deal: the joiner begins
+        reader(host).wait(r"^mallory joined", 20)
+        p.close()
+        reader(host).wait(r"connection reconnecting", 20)
+        host.stdin.write("resign\ny\n")
+        host.stdin.flush()
+        journal = tmp_path / "h.json.journal"
+        deadline = time.monotonic() + 20
+        while '{"req":1}' not in journal.read_text():  # written down, not sent: no connection
+            assert time.monotonic() < deadline, journal.read_text()
+            time.sleep(0.05)
+        q = Hostile.dial(port)
+        q.core = c
+        q.come_back()
+        theirs = q.expect("sync")
+        # the move made while away (not a discard: the host stays off turn), then the sync
+        move = next(m for m in c.match.game.legal_moves() if m.target == "center")
+        n = c.position
+        c.apply(Action(c.match.game_number, 1, move))
+        q.send({"t": "sync", "pos": c.position, "hist": c.head})
+        q.send({"t": "move", "n": n, "m": list(move), "d": c.digests[n], "a": b"\x5a" * 32})
+        assert theirs["pos"] == n
+        asked = None
+        q.deadline = time.monotonic() + 10
+        while asked is None:
+            m = q.recv()
+            if m["t"] == "resign-request":
+                asked = m
+        assert asked["g"] == 1, asked
+        # the joiner makes the host's resignation its next action, as the protocol says
+        a = Action(1, 0)
+        n = c.position
+        c.apply(a)
+        q.send({"t": "resign", "n": n, "g": 1, "s": 0, "d": c.digests[n], "a": b"\x5b" * 32})
+        q.deadline = time.monotonic() + 10
+        while (m := q.recv())["t"] != "ack" or m["n"] != n + 1:
+            pass
+        host.stdin.write("quit\ny\n")
+        host.stdin.flush()
+        host.stdin.close()
+        q.close()
+        rc, out, err = finish(host, TIMEOUT)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert _tracebacks(out + err) == 0, err
+    rec = json.loads((tmp_path / "h.json").read_text())
+    assert rec["games"][0]["result"] == {"winner": 1, "points": 20, "reason": "resign"}, rec["games"][0]
+    assert rec["games"][0]["moves"][-1] == list(move), rec["games"][0]
+    assert rc == 0, (rc, out[-2000:], err)

@@ -258,3 +258,25 @@ def test_a_person_joining_with_no_address_is_asked_which_host_and_for_the_code(
     out = capsys.readouterr().out
     assert "1) Ann  127.0.0.1:5000  code needed" in out and "2) Cy   127.0.0.2:4747  no code" in out
     assert "found Ann at 127.0.0.1:5000" in out
+
+
+def test_a_crowd_of_fake_hosts_from_one_address_takes_only_its_share() -> None:
+    """Issue 27: 40 fake hosts from one address, refreshed every 50 ms, filled the whole
+    table; each sender now holds at most PER_SENDER hosts, and hosts heard are kept."""
+    from p2p_spite.net.discovery import PER_SENDER
+
+    table = HostTable()
+    t = 0.0
+    for _ in range(100):  # 5 s of the crowd
+        for i in range(40):
+            table.datagram(encode(Announcement(f"fake{i}", 1000 + i, False)), "127.0.0.2", t)
+        if t >= 1.0 and int(t * 20) % 20 == 0:  # the real host, once a second from 1 s on
+            table.datagram(encode(Announcement("Ann", 4747, True)), "127.0.0.1", t)
+        t += 0.05
+    hosts = table.hosts(t)
+    assert [h.name for h in hosts if h.address == "127.0.0.1"] == ["Ann"]
+    assert len([h for h in hosts if h.address == "127.0.0.2"]) == PER_SENDER
+    # the crowd's first hosts hold their places; a sender's silent host makes room again
+    assert {h.name for h in hosts if h.address == "127.0.0.2"} == {f"fake{i}" for i in range(PER_SENDER)}
+    table.datagram(encode(Announcement("Bob", 5000, False)), "127.0.0.1", t + 6.0)
+    assert [h.name for h in table.hosts(t + 6.0)] == ["Bob"]

@@ -18,8 +18,11 @@ Where announcements go (IPv4 broadcast to the discovery port, default 4748):
 
 Whatever arrives on the discovery port is hostile until decoded: a datagram
 that is too long, malformed, of another version or with an unprintable name is
-dropped; the table keeps at most :data:`MAX_HOSTS` hosts, and each is forgotten
-when it has not been heard for :data:`FORGET_AFTER` seconds.
+dropped; the table keeps at most :data:`MAX_HOSTS` hosts, at most
+:data:`PER_SENDER` of them from one address (a crowd of fake hosts from one
+machine cannot fill it), never pushes out a host it has heard for a newer one,
+and forgets each host when it has not been heard for :data:`FORGET_AFTER`
+seconds.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ PORT_ENV: Final = "P2P_SPITE_DISCOVERY_PORT"
 MAX_NAME_BYTES: Final = 3 * MAX_NAME  # characters of up to 3 bytes each
 MAX_DATAGRAM: Final = len(MAGIC) + 5 + MAX_NAME_BYTES
 MAX_HOSTS: Final = 32
+PER_SENDER: Final = 4  # hosts from one address (a machine may host a few matches)
 FORGET_AFTER: Final = 5.0  # seconds
 INTERVAL: Final = 1.0  # seconds between announcements
 _HEAD = struct.Struct("!BBHB")  # version, flags, port, name length
@@ -110,11 +114,14 @@ class HeardHost:
 class HostTable:
     """The hosts heard lately, at most ``limit``; sans-I/O (the caller gives the time)."""
 
-    def __init__(self, limit: int = MAX_HOSTS, forget_after: float = FORGET_AFTER) -> None:
+    def __init__(
+        self, limit: int = MAX_HOSTS, forget_after: float = FORGET_AFTER, per_sender: int = PER_SENDER
+    ) -> None:
         self.limit = limit
         self.forget_after = forget_after
+        self.per_sender = per_sender
         self._hosts: dict[tuple[str, int], HeardHost] = {}
-        self.dropped = 0  # datagrams refused (malformed, or the table full)
+        self.dropped = 0  # datagrams refused (malformed, the sender's share or the table full)
 
     def datagram(self, data: bytes, source: str, now: float) -> HeardHost | None:
         """Take one datagram from ``source``; the host it announces, or None if it was dropped."""
@@ -124,9 +131,15 @@ class HostTable:
             self.dropped += 1
             return None
         key = (source, ann.port)
-        if key not in self._hosts and len(self._hosts) >= self.limit:
-            self._expire(now)
-            if len(self._hosts) >= self.limit:  # a flood of fresh hosts: the newest waits
+        if key not in self._hosts:
+            if len(self._hosts) >= self.limit:
+                self._expire(now)
+            share = sum(1 for address, _port in self._hosts if address == source)
+            if share >= self.per_sender:
+                self._expire(now)
+                share = sum(1 for address, _port in self._hosts if address == source)
+            # a flood of fresh hosts (from one sender, or from many): the newest waits
+            if share >= self.per_sender or len(self._hosts) >= self.limit:
                 self.dropped += 1
                 return None
         host = HeardHost(source, ann.port, ann.name, ann.code_needed, now)
@@ -249,6 +262,7 @@ __all__ = [
     "DEFAULT_DISCOVERY_PORT",
     "MAX_DATAGRAM",
     "MAX_HOSTS",
+    "PER_SENDER",
     "Announcement",
     "Announcer",
     "DiscoveryError",

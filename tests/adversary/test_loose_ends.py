@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,12 +17,15 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.net.discovery import PER_SENDER, Announcement
+from p2p_spite.net.discovery import encode as announcement
 from p2p_spite.net.game import Action
 from p2p_spite.net.keys import commitment
 from p2p_spite.net.protocol import PROTOCOL_VERSION
 from p2p_spite.net.wire import encode
 from tests.adversary.hostile import ADDR, Closed, Hostile, listener
 from tests.support.net import finish, finish_all, read_code, reader, spawn, wait_listening
+from tests.test_discovery import free_udp_port
 
 TIMEOUT = 60.0
 SEED = "5e" * 32
@@ -288,3 +292,42 @@ def test_a_resignation_typed_offline_is_asked_for_after_a_catch_up(tmp_path: Pat
     assert rec["games"][0]["result"] == {"winner": 1, "points": 20, "reason": "resign"}, rec["games"][0]
     assert rec["games"][0]["moves"][-1] == list(move), rec["games"][0]
     assert rc == 0, (rc, out[-2000:], err)
+
+
+# -- LAN discovery: a crowd of fake hosts from one address -------------------------------------
+
+
+@pytest.mark.slow
+def test_hosts_lists_the_real_host_beside_a_crowd_of_fake_ones(tmp_path: Path) -> None:
+    """Real processes: 40 fake hosts from 127.0.0.2, refreshed every 50 ms from before the
+    listener starts, and a real host on 127.0.0.1: ``hosts`` lists the real one."""
+    dport = free_udp_port()
+    env = {"P2P_SPITE_DISCOVERY_PORT": str(dport)}
+    stop = threading.Event()
+
+    def crowd() -> None:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind(("127.0.0.2", 0))
+            fakes = [announcement(Announcement(f"fake{i}", 1000 + i, False)) for i in range(40)]
+            while not stop.is_set():
+                for d in fakes:
+                    s.sendto(d, ("127.0.0.1", dport))
+                time.sleep(0.05)
+
+    flood = threading.Thread(target=crowd, daemon=True)
+    flood.start()
+    host = spawn(["host", "--bind", ADDR, "--port", "0", "--bot", "easy", "--name", "Ann",
+                  "--record", "h.json"], tmp_path, env)  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        reader(host).wait(r"^announced on this machine only")
+        hosts = spawn(["hosts", "--wait", "2.5"], tmp_path, env)
+        ((rc, out, err),) = finish_all([hosts], TIMEOUT)
+    finally:
+        stop.set()
+        flood.join(5)
+        host.kill()
+        host.wait()
+    assert rc == 0, err
+    assert f"127.0.0.1:{port}" in out and "Ann" in out, out
+    assert out.count("127.0.0.2:") == PER_SENDER, out

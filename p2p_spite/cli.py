@@ -21,6 +21,7 @@ from .net.connect import DEFAULT_PORT
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.journal import journal_path, replay_with_journal, unchecked_private
 from .net.messages import MAX_GAMES, MAX_TARGET
+from .plaintext import shown_path
 from .selfplay import play_match
 
 TARGET_HELP = f"points that win the match (default {DEFAULT_TARGET})"
@@ -333,13 +334,13 @@ def _run_history(args: argparse.Namespace) -> int:
 
     entries, bad = scan()
     if not entries and not bad:
-        print(f"no records in {records_dir()} yet")
+        print(f"no records in {shown_path(records_dir())} yet")
         return 0
     for e in entries:
         print(describe(e))
     print(totals(entries))
     if bad:
-        print(f"({len(bad)} file{'s' * (len(bad) != 1)} in {records_dir()} could not be read)")
+        print(f"({len(bad)} file{'s' * (len(bad) != 1)} in {shown_path(records_dir())} could not be read)")
     return 0
 
 
@@ -348,8 +349,8 @@ def _latest_record(ask: bool) -> Path | None:
 
     e = latest()
     if e is None:
-        raise UserError(f"no record to replay in {records_dir()}: give a file", exit_code=2)
-    print(f"the latest record: {e.path}")
+        raise UserError(f"no record to replay in {shown_path(records_dir())}: give a file", exit_code=2)
+    print(f"the latest record: {shown_path(e.path)}")
     print(f"  {describe(e)}")
     if ask and sys.stdin.isatty() and sys.stdout.isatty():
         try:
@@ -395,7 +396,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         line += f", match won by {name} (seat {winner})"
     if journaled:
         line += (
-            f" ({journaled} of the actions from {journal_path(args.file).name}: the match was"
+            f" ({journaled} of the actions from {shown_path(journal_path(args.file).name)}: the match was"
             " interrupted and its record not yet rewritten)"
         )
     why = record.unchecked_reason(rec.games[-1]) if rec.private and rec.games else None

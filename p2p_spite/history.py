@@ -19,7 +19,9 @@ from pathlib import Path
 
 from . import record
 from .engine import Match
+from .net.journal import journal_path, journal_port
 from .paths import data_dir
+from .plaintext import shown_path
 
 _KIND = re.compile(r"-(host|join|play)-\d+\.json$")
 
@@ -40,6 +42,7 @@ class Entry:
     network: bool  # a network match's record
     resumable: bool  # unfinished, and ``--resume`` can take it up
     games: tuple[int, int, int]  # won, lost, drawn, from ``seat``'s side (seat 0's if unknown)
+    port: int | None = None  # the host's listening port, from the journal of an unfinished match
 
 
 def _finished(match: Match, max_games: object) -> bool:
@@ -79,6 +82,7 @@ def read_entry(path: Path) -> Entry:
         network=network,
         resumable=network and not finished and _private_resumable(rec, path),
         games=(won, lost, drawn),
+        port=None if finished or seat == 1 else journal_port(journal_path(path)),
     )
 
 
@@ -145,7 +149,8 @@ def describe(e: Entry) -> str:
     games = f"games {won}-{lost}" + (f", {drawn} drawn" if drawn else "")
     line = f"{when}  {who:<22}  {result:<10} {score:<7}  {games}"
     if e.resumable:
-        line += f"  resumable: p2p-spite {'host' if e.seat != 1 else 'join HOST'} --resume {e.path}"
+        how = "join HOST" if e.seat == 1 else "host" if e.port is None else f"host --port {e.port}"
+        line += f"  resumable: p2p-spite {how} --resume {shown_path(e.path)}"
     return line
 
 
@@ -165,14 +170,23 @@ def totals(entries: list[Entry]) -> str:
     return text
 
 
+def _mtime(path: Path) -> float | None:
+    """When ``path`` was last written; None if it cannot be told (a dangling link...)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
 def latest(folder: Path | None = None) -> Entry | None:
     """The newest record that reads (without reading every older one)."""
     folder = records_dir() if folder is None else folder
     try:
-        paths = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        dated = [(m, p) for p in folder.glob("*.json") if (m := _mtime(p)) is not None]
     except OSError:
         return None
-    for p in paths:
+    dated.sort(key=lambda mp: mp[0], reverse=True)
+    for _m, p in dated:
         try:
             return read_entry(p)
         except (OSError, ValueError):

@@ -8,6 +8,8 @@ chat line crosses to the other player.
 
 from __future__ import annotations
 
+import os
+import shlex
 from typing import Final
 
 MAX_NAME: Final = 40  # characters of a player's name
@@ -20,4 +22,23 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
-__all__ = ["MAX_CHAT", "MAX_NAME", "printable"]
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A file's path as a shell word, safe to print and to type back as shown: quoted
+    when the shell needs it; a name with characters that are not printable (escape codes,
+    newlines, bytes that are not text: anyone may name a file so) is written ``$'...'``
+    with their bytes as ``\\xNN``, which bash and zsh read back as the same name."""
+    text = os.fspath(path)
+    if text.isprintable():
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.extend(f"\\x{b:02x}" for b in os.fsencode(ch))
+    return "$'" + "".join(out) + "'"
+
+
+__all__ = ["MAX_CHAT", "MAX_NAME", "printable", "shown_path"]

@@ -16,17 +16,18 @@ import functools
 import gc
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, BinaryIO, ParamSpec, TypeVar
 
 from .engine import DEFAULT_TARGET, GameState, Illegal, IllegalMoveError, Match, Result, parse_seed
 from .engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN, EndReason
 from .errors import SpiteError
 from .fairdeck import DeckStream, GameDeck, private_game
-from .plaintext import printable
+from .plaintext import printable, shown_path
 
 FORMAT = "p2p-spite-record"
 VERSION = 1
@@ -204,13 +205,30 @@ def _parse_private(g: dict[str, Any], n: int) -> tuple[list[int] | None, list[li
     return deck, reshuffles
 
 
-def load(path: str | os.PathLike[str]) -> Record:
-    """Read a record file (RecordError if it is unreadable or malformed)."""
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open ``path`` for reading only if it is a regular file (after symlinks): a FIFO, a
+    device (a link to /dev/zero) or a directory raises OSError, and opening never blocks
+    (a FIFO without a writer would hang a plain ``open``)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
     try:
-        with open(path, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device"
+            raise OSError(errno.EINVAL, f"not a regular file ({kind})")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def load(path: str | os.PathLike[str]) -> Record:
+    """Read a record file (RecordError if it is unreadable, not a regular file or malformed)."""
+    try:
+        with open_regular(path) as f:
             raw = f.read(MAX_RECORD_BYTES + 1)
     except OSError as e:
-        raise RecordError(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+        raise RecordError(f"cannot read {shown_path(path)}: {e.strerror or e}") from None
     if len(raw) > MAX_RECORD_BYTES:
         raise RecordError(f"larger than {MAX_RECORD_BYTES} bytes")
     return loads(raw)

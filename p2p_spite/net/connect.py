@@ -1,7 +1,6 @@
 """Starting a session: ``host_session`` (listen, let one peer in through the door,
 handshake), ``join_session`` (dial, retry, handshake) and loading a match to resume."""
 
-
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +13,7 @@ from pathlib import Path
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
 from ..paths import default_record_path
+from ..plaintext import shown_path
 from .game import Action, GameCore
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .journal import RecordKeeper, Saved
@@ -54,6 +54,7 @@ def _session_on(
     server: asyncio.AbstractServer | None = None,
     dial: Dial | None = None,
     origin: bool | None = None,
+    port: int | None = None,
 ) -> NetSession:
     """The session of a link whose first handshake is done (``server``: the host's
     listener, kept for reconnections; ``dial``: how the joiner reconnects; ``origin``:
@@ -67,10 +68,12 @@ def _session_on(
         origin = hs.seed_from_host
     elif resume is not None:
         origin = resume.seed_from_host
+    played = resume.actions if resume is not None else []
+    keeper = _keeper_for(core, path, kind, code_key, origin, played, port)
     return NetSession(
         core,
         link,
-        _keeper_for(core, path, kind, code_key, origin, resume.actions if resume is not None else []),
+        keeper,
         core.match.players[1 - core.seat],  # as agreed (a resumed match: as in the record)
         server=server,
         dial=dial,
@@ -90,13 +93,16 @@ def _keeper_for(
     code_key: bytes | None,
     origin: bool | None,
     played: Sequence[Action],
+    port: int | None = None,
 ) -> RecordKeeper:
-    """The record keeper of ``core`` (``played``: a resumed match's actions so far)."""
+    """The record keeper of ``core`` (``played``: a resumed match's actions so far;
+    ``port``: the host's listening port, for its journal)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
     private = core.private.outcomes if core.private is not None else None
     keeper = RecordKeeper(
         path, core.match, core.match_id, core.max_games, code_key, origin, played, private=private
     )
+    keeper.port = port
     keeper.carry(core)  # the action key first: before any action of ours is sent
     return keeper
 
@@ -120,7 +126,8 @@ def _core_from_saved(saved: Saved, seat: int) -> GameCore:
         raise UserError(f"the saved match's private deck does not replay: {e}") from None
     if core.finished:
         sc = core.match.scores
-        raise UserError(f"{saved.path or 'that record'}: the match is already over ({sc[0]}-{sc[1]})")
+        where = shown_path(saved.path) if saved.path else "that record"
+        raise UserError(f"{where}: the match is already over ({sc[0]}-{sc[1]})")
     return core
 
 
@@ -198,7 +205,16 @@ async def host_session(
     host.stop_waiting()
     host.summary(now=True)  # the drops held back so far are told before the match starts
     sess = _session_on(
-        link, "host", record_path, resume, config.code_key, grace, heartbeat, dead_after, server=server
+        link,
+        "host",
+        record_path,
+        resume,
+        config.code_key,
+        grace,
+        heartbeat,
+        dead_after,
+        server=server,
+        port=int(real[1]),
     )
     host.session = sess
     return sess

@@ -25,13 +25,14 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .. import record as recordmod
 from ..engine import Match, Move, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import StorageError, UserError
 from ..fairdeck import GameDeck
+from ..plaintext import shown_path
 from ..record import game_text
 from .game import KEY_BYTES, RESIGN, Action, GameCore
 from .messages import DECK_MSG, Deck, DeckBytes
@@ -42,6 +43,9 @@ FSYNC_EVERY = 0.5  # seconds
 # The journal holds the games since the last rewrite (up to half the match), at about
 # three times the record's bytes per move.
 MAX_JOURNAL_BYTES = 2 * recordmod.MAX_RECORD_BYTES
+# bytes in one journal line: the longest is a private-deck message's (6,893 bytes as hex);
+# a longer one (a file without newlines) is where the journal's trustworthy part ends
+MAX_JOURNAL_LINE = 32 * 1024
 
 
 FRESH_JOURNAL_BYTES = 1024 * 1024  # a smaller journal is kept whole at a rewrite
@@ -107,6 +111,16 @@ class RequestLine:
 
 
 @dataclass(frozen=True, slots=True)
+class PortLine:
+    """The host's listening port (so that ``history`` can say how to resume on it)."""
+
+    port: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"port": self.port}
+
+
+@dataclass(frozen=True, slots=True)
 class ActionLine:
     """Action ``n``; ``tag``: the peer's tag on it when the peer made it."""
 
@@ -163,7 +177,7 @@ class TapeLine:
         return obj
 
 
-JournalLine = KeyLine | TagLine | RequestLine | ActionLine | TapeLine
+JournalLine = KeyLine | TagLine | RequestLine | PortLine | ActionLine | TapeLine
 
 
 def _no_default(obj: object) -> object:
@@ -202,6 +216,9 @@ def parse_line(line: bytes) -> JournalLine | None:
             return KeyLine(_hex(obj["key"], KEY_BYTES))
         if "req" in obj:
             return RequestLine(obj["req"]) if type(obj["req"]) is int else None
+        if "port" in obj:
+            port = obj["port"]
+            return PortLine(port) if type(port) is int and 0 < port < 65536 else None
         if "pk" in obj or "pd" in obj or "po" in obj:  # the private deck's tape (net/private.py)
             tape = _tape_entry(obj)
             if tape is None:
@@ -324,6 +341,7 @@ class RecordKeeper:
         self.path = Path(path)
         self.extra = record_extra(match_id, max_games, code_key, seed_from_host)
         self.private = private  # a private-deck match: each game's deck (a version-2 record)
+        self.port: int | None = None  # the host's listening port, kept in the journal
         self._match = match
         self._core: GameCore | None = None
         self._fd: int | None = None
@@ -445,7 +463,15 @@ class RecordKeeper:
         """Start the journal with what must outlive this session (:func:`carried`); the
         journal started afresh after each rewrite of the record starts with it too."""
         self._core = core
-        self._write(carried(core), sync=True)
+        self._write(self._carried(core), sync=True)
+
+    def _carried(self, core: GameCore) -> str:
+        """:func:`carried`, the host's port line second (``history`` reads no further)."""
+        text = carried(core)
+        if self.port is None:
+            return text
+        first, _nl, rest = text.partition("\n")
+        return first + "\n" + dump_line(PortLine(self.port)) + rest
 
     def _fresh_journal(self) -> None:
         """The record was just rewritten with every action so far: start the journal afresh
@@ -455,7 +481,7 @@ class RecordKeeper:
             return
         jp = journal_path(self.path)
         tmp = jp.with_name(jp.name + ".new")
-        text = carried(self._core) if self._core is not None else ""
+        text = self._carried(self._core) if self._core is not None else ""
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
             try:
@@ -612,7 +638,7 @@ def load_saved(path: Path) -> Saved:
     except ValueError:
         match_id = b""
     if len(match_id) != 16:
-        raise UserError(f"{path} is not the record of a network match (no match_id)")
+        raise UserError(f"{shown_path(path)} is not the record of a network match (no match_id)")
     mg = rec.extra.get("max_games")
     max_games = mg if type(mg) is int and mg > 0 else None
     actions = record_actions(rec, drop=True)
@@ -651,6 +677,7 @@ class JournalTail:
     tape: list[TapeEntry] = field(default_factory=list)  # a private-deck match's tape
     tags: dict[int, bytes] = field(default_factory=dict)
     requests: set[int] = field(default_factory=set)
+    port: int | None = None  # the host's listening port
 
 
 def _hex(v: object, size: int) -> bytes | None:
@@ -672,9 +699,9 @@ def read_journal_tail(path: Path, start: int) -> JournalTail:
     Read a line at a time: a long match's journal is never all in memory."""
     tail = JournalTail([])
     try:
-        with open(path, "rb") as f:
+        with recordmod.open_regular(path) as f:
             size = 0
-            for line in f:
+            for line in _lines(f):
                 size += len(line)
                 if size > MAX_JOURNAL_BYTES or not line.endswith(b"\n"):  # a torn last line
                     break
@@ -683,8 +710,31 @@ def read_journal_tail(path: Path, start: int) -> JournalTail:
     except FileNotFoundError:
         pass
     except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror or e}") from None
+        raise UserError(f"cannot read {shown_path(path)}: {e.strerror or e}") from None
     return tail
+
+
+def journal_port(path: Path) -> int | None:
+    """The host's listening port from the journal's first lines (None: none there)."""
+    try:
+        with recordmod.open_regular(path) as f:
+            for _k, line in zip(range(2), _lines(f), strict=False):
+                with contextlib.suppress(ValueError):
+                    entry = parse_line(line)
+                    if isinstance(entry, PortLine):
+                        return entry.port
+    except OSError:
+        pass
+    return None
+
+
+def _lines(f: BinaryIO) -> Iterator[bytes]:
+    """The file's lines, none longer than MAX_JOURNAL_LINE: a longer one comes out cut
+    (without its newline, so the reader stops there), and nothing after it is read."""
+    while line := f.readline(MAX_JOURNAL_LINE):
+        yield line
+        if not line.endswith(b"\n"):
+            return
 
 
 def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
@@ -697,6 +747,8 @@ def _read_line(tail: JournalTail, line: bytes, start: int) -> bool:
         tail.key = entry.key
     elif isinstance(entry, RequestLine):
         tail.requests.add(entry.game)
+    elif isinstance(entry, PortLine):
+        tail.port = entry.port
     elif isinstance(entry, TagLine):
         tail.tags[entry.n] = entry.tag
     elif isinstance(entry, TapeLine):
@@ -721,9 +773,9 @@ def iter_journal(path: Path, start: int, offset: int = 0) -> Iterator[Action]:
     stopping at the first bad, torn or out-of-sequence line.  ``offset``: where to start
     reading (a line's start, with no action numbered ``start`` or more before it)."""
     try:
-        with open(path, "rb") as f:
+        with recordmod.open_regular(path) as f:
             f.seek(offset)
-            for line in f:
+            for line in _lines(f):
                 if not line.endswith(b"\n"):
                     return
                 try:
@@ -739,7 +791,7 @@ def iter_journal(path: Path, start: int, offset: int = 0) -> Iterator[Action]:
     except FileNotFoundError:
         return
     except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror or e}") from None
+        raise UserError(f"cannot read {shown_path(path)}: {e.strerror or e}") from None
 
 
 def play_action(match: Match, action: Action) -> None:
@@ -777,5 +829,7 @@ def replay_with_journal(path: Path, rec: recordmod.Record, match: Match) -> int:
         try:
             play_action(match, a)
         except RulesError as e:
-            raise UserError(f"{jpath}: its action {i} beyond the record does not replay: {e}") from None
+            raise UserError(
+                f"{shown_path(jpath)}: its action {i} beyond the record does not replay: {e}"
+            ) from None
     return len(tail.actions)

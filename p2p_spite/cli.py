@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import ipaddress
 import os
@@ -22,6 +23,7 @@ from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.journal import journal_path, replay_with_journal, unchecked_private
 from .net.messages import MAX_GAMES, MAX_TARGET
 from .plaintext import shown_path
+from .runner import EXIT_HANGUP
 from .selfplay import play_match
 
 TARGET_HELP = f"points that win the match (default {DEFAULT_TARGET})"
@@ -485,6 +487,23 @@ def _flush_per_line() -> None:
         pass  # a replaced or closed stdout: leave it as it is
 
 
+def _say_last(line: str, *, gone: bool = False) -> None:
+    """The last line on stderr.  ``gone``: the terminal closed; whatever cannot be written
+    any more (this line, stdout's buffer at exit) goes nowhere, rather than a traceback
+    and Python's exit code 120."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+        if gone:
+            sys.stdout.flush()
+    except OSError:
+        gone = True
+    if gone:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            with contextlib.suppress(OSError):
+                os.dup2(devnull, fd)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _flush_per_line()
     parser = build_parser()
@@ -497,10 +516,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = run(args)
         return result
     except SpiteError as e:  # anything else is a bug, and shows as one
-        print(f"p2p-spite: {e}", file=sys.stderr)
+        _say_last(f"p2p-spite: {e}", gone=e.exit_code == EXIT_HANGUP)
         return e.exit_code
     except KeyboardInterrupt:
-        print("p2p-spite: interrupted", file=sys.stderr)
+        _say_last("p2p-spite: interrupted")
         return 130
     except BrokenPipeError:
         # The reader went away (``p2p-spite replay FILE | head``): stop quietly,

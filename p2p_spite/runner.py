@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import signal
 from collections.abc import Coroutine
 from typing import Any
@@ -49,3 +50,13 @@ def run_main(main: Coroutine[Any, Any, int]) -> int:
             sig = caught[0]
             raise UserError(f"stopped: {_STOPPERS[sig]}", exit_code=128 + int(sig)) from None
         raise
+    except (OSError, EOFError) as e:
+        # The terminal closed before (or without) its SIGHUP reaching us: the full screen
+        # met the end of its input, then an I/O error writing to it.  (The session was
+        # closed, and so its record saved, on the way out.)
+        if caught or isinstance(e, EOFError) or e.errno == errno.EIO:
+            raise UserError(f"stopped: {_STOPPERS[signal.SIGHUP]}", exit_code=EXIT_HANGUP) from None
+        raise
+
+
+EXIT_HANGUP = 128 + int(signal.SIGHUP)  # 129

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -331,3 +336,121 @@ def test_hosts_lists_the_real_host_beside_a_crowd_of_fake_ones(tmp_path: Path) -
     assert rc == 0, err
     assert f"127.0.0.1:{port}" in out and "Ann" in out, out
     assert out.count("127.0.0.2:") == PER_SENDER, out
+
+
+# -- a newcomer in a real terminal (tmux) ------------------------------------------------------
+
+_WRAP = """
+import signal, subprocess, sys
+signal.signal(signal.SIGHUP, signal.SIG_IGN)  # outlive the terminal, to tell how the child ended
+with open(sys.argv[1], "w") as err:
+    child = subprocess.Popen(sys.argv[3:], stderr=err,
+                             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
+    code = child.wait()
+with open(sys.argv[2], "w") as f:
+    f.write(str(code))
+"""
+
+
+class _Tmux:
+    """A tmux server of its own (-L), 80x24."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmux = ["tmux", "-L", f"p2p-spite-loose-{os.getpid()}-{time.monotonic_ns()}"]
+        self.env = {"XDG_DATA_HOME": str(tmp / "xdg"), "TERM": "xterm-256color", "PATH":
+                    f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}  # fmt: skip
+
+    def start(self, command: str, cols: int = 80) -> None:
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", "t", "-x", str(cols), "-y", "24",
+                        f"env {exports} {command}"], check=True, timeout=30)  # fmt: skip
+
+    def screen(self) -> str:
+        r = subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True,
+                           timeout=30)  # fmt: skip
+        return r.stdout
+
+    def wait(self, text: str, timeout: float = 30) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"no {text!r} on the screen:\n{self.screen()}")
+
+    def type(self, text: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "t", "-l", text], check=True, timeout=30)
+        subprocess.run([*self.tmux, "send-keys", "-t", "t", "Enter"], check=True, timeout=30)
+
+    def kill(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=30)
+
+
+@pytest.fixture
+def tmux_term(tmp_path: Path) -> Iterator[_Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    t = _Tmux(tmp_path)
+    yield t
+    t.kill()
+
+
+def _wait_file(path: Path, timeout: float = 30) -> str:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if path.exists() and path.read_text():
+            return path.read_text()
+        time.sleep(0.1)
+    raise AssertionError(f"no {path}")
+
+
+@pytest.mark.slow
+def test_closing_the_terminal_on_a_running_play_exits_129(tmp_path: Path, tmux_term: _Tmux) -> None:
+    (tmp_path / "wrap.py").write_text(_WRAP)
+    record = tmp_path / "m.json"
+    tmux_term.start(f"{sys.executable} {tmp_path / 'wrap.py'} {tmp_path / 'err'} {tmp_path / 'rc'} "
+                    f"p2p-spite play --record {record}")  # fmt: skip
+    tmux_term.wait("your turn")
+    subprocess.run([*tmux_term.tmux, "kill-session", "-t", "t"], check=True, timeout=30)
+    rc = _wait_file(tmp_path / "rc")
+    err = (tmp_path / "err").read_text()
+    assert (rc, err) == ("129", "p2p-spite: stopped: the terminal closed\n"), (rc, err)
+    assert record.exists()
+
+
+@pytest.mark.slow
+def test_historys_resume_line_works_as_typed_after_a_host_on_port_0_dies(
+    tmp_path: Path, tmux_term: _Tmux
+) -> None:
+    """A bot host on --port 0 (its record in the records folder) dies with kill -9 while the
+    joiner, a person who takes their time, waits; the line history prints, typed as shown
+    in a terminal, brings the host back on its port, and the joiner is back in."""
+    env = {"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    host = spawn(["host", "--bind", ADDR, "--port", "0", "--no-announce", "--no-code", "--name", "Ann",
+                  "--bot", "easy", "--seed", "00" * 32], tmp_path, env)  # fmt: skip
+    procs = [host]
+    try:
+        port, _ = wait_listening(host)
+        join = spawn(["join", f"{ADDR}:{port}", "--name", "Bob", "--record", "j.json", "--grace", "60"],
+                     tmp_path, stdin=True)  # fmt: skip
+        procs.append(join)
+        reader(join).wait(r"^joined ", 30)
+        reader(join).wait(r"your move", 30)  # the joiner is on turn: the host waits
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(10)
+        reader(join).wait(r"connection reconnecting", 30)
+        tmux_term.start("bash --norc --noprofile", cols=250)  # the whole line on one row
+        tmux_term.type("p2p-spite history")
+        screen = tmux_term.wait("resumable:")
+        line = next(x for x in screen.splitlines() if "resumable:" in x)
+        typed = line.split("resumable: ", 1)[1].strip()
+        assert typed.startswith(f"p2p-spite host --port {port} --resume "), line
+        tmux_term.type("clear; " + typed)
+        reader(join).wait(r"is back; going on from action", 30)
+        tmux_term.wait("Game 1")
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()

@@ -369,7 +369,8 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             seed = f"seed {session.seed.hex()}"
         m = session.match
         if resume is not None:
-            note = f"back in {who}'s match at game {m.game_number}, {m.total_moves} moves in; {seed}"
+            ply = m.game.ply  # the moves of the game under way, not of the whole match
+            note = f"back in {who}'s match at game {m.game_number}, {ply} move{'s' * (ply != 1)} in; {seed}"
         else:
             note = f"joined {who}'s match; {seed}"
         if session.private:

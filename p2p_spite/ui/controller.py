@@ -46,6 +46,7 @@ from .words import (
     connection_words,
     effects,
     game_begins,
+    game_goes_on,
     game_over,
     hint_words,
     match_over,
@@ -333,7 +334,10 @@ class Controller:
         self.scores = ev.scores  # a resumed match starts with its scores
         self.target = ev.target
         self.last_move = None
-        self.say(Style.EVENT, game_begins(ev.game, ev.starter, ev.by_lot, self.voice))
+        if ev.view.ply:  # a resumed match: this game was under way
+            self.say(Style.EVENT, game_goes_on(ev.game, ev.view.ply, ev.view.turn, self.voice))
+        else:
+            self.say(Style.EVENT, game_begins(ev.game, ev.starter, ev.by_lot, self.voice))
         if ev.view.my_turn:
             self.say(Style.INFO, "Your turn. Type a move, or help for how.")
 

@@ -191,6 +191,11 @@ def game_begins(game: int, starter: int, by_lot: bool, voice: Voice) -> str:
     return f"Game {game} begins. {voice.Who(starter)} {starts} ({why})."
 
 
+def game_goes_on(game: int, ply: int, turn: int, voice: Voice) -> str:
+    """A resumed game: ``Game 2 goes on, 10 moves in: your turn.``"""
+    return f"Game {game} goes on, {ply} move{'s' * (ply != 1)} in: {voice.whose(turn)} turn."
+
+
 def match_over(winner: int | None, scores: tuple[int, int], voice: Voice) -> str:
     """``You win the match 50-31!``, ``Bob wins the match 52-40.``, ``The match stopped at 12-30.``
     (scores the winner's first, or the player's own when nobody won)."""
@@ -261,6 +266,7 @@ __all__ = [
     "connection_words",
     "effects",
     "game_begins",
+    "game_goes_on",
     "game_over",
     "game_result",
     "hint_words",

@@ -454,3 +454,50 @@ def test_historys_resume_line_works_as_typed_after_a_host_on_port_0_dies(
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path: Path) -> None:
+    """The joiner (a person, line prompt) resigns game 1 and plays a move of game 2; both
+    sides are killed, then resumed: the joiner is told that game 2 goes on, with game 2's
+    moves (the screen said "game 2 starts; you begin" and counted the whole match's)."""
+    with socket.socket() as s:
+        s.bind((ADDR, 0))
+        port = s.getsockname()[1]
+    common = ["--bind", ADDR, "--port", str(port), "--no-code", "--no-announce"]
+    host = spawn(["host", *common, "--name", "Ann", "--bot", "easy", "--seed", SEED, "--record", "h.json"],
+                 tmp_path)  # fmt: skip
+    procs = [host]
+    try:
+        wait_listening(host)
+        first = spawn(["join", f"{ADDR}:{port}", "--name", "Bob", "--record", "j.json"], tmp_path, stdin=True)
+        procs.append(first)
+        assert first.stdin is not None
+        reader(first).wait(r"^joined ", 30)
+        first.stdin.write("resign\ny\n")
+        first.stdin.flush()
+        reader(first).wait(r"^== game 2 starts; you begin", 30)
+        first.stdin.write("hint\n\n")  # the strongest level's move, played
+        first.stdin.flush()
+        reader(first).wait(r"^You (played|discarded) ", 30)
+        time.sleep(1.0)  # the host's answer, if the move ended the turn
+        for p in (first, host):
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait(10)
+        host = spawn(["host", *common, "--resume", "h.json", "--bot", "easy"], tmp_path)
+        procs.append(host)
+        wait_listening(host)
+        join = spawn(["join", f"{ADDR}:{port}", "--resume", "j.json"], tmp_path, stdin=True)
+        procs.append(join)
+        back = reader(join).wait(r"^back in Ann's match at game 2, (\d+) moves? in", 30)
+        goes_on = reader(join).wait(r"^== game (\d+) (.*)$", 30)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    rec = json.loads((tmp_path / "j.json").read_text())
+    assert len(rec["games"][0]["moves"]) >= 1  # game 1 had a move: the match has more than game 2's
+    assert goes_on.group(1) == "2", goes_on.group(0)
+    assert goes_on.group(2).startswith(f"goes on, {back.group(1)} move"), (back.group(0), goes_on.group(0))
+    assert int(back.group(1)) >= 1, back.group(0)
+    assert "(scores: you 0, Ann 20; first to 50)" in goes_on.group(2), goes_on.group(0)

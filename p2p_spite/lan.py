@@ -333,7 +333,7 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
 
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
-    from .net.connect import join_session
+    from .net.connect import CodeRefused, join_session
     from .net.journal import load_saved
 
     if args.code and args.no_code:
@@ -348,18 +348,31 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             _say(f"reconnecting to {where} to resume the match (for up to {args.grace:.0f} s)...")
         else:
             _say(f"connecting to {where}...")
-        session = await join_session(
-            host=host,
-            port=port,
-            name=args.name,
-            record_path=args.record,
-            code=args.code,
-            resume=resume,
-            grace=args.grace,
-            heartbeat=max(args.heartbeat, 0.05),
-            dead_after=5 * max(args.heartbeat, 0.05),
-            private=args.private,
-        )
+        # a person at a terminal is asked for the join code (again, if it was wrong)
+        ask = args.bot is None and resume is None and not args.no_code and sys.stdin.isatty()
+        while True:
+            try:
+                session = await join_session(
+                    host=host,
+                    port=port,
+                    name=args.name,
+                    record_path=args.record,
+                    code=args.code,
+                    resume=resume,
+                    grace=args.grace,
+                    heartbeat=max(args.heartbeat, 0.05),
+                    dead_after=5 * max(args.heartbeat, 0.05),
+                    private=args.private,
+                )
+                break
+            except CodeRefused as e:
+                if not ask:
+                    raise
+                if e.wrong:
+                    _say("that join code is wrong (the host printed it: XXXX-XXXX)")
+                args.code = _ask("join code (the host printed it; Enter to stop): ").strip() or None
+                if args.code is None:
+                    raise UserError("no join code given") from None
         who = session.peer_name
         if session.seed_from_host:
             seed = f"the host chose the seed: {session.seed.hex()}"

@@ -410,6 +410,18 @@ def _stage(link: Link) -> int:
 _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
 
 
+class CodeRefused(UserError):
+    """The host wants a join code this side did not give (``wrong`` False) or refused the
+    one given (``wrong`` True): a person can be asked for it and dial again."""
+
+    def __init__(self, message: str, wrong: bool) -> None:
+        super().__init__(message)
+        self.wrong = wrong
+
+
+_CODE_REFUSALS = frozenset({Refusal.BAD_CODE, Refusal.CODE_NEEDED})
+
+
 class _ConnectFailed(ConnectionError):
     """No TCP connection at all (refused, unreachable, timed out)."""
 
@@ -538,6 +550,8 @@ class _Joiner:
                 self.deal = self.last_deal or self.deal
                 if (told := self.abandoned(f"it refused: {e}")) is not None:
                     raise told from None
+                if e.code in _CODE_REFUSALS:
+                    raise CodeRefused(f"the host refused: {e}", wrong=e.code is Refusal.BAD_CODE) from None
                 if e.code is Refusal.NO_MATCH and resume is None and connected_once:
                     self.core = None  # the host forgot the half-agreed match: start afresh
                     self.deal = None
@@ -555,6 +569,8 @@ class _Joiner:
                     detail = f" ({e})" if e.code == "decode" else ""
                     problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
                     raise UserError(problem) from None
+                if e.code is Refusal.CODE_NEEDED:  # (we saw its hello ask for one)
+                    raise CodeRefused(f"refused the host at {where}: {e}", wrong=False) from None
                 raise UserError(f"refused the host at {where}: {e}") from None
             except TimeoutError:
                 self.deal = self.last_deal or self.deal

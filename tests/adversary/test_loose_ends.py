@@ -501,3 +501,24 @@ def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path:
     assert goes_on.group(2).startswith(f"goes on, {back.group(1)} move"), (back.group(0), goes_on.group(0))
     assert int(back.group(1)) >= 1, back.group(0)
     assert "(scores: you 0, Ann 20; first to 50)" in goes_on.group(2), goes_on.group(0)
+
+
+@pytest.mark.slow
+def test_join_without_a_code_at_a_terminal_asks_for_it_and_again_when_wrong(
+    tmp_path: Path, tmux_term: _Tmux
+) -> None:
+    host = spawn(["host", "--bind", ADDR, "--port", "0", "--no-announce", "--name", "Ann", "--bot", "easy",
+                  "--record", "h.json"], tmp_path)  # fmt: skip
+    try:
+        port, _ = wait_listening(host)
+        code = read_code(host)
+        tmux_term.start(f"p2p-spite join {ADDR}:{port} --name Bob --record {tmp_path / 'j.json'}; sleep 60")
+        tmux_term.wait("join code (the host printed it; Enter to stop):")
+        tmux_term.type("ABCD-EFGH")
+        tmux_term.wait("that join code is wrong")
+        tmux_term.type(code)
+        screen = tmux_term.wait("Game 1 begins")
+        assert "Traceback" not in screen
+    finally:
+        host.kill()
+        host.wait()

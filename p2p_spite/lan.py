@@ -231,15 +231,15 @@ def run_host(args: argparse.Namespace) -> int:
 
 def _announce(bind: str, name: str, port: int, code_needed: bool, discovery: int | None) -> Announcer | None:
     """Start announcing this host on the LAN (or on loopback only, for a loopback bind)."""
-    from .net.discovery import Announcement, announce_target, discovery_port
+    from .net.discovery import DEFAULT_DISCOVERY_PORT, Announcement, announce_target, discovery_port
 
     target = announce_target(bind)
     if target is None:
         _say("not announced on the local network (announcements are IPv4 only): give your address")
         return None
     source, destination = target
-    announcer = Announcer(Announcement(name, port, code_needed), source, destination,
-                          discovery or discovery_port())  # fmt: skip
+    udp = discovery or discovery_port()
+    announcer = Announcer(Announcement(name, port, code_needed), source, destination, udp)
     try:
         announcer.start()
     except OSError as e:
@@ -247,7 +247,9 @@ def _announce(bind: str, name: str, port: int, code_needed: bool, discovery: int
         print(f"p2p-spite: not announced on the local network: {why}", file=sys.stderr, flush=True)
         return None
     where = "on this machine only" if destination.startswith("127.") else "on the local network"
-    _say(f"announced {where}: 'p2p-spite join' with no address finds this host (--no-announce: not)")
+    # a joiner listens on the default discovery port unless told otherwise: say how
+    finder = "p2p-spite join" if udp == DEFAULT_DISCOVERY_PORT else f"p2p-spite join --discovery-port {udp}"
+    _say(f"announced {where}: '{finder}' with no address finds this host (--no-announce: not)")
     return announcer
 
 

@@ -522,3 +522,27 @@ def test_join_without_a_code_at_a_terminal_asks_for_it_and_again_when_wrong(
     finally:
         host.kill()
         host.wait()
+
+
+def test_a_host_on_another_discovery_port_says_how_to_find_it(tmp_path: Path) -> None:
+    dport = free_udp_port()
+    host = spawn(["host", "--bind", ADDR, "--port", "0", "--name", "Ann", "--bot", "easy", "--games", "1",
+                  "--record", "h.json", "--discovery-port", str(dport)], tmp_path)  # fmt: skip
+    procs = [host]
+    try:
+        wait_listening(host)
+        code = read_code(host)
+        told = reader(host).wait(r"^announced on this machine only: '([^']*)' with no address finds")
+        assert told.group(1) == f"p2p-spite join --discovery-port {dport}", told.group(0)
+        # typed as told (headless here), it finds the host
+        join = spawn([*told.group(1).split()[1:], "--code", code, "--bot", "easy", "--record", "j.json"],
+                     tmp_path)  # fmt: skip
+        procs.append(join)
+        (hrc, _hout, herr), (jrc, jout, jerr) = finish_all([host, join], TIMEOUT)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert (hrc, jrc) == (0, 0), (herr, jerr)
+    assert "found Ann at 127.0.0.1:" in jout, jout

@@ -119,6 +119,42 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"p2p-spite {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    # in the order a newcomer meets them: play, a match on the LAN, then the records
+    p = sub.add_parser(
+        "play",
+        help="play against the computer on this machine",
+        description="Play a match against the computer.  The computer joins over loopback "
+        "as a real peer; you are seat 0.",
+    )
+    p.add_argument(
+        "--bot",
+        metavar="LEVEL",
+        default=DEFAULT_LEVEL,
+        help=f"computer level (default {DEFAULT_LEVEL}; {levels})",
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--seed", metavar="HEX", type=_seed_arg, help="play this deal (64 hex digits; default: a fresh one)"
+    )
+    g.add_argument(
+        "--seed-file", type=Path, help="play the deal of this record or bare seed file (and its target)"
+    )
+    p.add_argument("--name", help="your name (default: your login name)")
+    p.add_argument("--target", type=_positive_int, help=TARGET_HELP)
+    p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
+    p.set_defaults(run=_run_play)
+
+    _add_lan_commands(sub, levels)
+
+    p = sub.add_parser(
+        "history",
+        help="list the matches saved in the records folder",
+        description="The matches saved in the default records folder, newest first: date, the two "
+        "names, result and score (yours first), games won-lost; unfinished network matches say how "
+        "to resume them; totals at the end.",
+    )
+    p.set_defaults(run=_run_history)
+
     p = sub.add_parser(
         "replay",
         help="replay a match record (--check: verify it)",
@@ -149,41 +185,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots", default="easy,easy", help=f"two levels, seat 0 first, e.g. random,easy (levels: {levels})"
     )
     p.set_defaults(run=_run_selfplay)
-
-    p = sub.add_parser(
-        "play",
-        help="play against the computer on this machine",
-        description="Play a match against the computer.  The computer joins over loopback "
-        "as a real peer; you are seat 0.",
-    )
-    p.add_argument(
-        "--bot",
-        metavar="LEVEL",
-        default=DEFAULT_LEVEL,
-        help=f"computer level (default {DEFAULT_LEVEL}; {levels})",
-    )
-    g = p.add_mutually_exclusive_group()
-    g.add_argument(
-        "--seed", metavar="HEX", type=_seed_arg, help="play this deal (64 hex digits; default: a fresh one)"
-    )
-    g.add_argument(
-        "--seed-file", type=Path, help="play the deal of this record or bare seed file (and its target)"
-    )
-    p.add_argument("--name", help="your name (default: your login name)")
-    p.add_argument("--target", type=_positive_int, help=TARGET_HELP)
-    p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
-    p.set_defaults(run=_run_play)
-
-    p = sub.add_parser(
-        "history",
-        help="list the matches saved in the records folder",
-        description="The matches saved in the default records folder, newest first: date, the two "
-        "names, result and score (yours first), games won-lost; unfinished network matches say how "
-        "to resume them; totals at the end.",
-    )
-    p.set_defaults(run=_run_history)
-
-    _add_lan_commands(sub, levels)
     return parser
 
 

@@ -132,15 +132,27 @@ def loads(text: str | bytes) -> Record:
     return from_json(data)
 
 
+def _json_excerpt(value: Any, most: int = 40) -> str:
+    """A value of the record as its JSON says it (null, not Python's None), cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 def from_json(data: Any) -> Record:
     if not isinstance(data, dict):
         raise RecordError("a record is a JSON object")
-    if data.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, not {data.get('format')!r}")
+    if "format" not in data:
+        raise RecordError(f'no "format" key: not a p2p-spite record (it says "format": "{FORMAT}")')
+    if data["format"] != FORMAT:
+        raise RecordError(f'format must be "{FORMAT}", not {_json_excerpt(data["format"])}')
     version = data.get("version")
     if not _is_int(version) or version not in (VERSION, PRIVATE_VERSION):
         raise RecordError(
-            f"unsupported record version {version!r} (this reads versions {VERSION} and {PRIVATE_VERSION})"
+            f"unsupported record version {_json_excerpt(version)} "
+            f"(this reads versions {VERSION} and {PRIVATE_VERSION})"
         )
     private = version == PRIVATE_VERSION
     if private and data.get("private") is not True:

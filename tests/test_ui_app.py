@@ -540,3 +540,24 @@ def test_tab_over_an_open_menu_selects_nothing_and_enter_plays_nothing() -> None
             assert s.sent == []
 
     run(main())
+
+
+def test_the_opponents_resignation_and_a_resumed_game_are_worded_right() -> None:
+    """Issue 27: "Bob resigned game 1: You score" (a capital mid-sentence); after a resume,
+    "Game 1 begins. You start" for a game already under way."""
+    from p2p_spite.engine import EndReason, Result
+    from p2p_spite.session import GameEnded, GameStarted
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, _inp):
+            assert app.view is not None
+            app.feed_show(GameEnded(1, Result(0, 20, EndReason.RESIGN), (20, 0), app.view))
+            assert "Game 1: you won: Bob resigned, 20 points." in texts(app), texts(app)
+            m = Match(find_seed(0))
+            m.apply(m.game.legal_moves()[0])
+            app.feed_show(GameStarted(1, 0, view(m.game, 0), (0, 0), 50))
+            assert "Game 1 goes on, 1 move in: " in texts(app), texts(app)
+            assert texts(app).count("Game 1 begins") == 1, texts(app)  # the first, real one
+
+    run(main())

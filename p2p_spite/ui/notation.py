@@ -59,8 +59,13 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None =
     if sm.group(1):
         n = int(sm.group(2))
         if not 1 <= n <= len(shown):
-            k = sum(c is not None for c in shown)
-            raise NotationError(f"there is no hand card {n}: your hand holds {k} card{'' if k == 1 else 's'}")
+            # the numbers that hold a card (those of cards played this turn stay empty)
+            held = [f"h{i}" for i, c in enumerate(shown, 1) if c is not None]
+            if not held:
+                raise NotationError(f"there is no hand card {n}: your hand is empty")
+            which = held[0] if len(held) == 1 else ", ".join(held[:-1]) + " and " + held[-1]
+            are = "card is" if len(held) == 1 else "cards are"
+            raise NotationError(f"there is no hand card {n}: your hand {are} {which}")
         card = shown[n - 1]
         if card is None:
             raise NotationError(f"hand card {n} was played this turn (the others keep their numbers)")

@@ -29,7 +29,7 @@ from p2p_spite.net.keys import commitment
 from p2p_spite.net.protocol import PROTOCOL_VERSION
 from p2p_spite.net.wire import encode
 from tests.adversary.hostile import ADDR, Closed, Hostile, listener
-from tests.support.net import finish, finish_all, read_code, reader, spawn, wait_listening
+from tests.support.net import CLI, finish, finish_all, read_code, reader, spawn, wait_listening
 from tests.test_discovery import free_udp_port
 
 TIMEOUT = 60.0
@@ -546,3 +546,40 @@ def test_a_host_on_another_discovery_port_says_how_to_find_it(tmp_path: Path) ->
                 p.wait()
     assert (hrc, jrc) == (0, 0), (herr, jerr)
     assert "found Ann at 127.0.0.1:" in jout, jout
+
+
+# -- wording ------------------------------------------------------------------------------
+
+
+def test_a_hand_number_out_of_range_names_the_cards_left() -> None:
+    from p2p_spite.engine import Match, view
+    from p2p_spite.ui.notation import NotationError, parse_move
+
+    m = Match(bytes(32))
+    v = view(m.game, m.game.turn)
+    hand = [None, None, v.hand[2], None, v.hand[4]]  # three played this turn: 3 and 5 are left
+    with pytest.raises(NotationError) as e:
+        parse_move("h6 c1", v, hand)
+    assert str(e.value) == "there is no hand card 6: your hand cards are h3 and h5", e.value
+    with pytest.raises(NotationError) as e:
+        parse_move("h6 c1", v, [None, None, None, None, v.hand[4]])
+    assert str(e.value) == "there is no hand card 6: your hand card is h5", e.value
+
+
+def test_a_record_without_its_format_is_told_in_json_words() -> None:
+    from p2p_spite.record import RecordError, loads
+
+    for text, said in [
+        ('{"version": 1}', 'no "format" key: not a p2p-spite record'),
+        ('{"format": null}', 'format must be "p2p-spite-record", not null'),
+        ('{"format": "p2p-spite-record", "version": null}', "unsupported record version null"),
+    ]:
+        with pytest.raises(RecordError) as e:
+            loads(text)
+        assert said in str(e.value) and "None" not in str(e.value), e.value
+
+
+def test_help_lists_the_commands_in_the_order_a_newcomer_meets_them() -> None:
+    r = subprocess.run([*CLI, "--help"], capture_output=True, text=True, timeout=60)
+    listed = [x.split()[0] for x in r.stdout.splitlines() if x.startswith("    ") and x.split()]
+    assert listed == ["play", "host", "join", "hosts", "history", "replay", "selfplay"], r.stdout

@@ -536,8 +536,10 @@ class NetSession:
         if deck is not None:
             deck.attach(self._deck_port)
         self._owe_catch_up()
+        catching_up = link.endpoint.catching_up
         link.pump()  # play messages that came right behind the handshake
-        self._pending_resignation()
+        if not catching_up:  # (else the end of the catch-up asks: link_event)
+            self._pending_resignation()
 
     def _owe_catch_up(self) -> None:
         """The peer's sync claimed actions we lack: they must come within the deadline

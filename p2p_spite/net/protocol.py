@@ -474,7 +474,7 @@ class Endpoint:
 
     def _on_bye(self, msg: Bye) -> None:
         if self.phase is not Phase.PLAY:  # the handshake is not done: it ends here
-            raise PeerLeft(f"it said goodbye during the handshake ({msg.reason or 'no reason given'})")
+            raise PeerLeft(f"it said goodbye during the handshake: {msg.reason or 'no reason given'}")
         self._events.append(PeerBye(msg.reason))
         self.phase = Phase.CLOSED
 

@@ -36,6 +36,13 @@ TIMEOUT = 60.0
 SEED = "5e" * 32
 
 
+def _stop_all(procs: list[subprocess.Popen[str]]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def _tracebacks(err: str) -> int:
     return err.count("Traceback")
 
@@ -85,10 +92,7 @@ def test_strangers_saying_hello_and_bye_print_no_traceback_at_the_host(tmp_path:
         join.stdin.close()
         (hrc, _hout, herr), (jrc, _jout, jerr) = finish_all([host, join], TIMEOUT)
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        _stop_all(procs)
     assert _tracebacks(herr) == 0 and _tracebacks(jerr) == 0, herr[-3000:] + jerr[-2000:]
     # the first before the match is told in full, the rest merged
     warnings = [x for x in herr.splitlines() if "warning:" in x]
@@ -450,10 +454,7 @@ def test_historys_resume_line_works_as_typed_after_a_host_on_port_0_dies(
         reader(join).wait(r"is back; going on from action", 30)
         tmux_term.wait("Game 1")
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        _stop_all(procs)
 
 
 def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path: Path) -> None:
@@ -491,10 +492,7 @@ def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path:
         back = reader(join).wait(r"^back in Ann's match at game 2, (\d+) moves? in", 30)
         goes_on = reader(join).wait(r"^== game (\d+) (.*)$", 30)
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        _stop_all(procs)
     rec = json.loads((tmp_path / "j.json").read_text())
     assert len(rec["games"][0]["moves"]) >= 1  # game 1 had a move: the match has more than game 2's
     assert goes_on.group(1) == "2", goes_on.group(0)
@@ -540,10 +538,7 @@ def test_a_host_on_another_discovery_port_says_how_to_find_it(tmp_path: Path) ->
         procs.append(join)
         (hrc, _hout, herr), (jrc, jout, jerr) = finish_all([host, join], TIMEOUT)
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        _stop_all(procs)
     assert (hrc, jrc) == (0, 0), (herr, jerr)
     assert "found Ann at 127.0.0.1:" in jout, jout
 

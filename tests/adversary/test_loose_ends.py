@@ -578,3 +578,44 @@ def test_help_lists_the_commands_in_the_order_a_newcomer_meets_them() -> None:
     r = subprocess.run([*CLI, "--help"], capture_output=True, text=True, timeout=60)
     listed = [x.split()[0] for x in r.stdout.splitlines() if x.startswith("    ") and x.split()]
     assert listed == ["play", "host", "join", "hosts", "history", "replay", "selfplay"], r.stdout
+
+
+def test_a_host_whose_sync_claims_an_action_it_never_sends_is_stopped_in_time(tmp_path: Path) -> None:
+    """The other way round: a hostile host lets the joiner (a bot, off turn: this deal's
+    host begins) back in claiming one action more than it has, then only pings: the
+    joiner stops within the 15 s."""
+    from p2p_spite.net.keys import proof_mac, resume_key
+
+    server, port = listener()
+    join = spawn(["join", f"{ADDR}:{port}", "--name", "Bob", "--record", "j.json", "--bot", "easy",
+                  "--grace", "20"], tmp_path)  # fmt: skip
+    try:
+        p = Hostile.accept(server, timeout=30)
+        peer = p.hello()
+        setup = {"t": "setup", "match": b"\x77" * 16, "seed": bytes.fromhex(SEED), "target": 50,
+                 "games": None, "players": [p.name, peer["name"]], "resume": False}  # fmt: skip
+        p.send(setup)
+        c = p.make_core(setup["seed"], setup["match"], (p.name, peer["name"]))
+        p.sync()
+        p.close()  # the joiner redials
+        q = Hostile.accept(server, timeout=30)
+        q.core = c
+        back = q.hello()
+        assert back["match"] == c.match_id, back
+        key = resume_key(c.match.seed, c.match_id)
+        q.expect("proof")
+        q.send({"t": "proof", "mac": proof_mac(key, "host", q.nonce, back["nonce"])})
+        q.send({**setup, "seed": None, "resume": True})
+        theirs = q.expect("sync")
+        q.send({"t": "sync", "pos": theirs["pos"] + 1, "hist": os.urandom(32)})
+        told, took = _pings_until_refused(q, 30)
+        q.close()
+        rc, out, err = finish(join, TIMEOUT)
+    finally:
+        server.close()
+        _stop_all([join])
+    assert told is not None and told["code"] == "position", (told, out[-1500:], err[-1500:])
+    assert took < 20, took
+    assert _tracebacks(out + err) == 0, err
+    assert "claimed actions it did not send within 15 s" in err, (out[-1500:], err)
+    assert rc == 1, (rc, err)

@@ -535,15 +535,16 @@ class NetSession:
             link.flush()
         if deck is not None:
             deck.attach(self._deck_port)
-        self._owe_catch_up()
+        if deck is None:  # (a private deck's catch-up interleaves deck work: when the driver acts)
+            self._owe_catch_up()
         catching_up = link.endpoint.catching_up
         link.pump()  # play messages that came right behind the handshake
         if not catching_up:  # (else the end of the catch-up asks: link_event)
             self._pending_resignation()
 
     def _owe_catch_up(self) -> None:
-        """The peer's sync claimed actions we lack: they must come within the deadline
-        (its pings do not put it off)."""
+        """The peer's sync claimed actions we lack: each must come within the deadline of
+        the one before (its pings do not put it off)."""
         link = self._link
         if link is not None and link.endpoint.catching_up:
             self.owed.owe(
@@ -694,9 +695,12 @@ class NetSession:
             self._set_acked(self.core.position)  # the peer made that action: it has them all
             # one the peer caught us up with changed the board on this driver's turn
             self._settle(link, ev.done, ev, unseen=self.core.position <= self._catch_up_end)
-            if self.owed.owes(CATCH_UP) and not link.endpoint.catching_up:
+            if self.owed.owes(CATCH_UP):  # an action it claimed came: the next has 15 s again
                 self.owed.paid(CATCH_UP)
-                self._ask_again()
+                if link.endpoint.catching_up:
+                    self._owe_catch_up()
+                else:
+                    self._ask_again()
         elif isinstance(ev, ActionDue):
             self._local(ev.action, unseen=True)
         elif isinstance(ev, Acked):

@@ -371,7 +371,7 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
                 if not ask:
                     raise
                 if e.wrong:
-                    _say("that join code is wrong (the host printed it: XXXX-XXXX)")
+                    _say("that join code is wrong")
                 args.code = _ask("join code (the host printed it; Enter to stop): ").strip() or None
                 if args.code is None:
                     raise UserError("no join code given") from None

@@ -31,7 +31,7 @@ from .. import record as recordmod
 from ..engine import Match, Move, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import StorageError, UserError
-from ..fairdeck import GameDeck
+from ..fairdeck import MAX_WIRE, GameDeck
 from ..plaintext import shown_path
 from ..record import game_text
 from .game import KEY_BYTES, RESIGN, Action, GameCore
@@ -43,9 +43,10 @@ FSYNC_EVERY = 0.5  # seconds
 # The journal holds the games since the last rewrite (up to half the match), at about
 # three times the record's bytes per move.
 MAX_JOURNAL_BYTES = 2 * recordmod.MAX_RECORD_BYTES
-# bytes in one journal line: the longest is a private-deck message's (6,893 bytes as hex);
-# a longer one (a file without newlines) is where the journal's trustworthy part ends
-MAX_JOURNAL_LINE = 32 * 1024
+# bytes in one journal line: the longest is a private-deck tape line, a SHUFFLE with its
+# proof (MAX_WIRE = 20,557 bytes as hex, 41,114 characters, and its keys); a longer one
+# (a file without newlines) is where the journal's trustworthy part ends
+MAX_JOURNAL_LINE = 2 * MAX_WIRE + 4096
 
 
 FRESH_JOURNAL_BYTES = 1024 * 1024  # a smaller journal is kept whole at a rewrite

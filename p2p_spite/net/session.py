@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
 
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import SessionClosed, StorageError
@@ -48,6 +47,7 @@ DECK_CHECK = 1.0  # seconds between two looks at that deadline
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
+DECK_DEBT = "deck"  # the debt of a private-deck peer that owes a deck message
 
 
 class Owed:
@@ -102,13 +102,6 @@ class _DeckPort:
 
     def push_event(self, ev: Event) -> None:
         self._session._put(ev)
-
-    def owe(self, key: str, line: str, seconds: float, code: Refusal) -> None:
-        """The deck waits for the peer: a deadline (:class:`Owed`) on the current link."""
-        self._session.owed.owe(key, line, seconds, code)
-
-    def paid(self, key: str) -> None:
-        self._session.owed.paid(key)
 
 
 def _one_line(e: BaseException) -> str:
@@ -363,40 +356,27 @@ class NetSession:
             self._late_outcome()
 
     async def _watch_deck(self) -> None:
-        """Every wait on the peer's private deck has a deadline: when the peer owes a
+        """Every wait on the peer's private deck has a deadline: while the peer owes a
         message (its key, pass, a share, its secret, an announced action whose cards are
-        shown) and sends no deck message nor action for DECK_DEADLINE seconds of connected
-        time, pings or not, the match stops with one line."""
+        shown), each deck message or action it sends starts DECK_DEADLINE seconds afresh
+        (a debt in :attr:`owed`, which pings do not pay); none in time stops the match."""
         deck = self.core.private
         assert deck is not None
-        loop = asyncio.get_running_loop()
         mark: tuple[int, int, object] | None = None
-        since = loop.time()
+        line = (
+            f"{self.peer_name} stopped sending the private deck's messages "
+            f"({DECK_DEADLINE:g} s without one it owed)"
+        )
         while not self._done:
             await asyncio.sleep(DECK_CHECK)
             link = self._link
             now = (deck.taken, self.core.position, link)
-            if (
-                link is None
-                or link.endpoint.phase is not Phase.PLAY
-                or not deck.owed_by_peer()
-                or now != mark
-            ):
-                mark, since = now, loop.time()
-                continue
-            if loop.time() - since >= DECK_DEADLINE:
-                deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
-                text = f"no private-deck message for {DECK_DEADLINE:g} s while one was owed"
-                link.endpoint.refuse(Refusal.STALLED, text)
-                link.flush()
-                err = RemoteProtocolError(text, Refusal.STALLED)
-                link.fail(err)
-                self._fail(
-                    f"stopped the match: {self.peer_name} stopped sending the private deck's messages "
-                    f"({DECK_DEADLINE:g} s without one it owed)",
-                    self._ending(EndCause.PEER_BROKE_PROTOCOL, Refusal.STALLED),
-                )
-                return
+            owes = link is not None and link.endpoint.phase is Phase.PLAY and deck.owed_by_peer()
+            if not owes or now != mark:
+                self.owed.paid(DECK_DEBT)
+                mark = now
+            if owes:
+                self.owed.owe(DECK_DEBT, line, DECK_DEADLINE, Refusal.STALLED)
 
     async def _leave_private(self) -> None:
         """Leaving a private match in the middle of a game: the game is over for us, so we
@@ -559,6 +539,9 @@ class NetSession:
         link = self._link
         if link is None or self._done:
             return
+        deck = self.core.private
+        if code is Refusal.STALLED and deck is not None:
+            deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
         e = RemoteProtocolError(line, code)
         link.endpoint.refuse(e.code, str(e))
         self.link_protocol_error(link, e)

@@ -54,8 +54,8 @@ class Voice:
         return "your" if seat == self.me else f"{self.names[seat]}'s"
 
     def Who(self, seat: int) -> str:
-        w = self.who(seat)
-        return w[:1].upper() + w[1:]
+        """At the start of a sentence: ``You``, or the name as the player gave it."""
+        return "You" if seat == self.me else self.names[seat]
 
 
 # -- moves ----------------------------------------------------------------------------

@@ -253,7 +253,7 @@ def test_a_resignation_typed_offline_is_asked_for_after_a_catch_up(tmp_path: Pat
         assert c is not None and c.match.game.turn == 1  # this deal: the joiner begins
         reader(host).wait(r"^mallory joined", 20)
         p.close()
-        reader(host).wait(r"connection reconnecting", 20)
+        reader(host).wait(r"Connection lost: reconnecting", 20)
         host.stdin.write("resign\ny\n")
         host.stdin.flush()
         journal = tmp_path / "h.json.journal"
@@ -443,7 +443,7 @@ def test_historys_resume_line_works_as_typed_after_a_host_on_port_0_dies(
         reader(join).wait(r"your move", 30)  # the joiner is on turn: the host waits
         os.kill(host.pid, signal.SIGKILL)
         host.wait(10)
-        reader(join).wait(r"connection reconnecting", 30)
+        reader(join).wait(r"Connection lost: reconnecting", 30)
         tmux_term.start("bash --norc --noprofile", cols=250)  # the whole line on one row
         tmux_term.type("p2p-spite history")
         screen = tmux_term.wait("resumable:")
@@ -476,7 +476,7 @@ def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path:
         reader(first).wait(r"^joined ", 30)
         first.stdin.write("resign\ny\n")
         first.stdin.flush()
-        reader(first).wait(r"^== game 2 starts; you begin", 30)
+        reader(first).wait(r"^== Game 2 begins\. You start", 30)
         first.stdin.write("hint\n\n")  # the strongest level's move, played
         first.stdin.flush()
         reader(first).wait(r"^You (played|discarded) ", 30)
@@ -490,7 +490,7 @@ def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path:
         join = spawn(["join", f"{ADDR}:{port}", "--resume", "j.json"], tmp_path, stdin=True)
         procs.append(join)
         back = reader(join).wait(r"^back in Ann's match at game 2, (\d+) moves? in", 30)
-        goes_on = reader(join).wait(r"^== game (\d+) (.*)$", 30)
+        goes_on = reader(join).wait(r"^== Game (\d+) (.*)$", 30)
     finally:
         _stop_all(procs)
     rec = json.loads((tmp_path / "j.json").read_text())
@@ -498,7 +498,6 @@ def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path:
     assert goes_on.group(1) == "2", goes_on.group(0)
     assert goes_on.group(2).startswith(f"goes on, {back.group(1)} move"), (back.group(0), goes_on.group(0))
     assert int(back.group(1)) >= 1, back.group(0)
-    assert "(scores: you 0, Ann 20; first to 50)" in goes_on.group(2), goes_on.group(0)
 
 
 @pytest.mark.slow

@@ -142,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="your name (default: your login name)")
     p.add_argument("--target", type=_positive_int, help=TARGET_HELP)
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
+    p.add_argument(
+        "--private",
+        action="store_true",
+        help="a private deck: the computer, a program of its own, shuffles and deals it with yours "
+        "under encryption, so that it provably sees none of your hidden cards (docs/fairness.md)",
+    )
     p.set_defaults(run=_run_play)
 
     _add_lan_commands(sub, levels)
@@ -307,9 +313,14 @@ def _run_hosts(args: argparse.Namespace) -> int:
 
 def _run_play(args: argparse.Namespace) -> int:
 
+    if args.private and (args.seed is not None or args.seed_file is not None):
+        option = "--seed" if args.seed is not None else "--seed-file"
+        raise UserError(f"{option} does not go with --private: a private deck is not dealt from a seed",
+                        exit_code=2)  # fmt: skip
     _take_seed_file(args)
     _check_record_path(args.record)
-    return run_play(args.bot, args.seed, args.name, args.target or DEFAULT_TARGET, args.record)
+    target = args.target or DEFAULT_TARGET
+    return run_play(args.bot, args.seed, args.name, target, args.record, private=args.private)
 
 
 def _check_record_path(path: Path | None) -> None:

@@ -396,6 +396,11 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     return run_main(main())
 
 
+COMPUTER = "Computer"  # the computer's name in ``play``
+# ``play --private``: the computer's own process runs this (see computer_main)
+_COMPUTER_MAIN = "import sys; from p2p_spite.lan import computer_main; sys.exit(computer_main())"
+
+
 async def play_against_computer(
     *,
     level: str = DEFAULT_LEVEL,
@@ -405,12 +410,17 @@ async def play_against_computer(
     record_path: Path | None = None,
     pace: float = 0.45,
     driver: Callable[[Session], Awaitable[int]] | None = None,
+    private: bool = False,
 ) -> tuple[int, str | None]:
     """Host on loopback, let a bot of ``level`` join, play; returns (exit code, record path).
 
     The computer is a real peer: it joins over 127.0.0.1 with the same protocol a
     remote player uses, in this event loop.  ``driver`` plays the person's seat
     (default: the interface, :func:`p2p_spite.ui.play.drive_human`).
+
+    ``private``: a private deck (docs/fairness.md), and the computer runs in a
+    process of its own instead (:func:`computer_main`), holding its own keys and
+    none of ours, so that the deck proves it saw none of the person's hidden cards.
     """
     from .bots.driver import run_bot
     from .net import host_session, join_session
@@ -437,10 +447,13 @@ async def play_against_computer(
             on_listening=listening,
             code=join_code,
             on_warning=None,
+            private=private,
         )
     )
-    scratch = tempfile.mkdtemp(prefix="p2p-spite-bot-")  # the computer's own copy of the record
+    scratch = Path(tempfile.mkdtemp(prefix="p2p-spite-bot-"))  # the computer's own copy of the record
     bot_task: asyncio.Task[int] | None = None
+    computer: asyncio.subprocess.Process | None = None
+    began = False  # the match began: the computer is told goodbye, and leaves by itself
     try:
         either: list[asyncio.Future[Any]] = [port, host_task]  # listening, or failing to
         await asyncio.wait(either, timeout=10, return_when=asyncio.FIRST_COMPLETED)
@@ -448,15 +461,20 @@ async def play_against_computer(
             if host_task.done():
                 host_task.result()  # raises why it could not listen
             raise UserError("could not listen on 127.0.0.1")
-        joiner = await join_session(
-            host="127.0.0.1",
-            port=port.result(),
-            name="Computer",
-            record_path=Path(scratch) / "bot.json",
-            code=join_code,
-        )
-        bot_task = asyncio.create_task(run_bot(joiner, level))
-        session = await asyncio.wait_for(host_task, 15)
+        if private:
+            computer = await _start_computer(port.result(), join_code, level, scratch)
+            session = await _joined_by(host_task, computer, scratch, PRIVATE_SETUP_TIMEOUT)
+            began = True
+        else:
+            joiner = await join_session(
+                host="127.0.0.1",
+                port=port.result(),
+                name=COMPUTER,
+                record_path=scratch / "bot.json",
+                code=join_code,
+            )
+            bot_task = asyncio.create_task(run_bot(joiner, level))
+            session = await asyncio.wait_for(host_task, 15)
         code = await (driver(session) if driver is not None else drive_human(session, pace=pace))
         return code, session.record_path
     finally:
@@ -467,7 +485,116 @@ async def play_against_computer(
             # (wait_for cancels it on time-out; our own cancellation goes on up).
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(bot_task, 5)
+        if computer is not None:
+            await _end_computer(computer, patience=5.0 if began else 0.0)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+PRIVATE_SETUP_TIMEOUT = 60.0  # seconds for the computer's process to start, join and deal
+COMPUTER_GRACE = 5.0  # seconds the computer redials a lost connection (the person's side is gone)
+
+
+async def _start_computer(port: int, code: str, level: str, scratch: Path) -> asyncio.subprocess.Process:
+    """The computer of ``play --private``: this program again, in a session of its own
+    (so the terminal's Ctrl-C and hang-up reach only us), told where to join on its stdin
+    (the join code never shows in a process list); its errors go to a log in ``scratch``."""
+    import json
+    import os
+    import subprocess
+
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parent.parent)  # this package, even run from a source tree
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    try:
+        with open(scratch / "computer.log", "wb") as log:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", _COMPUTER_MAIN,
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log,
+                start_new_session=True, env=env,
+            )  # fmt: skip
+    except OSError as e:
+        raise UserError(f"cannot start the computer's program: {e.strerror or e}") from None
+    assert proc.stdin is not None
+    spec = {"port": port, "code": code, "level": level, "record": str(scratch / "bot.json")}
+    proc.stdin.write(json.dumps(spec).encode() + b"\n")
+    with contextlib.suppress(ConnectionError):  # (it died at once: _joined_by says so)
+        await proc.stdin.drain()
+    proc.stdin.close()
+    return proc
+
+
+async def _joined_by(
+    host_task: asyncio.Task[NetSession], computer: asyncio.subprocess.Process, scratch: Path, timeout: float
+) -> NetSession:
+    """The host's session once the computer's process has joined (and the first deal is
+    under way); a UserError if that process stops first or does not join in time."""
+    gone = asyncio.create_task(computer.wait())
+    try:
+        done, _ = await asyncio.wait({host_task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if host_task in done:
+        return host_task.result()
+    if gone in done:
+        try:
+            lines = (scratch / "computer.log").read_text(errors="replace").strip().splitlines()
+        except OSError:
+            lines = []
+        why = f": {lines[-1].removeprefix('p2p-spite: ')}" if lines else f" (exit code {computer.returncode})"
+        raise UserError(f"the computer's program stopped before the match began{why}")
+    raise UserError(f"the computer did not join within {timeout:.0f} s")
+
+
+async def _end_computer(computer: asyncio.subprocess.Process, patience: float) -> None:
+    """Let the computer's process leave after the person (it is told goodbye); stop it
+    if it has not within ``patience`` seconds, or if we are stopped meanwhile."""
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(computer.wait(), patience)
+    finally:
+        if computer.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                computer.kill()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(computer.wait(), 5)
+
+
+def computer_main() -> int:
+    """The computer's side of ``play --private``, in its own process: one JSON line on
+    stdin gives the loopback port, the join code, the level and where to keep its
+    record; it joins, plays headless and exits (0: the match ended, 1: it did not)."""
+    import json
+
+    from .errors import SpiteError
+
+    try:
+        spec = json.loads(sys.stdin.readline())
+        port, code, level = int(spec["port"]), str(spec["code"]), str(spec["level"])
+        path = Path(str(spec["record"]))
+    except (ValueError, KeyError, TypeError):
+        print("p2p-spite: the computer was not told where to join", file=sys.stderr)
+        return 2
+
+    async def main() -> int:
+        from .bots.driver import run_bot
+        from .net.connect import join_session
+
+        session = await join_session(
+            host="127.0.0.1",
+            port=port,
+            name=COMPUTER,
+            record_path=path,
+            code=code,
+            private=True,
+            grace=COMPUTER_GRACE,
+        )
+        return await run_bot(session, level)
+
+    try:
+        return run_main(main())
+    except SpiteError as e:
+        print(f"p2p-spite: {e}", file=sys.stderr, flush=True)
+        return e.exit_code
 
 
 def default_name() -> str:
@@ -479,10 +606,16 @@ def default_name() -> str:
         return "You"
 
 
-def run_play(level: str, seed: bytes | None, name: str | None, target: int, record: Path | None) -> int:
+def run_play(
+    level: str, seed: bytes | None, name: str | None, target: int, record: Path | None, private: bool = False
+) -> int:
     """The ``play`` command; like ``host`` and ``join`` it leaves the final
-    scores on the terminal once the full screen has closed."""
+    scores on the terminal once the full screen has closed.  ``private``: a
+    private deck against the computer in a process of its own."""
+    _check_bot(level)
     name = name or default_name()
+    if private:  # its first deal takes a second or two: say what is going on meanwhile
+        _say("dealing a private deck with the computer, a program of its own on 127.0.0.1...")
     played: list[NetSession] = []
 
     async def person(session: Session) -> int:
@@ -494,7 +627,13 @@ def run_play(level: str, seed: bytes | None, name: str | None, target: int, reco
 
     async def main() -> int:
         code, _path = await play_against_computer(
-            level=level, seed=seed, name=name, target=target, record_path=record, driver=person
+            level=level,
+            seed=seed,
+            name=name,
+            target=target,
+            record_path=record,
+            driver=person,
+            private=private,
         )
         return code
 

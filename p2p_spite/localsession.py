@@ -59,6 +59,10 @@ class LocalSession:
         return self._names
 
     @property
+    def private(self) -> bool:
+        return self.core.private is not None
+
+    @property
     def match(self) -> Match:
         return self.core.match
 

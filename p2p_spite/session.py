@@ -54,6 +54,10 @@ class GameEnded:
     result: Result
     scores: tuple[int, int]
     view: PlayerView
+    # a private-deck game: every shuffle of it was proven on receipt (a pass without a valid
+    # proof stops the match before any card is shown), so the other program could see no
+    # card the rules hid from this seat (docs/fairness.md)
+    deck_proven: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +158,12 @@ class Session(Protocol):
 
     @property
     def names(self) -> tuple[str, str]: ...
+
+    @property
+    def private(self) -> bool:
+        """A private-deck match (docs/fairness.md): its games end with
+        ``GameEnded.deck_proven``."""
+        ...
 
     def view(self) -> PlayerView:
         """The current view of this seat (of the current game)."""

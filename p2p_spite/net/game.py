@@ -332,7 +332,9 @@ class GameCore:
             evs.append(MovePlayed(action.seat, played, view(g, self.seat)))
         if g.result is not None:
             s = match.scores
-            evs.append(GameEnded(g.game, g.result, (s[0], s[1]), view(g, self.seat)))
+            # a private game that got this far had every pass and every card shown proven on receipt
+            proven = self.private is not None
+            evs.append(GameEnded(g.game, g.result, (s[0], s[1]), view(g, self.seat), proven))
         return evs
 
     def deal_next(self) -> list[Event]:

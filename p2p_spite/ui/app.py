@@ -120,6 +120,7 @@ class GameApp:
         self.seat = session.seat
         self.names = self.ctl.names
         self.opp_name = self.ctl.opp_name
+        self.private = self.ctl.private  # a private-deck match: the header says so
         self.log = MessageLog()  # the message pane
         self.selected: str | None = None  # the board token clicked first
         self.exit_reason: str | None = None
@@ -143,8 +144,10 @@ class GameApp:
             input=input,
             output=output,
         )
+        deck = ", on a private deck" if self.private else ""
         self.say(
-            Style.INFO, f"You are {self.names[self.seat]} against {self.opp_name}. Type help for the moves."
+            Style.INFO,
+            f"You are {self.names[self.seat]} against {self.opp_name}{deck}. Type help for the moves.",
         )
         for note in notes:  # what the command said before the screen covered it (how the seed was chosen)
             self.say(Style.INFO, note)
@@ -441,6 +444,7 @@ class GameApp:
             on_click=self.click,
             status="match over" if self.finished else None,
             hand=self.shown_hand(),
+            private=self.private,
         )
 
     def board_lines(self) -> list[Line]:
@@ -448,7 +452,8 @@ class GameApp:
         info = self.board_info()
         if info is None:
             title = f" {self.names[0]} : {self.names[1]}"
-            return [[("class:header", title.ljust(cols))], [], [("class:label", "  Waiting for the game...")]]
+            waiting = "  Dealing the private deck..." if self.private else "  Waiting for the game..."
+            return [[("class:header", title.ljust(cols))], [], [("class:label", waiting)]]
         key = (id(self.view), cols, rows, info.selected, self.highlight, self.scores, self.finished)
         if self._board_cache is not None and self._board_cache[0] == key:
             return self._board_cache[1]

@@ -159,6 +159,7 @@ class BoardInfo:
     status_style: str | None = None
     on_click: Click | None = None
     header_extra: str = ""
+    private: bool = False  # a private-deck match: the header says so where it fits
     hand: Slots = field(default=())  # the hand as numbered, None for a played slot (default: hand_order)
 
     def shown_hand(self) -> Slots:
@@ -306,6 +307,9 @@ def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, game_word: str = 
         lefts = [f"{game} {info.header_extra}"]
     elif info.target:
         lefts = [f"{game} {DOT} first to {info.target}", game]
+    if info.private:  # the longest that fits wins; at the narrowest, as a seeded match
+        deck = [f"{lefts[0]} {DOT} private deck", f"{game} {DOT} private deck", f"{game} {DOT} private"]
+        lefts = [*deck, *lefts]
     names = (info.me_label, info.names[opp])
     for n in (14, 10, 6):
         a, b = names[0][:n], names[1][:n]

@@ -44,6 +44,7 @@ from .words import (
     Style,
     Voice,
     connection_words,
+    deck_proven,
     effects,
     game_begins,
     game_goes_on,
@@ -112,6 +113,7 @@ class Controller:
             clean_name(session.names[1]) or "Player 2",
         )
         self.opp_name = self.names[1 - self.seat]
+        self.private = session.private  # a private-deck match: the interfaces say so
         self.voice = Voice(self.names, self.seat)
         self.hint_fn = hint or default_hint
         self.enter_plays_hint = enter_plays_hint  # (the full screen offers it in its move line instead)
@@ -323,6 +325,8 @@ class Controller:
             self.scores = ev.scores
             self.say(Style.EVENT, game_over(ev.game, ev.result, self.voice))
             self.say(Style.INFO, scores_line(self.scores, self.voice))
+            if ev.deck_proven:
+                self.say(Style.EVENT, deck_proven(self.voice))
         elif isinstance(ev, SessionFailed):
             self._failed(ev.message, ev.record_path, ev.ending)
         elif isinstance(ev, MatchEnded):

@@ -220,7 +220,9 @@ async def play_lines(
     undo_ctrl_c = _catch_ctrl_c(loop, lines)
     p = _LinePlayer(session, out, hint)
     ctl = p.ctl
-    out(f"You are {ctl.names[ctl.seat]} against {ctl.opp_name}.")
+    out(
+        f"You are {ctl.names[ctl.seat]} against {ctl.opp_name}{', on a private deck' if ctl.private else ''}."
+    )
     out(HELP)
     ev_task: asyncio.Task[Event] = asyncio.create_task(session.next_event())
     line_task: asyncio.Task[str | None] = asyncio.create_task(lines.get())

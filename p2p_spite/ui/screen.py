@@ -56,6 +56,7 @@ class GameScreen(Protocol):
     log: MessageLog
     selected: str | None
     opp_name: str
+    private: bool  # a private-deck match
 
     @property
     def view(self) -> PlayerView | None: ...
@@ -129,7 +130,7 @@ def _placeholder_words(app: GameScreen) -> str:
     if app.waiting_next_game:
         return "Enter for the next game"
     if v is None:
-        return "waiting for the game..."
+        return "dealing the private deck..." if app.private else "waiting for the game..."
     if v.my_turn:
         return "a move like h3 c1 (Tab lists them), or help"
     return f"{app.opp_name} is playing; chat TEXT to talk"

@@ -250,6 +250,13 @@ def connection_words(state: LinkState, detail: str = "") -> str:
     return _CONNECTION[state] + (f" ({detail})" if detail else "")
 
 
+def deck_proven(voice: Voice) -> str:
+    """The line after a private-deck game's end (``GameEnded.deck_proven``), said to the
+    seat ``voice.me``: ``Private deck: every shuffle proven; Bob saw none of your hidden cards.``"""
+    me = voice.me if voice.me is not None else 0
+    return f"Private deck: every shuffle proven; {voice.names[1 - me]} saw none of your hidden cards."
+
+
 def scores_line(scores: tuple[int, int], voice: Voice) -> str:
     if voice.me is None:
         return f"scores: {voice.names[0]} {scores[0]}, {voice.names[1]} {scores[1]}"
@@ -264,6 +271,7 @@ __all__ = [
     "Voice",
     "choice_words",
     "connection_words",
+    "deck_proven",
     "effects",
     "game_begins",
     "game_goes_on",

@@ -278,7 +278,8 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         "hosts",
         help="list the hosts announced on the local network",
         description="Listen for hosts announcing themselves on the local network and list them: "
-        "NAME  ADDRESS:PORT  code needed|no code.  Exit 1 when none was heard.",
+        "NAME  ADDRESS:PORT  code needed|no code, then 'private deck' for a host that offers one.  "
+        "Exit 1 when none was heard.",
     )
     _wait_option(w)
     _discovery_option(w)

@@ -21,7 +21,7 @@ from typing import Any
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .net.connect import DEFAULT_PORT
-from .net.discovery import Announcer, HeardHost
+from .net.discovery import Announcement, Announcer, HeardHost
 from .net.keys import new_join_code
 from .net.localaddr import dial_form, lan_addresses
 from .net.session import NetSession
@@ -150,14 +150,17 @@ async def _drive(
     return _final(session, code)
 
 
-def join_lines(bind: str, port: int, code: str | None, resumed: bool) -> list[str]:
-    """What the other player types, one line per address of this machine they can dial."""
+def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: bool = False) -> list[str]:
+    """What the other player types, one line per address of this machine they can dial
+    (``private``: with ``--private``, so that their side insists on the private deck)."""
     if resumed:
         tail = " --resume THEIR-RECORD"
     elif code is None:
         tail = " --no-code"
     else:
         tail = f" --code {code}"
+    if private:
+        tail += " --private"
     addresses = lan_addresses(bind) or ["THIS-MACHINE'S-ADDRESS"]
     intro = ["the other player types:"] if len(addresses) > 1 else []
     lead = "  " if intro else "the other player types: "
@@ -182,6 +185,7 @@ def run_host(args: argparse.Namespace) -> int:
         code = None if args.no_code else (args.code or new_join_code())
 
     announcer: list[Announcer | None] = [None]
+    private = resume.private if resume is not None else args.private  # (a resumed match keeps its deck)
 
     def listening(host: str, port: int) -> None:
         _say(f"listening on {host}:{port}" if ":" not in host else f"listening on [{host}]:{port}")
@@ -193,13 +197,14 @@ def run_host(args: argparse.Namespace) -> int:
                 if resume.code_key is not None
                 else "no join code (the resumed match had none)"
             )
-        for line in join_lines(args.bind, port, code, resume is not None):
+        for line in join_lines(args.bind, port, code, resume is not None, private):
             _say(line)
         if seed is not None:
             _say(f"seed: {seed.hex()}")
         if not args.no_announce:
             needed = code is not None or (resume is not None and resume.code_key is not None)
-            announcer[0] = _announce(args.bind, args.name, port, needed, args.discovery_port)
+            ann = Announcement(args.name, port, needed, private)
+            announcer[0] = _announce(args.bind, ann, args.discovery_port)
 
     async def main() -> int:
         try:
@@ -229,9 +234,9 @@ def run_host(args: argparse.Namespace) -> int:
     return run_main(main())
 
 
-def _announce(bind: str, name: str, port: int, code_needed: bool, discovery: int | None) -> Announcer | None:
+def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer | None:
     """Start announcing this host on the LAN (or on loopback only, for a loopback bind)."""
-    from .net.discovery import DEFAULT_DISCOVERY_PORT, Announcement, announce_target, discovery_port
+    from .net.discovery import DEFAULT_DISCOVERY_PORT, announce_target, discovery_port
 
     target = announce_target(bind)
     if target is None:
@@ -239,7 +244,7 @@ def _announce(bind: str, name: str, port: int, code_needed: bool, discovery: int
         return None
     source, destination = target
     udp = discovery or discovery_port()
-    announcer = Announcer(Announcement(name, port, code_needed), source, destination, udp)
+    announcer = Announcer(ann, source, destination, udp)
     try:
         announcer.start()
     except OSError as e:
@@ -264,16 +269,18 @@ def _look(seconds: float, discovery: int | None) -> list[HeardHost]:
 
 
 def _host_lines(found: list[HeardHost], numbered: bool = False) -> list[str]:
-    """``NAME  ADDR:PORT  code needed|no code``, the columns aligned."""
+    """``NAME  ADDR:PORT  code needed|no code[  private deck]``, the columns aligned."""
     from .ui.text import clean_name
 
     names = [clean_name(h.name) or "?" for h in found]
     places = [f"{h.address}:{h.port}" for h in found]
     wn, wp = max(map(len, names)), max(map(len, places))
-    return [
-        f"{f'{i + 1}) ' if numbered else ''}{n:<{wn}}  {p:<{wp}}  {_code_words(h.code_needed)}"
-        for i, (n, p, h) in enumerate(zip(names, places, found, strict=True))
-    ]
+    wc = max(len(_code_words(h.code_needed)) for h in found) if any(h.private for h in found) else 0
+    lines = []
+    for i, (n, p, h) in enumerate(zip(names, places, found, strict=True)):
+        line = f"{f'{i + 1}) ' if numbered else ''}{n:<{wn}}  {p:<{wp}}  {_code_words(h.code_needed):<{wc}}"
+        lines.append(f"{line}  private deck" if h.private else line.rstrip())
+    return lines
 
 
 def _code_words(needed: bool) -> str:
@@ -323,7 +330,9 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
                 pick = found[int(answer) - 1]
                 break
     name = clean_name(pick.name) or "the host"
-    _say(f"found {name} at {pick.address}:{pick.port}")
+    if pick.private:  # as the host's own join line says: insist on it (an impostor is refused)
+        args.private = True
+    _say(f"found {name} at {pick.address}:{pick.port}{': a private deck' if pick.private else ''}")
     if pick.code_needed and not args.code and not args.no_code and args.resume is None:
         if not ask:
             raise UserError(f"{name} needs a join code: add --code CODE (the host printed it)", exit_code=2)

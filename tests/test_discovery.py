@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import struct
 import subprocess
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from p2p_spite.lan import join_lines
 from p2p_spite.net.discovery import (
+    MAGIC,
     MAX_DATAGRAM,
     MAX_HOSTS,
     Announcement,
@@ -280,3 +282,96 @@ def test_a_crowd_of_fake_hosts_from_one_address_takes_only_its_share() -> None:
     assert {h.name for h in hosts if h.address == "127.0.0.2"} == {f"fake{i}" for i in range(PER_SENDER)}
     table.datagram(encode(Announcement("Bob", 5000, False)), "127.0.0.1", t + 6.0)
     assert [h.name for h in table.hosts(t + 6.0)] == ["Bob"]
+
+
+# -- the private deck in announcements, the join line and `hosts` --------------------
+
+
+def test_an_announcement_says_a_private_deck_in_a_flag_old_listeners_ignore() -> None:
+    for code_needed in (True, False):
+        ann = Announcement("Ann", 4747, code_needed, private=True)
+        data = encode(ann)
+        assert decode(data) == ann and len(data) <= MAX_DATAGRAM
+        assert data[len(b"p2pspite") + 1] == (0x01 if code_needed else 0) | 0x02  # flag bit 1
+    # the longest name still fits the limit: the flag costs no byte
+    assert len(encode(Announcement("é" * 500, 5000, True, private=True))) == MAX_DATAGRAM
+    # a host from before the flag: no private deck
+    assert decode(b"p2pspite\x01\x01\x12\x8b\x03Ann") == Announcement("Ann", 4747, True, private=False)
+    # a listener that knows only bit 0 (as every older one) reads a private host's datagram as before
+    data = encode(Announcement("Ann", 4747, True, private=True))
+    assert data[: len(MAGIC)] == MAGIC and _OLD_HEAD.unpack_from(data, len(MAGIC)) == (1, 0x03, 4747, 3)
+    # bits nobody knows yet are ignored in turn, not taken as a malformed datagram
+    assert decode(b"p2pspite\x01\xfd\x12\x8b\x03Ann") == Announcement("Ann", 4747, True, private=False)
+
+
+_OLD_HEAD = struct.Struct("!BBHB")  # version, flags, port, name length: docs/spec.md section 5
+
+
+def test_the_table_keeps_what_a_host_says_of_its_deck() -> None:
+    table = HostTable()
+    table.datagram(encode(Announcement("Ann", 4747, True, private=True)), "127.0.0.1", 0.0)
+    table.datagram(encode(Announcement("Bob", 4747, False)), "127.0.0.2", 0.0)
+    assert [(h.name, h.private) for h in table.hosts(1.0)] == [("Ann", True), ("Bob", False)]
+
+
+def test_the_join_line_of_a_private_host_insists_on_the_private_deck() -> None:
+    assert join_lines("127.0.0.1", 4747, "K7QP-3MXD", False, private=True) == [
+        "the other player types: p2p-spite join 127.0.0.1 --code K7QP-3MXD --private"
+    ]
+    assert join_lines("127.0.0.1", 4747, None, True, private=True) == [
+        "the other player types: p2p-spite join 127.0.0.1 --resume THEIR-RECORD --private"
+    ]
+
+
+def test_hosts_and_join_say_which_host_is_private_and_join_insists_on_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from p2p_spite import lan
+    from p2p_spite.net.discovery import HeardHost
+
+    heard = [
+        HeardHost("127.0.0.1", 5000, "Ann", True, 0.0, private=True),
+        HeardHost("127.0.0.2", 4747, "Cy", False, 0.0),
+    ]
+    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
+    assert lan.run_hosts(1.0, None) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Ann  127.0.0.1:5000  code needed  private deck",
+        "Cy   127.0.0.2:4747  no code",
+    ]
+    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard[:1])
+    args = argparse.Namespace(
+        bot="easy", wait=1.0, discovery_port=None, code="k7qp-3mxd", no_code=False, resume=None, private=False
+    )
+    assert lan.choose_host(args) == ("127.0.0.1", 5000)
+    assert args.private is True  # as if --private was typed: a host that is not private is refused
+    assert "found Ann at 127.0.0.1:5000: a private deck" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_private_host_says_so_in_its_join_line_and_announcement_and_hosts_lists_it(
+    tmp_path: Path,
+) -> None:
+    env = {"P2P_SPITE_DISCOVERY_PORT": str(free_udp_port())}
+    host = _host(tmp_path, env, "--private", "--name", "Ann", "--record", "h.json", "--games", "1")
+    try:
+        port, _ = wait_listening(host)
+        code = read_code(host)
+        reader(host).wait(
+            rf"^the other player types: p2p-spite join 127\.0\.0\.1:{port} --code {code} --private$"
+        )
+        listed = _run(tmp_path, env, "hosts", "--wait", "2.0")
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.split() == ["Ann", f"127.0.0.1:{port}", "code", "needed", "private", "deck"]
+        # join with no address: found, said, and played with the private deck
+        join = spawn(["join", "--bot", "easy", "--code", code, "--record", "j.json", "--wait", "2.0"],
+                     tmp_path, env)  # fmt: skip
+        (jrc, jout, jerr), (hrc, hout, herr) = finish_all([join, host], TIMEOUT)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert (jrc, hrc) == (0, 0), (jerr, herr)
+    assert f"found Ann at 127.0.0.1:{port}: a private deck" in jout
+    assert "private deck: no one sees a hidden card" in jout and "; private deck" in hout

@@ -1,8 +1,9 @@
 """LAN discovery: a hosting peer announces itself; ``hosts`` and ``join`` listen.
 
 An announcement is one small UDP datagram, sent about once a second while the
-host waits for its peer.  It says the host's name, its TCP port and whether a
-join code is needed; never the code, nor anything derived from it.
+host waits for its peer.  It says the host's name, its TCP port, whether a
+join code is needed and whether the match has a private deck; never the code,
+nor anything derived from it.
 
 The codec and the table of hosts heard are sans-I/O (bytes in, values out, hard
 size limits); :class:`Announcer` and :func:`listen` are the thin asyncio shell.
@@ -50,6 +51,7 @@ FORGET_AFTER: Final = 5.0  # seconds
 INTERVAL: Final = 1.0  # seconds between announcements
 _HEAD = struct.Struct("!BBHB")  # version, flags, port, name length
 _CODE_NEEDED = 0x01
+_PRIVATE = 0x02  # (a flag older listeners ignore: they read only the bits they know)
 
 
 class DiscoveryError(ValueError):
@@ -61,6 +63,7 @@ class Announcement:
     name: str
     port: int
     code_needed: bool
+    private: bool = False  # the host offers a private deck (``host --private``)
 
 
 def _check_name(name: str) -> str:
@@ -78,7 +81,8 @@ def encode(ann: Announcement) -> bytes:
         raw = name.encode("utf-8")
     if not 0 < ann.port < 65536:
         raise ValueError(f"bad port {ann.port}")
-    return MAGIC + _HEAD.pack(VERSION, _CODE_NEEDED if ann.code_needed else 0, ann.port, len(raw)) + raw
+    flags = (_CODE_NEEDED if ann.code_needed else 0) | (_PRIVATE if ann.private else 0)
+    return MAGIC + _HEAD.pack(VERSION, flags, ann.port, len(raw)) + raw
 
 
 def decode(data: bytes) -> Announcement:
@@ -99,7 +103,8 @@ def decode(data: bytes) -> Announcement:
         name = body.decode("utf-8")
     except UnicodeDecodeError:
         raise DiscoveryError("the name is not UTF-8") from None
-    return Announcement(_check_name(name), port, bool(flags & _CODE_NEEDED))
+    # flags we do not know are ignored: a newer host's extra news is not a malformed datagram
+    return Announcement(_check_name(name), port, bool(flags & _CODE_NEEDED), bool(flags & _PRIVATE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +114,7 @@ class HeardHost:
     name: str
     code_needed: bool
     last_heard: float
+    private: bool = False  # it offers a private deck (as it says: anyone can announce anything)
 
 
 class HostTable:
@@ -142,7 +148,7 @@ class HostTable:
             if share >= self.per_sender or len(self._hosts) >= self.limit:
                 self.dropped += 1
                 return None
-        host = HeardHost(source, ann.port, ann.name, ann.code_needed, now)
+        host = HeardHost(source, ann.port, ann.name, ann.code_needed, now, ann.private)
         self._hosts[key] = host
         return host
 

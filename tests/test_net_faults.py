@@ -257,9 +257,9 @@ def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
     h = json.loads((tmp_path / "h.json").read_text())
     j = json.loads((tmp_path / "j.json").read_text())
     assert _core(h) == _core(j)
-    for p in ("h.json", "j.json"):
+    for name in ("h.json", "j.json"):
         r = subprocess.run(
-            [*CLI, "replay", "--check", p], cwd=tmp_path, capture_output=True, text=True, timeout=60
+            [*CLI, "replay", "--check", name], cwd=tmp_path, capture_output=True, text=True, timeout=60
         )
         assert r.returncode == 0, r.stderr
     after = _actions_of(tmp_path / "h.json")

@@ -22,7 +22,7 @@ from p2p_spite.net.game import Action
 from p2p_spite.net.messages import JOIN
 from p2p_spite.net.protocol import PROTOCOL_VERSION, LocalConfig
 from p2p_spite.net.wire import MAX_FRAME, ProtocolError, Refusal, encode
-from p2p_spite.session import EndCause, Ending, LinkState, SessionFailed
+from p2p_spite.session import EndCause, Ending, Event, LinkState, SessionFailed
 from tests.support.net import RawPeer
 
 SEED = bytes(range(32))
@@ -493,11 +493,12 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
         assert got and got[0]["t"] == "hello" and got[0]["match"] is None  # the id is not told
         assert got[-1]["t"] == "refuse", got
         assert all(m["t"] in ("hello", "refuse") for m in got), got  # no setup, no seed
-        assert host._link is live and not live.transport.is_closing()
+        assert host._link is live and live is not None and live.transport is not None
+        assert not live.transport.is_closing()
         # the real joiner plays on
         mover, other = (host, joiner) if host.core.match.game.turn == 0 else (joiner, host)
         await mover.play(mover.core.match.game.legal_moves()[0])
-        seen = []
+        seen: list[Event] = []
         while not any(isinstance(e, MovePlayed) for e in seen):
             seen.append(await asyncio.wait_for(other.next_event(), 5))
         assert host.core.head == joiner.core.head

@@ -30,7 +30,7 @@ def test_host_and_bot_in_one_loop(tmp_path: Path) -> None:
         codes = await asyncio.gather(
             run_bot(host, "easy", seed=1, on_event=seen.append), run_bot(joiner, "easy", seed=2)
         )
-        assert codes == [0, 0]
+        assert list(codes) == [0, 0]
         assert isinstance(seen[0], GameStarted) and isinstance(seen[-1], MatchEnded)
         assert not any(isinstance(e, ConnectionChanged) and e.state != "closed" for e in seen)
         mine = [e for e in seen if isinstance(e, MovePlayed) and e.seat == 0]

@@ -396,6 +396,7 @@ def test_a_tape_line_that_cannot_be_written_ends_the_match_with_the_storage_endi
         other = sessions[1 - mover.core.seat]
         assert mover.keeper is not None and mover.core.private is not None
         full = os.open("/dev/full", os.O_WRONLY)
+        assert mover.keeper._fd is not None
         os.close(mover.keeper._fd)  # from now on its journal is on a full disk
         mover.keeper._fd = full
         sent = len(mover.core.private.sent)

@@ -4,6 +4,7 @@ order and reshuffles its end-of-game reveal established (docs/fairness.md)."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 from pathlib import Path
@@ -34,7 +35,7 @@ def private_match(games: int = 3) -> tuple[Match, list[GameDeck]]:
         deck = list(range(104))
         rng.shuffle(deck)
         orders: list[list[int]] = []
-        match.use_deal(lambda g=g, deck=deck, orders=orders: private_game(SEED, g, deck, orders))
+        match.use_deal(functools.partial(private_game, SEED, g, deck, orders))
         state = match.game
         while state.result is None:
             move = bots[state.turn].choose(view(state, state.turn))

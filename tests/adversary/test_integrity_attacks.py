@@ -212,11 +212,12 @@ def _run_joiner(tmp: Path, attack: Callable[[Hostile], dict[str, Any] | None]) -
 
 def _host_setup(p: Hostile, seed: bytes | None) -> dict[str, Any]:
     peer = p.hello()
-    setup = {"t": "setup", "match": b"\x77" * 16, "seed": seed, "target": 50, "games": None,
+    match = b"\x77" * 16
+    setup = {"t": "setup", "match": match, "seed": seed, "target": 50, "games": None,
              "players": [p.name, peer["name"]], "resume": False}  # fmt: skip
     p.send(setup)
     if seed is not None:
-        p.make_core(seed, setup["match"], (p.name, peer["name"]))
+        p.make_core(seed, match, (p.name, peer["name"]))
     return setup
 
 

@@ -108,11 +108,12 @@ def test_strangers_saying_hello_and_bye_print_no_traceback_at_the_host(tmp_path:
 def _to_the_joiners_reveal(p: Hostile) -> dict[str, Any]:
     """As a host: hello, a setup without a seed, commits; returns once the joiner revealed."""
     peer = p.hello()
-    setup = {"t": "setup", "match": b"\x77" * 16, "seed": None, "target": 50, "games": None,
+    match = b"\x77" * 16
+    setup = {"t": "setup", "match": match, "seed": None, "target": 50, "games": None,
              "players": [p.name, peer["name"]], "resume": False}  # fmt: skip
     p.send(setup)
     p.expect("commit")
-    p.send({"t": "commit", "c": commitment("host", b"\1" * 32, setup["match"])})
+    p.send({"t": "commit", "c": commitment("host", b"\1" * 32, match)})
     return p.expect("reveal")
 
 
@@ -591,10 +592,11 @@ def test_a_host_whose_sync_claims_an_action_it_never_sends_is_stopped_in_time(tm
     try:
         p = Hostile.accept(server, timeout=30)
         peer = p.hello()
-        setup = {"t": "setup", "match": b"\x77" * 16, "seed": bytes.fromhex(SEED), "target": 50,
+        match, seed = b"\x77" * 16, bytes.fromhex(SEED)
+        setup = {"t": "setup", "match": match, "seed": seed, "target": 50,
                  "games": None, "players": [p.name, peer["name"]], "resume": False}  # fmt: skip
         p.send(setup)
-        c = p.make_core(setup["seed"], setup["match"], (p.name, peer["name"]))
+        c = p.make_core(seed, match, (p.name, peer["name"]))
         p.sync()
         p.close()  # the joiner redials
         q = Hostile.accept(server, timeout=30)

@@ -148,13 +148,13 @@ class LineReader:
             if left <= 0:
                 break
             try:
-                line = self._q.get(timeout=left)
+                item = self._q.get(timeout=left)
             except queue.Empty:
                 break
-            if line is None:
+            if item is None:
                 break
-            self.lines.append(line)
-            m = rx.search(line)
+            self.lines.append(item)
+            m = rx.search(item)
             if m:
                 return m
         raise AssertionError(f"no line matching {pattern!r} in {''.join(self.lines)[-3000:]!r}")

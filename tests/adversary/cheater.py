@@ -1,15 +1,16 @@
-"""A modified p2p-spite: the real program with one private-deck pass falsified, run as
-its own process (``python -m tests.adversary.cheater ATTACK p2p-spite-args...``).
+"""A modified p2p-spite: the real program with its own private-deck pass falsified, run
+as its own process (``python -m tests.adversary.cheater ATTACK p2p-spite-args...``), as
+the host (seat 0, the first shuffler of each round) or the joiner (seat 1, the last).
 
-Attacks (each forges the pass it names, keeps its own state as if it had sent it, and
+Attacks (each forges its pass, keeps its own state as if it had sent it honestly, and
 sends the honest pass's proof, or one made for the forged deck with a false witness):
 
-- ``own-order``: the deal's last pass (the joiner's) replaced by fresh encryptions
-  ``(r*G, M + r*Y)`` of an order the cheater chose: it would know every card;
-- ``duplicate``: the deal's first pass (the host's) with a second copy of a card;
-- ``replace``: the deal's first pass with one card replaced by a card of its choice;
-- ``foreign``: the host's first reshuffle pass with a re-encryption of a ciphertext
-  that is not among its inputs (the card under the joiner's pay-off top).
+- ``own-order``: its deal pass replaced by fresh encryptions ``(r*G, M + r*Y)`` of an
+  order it chose (the joiner's is the last pass: it would know every card);
+- ``duplicate``: its deal pass with a second copy of a card;
+- ``replace``: its deal pass with one card replaced by a card of its choice;
+- ``foreign``: its first reshuffle pass with a re-encryption of a ciphertext that is
+  not among its inputs (the card under the other seat's pay-off top).
 """
 
 from __future__ import annotations
@@ -40,19 +41,19 @@ def install(attack: str) -> None:
         joint = self._joint
         assert joint is not None
         deck = list(msg.deck)
-        if attack == "own-order" and rnd == 0 and self.seat == 1:
+        if attack == "own-order" and rnd == 0:
             rs = [1000 + j for j in range(len(deck))]
             deck = [(grp.base_g().mul(r), grp.add(fd.card_point(j), joint.mul(r))) for j, r in enumerate(rs)]
             proof = prove(
                 b"cheat", fd.shuffle_context(self.head, rnd), joint, inputs, deck, list(range(104)), rs
             )
             msg = Shuffle(msg.head, rnd, self.seat, tuple(deck), proof)
-        elif attack == "duplicate" and rnd == 0 and self.seat == 0:
+        elif attack == "duplicate" and rnd == 0:
             deck[0] = _reenc(deck[1], joint, 99)
-        elif attack == "replace" and rnd == 0 and self.seat == 0:
+        elif attack == "replace" and rnd == 0:
             deck[0] = _reenc((None, fd.card_point(0)), joint, 99)
-        elif attack == "foreign" and rnd >= 1 and self.seat == 0:
-            deck[0] = _reenc(self.cts[self.payoff[1][-2]], joint, 99)
+        elif attack == "foreign" and rnd >= 1:
+            deck[0] = _reenc(self.cts[self.payoff[1 - self.seat][-2]], joint, 99)
         else:
             return msg
         forged = Shuffle(msg.head, rnd, self.seat, tuple(deck), msg.proof)

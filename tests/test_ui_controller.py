@@ -82,7 +82,10 @@ def test_a_refused_move_is_worded_and_nothing_is_sent() -> None:
         )
         assert s.sent == [] and port.moves_sent == 0
         await ctl.handle(PlayText("h9 c1"))
-        assert port.lines[-1] == (Style.ERROR, "h9 c1: there is no hand card 9: your hand cards are h1, h2, h3, h4 and h5.")
+        assert port.lines[-1] == (
+            Style.ERROR,
+            "h9 c1: there is no hand card 9: your hand cards are h1, h2, h3, h4 and h5.",
+        )
 
     run(main())
 

@@ -125,7 +125,7 @@ def test_history_after_a_lan_match_names_both_players(tmp_path: Path) -> None:
     assert len(records) == 2
     rec = record.load(records[0])
     a, b = rec.scores or [0, 0]
-    (rc, out, err), = finish_all([spawn(["history"], tmp_path)], 60)
+    ((rc, out, err),) = finish_all([spawn(["history"], tmp_path)], 60)
     assert rc == 0, err
     lines = out.splitlines()
     ann_side = next(x for x in lines if "Ann vs Bob" in x)

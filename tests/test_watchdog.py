@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.net import ROOT
 
-HANGS = '''
+HANGS = """
 import subprocess, sys
 
 def test_hangs_on_a_read():
@@ -25,7 +25,7 @@ def test_hangs_on_a_read():
 
 def test_after_it():
     pass
-'''
+"""
 
 
 @pytest.mark.slow

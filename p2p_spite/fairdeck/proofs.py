@@ -84,10 +84,12 @@ def prove_share(x: int, big_x: Point, h: Point, context: bytes) -> tuple[Point, 
 def verify_share(x_base: FixedBase, h: Point, d: Point, proof: Proof, context: bytes) -> bool:
     """Is ``d`` = x*h for the ``x`` behind ``x_base`` (the prover's key share)?"""
     c = _c(proof.c)
-    a1, a2 = normalize([  # one inversion for both
-        add_jacobian(base_g().mul_jacobian(proof.z), x_base.mul_jacobian(N - c)),
-        mul2_jacobian(proof.z, h, N - c, d),
-    ])
+    a1, a2 = normalize(
+        [  # one inversion for both
+            add_jacobian(base_g().mul_jacobian(proof.z), x_base.mul_jacobian(N - c)),
+            mul2_jacobian(proof.z, h, N - c, d),
+        ]
+    )
     if a1 is None or a2 is None:
         return False
     return hmac.compare_digest(challenge(b"dleq", context, x_base.point, h, d, a1, a2), proof.c)

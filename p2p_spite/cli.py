@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, record
-from .bots import LEVELS, make_bot
+from .bots import DEFAULT_LEVEL, LEVELS, make_bot
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError
 from .history import describe, latest, records_dir, scan, totals
-from .lan import DEFAULT_LEVEL, choose_host, run_host, run_hosts, run_join, run_play
-from .net.connect import DEFAULT_PORT
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .net.journal import journal_path, replay_with_journal, unchecked_private
-from .net.messages import MAX_GAMES, MAX_TARGET
+from .net.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .plaintext import shown_path
 from .runner import EXIT_HANGUP
 from .selfplay import play_match
@@ -309,6 +307,8 @@ def _udp_port(text: str) -> int:
 
 def _run_hosts(args: argparse.Namespace) -> int:
 
+    from .lan import run_hosts  # (the asyncio shell only for the commands that talk)
+
     return run_hosts(args.wait, args.discovery_port)
 
 
@@ -321,6 +321,8 @@ def _run_play(args: argparse.Namespace) -> int:
     _take_seed_file(args)
     _check_record_path(args.record)
     target = args.target or DEFAULT_TARGET
+    from .lan import run_play
+
     return run_play(args.bot, args.seed, args.name, target, args.record, private=args.private)
 
 
@@ -474,6 +476,8 @@ def _run_host(args: argparse.Namespace) -> int:
 
     _take_seed_file(args)
     _check_record_path(args.record)
+    from .lan import run_host
+
     return run_host(args)
 
 
@@ -481,9 +485,13 @@ def _run_join(args: argparse.Namespace) -> int:
 
     _check_record_path(args.record)
     if args.address is None:
+        from .lan import choose_host
+
         host, port = choose_host(args)
     else:
         host, port = parse_address(args.address)
+    from .lan import run_join
+
     return run_join(args, host, port)
 
 

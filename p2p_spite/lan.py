@@ -18,12 +18,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from .bots import DEFAULT_LEVEL
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
-from .net.connect import DEFAULT_PORT
 from .net.discovery import Announcement, Announcer, HeardHost
 from .net.keys import new_join_code
 from .net.localaddr import dial_form, lan_addresses
+from .net.messages import DEFAULT_PORT
 from .net.session import NetSession
 from .paths import default_record_path
 from .runner import run_main
@@ -39,8 +40,6 @@ from .session import (
     Notice,
     Session,
 )
-
-DEFAULT_LEVEL = "medium"  # the computer's level in ``play``
 
 
 def _say(text: str) -> None:

@@ -58,6 +58,7 @@ LEVELS: dict[str, Callable[[int | None], Bot]] = {
     "hard": HardBot,
     "expert": ExpertBot,
 }
+DEFAULT_LEVEL = "medium"  # the computer's level in ``play``, ``host --bot`` and the rest
 
 STRONGEST = "expert"
 HINT_BUDGET = 0.25  # seconds a hint may think (it runs off the interface's thread)
@@ -88,6 +89,7 @@ def best_move(view: PlayerView, seed: int = 0, budget: float | None = HINT_BUDGE
 
 
 __all__ = [
+    "DEFAULT_LEVEL",
     "LEVELS",
     "STRONGEST",
     "Bot",

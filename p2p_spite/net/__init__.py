@@ -20,10 +20,37 @@ run in one process and one event loop (e.g. host on
 
 from __future__ import annotations
 
-from .connect import DEFAULT_PORT, host_session, join_session
-from .journal import Saved, load_saved
-from .protocol import PROTOCOL_VERSION
-from .session import NetSession
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .connect import host_session, join_session
+    from .journal import Saved, load_saved
+    from .messages import DEFAULT_PORT
+    from .protocol import PROTOCOL_VERSION
+    from .session import NetSession
+
+# Imported when first used (PEP 562): a command that only reads records (replay
+# --check, history) needs the journal, not the asyncio shell and the protocol.
+_WHERE = {
+    "DEFAULT_PORT": "messages",
+    "host_session": "connect",
+    "join_session": "connect",
+    "Saved": "journal",
+    "load_saved": "journal",
+    "PROTOCOL_VERSION": "protocol",
+    "NetSession": "session",
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{where}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_PORT",

@@ -19,14 +19,13 @@ from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, Strang
 from .journal import RecordKeeper, Saved
 from .keys import derive_code_key
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
-from .messages import HOST, JOIN
+from .messages import DEFAULT_PORT, HOST, JOIN
 from .private import resume_core
 from .protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Backoff, Dial
 from .session import NetSession
 from .wire import ProtocolError, Refusal, RemoteProtocolError
 
-DEFAULT_PORT = 4747
 Warn = Callable[[str], None]
 
 

@@ -25,6 +25,7 @@ JOIN: Final = "join"
 NONCE_BYTES: Final = 16
 MATCH_ID_BYTES: Final = 16
 HASH_BYTES: Final = 32  # MACs, commitments, secrets, seeds, digests, history hashes, tags
+DEFAULT_PORT: Final = 4747  # the host's TCP port when none is given
 MAX_GAMES: Final = 10_000
 MAX_TARGET: Final = 100_000
 MAX_POSITION: Final = 10_000_000  # action numbers

@@ -52,7 +52,6 @@ from .group import (
     POINT_BYTES,
     Affine,
     FixedBase,
-    Jacobian,
     N,
     Point,
     add,

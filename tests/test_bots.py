@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +30,9 @@ from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, Player
 from p2p_spite.engine.cards import rank
 
 from .positions import cards, make_state
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from bfs_ai import BfsBot  # benchmark opponent "bfs", not a product level
 
 
 def seed(i: int) -> bytes:
@@ -685,3 +690,50 @@ def test_expert_tells_the_turns_of_two_seats_apart() -> None:
             continue
         state.apply(move)
     assert checked == 3
+
+
+# -- the second outside opponent (scripts/bfs_ai.py, benchmark level "bfs") ----
+
+
+def test_bfs_plays_whole_games_legally_and_reproducibly() -> None:
+    bfs = BfsBot
+    assert "bfs" not in LEVELS and bfs.name == "bfs"
+    for i, other in enumerate(("easy", "hard", "bfs")):
+        opp: Bot = bfs(100 + i) if other == "bfs" else make_bot(other, 100 + i)
+        bots: list[Bot] = [bfs(i), opp]
+        if i % 2:
+            bots.reverse()
+        assert play_game(bots, seed(300 + i)).result is not None
+    runs = [play_game([bfs(7), make_bot("easy", 1)], seed(310)) for _ in range(2)]
+    assert runs[0].digest() == runs[1].digest()
+
+
+def test_bfs_takes_the_shortest_way_to_its_payoff_card() -> None:
+    # Pay-off 5: the 4 on the center of three cards is one step; A 2 3 4 on the empty one four.
+    state = make_state(
+        payoff=("9D 5C", "7H 8S"), hands=("AC 2C 3C 4D 9S", "6D 7D 8D 9H TH"), center=("", "AH 2H 3H", "")
+    )
+    moves = play_turn(BfsBot(0), state)
+    assert moves[:2] == [Move(0, HAND, cards("4D")[0], CENTER, 1), Move(0, PAYOFF, None, CENTER, 1)]
+
+
+def test_bfs_blocks_the_opponents_payoff_then_discards_by_its_rules() -> None:
+    # The opponent's 4 fits the center of three cards: bfs covers it with a King (only
+    # its block search plays Kings), then discards its 9 on the side stack whose top
+    # is a 9 (the first discard rule).
+    state = make_state(
+        payoff=("QD JC", "7H 4S"),
+        hands=("KD 9S 7C 7S 2D", "6D 7D 8D 9H TH"),
+        sides=(("", "TD 9C", "", ""), ("", "", "", "")),
+        center=("AH 2H 3H", "", ""),
+    )
+    moves = play_turn(BfsBot(0), state)
+    assert moves == [Move(0, HAND, cards("KD")[0], CENTER, 0), Move(0, HAND, cards("9S")[0], SIDE, 1)]
+    # Without the threat it keeps the King and discards the same way.
+    state = make_state(
+        payoff=("QD JC", "7H 6S"),
+        hands=("KD 9S 7C 7S 2D", "6D 7D 8D 9H TH"),
+        sides=(("", "TD 9C", "", ""), ("", "", "", "")),
+        center=("AH 2H 3H", "", ""),
+    )
+    assert play_turn(BfsBot(0), state) == [Move(0, HAND, cards("9S")[0], SIDE, 1)]

@@ -78,7 +78,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move, PlayerView
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move, Pile, PlayerView
 from p2p_spite.engine.cards import Card
 
 NAME = "bfs"
@@ -295,14 +295,14 @@ class BfsBot:
         return self._op is not None and any(n + 1 == self._op for n in center)
 
 
-def _sources(s: _State) -> list[tuple[str, int, Card]]:
+def _sources(s: _State) -> list[tuple[Pile, int, Card]]:
     """The source's playFrom order: hand slots h0..h4, then discard piles d1..d4."""
     out = [(HAND, k, c) for k, c in enumerate(s.hand)]
     out.extend((SIDE, k, st[-1]) for k, st in enumerate(s.sides) if st)
     return out
 
 
-def _play(s: _State, source: str, index: int, pile: int) -> _State:
+def _play(s: _State, source: Pile, index: int, pile: int) -> _State:
     center = list(s.center)
     center[pile] += 1
     if center[pile] == 12:  # afterAddToFoundation: a complete pile is cleared

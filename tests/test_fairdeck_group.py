@@ -131,3 +131,21 @@ def test_batch_inverse_and_normalization() -> None:
     assert grp._batch_inverse([]) == []
     jac = [(grp.GX * 4 % grp.P, grp.GY * 8 % grp.P, 2), grp._INF, (grp.GX, grp.GY, 1)]
     assert grp.normalize(jac) == [grp.G, None, grp.G]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    ks=st.lists(st.integers(0, grp.N - 1), min_size=1, max_size=40),
+    small=st.booleans(),
+)
+def test_signed_digit_msm_agrees_with_the_sum(ks: list[int], small: bool) -> None:
+    """msm's signed windows (a point negated for a negative digit, the carry past the
+    top window) give the plain sum, for any window the size picks."""
+    if small:
+        ks = [k % (1 << 64) for k in ks]
+    bits = max(1, max(k.bit_length() for k in ks))
+    pts = [grp.mul(7 + 11 * i, grp.G) for i in range(len(ks))]
+    want: grp.Point = None
+    for k, p in zip(ks, pts, strict=True):
+        want = grp.add(want, grp.mul(k, p))
+    assert grp.msm(ks, [p for p in pts if p is not None], bits) == want

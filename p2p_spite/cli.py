@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, record
+from . import __version__, i18n, record
 from .bots import DEFAULT_LEVEL, LEVELS, make_bot
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError
@@ -113,8 +113,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2p-spite",
         description="Spite & Malice for two, peer to peer in the terminal.",
+        epilog=f"languages (--lang CODE, before or after the command):\n  {i18n.languages_line()}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # (the version's and epilog's lines as written)
     )
-    parser.add_argument("--version", action="version", version=f"p2p-spite {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"p2p-spite {__version__}\nlanguages: {i18n.languages_line()}"
+    )
+    parser.add_argument(
+        "--lang",
+        metavar="CODE",
+        help="the language to speak (default: from LANGUAGE, LC_ALL, LC_MESSAGES, LANG; else English)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # in the order a newcomer meets them: play, a match on the LAN, then the records
@@ -527,8 +536,10 @@ def _say_last(line: str, *, gone: bool = False) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     _flush_per_line()
+    lang, rest = i18n.take_option(sys.argv[1:] if argv is None else argv)
+    i18n.setup(i18n.choose(lang))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(rest)
     run = getattr(args, "run", None)
     if run is None:
         parser.print_help()

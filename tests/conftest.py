@@ -49,6 +49,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _english() -> Iterator[None]:
+    """Every test starts in English (the source language) whatever the machine's locale, and
+    a test that speaks another language (or runs ``main(["--lang", ...])``) leaves none behind."""
+    from p2p_spite import i18n
+
+    i18n.setup("en")
+    yield
+    i18n.setup("en")
+
+
+@pytest.fixture(autouse=True)
 def _watchdog(request: pytest.FixtureRequest) -> Iterator[None]:
     if (
         TEST_TIMEOUT <= 0

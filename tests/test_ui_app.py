@@ -327,7 +327,7 @@ def test_a_whole_match_against_a_bot_runs_to_the_end() -> None:
 
 
 def test_help_starts_in_view_and_says_an_empty_stock_is_a_draw() -> None:
-    from p2p_spite.ui.app import HELP
+    from p2p_spite.ui.app import help_lines
 
     async def main() -> None:
         for rows in (24, 19):
@@ -336,14 +336,14 @@ def test_help_starts_in_view_and_says_an_empty_stock_is_a_draw() -> None:
                 await until(lambda: any("Keys:" in "".join(f[1] for f in m) for m in app.log.messages))
                 await asyncio.sleep(0.05)
                 pane = "".join(f[1] for f in app.message_text())
-                assert HELP[0] in pane, (rows, pane)  # the first line has not scrolled off
+                assert help_lines()[0] in pane, (rows, pane)  # the first line has not scrolled off
                 if rows == 24:  # at 80x24 the whole help shows at once
-                    assert all(line in pane for line in HELP)
-                if HELP[-1] not in pane:  # a short pane: PgDn shows the rest
+                    assert all(line in pane for line in help_lines())
+                if help_lines()[-1] not in pane:  # a short pane: PgDn shows the rest
                     assert app.log.scrolled > 0
                     inp.send_text("\x1b[6~" * 3)  # PgDn, a page at a time
-                    await until(lambda: HELP[-1] in "".join(f[1] for f in app.message_text()))
-        assert any("empty stock" in line and "draw" in line for line in HELP)
+                    await until(lambda: help_lines()[-1] in "".join(f[1] for f in app.message_text()))
+        assert any("empty stock" in line and "draw" in line for line in help_lines())
 
     run(main())
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, EndReason, Move, Result
 from p2p_spite.engine.cards import parse_card
 from p2p_spite.ui.words import (
-    UNFINISHED,
     Style,
     Voice,
     effects,
@@ -16,6 +15,7 @@ from p2p_spite.ui.words import (
     match_over,
     move_words,
     short_status,
+    unfinished,
 )
 from tests.positions import make_state
 
@@ -76,7 +76,7 @@ def test_a_games_end_is_worded_once_for_every_reader() -> None:
     assert game_result(resign, ANN) == "you won: Bob resigned, 7 points"
     assert game_result(payoff, ANN) == "Bob won: the pay-off pile emptied, 1 point"
     assert game_result(draw, ANN) == "a draw: the stock ran out, nobody scores"
-    assert game_result(None, READER) == UNFINISHED
+    assert game_result(None, READER) == unfinished()
     assert [short_status(r, READER) for r in (resign, payoff, draw, None)] == [
         "Bob resigned",
         "Bob won",

@@ -29,6 +29,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..engine import Move, PlayerView
+from ..i18n import _
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -42,7 +43,7 @@ from ..session import (
     view_of,
 )
 from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, render_board, render_compact
-from .commands import COMPLETIONS, Quit, is_yes, parse_command
+from .commands import Quit, completions, is_yes, parse_command
 from .controller import Controller
 from .feed import EventFeed
 from .messages import MessageLog
@@ -59,18 +60,21 @@ from .screen import (
 )
 from .words import Style, choice_words
 
-HELP = [
-    "Moves: a hand card by name (always that card) or number (kept all turn):",
-    "  7h c1 or h3 c1   hand card to center 1",
-    "  p c2             pay-off card to center 2",
-    "  s4 c1            side stack 4 to center 1",
-    "  9s s3 or h2 s3   discard on side stack 3: ends your turn",
-    "Centers go up from Ace to Queen in any suit; Kings (K*) are wild.",
-    "Empty your pay-off pile to win: score the cards left in the other.",
-    "An empty stock ends the game as a draw: nobody scores.",
-    "Commands: hint, chat TEXT, resign, quit. Mouse: a card, then a stack.",
-    "Keys: Tab lists moves, PgUp/PgDn scroll, Esc clears, F1 help, ^C quit.",
-]
+
+def help_lines() -> list[str]:
+    """The help the message pane shows (F1, ``help``): each line at most 76 columns."""
+    return [
+        _("Moves: a hand card by name (always that card) or number (kept all turn):"),
+        "  7h c1 | h3 c1   " + _("hand card to center 1"),
+        "  p c2            " + _("pay-off card to center 2"),
+        "  s4 c1           " + _("side stack 4 to center 1"),
+        "  9s s3 | h2 s3   " + _("discard on side stack 3: ends your turn"),
+        _("Centers go up from Ace to Queen in any suit; Kings (K*) are wild."),
+        _("Empty your pay-off pile to win: score the cards left in the other."),
+        _("An empty stock ends the game as a draw: nobody scores."),
+        _("Commands: hint, chat TEXT, resign, quit. Mouse: a card, then a stack."),
+        _("Keys: Tab lists moves, PgUp/PgDn scroll, Esc clears, F1 help, ^C quit."),
+    ]
 
 
 class MoveCompleter(Completer):
@@ -90,7 +94,7 @@ class MoveCompleter(Completer):
             if notation.startswith(typed):
                 yield Completion(notation, start_position=-len(text), display_meta=meta)
         if len(typed) >= 2 or (typed and not self.app.move_choices()):
-            for cmd in COMPLETIONS:
+            for cmd in completions():
                 if cmd.startswith(typed) and cmd != typed:
                     yield Completion(cmd, start_position=-len(text))
 
@@ -144,11 +148,11 @@ class GameApp:
             input=input,
             output=output,
         )
-        deck = ", on a private deck" if self.private else ""
-        self.say(
-            Style.INFO,
-            f"You are {self.names[self.seat]} against {self.opp_name}{deck}. Type help for the moves.",
-        )
+        if self.private:
+            hello = _("You are {me} against {name}, on a private deck. Type help for the moves.")
+        else:
+            hello = _("You are {me} against {name}. Type help for the moves.")
+        self.say(Style.INFO, hello.format(me=self.names[self.seat], name=self.opp_name))
         for note in notes:  # what the command said before the screen covered it (how the seed was chosen)
             self.say(Style.INFO, note)
 
@@ -260,7 +264,7 @@ class GameApp:
         log = self.log
         log.scrolled = 0
         before = len(log.lines(self.cols()))
-        for line in HELP:
+        for line in help_lines():
             self.say(Style.HELP, line)
         added = len(log.lines(self.cols())) - before
         log.scrolled = max(0, added - self.msg_rows())
@@ -295,13 +299,13 @@ class GameApp:
         """The terminal's title says whose turn it is (for a player in another window)."""
         v = self.view
         if self.finished:
-            title = "p2p-spite: match over"
+            title = "p2p-spite: " + _("match over")
         elif v is None or v.result is not None:
             title = "p2p-spite"
         elif v.my_turn:
-            title = "p2p-spite: your turn"
+            title = "p2p-spite: " + _("your turn")
         else:
-            title = f"p2p-spite: {self.opp_name}'s turn"
+            title = "p2p-spite: " + _("{name}'s turn").format(name=self.opp_name)
         if title != self._title:
             self._title = title
             with contextlib.suppress(Exception):
@@ -442,7 +446,7 @@ class GameApp:
             targets=self.targets_of(source),
             highlight=self.highlight,
             on_click=self.click,
-            status="match over" if self.finished else None,
+            status=_("match over") if self.finished else None,
             hand=self.shown_hand(),
             private=self.private,
         )

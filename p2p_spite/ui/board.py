@@ -27,6 +27,7 @@ from prompt_toolkit.utils import get_cwidth
 from ..engine import Card, PlayerView, stands_for
 from ..engine import needs as rank_needed
 from ..engine.cards import RANK_CHARS, is_king, is_red, rank, suit
+from ..i18n import _, ngettext
 from .text import ARROW, BACK, DOT, RULE, UNICODE, card_label
 
 Line = StyleAndTextTuples
@@ -150,7 +151,7 @@ class BoardInfo:
     names: tuple[str, str]  # by seat
     scores: tuple[int, int] = (0, 0)
     target: int | None = None
-    me_label: str = "You"  # the bottom seat's label
+    me_label: str | None = None  # the bottom seat's label (None: the player at the screen, "You")
     opp_hand: tuple[Card, ...] | None = None  # shown face up (replay)
     selected: str | None = None  # a token: h3, p, s2
     highlight: frozenset[str] = frozenset()  # tokens: c1, s2 (own), os2 (opponent's), p, op
@@ -158,6 +159,11 @@ class BoardInfo:
     status: str | None = None  # overrides the header's turn status
     status_style: str | None = None
     on_click: Click | None = None
+
+    @property
+    def bottom_label(self) -> str:
+        return _("You") if self.me_label is None else self.me_label
+
     header_extra: str = ""
     private: bool = False  # a private-deck match: the header says so where it fits
     hand: Slots = field(default=())  # the hand as numbered, None for a played slot (default: hand_order)
@@ -281,16 +287,18 @@ def _sides(info: BoardInfo, seat: int, width: int, indent: int) -> list[Line]:
     return lines
 
 
-def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, game_word: str = "Game") -> Line:
-    """``n``: a name in the turn label is cut to this; ``game_word``: ``Game 3`` or ``G3``."""
+def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, short: bool = False) -> Line:
+    """``n``: a name in the turn label is cut to this; ``short``: ``G3`` for ``Game 3``."""
     v = info.view
     me, opp = v.seat, v.opponent
-    if info.me_label == "You":
-        mine, theirs = "your turn", f"{info.names[opp][:n]}'s turn"
+    if info.me_label is None:
+        mine, theirs = _("your turn"), _("{name}'s turn").format(name=info.names[opp][:n])
     else:
-        mine, theirs = f"{info.names[me][:n]} to play", f"{info.names[opp][:n]} to play"
+        mine = _("{name} to play").format(name=info.names[me][:n])
+        theirs = _("{name} to play").format(name=info.names[opp][:n])
+    over = _("game over")
     if v.result is not None:
-        status, sstyle = "game over", "class:header.turn.over"
+        status, sstyle = over, "class:header.turn.over"
     elif v.turn == me:
         status, sstyle = mine, "class:header.turn.me"
     else:
@@ -300,17 +308,18 @@ def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, game_word: str = 
         if info.status_style:
             sstyle = info.status_style
     # One width whoever's turn it is, so the scores never move when it changes.
-    status = f" {status.center(max(len(mine), len(theirs), len('game over')))} "
-    game = f" {game_word}{' ' * (len(game_word) > 1)}{v.game}"
+    status = f" {status.center(max(len(mine), len(theirs), len(over)))} "
+    game = " " + (_("G{game}") if short else _("Game {game}")).format(game=v.game)
     lefts = [game]
     if info.header_extra:
         lefts = [f"{game} {info.header_extra}"]
     elif info.target:
-        lefts = [f"{game} {DOT} first to {info.target}", game]
+        lefts = [f"{game} {DOT} " + _("first to {target}").format(target=info.target), game]
     if info.private:  # the longest that fits wins; at the narrowest, as a seeded match
-        deck = [f"{lefts[0]} {DOT} private deck", f"{game} {DOT} private deck", f"{game} {DOT} private"]
-        lefts = [*deck, *lefts]
-    names = (info.me_label, info.names[opp])
+        deck, short = _("private deck"), _("private")
+        deck_lefts = [f"{lefts[0]} {DOT} {deck}", f"{game} {DOT} {deck}", f"{game} {DOT} {short}"]
+        lefts = [*deck_lefts, *lefts]
+    names = (info.bottom_label, info.names[opp])
     for n in (14, 10, 6):
         a, b = names[0][:n], names[1][:n]
         score = f"{a} {info.scores[me]} : {info.scores[opp]} {b}"
@@ -330,17 +339,17 @@ def _payoff(info: BoardInfo, seat: int) -> Line:
     handler = _click(info, token) if mine else None
     top = v.payoff_tops[seat]
     count = v.payoff_counts[seat]
-    line: Line = [*_frag("class:label", "Pay-off ", handler)]
+    line: Line = [*_frag("class:label", _("Pay-off") + " ", handler)]
     line += chip(top, selected=mine and info.selected == "p", last=token in info.highlight, handler=handler)
-    line += _frag("class:label", f" {count:>2} left", handler)
+    line += _frag("class:label", " " + _left(count, 2), handler)
     return line
 
 
 def _hand(info: BoardInfo, width: int) -> Line:
-    line: Line = [("class:label", "Hand    ")]
+    line: Line = [("class:label", _("Hand").ljust(8))]
     cards = info.shown_hand()
     if not any(c is not None for c in cards):
-        line.append(("class:empty", "(empty)"))
+        line.append(("class:empty", _("(empty)")))
         return line
     for i, card in enumerate(cards):
         token = f"h{i + 1}"
@@ -357,8 +366,10 @@ def _center(info: BoardInfo, width: int, indent: int) -> Line:
     line: Line = [("", " " * indent)]
     col = (width - indent - 12) // 3
     for i in range(len(v.center)):
-        line += _pad(_center_cell(info, i, 4, " needs " if col >= 19 else f" {ARROW} "), col)
-    line += [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
+        needs = " " + _("needs") + " "
+        fits = col >= 12 + len(needs)
+        line += _pad(_center_cell(info, i, 4, needs if fits else f" {ARROW} "), col)
+    line += [("class:label", _("Stock") + " "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
     return line
 
 
@@ -413,20 +424,20 @@ def render_board(info: BoardInfo, width: int, large: bool = False) -> list[Line]
     top += _payoff(info, opp)
     top.append(("", "    "))
     if info.opp_hand is not None:
-        top.append(("class:label", "Hand "))
+        top.append(("class:label", _("Hand") + " "))
         for card in hand_order(info.opp_hand):
             top.append(("", " "))
             top += chip(card)
     else:
         n = v.hand_counts[opp]
-        top += [("class:label", "Hand "), ("class:back", BACK * n), ("class:label", f" {n}")]
+        top += [("class:label", _("Hand") + " "), ("class:back", BACK * n), ("class:label", f" {n}")]
     lines.append(top)
     lines += _sides(info, opp, width, indent + 2)
-    lines.append(_rule("Center", width, "class:label"))
+    lines.append(_rule(_("Center"), width, "class:label"))
     lines.append(_center(info, width, indent))
     lines.append(_rule("", width, "class:label"))
     lines += _sides(info, me, width, indent + 2)
-    bottom: Line = [("", " " * indent), ("class:name.me", info.me_label[:14].ljust(15))]
+    bottom: Line = [("", " " * indent), ("class:name.me", info.bottom_label[:14].ljust(15))]
     bottom += _payoff(info, me)
     lines.append(bottom)
     lines.append([("", " " * indent), *_hand(info, width)])
@@ -446,21 +457,21 @@ def render_compact(info: BoardInfo, width: int) -> list[Line]:
     v = info.view
     me, opp = v.seat, v.opponent
     width = max(width, COMPACT_MIN_WIDTH)
-    lines: list[Line] = [_header(info, width, n=8, game_word="G")]
+    lines: list[Line] = [_header(info, width, n=8, short=True)]
     n = v.hand_counts[opp]
     top: Line = [("class:name.opp", info.names[opp][:9].ljust(10)), *_compact_payoff(info, opp)]
     if info.opp_hand is None:
-        lines.append([*top, ("class:label", " Hand "), ("class:back", BACK * n)])
+        lines.append([*top, ("class:label", " " + _("Hand") + " "), ("class:back", BACK * n)])
     else:  # face up (replay), on a line of its own
         lines.append(top)
-        up: Line = [("class:label", "Hand")]
+        up: Line = [("class:label", _("Hand"))]
         for card in hand_order(info.opp_hand):
             up += [("", " "), *chip(card, width=0)]
         lines.append(up)
     lines.append(_compact_sides(info, opp, width))
     lines.append(_compact_center(info, width))
     lines.append(_compact_sides(info, me, width))
-    lines.append([("class:name.me", info.me_label[:9].ljust(10)), *_compact_payoff(info, me)])
+    lines.append([("class:name.me", info.bottom_label[:9].ljust(10)), *_compact_payoff(info, me)])
     lines.append(_compact_hand(info))
     return [clip(line, width) for line in lines]
 
@@ -470,11 +481,11 @@ def _compact_payoff(info: BoardInfo, seat: int) -> Line:
     mine = seat == info.view.seat
     token = "p" if mine else "op"
     handler = _click(info, token) if mine else None
-    line: Line = [*_frag("class:label", "Pay-off ", handler)]
+    line: Line = [*_frag("class:label", _("Pay-off") + " ", handler)]
     top = info.view.payoff_tops[seat]
     selected = mine and info.selected == "p"
     line += chip(top, selected=selected, last=token in info.highlight, width=0, handler=handler)
-    line += _frag("class:label", f" {info.view.payoff_counts[seat]} left", handler)
+    line += _frag("class:label", " " + _left(info.view.payoff_counts[seat]), handler)
     return line
 
 
@@ -519,7 +530,7 @@ def _compact_stack_width(stack: Sequence[Card], keep: int) -> int:
 def _compact_center(info: BoardInfo, width: int) -> Line:
     """``c1 5♥→6  c2 ·→A  c3 K♠=7→8  Stock 80``."""
     v = info.view
-    stock: Line = [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
+    stock: Line = [("class:label", _("Stock") + " "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
     col = (width - width_of(stock)) // 3
     line: Line = []
     for i in range(len(v.center)):
@@ -529,10 +540,10 @@ def _compact_center(info: BoardInfo, width: int) -> Line:
 
 def _compact_hand(info: BoardInfo) -> Line:
     """``Hand h1 2♦ h2 · h3 10♦``: numbered as typed; ``·`` a card played this turn."""
-    line: Line = [("class:label", "Hand")]
+    line: Line = [("class:label", _("Hand"))]
     cards = info.shown_hand()
     if not any(c is not None for c in cards):
-        return [*line, ("class:empty", " (empty)")]
+        return [*line, ("class:empty", " " + _("(empty)"))]
     for i, card in enumerate(cards):
         token = f"h{i + 1}"
         handler = _click(info, token) if card is not None else None
@@ -605,20 +616,20 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
 
     # The opponent.
     op_top = v.payoff_tops[opp]
-    name_col = [_text(info.names[opp][:14], "class:name.opp", 15), _text("Pay-off", width=15), []]
+    name_col = [_text(info.names[opp][:14], "class:name.opp", 15), _text(_("Pay-off"), width=15), []]
     op_card = big(op_top, last="op" in info.highlight, empty="")
-    op_info = [_text(f"{v.payoff_counts[opp]:>2} left"), [], []]
+    op_info = [_text(_left(v.payoff_counts[opp], 2)), [], []]
     if info.opp_hand is not None:
         hand_blocks = [big(c) for c in hand_order(info.opp_hand)]
         op_hand = hjoin(hand_blocks) if hand_blocks else [[], [], []]
-        lines += hjoin([pad, name_col, op_card, op_info, _label_col("Hand"), op_hand], gap=1)
+        lines += hjoin([pad, name_col, op_card, op_info, _label_col(_("Hand")), op_hand], gap=1)
     else:
         n = v.hand_counts[opp]
-        backs: Line = [("class:label", "Hand "), ("class:back", BACK * n), ("class:label", f" {n}")]
+        backs: Line = [("class:label", _("Hand") + " "), ("class:back", BACK * n), ("class:label", f" {n}")]
         hand_col: list[Line] = [backs, [], []]
         lines += hjoin([pad, name_col, op_card, op_info, [[], [], []], hand_col], gap=1)
     lines += _sides(info, opp, width, indent + 2)
-    lines.append(_rule("Center", width, "class:label"))
+    lines.append(_rule(_("Center"), width, "class:label"))
 
     # The centers and the stock.
     cells: list[list[Line]] = []
@@ -632,13 +643,13 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         need = rank_label(rank_needed(len(stack)))
         wanted = [
             [],
-            [*_frag("class:label", " needs ", handler), *_frag("class:needs", need, handler)],
-            _frag("class:label", f" {len(stack):>2} card{'s' * (len(stack) != 1)}" if stack else "", handler),
+            [*_frag("class:label", " " + _("needs") + " ", handler), *_frag("class:needs", need, handler)],
+            _frag("class:label", " " + _cards(len(stack)) if stack else "", handler),
         ]
         cells.append(hjoin([label, box, wanted], gap=0))
     col = max(22, (width - indent - 16) // 3)
     padded = [[_pad(line, col) for line in cell] for cell in cells]
-    count: Line = [("class:label", "Stock "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
+    count: Line = [("class:label", _("Stock") + " "), (_stock_style(v.stock_count), f"{v.stock_count:>2}")]
     stock: list[Line] = [[], count, []]
     lines += hjoin([pad, *padded, stock], gap=0)
     lines.append(_rule("", width, "class:label"))
@@ -646,9 +657,9 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
     # This seat.
     lines += _sides(info, me, width, indent + 2)
     my_handler = _click(info, "p")
-    name_col = [_text(info.me_label[:14], "class:name.me", 15), _text("Pay-off", width=15), []]
+    name_col = [_text(info.bottom_label[:14], "class:name.me", 15), _text(_("Pay-off"), width=15), []]
     my_card = big(v.payoff_tops[me], selected=info.selected == "p", handler=my_handler)
-    my_info = [_frag("class:label", f"{v.payoff_counts[me]:>2} left", my_handler), [], []]
+    my_info = [_frag("class:label", _left(v.payoff_counts[me], 2), my_handler), [], []]
     hand_blocks = []
     numbers: Line = []
     for i, card in enumerate(info.shown_hand()):
@@ -656,12 +667,22 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         h = _click(info, token) if card is not None else None
         hand_blocks.append(big(card, selected=info.selected == token, handler=h))
         numbers += _frag("class:label", f"{i + 1}".center(7), h)
-    hand = hjoin(hand_blocks) if hand_blocks else [[], _text("(empty)", "class:empty"), []]
-    band = hjoin([pad, name_col, my_card, my_info, _label_col("Hand"), hand], gap=1)
+    hand = hjoin(hand_blocks) if hand_blocks else [[], _text(_("(empty)"), "class:empty"), []]
+    band = hjoin([pad, name_col, my_card, my_info, _label_col(_("Hand")), hand], gap=1)
     lines += band
     lead = width_of(band[0]) - width_of(hand[0]) if hand_blocks else 0
     lines.append([("", " " * lead), *numbers])
     return [clip(line, width) for line in lines]
+
+
+def _left(n: int, width: int = 0) -> str:
+    """``8 left``: the cards left on a pay-off pile (the number right-aligned in ``width``)."""
+    return ngettext("{n} left", "{n} left", n).format(n=f"{n:>{width}}")
+
+
+def _cards(n: int) -> str:
+    """`` 1 card``, ``12 cards``: a center stack's size (the number two wide)."""
+    return ngettext("{n} card", "{n} cards", n).format(n=f"{n:>2}")
 
 
 def _label_col(text: str) -> list[Line]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import Move, PlayerView
+from ..i18n import language
 from ..plaintext import MAX_CHAT, printable
 
 
@@ -61,10 +62,54 @@ Command = Enter | Help | Quit | Resign | Hint | Chat | PlayText
 
 HELP_WORDS = ("help", "?", "h")
 QUIT_WORDS = ("quit", "exit", "q")
+CHAT_WORDS = ("chat", "say")
 YES = ("y", "yes")
+
+# Each language's own command words, accepted beside the English ones while it is spoken
+# (the first of each is the one its help names and Tab completes), and its yes to a y/N
+# question.  The move notation (h3 c1) is the same in every language.
+LOCAL_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "tl": {"help": ("tulong",), "hint": ("payo",), "chat": ("usap",), "resign": ("suko",), "quit": ("alis",)},
+    "ms": {
+        "help": ("bantuan",),
+        "hint": ("petunjuk",),
+        "chat": ("sembang",),
+        "resign": ("mengalah",),
+        "quit": ("keluar",),
+    },
+    "pl": {
+        "help": ("pomoc",),
+        "hint": ("podpowiedź", "podpowiedz"),
+        "chat": ("czat",),
+        "resign": ("poddaj", "poddaję", "poddaje"),
+        "quit": ("wyjdź", "wyjdz", "koniec"),
+    },
+    "es": {
+        "help": ("ayuda",),
+        "hint": ("pista",),
+        "chat": ("charla", "di"),
+        "resign": ("rendirse", "rindo", "abandonar"),
+        "quit": ("salir",),
+    },
+}
+LOCAL_YES = {"tl": ("o", "oo"), "ms": ("y", "ya"), "pl": ("t", "tak"), "es": ("s", "si", "sí")}
 
 # What the move line completes besides the moves (the full screen's Tab).
 COMPLETIONS = ("help", "hint", "chat ", "resign", "quit")
+
+
+def _local(intent: str) -> tuple[str, ...]:
+    return LOCAL_WORDS.get(language(), {}).get(intent, ())
+
+
+def completions() -> tuple[str, ...]:
+    """The commands Tab completes: the English ones, then the language's own."""
+    local = [
+        w + " " * (intent == "chat")
+        for intent in ("help", "hint", "chat", "resign", "quit")
+        for w in _local(intent)[:1]
+    ]
+    return COMPLETIONS + tuple(local)
 
 
 def parse_command(line: str) -> Command:
@@ -74,23 +119,25 @@ def parse_command(line: str) -> Command:
         return Enter()
     word, _, rest = text.partition(" ")
     word = word.lower()
-    if word in ("chat", "say"):
+    if word in CHAT_WORDS or word in _local("chat"):
         return Chat(chat_line(rest))
     if not rest:
-        if word in HELP_WORDS:
+        if word in HELP_WORDS or word in _local("help"):
             return Help()
-        if word in QUIT_WORDS:
+        if word in QUIT_WORDS or word in _local("quit"):
             return Quit()
-        if word == "resign":
+        if word == "resign" or word in _local("resign"):
             return Resign()
-        if word == "hint":
+        if word == "hint" or word in _local("hint"):
             return Hint()
     return PlayText(text)
 
 
 def is_yes(line: str) -> bool:
-    """The answer to a y/N question: only ``y`` or ``yes`` is a yes."""
-    return line.strip().lower() in YES
+    """The answer to a y/N question: only ``y`` or ``yes`` is a yes, or the language's own
+    (``t``/``tak``, ``s``/``sí``, ``y``/``ya``, ``o``/``oo``)."""
+    answer = line.strip().lower()
+    return answer in YES or answer in LOCAL_YES.get(language(), ())
 
 
 def chat_line(text: str) -> str:
@@ -117,6 +164,7 @@ __all__ = [
     "Quit",
     "Resign",
     "chat_line",
+    "completions",
     "default_hint",
     "is_yes",
     "parse_command",

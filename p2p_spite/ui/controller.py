@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ..engine import IllegalMoveError, Move, PlayerView
 from ..errors import SessionClosed
+from ..i18n import _
 from ..plaintext import MAX_CHAT
 from ..session import (
     ChatReceived,
@@ -103,14 +104,14 @@ class Controller:
         hint: Callable[[PlayerView], Move] | None = None,
         enter_plays_hint: bool = False,
         enter_shows_help: bool = False,
-        leave_words: str | None = "Type quit (or press Ctrl-C) to leave.",
+        leave_words: str | None = "",
     ) -> None:
         self.session = session
         self.port = port
         self.seat = session.seat
         self.names = (
-            clean_name(session.names[0]) or "Player 1",
-            clean_name(session.names[1]) or "Player 2",
+            clean_name(session.names[0]) or _("Player 1"),
+            clean_name(session.names[1]) or _("Player 2"),
         )
         self.opp_name = self.names[1 - self.seat]
         self.private = session.private  # a private-deck match: the interfaces say so
@@ -118,7 +119,9 @@ class Controller:
         self.hint_fn = hint or default_hint
         self.enter_plays_hint = enter_plays_hint  # (the full screen offers it in its move line instead)
         self.enter_shows_help = enter_shows_help
-        self.leave_words = leave_words  # said once the match is over (None: the interface ends itself)
+        self.leave_words = (
+            leave_words if leave_words != "" else _("Type quit (or press Ctrl-C) to leave.")
+        )  # said once the match is over (None: the interface ends itself)
         self._view: PlayerView | None = None  # the view of the last event shown
         self.slots: Slots = ()  # its hand as numbered (board.hand_slots: stable within a turn)
         self.scores: tuple[int, int] = (0, 0)  # from GameStarted and GameEnded
@@ -186,15 +189,15 @@ class Controller:
     async def _play_text(self, cmd: PlayText) -> None:
         text, v = cmd.text, self.view
         if self.finished:
-            self.say(Style.ERROR, "The match is over: type quit to leave.")
+            self.say(Style.ERROR, _("The match is over: type quit to leave."))
             return
         if v is None:
-            self.say(Style.ERROR, "The game has not started yet.")
+            self.say(Style.ERROR, _("The game has not started yet."))
             return
         try:
             move = parse_move(text, v, self.slots)
         except NotationError as e:
-            self.say(Style.ERROR, f"{clip_text(text)}: {e}.")
+            self.say(Style.ERROR, _("{typed}: {why}.").format(typed=clip_text(text), why=e))
             return
         await self.play(move, text)
 
@@ -206,81 +209,103 @@ class Controller:
             return
         self.hinted = None
         if v.result is not None:
-            extra = " Press Enter for the next game." if self.port.holding() else ""
-            self.say(Style.ERROR, f"{clip_text(text)}: this game is over.{extra}")
+            if self.port.holding():
+                over = _("{typed}: this game is over. Press Enter for the next game.")
+            else:
+                over = _("{typed}: this game is over.")
+            self.say(Style.ERROR, over.format(typed=clip_text(text)))
             return
         why = v.check(move)
         if why is not None:
-            self.say(Style.ERROR, f"{clip_text(text)}: {refusal(why, move, self.voice)}.")
+            self.say(
+                Style.ERROR,
+                _("{typed}: {why}.").format(typed=clip_text(text), why=refusal(why, move, self.voice)),
+            )
             return
         try:
             await asyncio.wait_for(self.session.play(move), PLAY_TIMEOUT)
         except IllegalMoveError as e:  # legal on the board shown: the session's own reason
-            self.say(Style.ERROR, f"{clip_text(text)}: not played: {refusal(e.why, move, self.voice)}.")
+            self.say(
+                Style.ERROR,
+                _("{typed}: not played: {why}.").format(
+                    typed=clip_text(text), why=refusal(e.why, move, self.voice)
+                ),
+            )
             return
         except SessionClosed as e:
-            self.say(Style.ERROR, f"{clip_text(text)}: not played: {e}.")
+            self.say(Style.ERROR, _("{typed}: not played: {why}.").format(typed=clip_text(text), why=e))
             return
         except Exception as e:
-            self.say(Style.ERROR, f"{clip_text(text)}: not sent ({e or type(e).__name__}).")
+            self.say(
+                Style.ERROR,
+                _("{typed}: not sent ({why}).").format(typed=clip_text(text), why=e or type(e).__name__),
+            )
             return
         await self.port.played(v)
 
     async def _hint(self, cmd: Hint) -> None:
         v = self.view
         if v is None or not v.my_turn or self.finished:
-            self.say(Style.ERROR, "A hint is for your turn.")
+            self.say(Style.ERROR, _("A hint is for your turn."))
             return
         try:
             move = await asyncio.wait_for(asyncio.to_thread(self.hint_fn, v), HINT_TIMEOUT)
         except Exception as e:
-            self.say(Style.ERROR, f"No hint available ({e or type(e).__name__}).")
+            self.say(Style.ERROR, _("No hint available ({why}).").format(why=e or type(e).__name__))
             return
         card = v.card_of(move)
         if self.view is not v or card is None:
             return
         typed = move_notation(move, self.slots)
         self.hinted = (v, move)
-        self.say(Style.INFO, f"Hint: {typed}  ({hint_words(move, card)}). Press Enter to play it.")
+        self.say(
+            Style.INFO,
+            _("Hint: {typed}  ({move}). Press Enter to play it.").format(
+                typed=typed, move=hint_words(move, card)
+            ),
+        )
         self.port.offer(typed)
 
     async def _chat(self, cmd: Chat) -> None:
         if not cmd.text:
-            self.say(Style.ERROR, "Chat what? Type chat and your message.")
+            self.say(Style.ERROR, _("Chat what? Type chat and your message."))
             return
         try:
             await asyncio.wait_for(self.session.chat(cmd.text), CHAT_TIMEOUT)
         except Exception as e:
-            self.say(Style.ERROR, f"Chat not sent: {e or type(e).__name__}")
+            self.say(Style.ERROR, _("Chat not sent: {why}").format(why=e or type(e).__name__))
         else:
-            self.say(Style.CHAT, f"You: {cmd.text}")
+            self.say(Style.CHAT, _("You: {text}").format(text=cmd.text))
 
     async def _resign(self, cmd: Resign) -> None:
         v = self.view
         if self.finished or v is None or v.result is not None:
-            self.say(Style.ERROR, "There is no game to resign.")
+            self.say(Style.ERROR, _("There is no game to resign."))
             return
         # at any time (off turn, the other side makes it its next action)
         n = v.payoff_counts[self.seat]
-        question = f"Resign game {v.game}? {self.opp_name} scores {points(n)}. [y/N]"
-        yes = await self.questions.ask(QuestionKind.RESIGN, question, f"Resign game {v.game}? [y/N]")
+        question = _("Resign game {game}? {name} scores {points}. [y/N]").format(
+            game=v.game, name=self.opp_name, points=points(n)
+        )
+        short = _("Resign game {game}? [y/N]").format(game=v.game)
+        yes = await self.questions.ask(QuestionKind.RESIGN, question, short)
         if yes is False:
-            self.say(Style.INFO, "Not resigning: carry on.")
+            self.say(Style.INFO, _("Not resigning: carry on."))
         if not yes:
             return
         try:
             await asyncio.wait_for(self.session.resign(), PLAY_TIMEOUT)
         except IllegalMoveError as e:
-            self.say(Style.ERROR, f"Could not resign: {refusal(e.why, None, self.voice)}.")
+            self.say(Style.ERROR, _("Could not resign: {why}.").format(why=refusal(e.why, None, self.voice)))
         except Exception as e:  # the game ended meanwhile, the connection closed...
-            self.say(Style.ERROR, f"Could not resign: {e or type(e).__name__}.")
+            self.say(Style.ERROR, _("Could not resign: {why}.").format(why=e or type(e).__name__))
 
     async def _quit(self, cmd: Quit) -> None:
         if not self.finished:
-            question = f"Quit the match? {self.opp_name} will be told. [y/N]"
-            yes = await self.questions.ask(QuestionKind.QUIT, question, "Quit the match? [y/N]")
+            question = _("Quit the match? {name} will be told. [y/N]").format(name=self.opp_name)
+            yes = await self.questions.ask(QuestionKind.QUIT, question, _("Quit the match? [y/N]"))
             if yes is False:
-                self.say(Style.INFO, "Not quitting: carry on.")
+                self.say(Style.INFO, _("Not quitting: carry on."))
             if not yes:
                 return
         await self.leave()
@@ -288,7 +313,7 @@ class Controller:
     async def leave(self) -> None:
         """A deliberate quit: the peer is told, the record saved."""
         self.left = True
-        self.say(Style.INFO, "Leaving the match...")
+        self.say(Style.INFO, _("Leaving the match..."))
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.session.close("quit"), CLOSE_TIMEOUT)
         self.port.leave()
@@ -317,7 +342,7 @@ class Controller:
             self.view = ev.view
             self.last_move = ev
             mine = ev.seat == self.seat
-            self.say(Style.ME if mine else Style.OPP, move_words(ev.move, ev.card, self.voice.Who(ev.seat)))
+            self.say(Style.ME if mine else Style.OPP, move_words(ev.move, ev.card, self.names[ev.seat], mine))
             for style, text in effects(ev.played, self.voice):
                 self.say(style, text)
         elif isinstance(ev, GameEnded):
@@ -343,20 +368,20 @@ class Controller:
         else:
             self.say(Style.EVENT, game_begins(ev.game, ev.starter, ev.by_lot, self.voice))
         if ev.view.my_turn:
-            self.say(Style.INFO, "Your turn. Type a move, or help for how.")
+            self.say(Style.INFO, _("Your turn. Type a move, or help for how."))
 
     def _match_ended(self, ev: MatchEnded) -> None:
         self.scores = ev.scores
         self.finished = True
         self.say(Style.EVENT, match_over(ev.winner, ev.scores, self.voice))
         if ev.record_path:
-            self.say(Style.INFO, f"The record is saved in {ev.record_path}")
+            self.say(Style.INFO, _("The record is saved in {path}").format(path=ev.record_path))
         if self.leave_words:
             self.say(Style.INFO, self.leave_words)
 
     def broken(self, error: Exception) -> None:
         """The session failed to give its next event: no more will come."""
-        self._failed(f"the connection failed: {error}")
+        self._failed(_("the connection failed: {why}").format(why=error))
         self.port.changed()
 
     def _connection(self, ev: ConnectionChanged) -> None:
@@ -377,9 +402,9 @@ class Controller:
             self.say(Style.EVENT, left)
         else:
             self.connection = LinkState.LOST
-            self.say(Style.ERROR, f"The match cannot go on: {message}")
+            self.say(Style.ERROR, _("The match cannot go on: {why}").format(why=message))
         if record_path and (left is not None or record_path not in message):
-            self.say(Style.INFO, f"The record is saved in {record_path}")
+            self.say(Style.INFO, _("The record is saved in {path}").format(path=record_path))
         if self.leave_words:
             self.say(Style.INFO, self.leave_words)
 

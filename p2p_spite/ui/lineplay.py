@@ -24,23 +24,34 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..engine import CENTER, Move, PlayerView, needs
+from ..i18n import _, ngettext
 from ..session import Event, GameStarted, MatchEnded, MovePlayed, Session, SessionFailed, view_of
 from .board import Slots, hand_order, rank_label
 from .commands import is_yes, parse_command
 from .controller import Controller
-from .notation import SYNTAX_HELP
+from .notation import syntax_help
 from .question import Question, QuestionKind
 from .text import card_label
 from .words import Style
 
-HELP = (
-    f"moves: {SYNTAX_HELP}\n"
-    "a card's name (7h, 10s, kd) always means the same card; a hand number keeps its card "
-    "until your turn ends (a played card leaves its number empty)\n"
-    "other: 'hint' (then Enter plays it), 'chat TEXT' (or 'say TEXT'), "
-    "'resign' (this game; asks first), 'quit' (leave the match; asks first), 'help'\n"
-    "win a game by emptying your pay-off pile; when the stock runs out the game is a draw"
-)
+
+def help_text() -> str:
+    """What ``help`` prints (and the game's start)."""
+    return "\n".join(
+        (
+            _("moves: {syntax}").format(syntax=syntax_help()),
+            _(
+                "a card's name (7h, 10s, kd) always means the same card; a hand number keeps its card "
+                "until your turn ends (a played card leaves its number empty)"
+            ),
+            _(
+                "other: 'hint' (then Enter plays it), 'chat TEXT' (or 'say TEXT'), "
+                "'resign' (this game; asks first), 'quit' (leave the match; asks first), 'help'"
+            ),
+            _("win a game by emptying your pay-off pile; when the stock runs out the game is a draw"),
+        )
+    )
+
 
 _CTRL_C = "\x03"  # queued by the SIGINT handler in place of a line
 
@@ -66,7 +77,7 @@ def _sides(stacks: tuple[tuple[int, ...], ...]) -> str:
 
 
 def _cards(n: int) -> str:
-    return f"{n} card{'' if n == 1 else 's'}"
+    return ngettext("{n} card", "{n} cards", n).format(n=n)
 
 
 def _need(center: tuple[int, ...]) -> str:
@@ -85,15 +96,20 @@ def render(view: PlayerView, names: tuple[str, str], hand: Slots | None = None) 
     top = view.payoff_tops
     slots = hand_order(view.hand) if hand is None else hand
     held = "  ".join(f"h{i + 1} {card_label(c)}" for i, c in enumerate(slots) if c is not None)
+    centers = "  ".join(
+        _("{stack} {cards} (needs {rank})").format(stack=f"c{i + 1}", cards=_stack(c), rank=_need(c))
+        for i, c in enumerate(view.center)
+    )
     lines = [
-        f"-- game {view.game}  stock {view.stock_count}",
-        f"{names[op]}: pay-off {_opt(top[op])} ({view.payoff_counts[op]} left), "
-        f"hand {_cards(view.hand_counts[op])}",
-        f"  {names[op]}'s sides {_sides(view.sides[op])}",
-        "center: " + "  ".join(f"c{i + 1} {_stack(c)} (needs {_need(c)})" for i, c in enumerate(view.center)),
-        f"  your sides {_sides(view.sides[me])}",
-        f"you: pay-off {_opt(top[me])} ({view.payoff_counts[me]} left)",
-        f"hand: {held or '(empty)'}",
+        "-- " + _("game {game}  stock {stock}").format(game=view.game, stock=view.stock_count),
+        _("{name}: pay-off {card} ({n} left), hand {cards}").format(
+            name=names[op], card=_opt(top[op]), n=view.payoff_counts[op], cards=_cards(view.hand_counts[op])
+        ),
+        "  " + _("{name}'s sides {stacks}").format(name=names[op], stacks=_sides(view.sides[op])),
+        _("center: {stacks}").format(stacks=centers),
+        "  " + _("your sides {stacks}").format(stacks=_sides(view.sides[me])),
+        _("you: pay-off {card} ({n} left)").format(card=_opt(top[me]), n=view.payoff_counts[me]),
+        _("hand: {cards}").format(cards=held or _("(empty)")),
     ]
     return "\n".join(lines)
 
@@ -154,7 +170,7 @@ class _LinePlayer:
         self.out(_MARKS.get(style, "") + text)
 
     def show_help(self) -> None:
-        self.out(HELP)
+        self.out(help_text())
 
     def offer(self, text: str) -> None:
         """(Enter plays the hint: the controller keeps it.)"""
@@ -185,7 +201,7 @@ class _LinePlayer:
         if self.ctl.question is not None:
             self.out(self.ctl.question.text)
         elif v is not None and v.my_turn:
-            self.out("your move> ")
+            self.out(_("your move") + "> ")
         else:
             self.out("> ")
 
@@ -220,10 +236,12 @@ async def play_lines(
     undo_ctrl_c = _catch_ctrl_c(loop, lines)
     p = _LinePlayer(session, out, hint)
     ctl = p.ctl
-    out(
-        f"You are {ctl.names[ctl.seat]} against {ctl.opp_name}{', on a private deck' if ctl.private else ''}."
-    )
-    out(HELP)
+    if ctl.private:
+        hello = _("You are {me} against {name}, on a private deck.")
+    else:
+        hello = _("You are {me} against {name}.")
+    out(hello.format(me=ctl.names[ctl.seat], name=ctl.opp_name))
+    out(help_text())
     ev_task: asyncio.Task[Event] = asyncio.create_task(session.next_event())
     line_task: asyncio.Task[str | None] = asyncio.create_task(lines.get())
     command: asyncio.Task[int | None] | None = None  # the line being handled
@@ -242,7 +260,7 @@ async def play_lines(
                     if code is not None:
                         return code
                 continue
-            done, _ = await asyncio.wait({ev_task, line_task}, return_when=asyncio.FIRST_COMPLETED)
+            done, _pending = await asyncio.wait({ev_task, line_task}, return_when=asyncio.FIRST_COMPLETED)
             if ev_task in done:
                 ev = ev_task.result()
                 ev_task = asyncio.create_task(session.next_event())
@@ -258,7 +276,7 @@ async def play_lines(
             line_task = asyncio.create_task(lines.get())
             if text == _CTRL_C:
                 out("")
-                out("-- Ctrl-C: leaving the match (the other player is told; the record is saved)")
+                out("-- " + _("Ctrl-C: leaving the match (the other player is told; the record is saved)"))
                 await session.close("quit")
                 return 0
             if ctl.question is not None and text is not None:
@@ -266,15 +284,18 @@ async def play_lines(
                 continue
             if text is None and ctl.question is not None and command is not None:
                 if ctl.question.kind is QuestionKind.QUIT:  # the yes a script could not type
-                    out("-- end of input while asking: leaving the match as asked")
+                    out("-- " + _("end of input while asking: leaving the match as asked"))
                     ctl.answer(True)
                     return await command or 0
-                out("-- end of input while asking: not resigned")
+                out("-- " + _("end of input while asking: not resigned"))
                 ctl.answer(None)
             if text is None:
                 out(
-                    "-- end of input: leaving the match (the record is saved). "
-                    "Exit code 1: that was not a deliberate quit (type quit for that)."
+                    "-- "
+                    + _(
+                        "end of input: leaving the match (the record is saved). "
+                        "Exit code 1: that was not a deliberate quit (type quit for that)."
+                    )
                 )
                 await session.close("quit")
                 return 1
@@ -297,4 +318,4 @@ def _turn_starts(ev: Event, seat: int) -> bool:
     return False
 
 
-__all__ = ["HELP", "play_lines", "render"]
+__all__ = ["help_text", "play_lines", "render"]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView
 from ..engine.cards import parse_card, same_card
+from ..i18n import _
 from .text import card_label, clip_text
 
 
@@ -28,10 +29,13 @@ _SPLIT = re.compile(r"^\s*(.+?)\s*(?:\s|->|>|\bto\b|\bon\b)\s*((?:c|center|centr
 _TYPED_SOURCE = re.compile(r"^\s*(h[1-9]|p|s[1-4])(?:\s|$)")
 _COMPACT = re.compile(r"^\s*((?:h|s)\d+|p|(?:10|[2-9atjqk])[cdhs])\s*((?:c|s)\d+)\s*$")
 
-SYNTAX_HELP = (
-    "7h c1 or h3 c1 (a hand card, by name or number, to center 1), p c2 (pay-off), "
-    "s4 c1 (side stack 4), 9s s3 or h2 s3 (discard: ends the turn)"
-)
+
+def syntax_help() -> str:
+    """The notation in one sentence (the tokens themselves stay as typed in every language)."""
+    return _(
+        "7h c1 or h3 c1 (a hand card, by name or number, to center 1), p c2 (pay-off), "
+        "s4 c1 (side stack 4), 9s s3 or h2 s3 (discard: ends the turn)"
+    )
 
 
 def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None = None) -> Move:
@@ -46,15 +50,23 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None =
     m = _COMPACT.match(t) or _SPLIT.match(t)
     if not m:
         typed = clip_text(text.strip(), 40)
-        raise NotationError(f"not a move: {typed!r}; try 7h c1, h3 c1, p c2, s4 c1 or h2 s3 (help explains)")
+        raise NotationError(
+            _("not a move: {typed}; try 7h c1, h3 c1, p c2, s4 c1 or h2 s3 (help explains)").format(
+                typed=repr(typed)
+            )
+        )
     src, dst = m.group(1).strip(), m.group(2).strip()
     sm, tm = _SOURCE.match(src), _TARGET.match(dst)
     if not sm:
         raise NotationError(
-            f"unknown source {clip_text(src, 20)!r}: use h1..h{len(shown)}, p, s1..s4 or a card like 7h"
+            _("unknown source {typed}: use h1..h{n}, p, s1..s4 or a card like 7h").format(
+                typed=repr(clip_text(src, 20)), n=len(shown)
+            )
         )
     if not tm:
-        raise NotationError(f"unknown target {clip_text(dst, 20)!r}: use c1..c3 or s1..s4")
+        raise NotationError(
+            _("unknown target {typed}: use c1..c3 or s1..s4").format(typed=repr(clip_text(dst, 20)))
+        )
     seat = view.seat
     if sm.group(1):
         n = int(sm.group(2))
@@ -62,20 +74,27 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None =
             # the numbers that hold a card (those of cards played this turn stay empty)
             held = [f"h{i}" for i, c in enumerate(shown, 1) if c is not None]
             if not held:
-                raise NotationError(f"there is no hand card {n}: your hand is empty")
-            which = held[0] if len(held) == 1 else ", ".join(held[:-1]) + " and " + held[-1]
-            are = "card is" if len(held) == 1 else "cards are"
-            raise NotationError(f"there is no hand card {n}: your hand {are} {which}")
+                raise NotationError(_("there is no hand card {n}: your hand is empty").format(n=n))
+            if len(held) == 1:
+                raise NotationError(
+                    _("there is no hand card {n}: your hand card is {which}").format(n=n, which=held[0])
+                )
+            which = _("{some} and {last}").format(some=", ".join(held[:-1]), last=held[-1])
+            raise NotationError(
+                _("there is no hand card {n}: your hand cards are {which}").format(n=n, which=which)
+            )
         card = shown[n - 1]
         if card is None:
-            raise NotationError(f"hand card {n} was played this turn (the others keep their numbers)")
+            raise NotationError(
+                _("hand card {n} was played this turn (the others keep their numbers)").format(n=n)
+            )
         source, arg = HAND, card
     elif sm.group(3):
         source, arg = PAYOFF, None
     elif sm.group(4):
         n = int(sm.group(5))
         if not 1 <= n <= 4:
-            raise NotationError(f"there is no side stack {n}: they are s1..s4")
+            raise NotationError(_("there is no side stack {n}: they are s1..s4").format(n=n))
         source, arg = SIDE, n - 1
     else:
         card = _card_in_hand(sm.group(6) + sm.group(7), shown)
@@ -83,12 +102,12 @@ def parse_move(text: str, view: PlayerView, hand: Sequence[Card | None] | None =
     k = int(tm.group(3))
     if tm.group(1):
         if not 1 <= k <= 3:
-            raise NotationError(f"there is no center stack {k}: they are c1..c3")
+            raise NotationError(_("there is no center stack {n}: they are c1..c3").format(n=k))
         return Move(seat, source, arg, CENTER, k - 1)
     if not 1 <= k <= 4:
-        raise NotationError(f"there is no side stack {k}: they are s1..s4")
+        raise NotationError(_("there is no side stack {n}: they are s1..s4").format(n=k))
     if source != HAND:
-        raise NotationError("only a hand card can go on a side stack (that ends your turn)")
+        raise NotationError(_("only a hand card can go on a side stack (that ends your turn)"))
     return Move(seat, source, arg, SIDE, k - 1)
 
 
@@ -96,11 +115,11 @@ def _card_in_hand(name: str, hand: Sequence[Card | None]) -> Card:
     try:
         wanted = parse_card(name)
     except ValueError:
-        raise NotationError(f"not a card: {clip_text(name, 20)!r}") from None
+        raise NotationError(_("not a card: {typed}").format(typed=repr(clip_text(name, 20)))) from None
     for card in hand:
         if card is not None and same_card(card, wanted):
             return card
-    raise NotationError(f"you have no {card_label(wanted)} in your hand")
+    raise NotationError(_("you have no {card} in your hand").format(card=card_label(wanted)))
 
 
 def source_token(move: Move, hand: Sequence[Card | None]) -> str:
@@ -135,8 +154,8 @@ def move_notation(move: Move, hand: Sequence[Card | None]) -> str:
 
 
 __all__ = [
-    "SYNTAX_HELP",
     "NotationError",
     "move_notation",
     "parse_move",
+    "syntax_help",
 ]

@@ -54,7 +54,7 @@ from .board import (
     width_of,
 )
 from .text import DOT, RULE, VBAR, clean_name
-from .words import UNFINISHED, Voice, game_result, move_words, refusal, short_status
+from .words import Voice, game_result, move_words, refusal, short_status, unfinished
 
 SIDE_PANE_MIN_COLS = 112
 SIDE_PANE = 34
@@ -263,7 +263,7 @@ class ReplayViewer:
             # after it, and a record may stop in the middle of a game.
             res = r.results[r.game - 1]
             if res is None:
-                text += f"  {RULE} {UNFINISHED}"
+                text += f"  {RULE} {unfinished()}"
             elif res.reason is EndReason.RESIGN:
                 text += f"  {RULE} then {game_result(res, r.voice)}"
             else:

@@ -28,11 +28,13 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
+from ..i18n import _
 from ..session import LinkState
 from .board import COMPACT_MIN_WIDTH, Line, clip, no_color, width_of, wrap
 from .messages import MessageLog
 from .question import Question
 from .text import CONNECTION_MARKS, DOT, PROMPT, RULE, UP
+from .words import connection_state
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -107,11 +109,11 @@ def prompt_text(app: GameScreen) -> StyleAndTextTuples:
         return [("class:input.confirm", question + " ")]
     v = app.view
     if app.finished:
-        return [("class:input.prompt", f"(match over) {P} ")]
+        return [("class:input.prompt", _("(match over)") + f" {P} ")]
     if app.waiting_next_game:
-        return [("class:input.prompt", f"Enter: next game {P} ")]
+        return [("class:input.prompt", _("Enter: next game") + f" {P} ")]
     if v is not None and v.my_turn:
-        return [("class:input.prompt", f"your move {P} ")]
+        return [("class:input.prompt", _("your move") + f" {P} ")]
     return [("class:input.prompt", f"{P} ")]
 
 
@@ -126,14 +128,14 @@ def _placeholder_words(app: GameScreen) -> str:
     if app.confirm is not None:
         return ""
     if app.finished:
-        return "quit to leave"
+        return _("quit to leave")
     if app.waiting_next_game:
-        return "Enter for the next game"
+        return _("Enter for the next game")
     if v is None:
-        return "dealing the private deck..." if app.private else "waiting for the game..."
+        return _("dealing the private deck...") if app.private else _("waiting for the game...")
     if v.my_turn:
-        return "a move like h3 c1 (Tab lists them), or help"
-    return f"{app.opp_name} is playing; chat TEXT to talk"
+        return _("a move like h3 c1 (Tab lists them), or help")
+    return _("{name} is playing; chat TEXT to talk").format(name=app.opp_name)
 
 
 def toolbar(app: GameScreen) -> StyleAndTextTuples:
@@ -141,17 +143,25 @@ def toolbar(app: GameScreen) -> StyleAndTextTuples:
     ok = state is LinkState.CONNECTED
     mark = CONNECTION_MARKS[state]
     left: StyleAndTextTuples = [
-        ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {state}"),
+        ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {connection_state(state)}"),
         ("class:toolbar", f" {DOT} {app.opp_name} "),
     ]
     if app.log.scrolled:
-        left.append(("class:toolbar.bad", f" {UP} scrolled ({app.log.scrolled}) "))
+        left.append(
+            ("class:toolbar.bad", " " + _("{up} scrolled ({n})").format(up=UP, n=app.log.scrolled) + " ")
+        )
     cols = app.cols()
     # The keys that fit beside the connection state, the fewest last.
     for keys_shown in (
-        _keys(("Tab", "moves"), ("Enter", "play"), ("PgUp/Dn", "scroll"), ("F1", "help"), ("^C", "quit")),
-        _keys(("F1", "help"), ("^C", "quit")),
-        _keys(("^C", "quit")),
+        _keys(
+            ("Tab", _("moves")),
+            ("Enter", _("play")),
+            ("PgUp/Dn", _("scroll")),
+            ("F1", _("help")),
+            ("^C", _("quit")),
+        ),
+        _keys(("F1", _("help")), ("^C", _("quit"))),
+        _keys(("^C", _("quit"))),
     ):
         gap = cols - width_of(left) - width_of(keys_shown)
         if gap >= 1:
@@ -162,11 +172,18 @@ def toolbar(app: GameScreen) -> StyleAndTextTuples:
 def small_text(app: GameScreen) -> StyleAndTextTuples:
     cols, rows = app.cols(), app.rows()
     need_rows = len(app.board_lines()) + FIXED_ROWS + MIN_MSG_ROWS
-    words = (
-        f"The board needs at least {MIN_COLS} columns and {need_rows} rows (80x24 is best): "
+    words = _(
+        "The board needs at least {cols} columns and {rows} rows (80x24 is best): "
         "please enlarge the window. The game goes on meanwhile; Ctrl-C quits."
-    )
-    out: StyleAndTextTuples = [("class:small", f" Terminal too small ({cols}x{rows}) "[: max(1, cols)])]
+    ).format(cols=MIN_COLS, rows=need_rows)
+    out: StyleAndTextTuples = [
+        (
+            "class:small",
+            (" " + _("Terminal too small ({cols}x{rows})").format(cols=cols, rows=rows) + " ")[
+                : max(1, cols)
+            ],
+        )
+    ]
     for line in wrap([("", words)], max(10, cols - 2), indent=0):
         out += [("", "\n "), *line]
     return out

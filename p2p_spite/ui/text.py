@@ -6,7 +6,7 @@
   variables decide first.
 * Text from elsewhere made safe to print: names (a record or a peer may carry
   escape codes and newlines), echoed lines cut to a sane length.
-* Small pieces of English: ``1 point`` / ``3 points``.
+* Small pieces of words: ``1 point`` / ``3 points`` (in the language spoken, :mod:`p2p_spite.i18n`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from ..engine import Card
 from ..engine.cards import SUIT_CHARS, SUIT_SYMBOLS, card_symbol
+from ..i18n import _, ngettext
 from ..plaintext import MAX_NAME, printable
 from ..session import EndCause, Ending, LinkState
 
@@ -88,7 +89,7 @@ def clip_text(text: str, most: int = MAX_ECHO) -> str:
 
 def points(n: int) -> str:
     """``1 point``, ``0 points``, ``12 points``."""
-    return f"{n} point{'' if n == 1 else 's'}"
+    return ngettext("{n} point", "{n} points", n).format(n=n)
 
 
 def peer_left(ending: Ending | None) -> str | None:
@@ -97,11 +98,11 @@ def peer_left(ending: Ending | None) -> str | None:
     reason other than a plain quit is kept."""
     if ending is None or ending.cause is not EndCause.PEER_LEFT:
         return None
-    who = clean_name(ending.peer) or "The other player"
+    who = clean_name(ending.peer) or _("The other player")
     why = clean_name(ending.reason, 200)
     if why in ("quit", ""):
-        return f"{who} left the match."
-    return f"{who} left the match ({why})."
+        return _("{who} left the match.").format(who=who)
+    return _("{who} left the match ({why}).").format(who=who, why=why)
 
 
 __all__ = [

@@ -4,9 +4,11 @@ did, why the rules refuse one, how a game ended.
 The engine says what happened as data (:class:`~p2p_spite.engine.Played`, the
 reasons of :mod:`p2p_spite.engine.refusals`, :class:`~p2p_spite.engine.Result`);
 this module puts it in the player's terms: players by name or as "you", stacks
-counted from 1, cards as ``7♥``.  No English is parsed or edited anywhere else,
-so this is also the one module a translation would replace.  No prompt_toolkit,
-no session: data in, text out.
+counted from 1, cards as ``7♥``.  No English is parsed or edited anywhere else.
+Each sentence is one whole message of the catalogs (:mod:`p2p_spite.i18n`), with
+a message of its own for "you" and for a name (a language may conjugate, or
+decline, them differently): no sentence is assembled from translated pieces.
+No prompt_toolkit, no session: data in, text out.
 """
 
 from __future__ import annotations
@@ -15,13 +17,35 @@ from enum import StrEnum
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, Result
 from ..engine import refusals as no
-from ..engine.cards import RANK_WORDS
 from ..engine.state import STACK_COMPLETE
+from ..i18n import _, ngettext
 from ..session import LinkState
 from .text import card_label, points
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
-UNFINISHED = "unfinished: the record stops here"
+
+
+def unfinished() -> str:
+    return _("unfinished: the record stops here")
+
+
+def rank_needed_words(rank: int) -> str:
+    """The rank a center needs, as a sentence ends with it: ``an Ace``, ``a 7``, ``a Queen``."""
+    return (
+        _("an Ace"),
+        _("a 2"),
+        _("a 3"),
+        _("a 4"),
+        _("a 5"),
+        _("a 6"),
+        _("a 7"),
+        _("an 8"),
+        _("a 9"),
+        _("a 10"),
+        _("a Jack"),
+        _("a Queen"),
+        _("a King"),
+    )[rank - 1]
 
 
 class Style(StrEnum):
@@ -47,47 +71,55 @@ class Voice:
         self.names = names
         self.me = me
 
-    def who(self, seat: int) -> str:
-        return "you" if seat == self.me else self.names[seat]
-
-    def whose(self, seat: int) -> str:
-        return "your" if seat == self.me else f"{self.names[seat]}'s"
-
-    def Who(self, seat: int) -> str:
-        """At the start of a sentence: ``You``, or the name as the player gave it."""
-        return "You" if seat == self.me else self.names[seat]
+    def is_me(self, seat: int) -> bool:
+        return seat == self.me
 
 
 # -- moves ----------------------------------------------------------------------------
 
 
-def move_words(move: Move, card: Card, who: str) -> str:
-    """Plain words: ``Bob played 7♥ from hand on center 2``."""
+def move_words(move: Move, card: Card, who: str, me: bool = False) -> str:
+    """Plain words: ``Bob played 7♥ from hand on center 2`` (``me``: the player at the screen)."""
+    c, n = card_label(card), move.slot + 1
     if move.target == SIDE:
-        return f"{who} discarded {card_label(card)} on side stack {move.slot + 1}"
-    return f"{who} played {card_label(card)} {_from(move)} on center {move.slot + 1}"
+        if me:
+            return _("You discarded {card} on side stack {n}").format(card=c, n=n)
+        return _("{who} discarded {card} on side stack {n}").format(who=who, card=c, n=n)
+    stack = move.side_stack
+    if stack is not None:
+        if me:
+            return _("You played {card} from side stack {s} on center {n}").format(card=c, s=stack + 1, n=n)
+        return _("{who} played {card} from side stack {s} on center {n}").format(
+            who=who, card=c, s=stack + 1, n=n
+        )
+    if move.source == PAYOFF:
+        if me:
+            return _("You played {card} from your pay-off on center {n}").format(card=c, n=n)
+        return _("{who} played {card} from the pay-off on center {n}").format(who=who, card=c, n=n)
+    if me:
+        return _("You played {card} from hand on center {n}").format(card=c, n=n)
+    return _("{who} played {card} from hand on center {n}").format(who=who, card=c, n=n)
 
 
 def hint_words(move: Move, card: Card) -> str:
     """A suggested move as advice: ``play 7♥ from hand on center 1``."""
+    c, n = card_label(card), move.slot + 1
     if move.target == SIDE:
-        return f"discard {card_label(card)} on side stack {move.slot + 1}"
-    return f"play {card_label(card)} {_from(move)} on center {move.slot + 1}"
+        return _("discard {card} on side stack {n}").format(card=c, n=n)
+    stack = move.side_stack
+    if stack is not None:
+        return _("play {card} from side stack {s} on center {n}").format(card=c, s=stack + 1, n=n)
+    if move.source == PAYOFF:
+        return _("play {card} from the pay-off on center {n}").format(card=c, n=n)
+    return _("play {card} from hand on center {n}").format(card=c, n=n)
 
 
 def choice_words(move: Move, card: Card | None) -> str:
     """A legal move as the completion menu describes it: ``7♥ to center 1``."""
     name = card_label(card) if card is not None else "?"
     if move.target == CENTER:
-        return f"{name} to center {move.slot + 1}"
-    return f"discard {name} on side {move.slot + 1}"
-
-
-def _from(move: Move) -> str:
-    stack = move.side_stack
-    if stack is not None:
-        return f"from side stack {stack + 1}"
-    return "from pay-off" if move.source == PAYOFF else "from hand"
+        return _("{card} to center {n}").format(card=name, n=move.slot + 1)
+    return _("discard {card} on side {n}").format(card=name, n=move.slot + 1)
 
 
 def effects(played: Played, voice: Voice) -> list[Said]:
@@ -99,25 +131,44 @@ def effects(played: Played, voice: Voice) -> list[Said]:
         out.append(
             (
                 Style.EVENT,
-                f"Center {m.slot + 1} is complete: its {STACK_COMPLETE} cards are shuffled into the stock "
-                f"(now {played.stock}).",
+                _("Center {n} is complete: its {k} cards are shuffled into the stock (now {stock}).").format(
+                    n=m.slot + 1, k=STACK_COMPLETE, stock=played.stock
+                ),
             )
         )
     if played.result is not None:
         return out
     n = played.drew
-    cards = f"{n} new card{'s' * (n != 1)}"
     if not played.turn_passed:
         if played.drawer == m.seat and n:
-            if m.seat == voice.me:
-                out.append((Style.INFO, f"Your hand was empty: you drew {cards}."))
+            if voice.is_me(m.seat):
+                text = ngettext(
+                    "Your hand was empty: you drew {n} new card.",
+                    "Your hand was empty: you drew {n} new cards.",
+                    n,
+                )
+                out.append((Style.INFO, text.format(n=n)))
             else:
-                out.append((Style.INFO, f"{voice.Who(m.seat)} emptied their hand and drew {cards}."))
-    elif played.turn == voice.me:
-        extra = f" You drew {n} card{'s' * (n != 1)}." if played.drawer == voice.me and n else ""
-        out.append((Style.INFO, f"Your turn.{extra}"))
+                text = ngettext(
+                    "{who} emptied their hand and drew {n} new card.",
+                    "{who} emptied their hand and drew {n} new cards.",
+                    n,
+                )
+                out.append((Style.INFO, text.format(who=voice.names[m.seat], n=n)))
+    elif voice.is_me(played.turn):
+        if played.drawer == voice.me and n:
+            out.append(
+                (
+                    Style.INFO,
+                    ngettext("Your turn. You drew {n} card.", "Your turn. You drew {n} cards.", n).format(
+                        n=n
+                    ),
+                )
+            )
+        else:
+            out.append((Style.INFO, _("Your turn.")))
     else:
-        out.append((Style.INFO, f"{voice.names[played.turn]}'s turn."))
+        out.append((Style.INFO, _("{name}'s turn.").format(name=voice.names[played.turn])))
     return out
 
 
@@ -128,53 +179,95 @@ def refusal(why: no.Illegal, move: Move | None, voice: Voice) -> str:
     """Why the rules refuse ``move``, in the player's terms (``why``: the engine's reason)."""
     match why:
         case no.DoesNotFit(card, center, needs):
-            need = RANK_WORDS[needs - 1]
-            return f"{_what(card, move, voice)} does not fit center {center + 1}: it needs {need} (or a King)"
+            return _fits(card, move, voice, center + 1, rank_needed_words(needs))
         case no.NotYourTurn(turn, seat):
-            if seat == voice.me:
-                return "it is not your turn: wait for your opponent's discard"
-            return f"it is {voice.whose(turn)} turn, not {voice.whose(seat)}"
+            if voice.is_me(seat):
+                return _("it is not your turn: wait for your opponent's discard")
+            return _("it is {turn}'s turn, not {seat}'s").format(
+                turn=voice.names[turn], seat=voice.names[seat]
+            )
         case no.NotInHand(card, seat) if type(card) is int and 0 <= card < CARD_IDS:
-            return f"{card_label(card)} is not in {voice.whose(seat)} hand"
-        case no.NotInHand(card, _):
-            return f"there is no card {card!r} (a card is 0 to {CARD_IDS - 1})"
+            if voice.is_me(seat):
+                return _("{card} is not in your hand").format(card=card_label(card))
+            return _("{card} is not in {name}'s hand").format(card=card_label(card), name=voice.names[seat])
+        case no.NotInHand(card, _seat):
+            return _("there is no card {card} (a card is 0 to {last})").format(
+                card=repr(card), last=CARD_IDS - 1
+            )
         case no.EmptySide(seat, stack):
-            return f"{voice.whose(seat)} side stack {stack + 1} is empty"
+            if voice.is_me(seat):
+                return _("your side stack {n} is empty").format(n=stack + 1)
+            return _("{name}'s side stack {n} is empty").format(name=voice.names[seat], n=stack + 1)
         case no.EmptyPayoff(seat):
-            return f"{voice.whose(seat)} pay-off pile is empty"
+            if voice.is_me(seat):
+                return _("your pay-off pile is empty")
+            return _("{name}'s pay-off pile is empty").format(name=voice.names[seat])
         case no.NoSuchCenter(index):
-            return f"there is no center stack {_shown(index)}: 1 to 3"
+            return _("there is no center stack {n}: 1 to 3").format(n=_shown(index))
         case no.NoSuchSide(index):
-            return f"there is no side stack {_shown(index)}: 1 to 4"
+            return _("there is no side stack {n}: 1 to 4").format(n=_shown(index))
         case no.NoSuchSeat(seat):
-            return f"there is no seat {seat!r} (seats are 0 and 1)"
+            return _("there is no seat {seat} (seats are 0 and 1)").format(seat=repr(seat))
         case no.PlaysForOther(seat, mover):
-            return f"{voice.who(seat)} cannot move for {voice.who(mover)}"
+            return _("{seat} cannot move for {mover}").format(
+                seat=_who(seat, voice), mover=_who(mover, voice)
+            )
         case no.NotTheAuthor(turn):
-            return f"only {voice.who(turn)}, on turn, can make the next action"
+            if voice.is_me(turn):
+                return _("only you, on turn, can make the next action")
+            return _("only {name}, on turn, can make the next action").format(name=voice.names[turn])
         case no.OnlyHandToSide():
-            return "only a hand card can go on a side stack (it ends the turn)"
+            return _("only a hand card can go on a side stack (it ends the turn)")
         case no.PayoffArg():
-            return "a pay-off move names no card"
+            return _("a pay-off move names no card")
         case no.UnknownSource(source):
-            return f"there is no place {source!r} to take a card from"
+            return _("there is no place {place} to take a card from").format(place=repr(source))
         case no.UnknownTarget(target):
-            return f"there is no place {target!r} to put a card on"
+            return _("there is no place {place} to put a card on").format(place=repr(target))
         case no.NotAMove():
-            return "that is not a move"
-    return str(why)  # GameIsOver, MatchIsOver, and a session's own Refused words
+            return _("that is not a move")
+        case no.GameIsOver():
+            return _("the game is over")
+        case no.MatchIsOver():
+            return _("the match is over")
+    return str(why)  # a session's own Refused words
 
 
-def _what(card: Card, move: Move | None, voice: Voice) -> str:
-    """The card a move plays, and from where: ``7♥ from your hand``."""
+def _who(seat: int, voice: Voice) -> str:
+    return _("you") if voice.is_me(seat) else voice.names[seat]
+
+
+def _fits(card: Card, move: Move | None, voice: Voice, center: int, need: str) -> str:
+    """``7♥ from your hand does not fit center 2: it needs a 5 (or a King)``: the card
+    named, and where it comes from."""
+    f = {"card": card_label(card), "center": center, "need": need}
     if move is None:
-        return card_label(card)
-    whose = voice.whose(move.seat)
+        return _("{card} does not fit center {center}: it needs {need} (or a King)").format(**f)
+    me, name = voice.is_me(move.seat), voice.names[move.seat]
     if move.source == HAND:
-        return f"{card_label(card)} from {whose} hand"
+        if me:
+            return _(
+                "{card} from your hand does not fit center {center}: it needs {need} (or a King)"
+            ).format(**f)
+        return _(
+            "{card} from {name}'s hand does not fit center {center}: it needs {need} (or a King)"
+        ).format(name=name, **f)
     if move.source == PAYOFF:
-        return f"{whose} pay-off card {card_label(card)}"
-    return f"{card_label(card)} from {whose} side stack {(move.side_stack or 0) + 1}"
+        if me:
+            return _(
+                "your pay-off card {card} does not fit center {center}: it needs {need} (or a King)"
+            ).format(**f)
+        return _(
+            "{name}'s pay-off card {card} does not fit center {center}: it needs {need} (or a King)"
+        ).format(name=name, **f)
+    s = (move.side_stack or 0) + 1
+    if me:
+        return _(
+            "{card} from your side stack {s} does not fit center {center}: it needs {need} (or a King)"
+        ).format(s=s, **f)
+    return _(
+        "{card} from {name}'s side stack {s} does not fit center {center}: it needs {need} (or a King)"
+    ).format(name=name, s=s, **f)
 
 
 def _shown(index: object) -> str:
@@ -186,14 +279,33 @@ def _shown(index: object) -> str:
 
 def game_begins(game: int, starter: int, by_lot: bool, voice: Voice) -> str:
     """``Game 2 begins. You start (the higher pay-off card).``"""
-    why = "equal pay-off cards, drawn by lot" if by_lot else "the higher pay-off card"
-    starts = "start" if starter == voice.me else "starts"
-    return f"Game {game} begins. {voice.Who(starter)} {starts} ({why})."
+    if voice.is_me(starter):
+        if by_lot:
+            return _("Game {game} begins. You start (equal pay-off cards, drawn by lot).").format(game=game)
+        return _("Game {game} begins. You start (the higher pay-off card).").format(game=game)
+    name = voice.names[starter]
+    if by_lot:
+        return _("Game {game} begins. {name} starts (equal pay-off cards, drawn by lot).").format(
+            game=game, name=name
+        )
+    return _("Game {game} begins. {name} starts (the higher pay-off card).").format(game=game, name=name)
 
 
 def game_goes_on(game: int, ply: int, turn: int, voice: Voice) -> str:
     """A resumed game: ``Game 2 goes on, 10 moves in: your turn.``"""
-    return f"Game {game} goes on, {ply} move{'s' * (ply != 1)} in: {voice.whose(turn)} turn."
+    if voice.is_me(turn):
+        text = ngettext(
+            "Game {game} goes on, {n} move in: your turn.",
+            "Game {game} goes on, {n} moves in: your turn.",
+            ply,
+        )
+        return text.format(game=game, n=ply)
+    text = ngettext(
+        "Game {game} goes on, {n} move in: {name}'s turn.",
+        "Game {game} goes on, {n} moves in: {name}'s turn.",
+        ply,
+    )
+    return text.format(game=game, n=ply, name=voice.names[turn])
 
 
 def match_over(winner: int | None, scores: tuple[int, int], voice: Voice) -> str:
@@ -201,10 +313,11 @@ def match_over(winner: int | None, scores: tuple[int, int], voice: Voice) -> str
     (scores the winner's first, or the player's own when nobody won)."""
     me = voice.me if voice.me is not None else 0
     if winner is None:
-        return f"The match stopped at {scores[me]}-{scores[1 - me]}."
-    if winner == voice.me:
-        return f"You win the match {scores[winner]}-{scores[1 - winner]}!"
-    return f"{voice.names[winner]} wins the match {scores[winner]}-{scores[1 - winner]}."
+        return _("The match stopped at {a}-{b}.").format(a=scores[me], b=scores[1 - me])
+    a, b = scores[winner], scores[1 - winner]
+    if voice.is_me(winner):
+        return _("You win the match {a}-{b}!").format(a=a, b=b)
+    return _("{name} wins the match {a}-{b}.").format(name=voice.names[winner], a=a, b=b)
 
 
 def game_result(result: Result | None, voice: Voice) -> str:
@@ -212,64 +325,89 @@ def game_result(result: Result | None, voice: Voice) -> str:
     ``you won: the pay-off pile emptied, 12 points``, ``a draw: the stock ran
     out, nobody scores`` (None: it did not end, the record stops)."""
     if result is None:
-        return UNFINISHED
+        return unfinished()
     w = result.winner
     if w is None:
-        return "a draw: the stock ran out, nobody scores"
+        return _("a draw: the stock ran out, nobody scores")
+    pts = points(result.points)
     if result.reason is EndReason.RESIGN:
-        return f"{voice.who(w)} won: {voice.who(1 - w)} resigned, {points(result.points)}"
-    return f"{voice.who(w)} won: the pay-off pile emptied, {points(result.points)}"
+        if voice.is_me(w):
+            return _("you won: {name} resigned, {points}").format(name=voice.names[1 - w], points=pts)
+        if voice.is_me(1 - w):
+            return _("{name} won: you resigned, {points}").format(name=voice.names[w], points=pts)
+        return _("{name} won: {other} resigned, {points}").format(
+            name=voice.names[w], other=voice.names[1 - w], points=pts
+        )
+    if voice.is_me(w):
+        return _("you won: the pay-off pile emptied, {points}").format(points=pts)
+    return _("{name} won: the pay-off pile emptied, {points}").format(name=voice.names[w], points=pts)
 
 
 def game_over(game: int, result: Result, voice: Voice) -> str:
     """The line that ends a game: ``Game 2: you won: Bob resigned, 7 points.``"""
-    return f"Game {game}: {game_result(result, voice)}."
+    return _("Game {game}: {result}.").format(game=game, result=game_result(result, voice))
 
 
 def short_status(result: Result | None, voice: Voice) -> str:
     """A game's end in a word or two, for a board's header: ``Ann won``, ``Bob resigned``."""
     if result is None:
-        return "unfinished"
+        return _("unfinished")
     if result.winner is None:
-        return "draw"
+        return _("draw")
     if result.reason is EndReason.RESIGN:
-        return f"{voice.who(1 - result.winner)} resigned"
-    return f"{voice.who(result.winner)} won"
-
-
-_CONNECTION = {
-    LinkState.CONNECTED: "Connected.",
-    LinkState.RECONNECTING: "Connection lost: reconnecting...",
-    LinkState.LOST: "The connection is lost.",
-    LinkState.CLOSED: "The connection is closed.",
-}
+        loser = 1 - result.winner
+        return (
+            _("you resigned") if voice.is_me(loser) else _("{name} resigned").format(name=voice.names[loser])
+        )
+    w = result.winner
+    return _("you won") if voice.is_me(w) else _("{name} won").format(name=voice.names[w])
 
 
 def connection_words(state: LinkState, detail: str = "") -> str:
     """``Connection lost: reconnecting... (redialing in 2 s)``."""
-    return _CONNECTION[state] + (f" ({detail})" if detail else "")
+    text = {
+        LinkState.CONNECTED: _("Connected."),
+        LinkState.RECONNECTING: _("Connection lost: reconnecting..."),
+        LinkState.LOST: _("The connection is lost."),
+        LinkState.CLOSED: _("The connection is closed."),
+    }[state]
+    return text + (f" ({detail})" if detail else "")
+
+
+def connection_state(state: LinkState) -> str:
+    """The toolbar's word for ``state``: ``connected``, ``reconnecting``, ``lost``, ``closed``."""
+    return {
+        LinkState.CONNECTED: _("connected"),
+        LinkState.RECONNECTING: _("reconnecting"),
+        LinkState.LOST: _("lost"),
+        LinkState.CLOSED: _("closed"),
+    }[state]
 
 
 def deck_proven(voice: Voice) -> str:
     """The line after a private-deck game's end (``GameEnded.deck_proven``), said to the
     seat ``voice.me``: ``Private deck: every shuffle proven; Bob saw none of your hidden cards.``"""
     me = voice.me if voice.me is not None else 0
-    return f"Private deck: every shuffle proven; {voice.names[1 - me]} saw none of your hidden cards."
+    return _("Private deck: every shuffle proven; {name} saw none of your hidden cards.").format(
+        name=voice.names[1 - me]
+    )
 
 
 def scores_line(scores: tuple[int, int], voice: Voice) -> str:
     if voice.me is None:
-        return f"scores: {voice.names[0]} {scores[0]}, {voice.names[1]} {scores[1]}"
+        return _("scores: {a} {x}, {b} {y}").format(
+            a=voice.names[0], x=scores[0], b=voice.names[1], y=scores[1]
+        )
     me = voice.me
-    return f"Scores: you {scores[me]}, {voice.names[1 - me]} {scores[1 - me]}."
+    return _("Scores: you {x}, {name} {y}.").format(x=scores[me], name=voice.names[1 - me], y=scores[1 - me])
 
 
 __all__ = [
-    "UNFINISHED",
     "Said",
     "Style",
     "Voice",
     "choice_words",
+    "connection_state",
     "connection_words",
     "deck_proven",
     "effects",
@@ -283,4 +421,5 @@ __all__ = [
     "refusal",
     "scores_line",
     "short_status",
+    "unfinished",
 ]

@@ -456,8 +456,8 @@ class GameApp:
         info = self.board_info()
         if info is None:
             title = f" {self.names[0]} : {self.names[1]}"
-            waiting = "  Dealing the private deck..." if self.private else "  Waiting for the game..."
-            return [[("class:header", title.ljust(cols))], [], [("class:label", waiting)]]
+            waiting = _("Dealing the private deck...") if self.private else _("Waiting for the game...")
+            return [[("class:header", title.ljust(cols))], [], [("class:label", "  " + waiting)]]
         key = (id(self.view), cols, rows, info.selected, self.highlight, self.scores, self.finished)
         if self._board_cache is not None and self._board_cache[0] == key:
             return self._board_cache[1]

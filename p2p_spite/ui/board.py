@@ -460,8 +460,11 @@ def render_compact(info: BoardInfo, width: int) -> list[Line]:
     lines: list[Line] = [_header(info, width, n=8, short=True)]
     n = v.hand_counts[opp]
     top: Line = [("class:name.opp", info.names[opp][:9].ljust(10)), *_compact_payoff(info, opp)]
-    if info.opp_hand is None:
-        lines.append([*top, ("class:label", " " + _("Hand") + " "), ("class:back", BACK * n)])
+    if info.opp_hand is None:  # the card backs, without their label when a language runs long
+        backs: Line = [("class:label", " " + _("Hand") + " "), ("class:back", BACK * n)]
+        if width_of(top) + width_of(backs) > width:
+            backs = [("", " "), ("class:back", BACK * n)]
+        lines.append([*top, *backs])
     else:  # face up (replay), on a line of its own
         lines.append(top)
         up: Line = [("class:label", _("Hand"))]

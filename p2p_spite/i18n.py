@@ -89,10 +89,15 @@ def setup(lang: str) -> str:
     """Speak ``lang`` (a code of :data:`LANGUAGES`) from now on; returns the code used."""
     global _translation, _language
     code = known(lang) or SOURCE
-    if code == SOURCE:
-        _translation = gettext.NullTranslations()
-    else:
-        _translation = gettext.translation(DOMAIN, LOCALE_DIR, [code], fallback=True)
+    _translation = gettext.NullTranslations()
+    if code != SOURCE:
+        # The catalog read directly (gettext.translation would search the locale's
+        # variants and copy it: time at every start for nothing, the path is known).
+        try:
+            with open(LOCALE_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.mo", "rb") as f:
+                _translation = gettext.GNUTranslations(f)
+        except OSError:
+            code = SOURCE  # a catalog missing from an installation: English, without fuss
     _language = code
     return code
 

@@ -218,3 +218,10 @@ def test_the_languages_command_words_work_beside_the_english_ones() -> None:
 def test_a_question_takes_the_languages_yes(lang: str, yes: list[str], no: list[str]) -> None:
     i18n.setup(lang)
     assert all(is_yes(w) for w in yes) and not any(is_yes(w) for w in no)
+
+
+def test_a_catalog_missing_from_an_installation_means_english(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
+    assert i18n.setup("pl") == "en" and i18n.language() == "en" and i18n._("Hand") == "Hand"

@@ -40,6 +40,7 @@ from ..engine import (
     view,
 )
 from ..engine.refusals import NoSuchSeat, NotYourTurn
+from ..i18n import _, ngettext
 from ..net.journal import replay_with_journal
 from .board import (
     COMPACT_MIN_WIDTH,
@@ -54,7 +55,7 @@ from .board import (
     width_of,
 )
 from .text import DOT, RULE, VBAR, clean_name
-from .words import Voice, game_result, move_words, refusal, short_status, unfinished
+from .words import Voice, game_result, move_words, refusal, scores_line, short_status, unfinished
 
 SIDE_PANE_MIN_COLS = 112
 SIDE_PANE = 34
@@ -67,7 +68,7 @@ class Replay:
     def __init__(self, match: Match) -> None:
         self.match = match
         # A record is a file from anywhere: its names may carry escape codes or newlines.
-        names = [clean_name(n) or f"seat {i}" for i, n in enumerate(match.players)]
+        names = [clean_name(n) or _("seat {n}").format(n=i) for i, n in enumerate(match.players)]
         if names[0] == names[1]:  # two "easy bot"s: tell them apart
             names = [f"{names[0]} {i + 1}" for i in range(2)]
         self.names = (names[0], names[1])
@@ -231,7 +232,9 @@ class ReplayViewer:
             highlight=hl,
             status=status,
             status_style=sstyle,
-            header_extra=f"of {len(r.moves)} {DOT} move {r.pos}/{len(ms)}",
+            header_extra=_("of {games} {dot} move {pos}/{moves}").format(
+                games=len(r.moves), dot=DOT, pos=r.pos, moves=len(ms)
+            ),
         )
         cols, rows = self._size()
         key = (r.game, r.pos, cols, rows)
@@ -254,7 +257,9 @@ class ReplayViewer:
         r = self.r
         ms = r.game_moves
         if r.pos == 0:
-            text = f" Game {r.game}: the deal. {r.names[r.state().starter]} starts."
+            text = " " + _("Game {game}: the deal. {name} starts.").format(
+                game=r.game, name=r.names[r.state().starter]
+            )
         else:
             m = ms[r.pos - 1]
             text = f" {r.pos}. " + move_words(m, self.cards()[r.pos - 1], r.names[m.seat])
@@ -265,9 +270,9 @@ class ReplayViewer:
             if res is None:
                 text += f"  {RULE} {unfinished()}"
             elif res.reason is EndReason.RESIGN:
-                text += f"  {RULE} then {game_result(res, r.voice)}"
+                text += f"  {RULE} " + _("then {result}").format(result=game_result(res, r.voice))
             else:
-                text += f"  {RULE} game over: {game_result(res, r.voice)}"
+                text += f"  {RULE} " + _("game over: {result}").format(result=game_result(res, r.voice))
         return clip([("class:msg.event", text)], self._board_width())
 
     def _move_rows(self) -> int:
@@ -282,15 +287,22 @@ class ReplayViewer:
         cards = self.cards()
         width = SIDE_PANE if self.side_pane() else self._size()[0]
         rows = self._move_rows()
-        items: list[Line] = [[("class:list.game", f" Game {r.game}: {len(ms)} moves")]]
+        title = ngettext("Game {game}: {n} move", "Game {game}: {n} moves", len(ms)).format(
+            game=r.game, n=len(ms)
+        )
+        items: list[Line] = [[("class:list.game", " " + title)]]
         cap = 8 if self.side_pane() else 14
         nw = max(len(n[:cap]) for n in r.names)
+        src_w = max(len(w) for w in (_("side {n}").format(n=4), _("hand"), _("pay-off")))
         for i, m in enumerate(ms):
             who = r.names[m.seat][:cap]
             stack = m.side_stack
-            src = f"side {stack + 1}" if stack is not None else "hand" if m.source == HAND else "pay-off"
+            if stack is not None:
+                src = _("side {n}").format(n=stack + 1)
+            else:
+                src = _("hand") if m.source == HAND else _("pay-off")
             dst = f"c{m.slot + 1}" if m.target == CENTER else f"s{m.slot + 1}"
-            text = f" {i + 1:>3}. {who:<{nw}} {card_label(cards[i]):>3} {src:<7} > {dst}"
+            text = f" {i + 1:>3}. {who:<{nw}} {card_label(cards[i]):>3} {src:<{src_w}} > {dst}"
             style = "class:msg.me" if m.seat == 0 else "class:msg.opp"
             if i + 1 == r.pos:
                 style = "class:list.current"
@@ -329,13 +341,13 @@ class ReplayViewer:
 
     def _toolbar(self) -> StyleAndTextTuples:
         keys = [
-            ("<- ->", "move"),
-            ("[ ]", "turn"),
-            ("PgUp/Dn", "game"),
+            ("<- ->", _("move")),
+            ("[ ]", _("turn")),
+            ("PgUp/Dn", _("game")),
             ("Home/End", ""),
-            ("q", "quit"),
+            ("q", _("quit")),
         ]
-        out: StyleAndTextTuples = [("class:toolbar", " Replay ")]
+        out: StyleAndTextTuples = [("class:toolbar", " " + _("Replay") + " ")]
         for k, what in keys:
             out += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}" if what else "")]
         cols = self._size()[0]
@@ -365,8 +377,11 @@ class ReplayViewer:
                 lambda: [
                     (
                         "class:small",
-                        f" The terminal is too small ({self._size()[0]}x{self._size()[1]}): "
-                        f"please enlarge it (q quits). ",
+                        " "
+                        + _("The terminal is too small ({cols}x{rows}): please enlarge it (q quits).").format(
+                            cols=self._size()[0], rows=self._size()[1]
+                        )
+                        + " ",
                     )
                 ]
             )
@@ -413,16 +428,20 @@ class ReplayViewer:
 def text_listing(replay: Replay) -> list[str]:
     """The record as plain lines (for a pipe or a dumb terminal)."""
     r = replay
-    out = [f"{r.names[0]} against {r.names[1]}, first to {r.match.target}; seed {r.match.seed.hex()}"]
+    out = [
+        _("{a} against {b}, first to {target}; seed {seed}").format(
+            a=r.names[0], b=r.names[1], target=r.match.target, seed=r.match.seed.hex()
+        )
+    ]
     for g in range(1, len(r.moves) + 1):
         r.goto(g, 0)
         st = r.state()
-        out.append(f"game {g}: {r.names[st.starter]} starts")
+        out.append(_("game {game}: {name} starts").format(game=g, name=r.names[st.starter]))
         for i, (m, c) in enumerate(zip(r.game_moves, r.move_cards(), strict=True)):
             out.append(f"  {i + 1:>3}. {move_words(m, c, r.names[m.seat])}")
         out.append(f"  {game_result(r.results[g - 1], r.voice)}")
     s = r.match.scores
-    out.append(f"scores: {r.names[0]} {s[0]}, {r.names[1]} {s[1]}")
+    out.append(scores_line(s, r.voice))
     return out
 
 
@@ -453,20 +472,24 @@ def check_failure(rec: recordmod.Record, err: recordmod.RecordError) -> str:
     raw, why = err.bad_move, err.why
     if raw is None or why is None or err.game is None or err.move is None:
         return str(err)
-    where = f"game {err.game}, move {err.move}"
-    written = f"(in the record: {json.dumps(raw)}, its indexes counting from 0)"
+    where = _("game {game}, move {move}").format(game=err.game, move=err.move)
+    written = _("(in the record: {raw}, its indexes counting from 0)").format(raw=json.dumps(raw))
     try:
         move = move_from_json(raw)
     except ValueError as e:
-        return f"{where}: not a move: {e}"
-    names = [clean_name(p) or f"seat {k}" for k, p in enumerate(rec.players)]
+        return _("{where}: not a move: {why}").format(where=where, why=e)
+    names = [clean_name(p) or _("seat {n}").format(n=k) for k, p in enumerate(rec.players)]
     voice = Voice((names[0], names[1]))
     if isinstance(why, NoSuchSeat):
         return f"{where}: {refusal(why, move, voice)} {written}"
     if isinstance(why, NotYourTurn):
-        return f"{where}: {names[why.seat]} moved, but it is {names[why.turn]}'s turn {written}"
-    verb = "discard" if move.target == SIDE else "play"
-    return f"{where}: {names[move.seat]} cannot {verb} that: {refusal(why, move, voice)} {written}"
+        return _("{where}: {name} moved, but it is {turn}'s turn {written}").format(
+            where=where, name=names[why.seat], turn=names[why.turn], written=written
+        )
+    f = {"where": where, "name": names[move.seat], "why": refusal(why, move, voice), "written": written}
+    if move.target == SIDE:
+        return _("{where}: {name} cannot discard that: {why} {written}").format(**f)
+    return _("{where}: {name} cannot play that: {why} {written}").format(**f)
 
 
 def load_replay(path: Path) -> Replay:

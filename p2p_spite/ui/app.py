@@ -279,7 +279,7 @@ class GameApp:
         self.ctl.broken(error)
 
     def feed_hold(self, game: int) -> None:
-        self.say(Style.INFO, f"Press Enter to start game {game}.")
+        self.say(Style.INFO, _("Press Enter to start game {game}.").format(game=game))
 
     def feed_show(self, ev: Event) -> None:
         if isinstance(ev, GameStarted | MovePlayed | GameEnded):

@@ -110,11 +110,11 @@ def _seconds(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
 
     levels = ", ".join(LEVELS)
-    parser = argparse.ArgumentParser(
+    parser = i18n.ArgumentParser(
         prog="p2p-spite",
         description="Spite & Malice for two, peer to peer in the terminal.",
         epilog=f"languages (--lang CODE, before or after the command):\n  {i18n.languages_line()}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,  # (the version's and epilog's lines as written)
+        formatter_class=i18n.RawDescriptionHelpFormatter,  # (the version's and epilog's lines as written)
     )
     parser.add_argument(
         "--version", action="version", version=f"p2p-spite {__version__}\nlanguages: {i18n.languages_line()}"

@@ -16,10 +16,12 @@ Standard library only.
 
 from __future__ import annotations
 
+import argparse
 import gettext
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 DOMAIN = "p2p_spite"
 LOCALE_DIR = Path(__file__).with_name("locale")
@@ -99,6 +101,10 @@ def setup(lang: str) -> str:
         except OSError:
             code = SOURCE  # a catalog missing from an installation: English, without fuss
     _language = code
+    # argparse words its usage, errors and section titles through gettext.gettext at
+    # call time; these messages are in our catalogs (ARGPARSE_MESSAGES).
+    setattr(argparse, "_", _)  # noqa: B010 (the module's own lookup, replaced)
+    setattr(argparse, "ngettext", ngettext)  # noqa: B010
     return code
 
 
@@ -117,6 +123,59 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _translation.ngettext(singular, plural, n)
 
 
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogs (``scripts/i18n extract``); looked up later by :func:`_`."""
+    return message
+
+
+# What argparse itself says (usage, section titles, errors), looked up through our catalogs.
+ARGPARSE_MESSAGES = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("expected one argument"),
+    N_("expected at least one argument"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("not allowed with argument %s"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("one of the arguments %s is required"),
+)
+
+
+class _Translating(argparse.HelpFormatter):
+    """Help texts (an argument's ``help=``, a parser's ``description=``/``epilog=``, all
+    literal strings that ``scripts/i18n extract`` collects) looked up as they are shown."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return _translation.gettext(action.help) if action.help else action.help
+
+    def add_text(self, text: str | None) -> None:
+        super().add_text(_translation.gettext(text) if text and text is not argparse.SUPPRESS else text)
+
+
+class HelpFormatter(_Translating):
+    pass
+
+
+class RawDescriptionHelpFormatter(_Translating, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose help speaks the language (its subparsers are of this class too)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kw)
+
+
 def languages_line() -> str:
     """``en (English), tl/fil (Filipino), ...``: what ``--version`` and help list."""
     inverse = {v: k for k, v in ALIASES.items()}
@@ -127,6 +186,10 @@ def languages_line() -> str:
 
 __all__ = [
     "LANGUAGES",
+    "N_",
+    "ArgumentParser",
+    "HelpFormatter",
+    "RawDescriptionHelpFormatter",
     "_",
     "choose",
     "known",

@@ -164,7 +164,7 @@ def test_a_missing_fuzzy_or_empty_entry_is_caught(scratch: Path) -> None:
 
 def test_a_changed_placeholder_is_caught(scratch: Path) -> None:
     _edit(scratch, '"Twój ruch. Dobierasz {n} karty."', '"Twój ruch. Dobierasz {k} karty."')
-    assert any("placeholders ['k']" in p for p in TOOL.problems("pl"))
+    assert any("placeholders ['{k}']" in p for p in TOOL.problems("pl"))
 
 
 def test_compiled_catalogs_read_back_with_gettext(tmp_path: Path) -> None:
@@ -225,3 +225,20 @@ def test_a_catalog_missing_from_an_installation_means_english(
 ) -> None:
     monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
     assert i18n.setup("pl") == "en" and i18n.language() == "en" and i18n._("Hand") == "Hand"
+
+
+def test_argparse_speaks_the_language(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["host", "--help", "--lang", "pl"])
+    out = capsys.readouterr().out
+    assert out.startswith("użycie: p2p-spite host") and "opcje:" in out
+    assert "pokaż tę pomoc i zakończ" in out and "nie wymagaj kodu dołączenia" in out
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--lang", "es", "play", "--bogus"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("uso: p2p-spite") and "error: argumentos no reconocidos: --bogus" in err
+    with pytest.raises(SystemExit):
+        cli.main(["host", "--help"])  # and English again, as written
+    out = capsys.readouterr().out
+    assert out.startswith("usage: p2p-spite host") and "show this help message and exit" in out

@@ -441,7 +441,7 @@ def text_listing(replay: Replay) -> list[str]:
             out.append(f"  {i + 1:>3}. {move_words(m, c, r.names[m.seat])}")
         out.append(f"  {game_result(r.results[g - 1], r.voice)}")
     s = r.match.scores
-    out.append(scores_line(s, r.voice))
+    out.append(scores_line((s[0], s[1]), r.voice))
     return out
 
 

@@ -53,6 +53,7 @@ def test_the_board_fits_in_every_language(lang: str, cols: int, rows: int, no_cu
             lines = app.board_lines()
             assert all(width_of(line) <= cols for line in lines)
             text = "\n".join(_text(line) for line in lines)
+            assert "Computer" in _text(lines[0]) and i18n._("You") in _text(lines[0])  # names whole
             assert i18n._("Stock") in text and i18n._("Hand") in text
             assert ("c1" in text and "c3" in text and "h1" in text) or cols >= 80
             bar = screen.toolbar(app)
@@ -131,5 +132,21 @@ def test_the_questions_fit_a_narrow_move_line_and_take_the_languages_yes(lang: s
             assert len(shown) <= 40 and f"[{yes}/" in shown.lower()
             inp.send_text(yes + "\r")
             await until(lambda: app.exit_reason == "quit")
+
+    run(main())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_move_lines_hint_keeps_whole_words(lang: str) -> None:
+    i18n.setup(lang)
+
+    async def main() -> None:
+        for cols in (40, 52, 80):
+            async with running(LocalSession(find_seed(0)), cols=cols, rows=24) as (app, _inp):
+                full = i18n._("a move like h3 c1 (Tab lists them), or help")
+                shown = screen.placeholder(app)
+                assert width_of(screen.prompt_text(app)) + len(shown) < cols  # type: ignore[arg-type]
+                assert full.startswith(shown) and (shown == full or full[len(shown)] in " ,")
+                assert shown.count("(") == shown.count(")") and len(shown.split()) >= 2
 
     run(main())

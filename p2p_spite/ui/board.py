@@ -288,11 +288,47 @@ def _sides(info: BoardInfo, seat: int, width: int, indent: int) -> list[Line]:
 
 
 def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, short: bool = False) -> Line:
-    """``n``: a name in the turn label is cut to this; ``short``: ``G3`` for ``Game 3``."""
+    """``n``: a name in the turn label is cut to this; ``short``: ``G3`` for ``Game 3``.
+
+    When the scores' names would have to be cut short, the turn label gives up the
+    opponent's name first (``their turn``): a language whose label runs long keeps the names."""
+    v = info.view
+    me, opp = v.seat, v.opponent
+    game = " " + (_("G{game}") if short else _("Game {game}")).format(game=v.game)
+    lefts = [game]
+    if info.header_extra:
+        lefts = [f"{game} {info.header_extra}"]
+    elif info.target:
+        lefts = [f"{game} {DOT} " + _("first to {target}").format(target=info.target), game]
+    if info.private:  # the longest that fits wins; at the narrowest, as a seeded match
+        deck, brief = _("private deck"), _("private")
+        deck_lefts = [f"{lefts[0]} {DOT} {deck}", f"{game} {DOT} {deck}", f"{game} {DOT} {brief}"]
+        lefts = [*deck_lefts, *lefts]
+    names = (info.bottom_label, info.names[opp])
+    tries = [(True, 14), (True, 10), (False, 14), (False, 10), (False, 6)]
+    if info.me_label is not None:  # (a replay: both labels name a player)
+        tries = [(True, 14), (True, 10), (True, 6)]
+    for named, k in tries:
+        status, sstyle = _turn_status(info, n, named)
+        a, b = names[0][:k], names[1][:k]
+        score = f"{a} {info.scores[me]} : {info.scores[opp]} {b}"
+        for left in lefts:
+            room = width - len(left) - len(status)
+            if room >= len(score) + 2:
+                mid = score.center(room)
+                return [("class:header", left + mid), (sstyle, status)]
+    left = lefts[-1]
+    return clip(_pad([("class:header", left + " "), (sstyle, status)], width), width)
+
+
+def _turn_status(info: BoardInfo, n: int, named: bool) -> tuple[str, str]:
+    """The header's turn label, padded to one width whoever's turn it is (so the scores
+    never move when it changes), and its style."""
     v = info.view
     me, opp = v.seat, v.opponent
     if info.me_label is None:
-        mine, theirs = _("your turn"), _("{name}'s turn").format(name=info.names[opp][:n])
+        theirs = _("{name}'s turn").format(name=info.names[opp][:n]) if named else _("their turn")
+        mine = _("your turn")
     else:
         mine = _("{name} to play").format(name=info.names[me][:n])
         theirs = _("{name} to play").format(name=info.names[opp][:n])
@@ -307,29 +343,7 @@ def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, short: bool = Fal
         status = info.status
         if info.status_style:
             sstyle = info.status_style
-    # One width whoever's turn it is, so the scores never move when it changes.
-    status = f" {status.center(max(len(mine), len(theirs), len(over)))} "
-    game = " " + (_("G{game}") if short else _("Game {game}")).format(game=v.game)
-    lefts = [game]
-    if info.header_extra:
-        lefts = [f"{game} {info.header_extra}"]
-    elif info.target:
-        lefts = [f"{game} {DOT} " + _("first to {target}").format(target=info.target), game]
-    if info.private:  # the longest that fits wins; at the narrowest, as a seeded match
-        deck, short = _("private deck"), _("private")
-        deck_lefts = [f"{lefts[0]} {DOT} {deck}", f"{game} {DOT} {deck}", f"{game} {DOT} {short}"]
-        lefts = [*deck_lefts, *lefts]
-    names = (info.bottom_label, info.names[opp])
-    for n in (14, 10, 6):
-        a, b = names[0][:n], names[1][:n]
-        score = f"{a} {info.scores[me]} : {info.scores[opp]} {b}"
-        for left in lefts:
-            room = width - len(left) - len(status)
-            if room >= len(score) + 2:
-                mid = score.center(room)
-                return [("class:header", left + mid), (sstyle, status)]
-    left = lefts[-1]
-    return clip(_pad([("class:header", left + " "), (sstyle, status)], width), width)
+    return f" {status.center(max(len(mine), len(theirs), len(over)))} ", sstyle
 
 
 def _payoff(info: BoardInfo, seat: int) -> Line:

@@ -118,9 +118,15 @@ def prompt_text(app: GameScreen) -> StyleAndTextTuples:
 
 
 def placeholder(app: GameScreen) -> str:
-    """A grey hint in the empty move line: what can be typed now."""
-    text = _placeholder_words(app)
-    return f"({text})" if text and no_color() else text
+    """A grey hint in the empty move line: what can be typed now, as many whole words of it
+    as fit beside the prompt (a narrow terminal or a longer language gets fewer)."""
+    words = _placeholder_words(app)
+    room = app.cols() - width_of(prompt_text(app)) - 1 - (2 if no_color() else 0)
+    while words and len(words) > room:
+        words = words.rpartition(" ")[0].rstrip(",;")
+        if words.count("(") > words.count(")"):  # no parenthesis left open
+            words = words[: words.rfind("(")].rstrip()
+    return f"({words})" if words and no_color() else words
 
 
 def _placeholder_words(app: GameScreen) -> str:

@@ -128,7 +128,8 @@ def test_the_shipped_catalog_is_the_one_loaded(lang: str) -> None:
 
 def _translation_of(lang: str, msgid: str) -> str:
     entries = TOOL.parse_po(TOOL.po_path(lang).read_text(encoding="utf-8"))
-    return next(e.msgstr[0] for e in entries if e.msgid == msgid)
+    found: str = next(e.msgstr[0] for e in entries if e.msgid == msgid)
+    return found
 
 
 @pytest.fixture

@@ -128,7 +128,7 @@ def test_the_questions_fit_a_narrow_move_line_and_take_the_languages_yes(lang: s
         async with running(s, cols=40, rows=13) as (app, inp):
             inp.send_text(i18n._("quit").split()[0] + "\r")
             await until(lambda: app.confirm is not None)
-            shown = _text(screen.prompt_text(app))  # type: ignore[arg-type]
+            shown = _text(screen.prompt_text(app))
             assert len(shown) <= 40 and f"[{yes}/" in shown.lower()
             inp.send_text(yes + "\r")
             await until(lambda: app.exit_reason == "quit")
@@ -145,7 +145,7 @@ def test_the_move_lines_hint_keeps_whole_words(lang: str) -> None:
             async with running(LocalSession(find_seed(0)), cols=cols, rows=24) as (app, _inp):
                 full = i18n._("a move like h3 c1 (Tab lists them), or help")
                 shown = screen.placeholder(app)
-                assert width_of(screen.prompt_text(app)) + len(shown) < cols  # type: ignore[arg-type]
+                assert width_of(screen.prompt_text(app)) + len(shown) < cols
                 assert full.startswith(shown) and (shown == full or full[len(shown)] in " ,")
                 assert shown.count("(") == shown.count(")") and len(shown.split()) >= 2
 

@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--lang",
         metavar="CODE",
-        help="the language to speak (default: from LANGUAGE, LC_ALL, LC_MESSAGES, LANG; else English)",
+        help="the language (default: the environment's, else English)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -10,7 +10,9 @@ sends the honest pass's proof, or one made for the forged deck with a false witn
 - ``duplicate``: its deal pass with a second copy of a card;
 - ``replace``: its deal pass with one card replaced by a card of its choice;
 - ``foreign``: its first reshuffle pass with a re-encryption of a ciphertext that is
-  not among its inputs (the card under the other seat's pay-off top).
+  not among its inputs (the card under the other seat's pay-off top);
+- ``mute``: no forgery; once the deal is shown it sends no more private-deck messages,
+  while its connection stays up and answers pings.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.shuffle import prove
 from p2p_spite.fairdeck.wire import Shuffle
 
-ATTACKS = ("own-order", "duplicate", "replace", "foreign")
+ATTACKS = ("own-order", "duplicate", "replace", "foreign", "mute")
 
 
 def _reenc(ct: Any, joint: grp.FixedBase, r: int) -> Any:
@@ -32,6 +34,9 @@ def _reenc(ct: Any, joint: grp.FixedBase, r: int) -> Any:
 
 
 def install(attack: str) -> None:
+    if attack == "mute":
+        _mute()
+        return
     honest = fd.FairDeck._shuffle
 
     def shuffle(self: fd.FairDeck) -> Shuffle:
@@ -64,6 +69,32 @@ def install(attack: str) -> None:
         return forged
 
     fd.FairDeck._shuffle = shuffle  # type: ignore[method-assign]
+
+
+def _mute() -> None:
+    """Once the deal is shown, make no more shares, passes or reveals and no more moves
+    (the connection stays up and keeps answering pings): the honest side waits on what
+    it is owed, the cards of a move announced, a draw's share."""
+    from p2p_spite.net import private, session
+
+    session.DECK_DEADLINE = 10**6  # (a cheater does not give up on the honest side first)
+    honest = fd.FairDeck.outgoing
+    muted: list[bool] = []
+
+    def outgoing(self: fd.FairDeck) -> list[Any]:
+        out = honest(self)
+        if self.dealt and len(self._sent) >= 7:
+            muted.append(True)
+            return []
+        return out
+
+    real_ready = private.PrivateDeck.ready
+
+    def ready(self: private.PrivateDeck, action: Any) -> bool:
+        return not muted and real_ready(self, action)
+
+    fd.FairDeck.outgoing = outgoing  # type: ignore[method-assign]
+    private.PrivateDeck.ready = ready  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -438,3 +438,23 @@ def test_a_resignation_announced_instead_of_made_is_refused_and_shows_nothing() 
     sent = [from_wire(f["b"]) for f in honest.frames[before:] if f.get("b") is not None]
     assert not [m for m in sent if isinstance(m, Reveal)]
     assert honest.fd.result is None and not honest.fd.over
+
+
+def test_a_peer_that_reveals_in_the_middle_of_a_game_cannot_play_on() -> None:
+    """A modified peer reveals its secret mid-game (a leave) to get ours back, then
+    announces a move as if the game went on: refused, so knowing both secrets buys it
+    no move."""
+    t = Table()
+    _deal(t)
+    turn = t.turn()
+    hostile, honest = t.seats[turn], t.seats[1 - turn]
+    hostile.fd.leave()
+    hostile.deck._pump()  # its reveal goes out; the honest side answers with its own
+    t.pump()
+    assert honest.fd.left and honest.fd.peer_revealed and hostile.fd.peer_revealed
+    move = hostile.core.match.game.legal_moves()[0]
+    slot = hostile.fd.slot_of(move.arg) if move.source == HAND and move.arg is not None else None
+    hostile.ep.send_message(DeckIntent(1, hostile.deck._next_index, move, slot))
+    t.pump()
+    _refused(t, 1 - turn, Refusal.DECK_ORDER)
+    assert honest.deck.pending is None

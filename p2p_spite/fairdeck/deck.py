@@ -480,6 +480,11 @@ class FairDeck:
         self.result = self._verify(msg.secret)
         self._their_secret = msg.secret
 
+    @property
+    def peer_revealed(self) -> bool:
+        """The other seat's game secret has come (and checked)."""
+        return self._their_secret is not None
+
     def recheck(self) -> GameDeck | None:
         """After a seat left: the deck again, with what was dealt since the reveal (the
         moves that crossed the leave go on as usual).  CheatError as at the reveal."""

@@ -388,6 +388,8 @@ class PrivateDeck:
             raise _refuse("an action announced before the deal is shown", Refusal.DECK_ORDER)
         deck, table = self.deck, self.table
         assert deck is not None and table is not None
+        if deck.peer_revealed:  # (only a move announced before it may still be made)
+            raise _refuse("an action announced after its game secret", Refusal.DECK_ORDER)
         st = table.state
         if st.result is not None:
             raise _refuse("an action announced after the game ended", Refusal.DECK_ORDER)
@@ -672,6 +674,8 @@ class PrivateDeck:
             return True
         if self._prev is not None or (deck.over and deck.result is None):
             return True
+        if deck.left and deck.peer_revealed and (p is None or p.seat != self.other):
+            return True  # it left this game (or saw us leave it): its goodbye is due
         return p is not None and p.seat == self.other and p.stage == Stage.READY
 
     @property

@@ -19,27 +19,29 @@ from p2p_spite.fairdeck import Reveal, from_wire
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import session as session_mod
 from p2p_spite.net.messages import DeckBody, DeckBytes
+from p2p_spite.net.reconnect import HEARTBEAT
 from p2p_spite.net.session import NetSession
 from p2p_spite.session import GameEnded, GameStarted, MatchEnded, SessionFailed
 
 LIMIT = 60  # seconds for any wait on the peer (a private deal is about a second of curve work)
 
 
-async def _pair(tmp_path: Path, games: int) -> tuple[NetSession, NetSession]:
+async def _pair(tmp_path: Path, games: int, heartbeat: float = HEARTBEAT) -> tuple[NetSession, NetSession]:
     loop = asyncio.get_running_loop()
     port: asyncio.Future[int] = loop.create_future()
     host_task = asyncio.create_task(
         host_session(
             bind="127.0.0.1", port=0, name="Ann", private=True, games=games, record_path=tmp_path / "h.json",
-            on_listening=lambda h, p: port.set_result(p), on_warning=None,
+            on_listening=lambda h, p: port.set_result(p), on_warning=None, heartbeat=heartbeat,
         )
     )  # fmt: skip
     joiner = await asyncio.wait_for(
         join_session(
-            host="127.0.0.1", port=await port, name="Bob", private=True, record_path=tmp_path / "j.json"
+            host="127.0.0.1", port=await port, name="Bob", private=True, record_path=tmp_path / "j.json",
+            heartbeat=heartbeat,
         ),
         LIMIT,
-    )
+    )  # fmt: skip
     return await asyncio.wait_for(host_task, LIMIT), joiner
 
 
@@ -137,27 +139,18 @@ def test_a_peer_that_goes_mute_at_the_deal_is_given_up_within_the_deadline(
     monkeypatch.setattr(session_mod, "DECK_DEADLINE", 2.0)
     monkeypatch.setattr(session_mod, "DECK_CHECK", 0.1)
 
+    real_init = NetSession.__init__
+
+    def muted_init(self: NetSession, *a: Any, **k: Any) -> None:  # the joiner's session, muted at birth
+        real_init(self, *a, **k)
+        if self.core.seat == 1:
+            _mute_deck(self)
+
+    monkeypatch.setattr(NetSession, "__init__", muted_init)
+
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        port: asyncio.Future[int] = loop.create_future()
-        host_task = asyncio.create_task(
-            host_session(
-                bind="127.0.0.1", port=0, name="Ann", private=True, games=1, record_path=tmp_path / "h.json",
-                on_listening=lambda h, p: port.set_result(p), on_warning=None, heartbeat=0.2,
-            )
-        )  # fmt: skip
-        real_init = NetSession.__init__
-
-        def muted_init(self: NetSession, *a: Any, **k: Any) -> None:  # the joiner's session, muted at birth
-            real_init(self, *a, **k)
-            if self.core.seat == 1:
-                _mute_deck(self)
-
-        monkeypatch.setattr(NetSession, "__init__", muted_init)
-        joiner = await join_session(
-            host="127.0.0.1", port=await port, name="Mallory", private=True, heartbeat=0.2
-        )
-        host = await asyncio.wait_for(host_task, LIMIT)
+        host, joiner = await _pair(tmp_path, games=1, heartbeat=0.2)  # (it keeps pinging)
         t0 = loop.time()
         failed = await _until(host, SessionFailed)
         took = loop.time() - t0

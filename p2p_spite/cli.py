@@ -12,17 +12,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, i18n, record
+from . import __version__, i18n
 from .bots import DEFAULT_LEVEL, LEVELS, make_bot
+from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError
 from .history import describe, latest, records_dir, scan, totals
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
-from .net.journal import journal_path, replay_with_journal, unchecked_private
-from .net.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .plaintext import shown_path
 from .runner import EXIT_HANGUP
 from .selfplay import play_match
+from .storage import record
+from .storage.journal import journal_path
+from .storage.resume import replay_with_journal, unchecked_private
 
 TARGET_HELP = f"points that win the match (default {DEFAULT_TARGET})"
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw

@@ -6,7 +6,7 @@ the error's ``exit_code``.  Anything else that escapes is a bug and shows as one
 
 * :class:`UserError`: something the user can fix (bad address, unreadable file...).
 * :class:`StorageError`: this side cannot write its record or journal.
-* :class:`RecordError` (in :mod:`p2p_spite.record`): a record that is malformed or
+* :class:`RecordError` (in :mod:`p2p_spite.storage.record`): a record that is malformed or
   does not replay.
 * :class:`SessionClosed`: a session asked to act after it stopped.
 

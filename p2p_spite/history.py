@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import record
 from .engine import Match
-from .net.journal import journal_path, journal_port
-from .paths import data_dir
 from .plaintext import shown_path
+from .storage import record
+from .storage.journal import journal_path, journal_port
+from .storage.paths import data_dir
 
 _KIND = re.compile(r"-(host|join|play)-\d+\.json$")
 
@@ -94,7 +94,7 @@ def _private_resumable(rec: record.Record, path: Path) -> bool:
     last = rec.games[-1] if rec.games else None
     if last is not None and last.result is None and last.deck is not None:
         return False
-    from .net.journal import journal_path
+    from .storage.journal import journal_path
 
     try:  # (only a regular file, never blocking on a FIFO, and a bounded read)
         fd = os.open(journal_path(path), os.O_RDONLY | os.O_NONBLOCK)

@@ -19,14 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from .bots import DEFAULT_LEVEL
+from .core.keys import new_join_code
+from .core.messages import DEFAULT_PORT
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .net.discovery import Announcement, Announcer, HeardHost
-from .net.keys import new_join_code
 from .net.localaddr import dial_form, lan_addresses
-from .net.messages import DEFAULT_PORT
 from .net.session import NetSession
-from .paths import default_record_path
 from .runner import run_main
 from .session import (
     ChatReceived,
@@ -40,6 +39,7 @@ from .session import (
     Notice,
     Session,
 )
+from .storage.paths import default_record_path
 
 
 def _say(text: str) -> None:
@@ -122,7 +122,7 @@ def _drop_empty_record(session: NetSession) -> bool:
     deck = session.core.private
     if deck is not None and any(isinstance(o, dict) for o in deck.outcomes):
         return False  # the evidence of a cheat caught at the deal is kept
-    from .net.journal import journal_path
+    from .storage.journal import journal_path
 
     for p in (Path(path), journal_path(Path(path))):
         try:
@@ -169,7 +169,7 @@ def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: b
 def run_host(args: argparse.Namespace) -> int:
     _check_bot(args.bot)
     from .net.connect import host_session
-    from .net.journal import load_saved
+    from .storage.resume import load_saved
 
     seed: bytes | None = args.seed
     target = args.target
@@ -344,7 +344,7 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
     from .net.connect import CodeRefused, join_session
-    from .net.journal import load_saved
+    from .storage.resume import load_saved
 
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)

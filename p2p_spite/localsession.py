@@ -3,7 +3,7 @@
 One seat is driven by the caller (an interface, a test); the other seat is a
 bot, or is moved by hand (:meth:`LocalSession.play_other`, for a scripted
 opponent).  The match, its actions and the events they make are those of the
-network's own core (:class:`p2p_spite.net.game.GameCore`, sans I/O): the same
+network's own core (:class:`p2p_spite.core.game.GameCore`, sans I/O): the same
 checks, the same next deal, the same events in the same order.  No
 connection, no record.
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 import asyncio
 
 from .bots.base import Bot
+from .core.game import Action, GameCore
 from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, PlayerView, view
 from .errors import SessionClosed
-from .net.game import Action, GameCore
 from .session import ChatReceived, Event
 
 

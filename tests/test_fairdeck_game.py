@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import pytest
 
-from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import HAND, SIDE, Match, Move, PlayerView, view
 from p2p_spite.fairdeck import (
@@ -25,6 +24,7 @@ from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.deck import _reencrypt
 from p2p_spite.fairdeck.sim import PrivateTable
 from p2p_spite.fairdeck.table import SeatGame
+from p2p_spite.storage import record
 
 MATCH = bytes(range(100, 116))
 SEED = bytes(range(32))

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from p2p_spite.core.private import public_digest
+from p2p_spite.core.wire import MAX_FRAME
 from p2p_spite.fairdeck import FairDeck, to_wire
 from p2p_spite.fairdeck.table import SeatGame
 from p2p_spite.fairdeck.wire import MAX_WIRE
-from p2p_spite.net.private import public_digest
-from p2p_spite.net.wire import MAX_FRAME
 from tests.reference_spec import RefStream, rank_of
 from tests.support import docdeck as dd
 from tests.support.docdeck import (

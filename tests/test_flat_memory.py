@@ -13,16 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.bots.base import Bot
+from p2p_spite.core.game import Action, GameCore, Window
+from p2p_spite.core.protocol import PeerRefused
+from p2p_spite.core.wire import Refusal, RemoteProtocolError
 from p2p_spite.engine import Match, view
-from p2p_spite.net import journal
-from p2p_spite.net.game import Action, GameCore, Window
-from p2p_spite.net.journal import RecordKeeper, journal_path, load_saved, play_action, record_extra
-from p2p_spite.net.protocol import PeerRefused
-from p2p_spite.net.wire import Refusal, RemoteProtocolError
 from p2p_spite.selfplay import play_match
+from p2p_spite.storage import keeper as keepermod
+from p2p_spite.storage import record, resume
+from p2p_spite.storage.journal import journal_path
+from p2p_spite.storage.keeper import RecordKeeper, record_extra
+from p2p_spite.storage.resume import load_saved, play_action
 from tests.support.keeping import apply_kept
 from tests.support.net import finish, spawn, wait_listening
 from tests.test_integrity import _cores, _playing, _resumed
@@ -98,7 +100,7 @@ def test_windowed_match_refuses_to_be_written_as_a_whole() -> None:
 def _keeper_match(
     tmp_path: Path, games: int, monkeypatch: pytest.MonkeyPatch, fresh_bytes: int
 ) -> tuple[Path, Match, GameCore, RecordKeeper]:
-    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", fresh_bytes)
+    monkeypatch.setattr(keepermod, "FRESH_JOURNAL_BYTES", fresh_bytes)
     path = tmp_path / "r.json"
     match = Match(SEED, 100_000, ("Ann\u00e9", "Bob"))
     core = GameCore(match, 0, MATCH_ID, games)
@@ -164,7 +166,7 @@ def test_a_resumed_match_is_written_from_the_actions_it_was_given(
     k2.close()
     rec = record.load(other)
     assert record.verify(rec).scores == again.match.scores and len(rec.games) == 12
-    assert journal.record_actions(rec)[: len(saved.actions)] == saved.actions
+    assert resume.record_actions(rec)[: len(saved.actions)] == saved.actions
     with pytest.raises(ValueError):  # actions that do not make this match
         RecordKeeper(tmp_path / "x.json", again.match, MATCH_ID, 12, played=saved.actions)
     keeper.close()
@@ -176,7 +178,7 @@ def test_a_rewrite_holds_no_more_than_a_game_and_a_copy_buffer_in_memory(
 ) -> None:
     """The rewrite streams: its memory peak is far below the record's size (the old
     writer needed the whole match in memory)."""
-    monkeypatch.setattr(journal, "COPY_BYTES", 16 * 1024)
+    monkeypatch.setattr(keepermod, "COPY_BYTES", 16 * 1024)
     path, match, core, keeper = _keeper_match(tmp_path, 260, monkeypatch, 1 << 30)
     bots = [make_bot("random", 7), make_bot("random", 8)]
     rng = random.Random(4)

@@ -5,11 +5,11 @@ resignation is a request the side on turn makes its next action)."""
 
 from __future__ import annotations
 
+from p2p_spite.core.game import Action, GameCore, action_tag, chain
+from p2p_spite.core.messages import HOST, JOIN
+from p2p_spite.core.protocol import Endpoint, LocalConfig, PeerRefused, Phase
+from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import Move
-from p2p_spite.net.game import Action, GameCore, action_tag, chain
-from p2p_spite.net.messages import HOST, JOIN
-from p2p_spite.net.protocol import Endpoint, LocalConfig, PeerRefused, Phase
-from p2p_spite.net.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.session import GameEnded, GameStarted
 from tests.support.net import drain, pair, pump
 
@@ -206,8 +206,8 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
     delivered whatever happens to the connection."""
     import asyncio
 
+    from p2p_spite.core.protocol import ActionReceived, Handshaken
     from p2p_spite.net.link import Link
-    from p2p_spite.net.protocol import ActionReceived, Handshaken
 
     class ResetOnWrite:
         closing = False

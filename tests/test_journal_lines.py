@@ -1,4 +1,4 @@
-"""net/journal.py's lines: one serializer written and read both ways, in the layout the
+"""storage/lines.py's lines: one serializer written and read both ways, in the layout the
 journals of earlier versions have (a --resume must read them)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from p2p_spite.core.game import Action
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move
 from p2p_spite.engine.moves import SOURCES, TARGETS
-from p2p_spite.net.game import Action
-from p2p_spite.net.journal import (
+from p2p_spite.storage.lines import (
     ActionLine,
     JournalLine,
     KeyLine,

@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.bots.base import Bot
+from p2p_spite.core.game import Action, GameCore
 from p2p_spite.engine import Match, view
-from p2p_spite.net import journal
-from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.journal import RecordKeeper, checkpoint_due, journal_path, load_saved, record_extra
+from p2p_spite.storage import keeper as keepermod
+from p2p_spite.storage import record
+from p2p_spite.storage.journal import journal_path
+from p2p_spite.storage.keeper import RecordKeeper, checkpoint_due, record_extra
+from p2p_spite.storage.resume import load_saved
 from tests.support.keeping import apply_kept
 
 SEED = bytes.fromhex("7a" * 32)
@@ -67,7 +69,7 @@ def _journaled(
 ) -> tuple[Path, Match, GameCore, RecordKeeper]:
     """A fresh match of ``games`` games kept by a RecordKeeper that starts the journal
     afresh at every rewrite of the record."""
-    monkeypatch.setattr(journal, "FRESH_JOURNAL_BYTES", 0)
+    monkeypatch.setattr(keepermod, "FRESH_JOURNAL_BYTES", 0)
     path = tmp_path / "r.json"
     match = Match(SEED, 100_000, ("a", "b"))
     core = GameCore(match, seat, MATCH_ID, games)

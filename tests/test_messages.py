@@ -1,4 +1,4 @@
-"""net/messages.py: every message type's to_wire/from_wire, and the checks from_wire makes."""
+"""core/messages.py: every message type's to_wire/from_wire, and the checks from_wire makes."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 import msgpack
 import pytest
 
+from p2p_spite.core import messages as m
+from p2p_spite.core.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import CENTER, HAND, PAYOFF, Move
-from p2p_spite.net import messages as m
-from p2p_spite.net.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
 
 H = bytes(range(32))
 EXAMPLES: list[m.Message] = [

@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from p2p_spite import record
-from p2p_spite.net.journal import load_saved, read_journal, record_actions
+from p2p_spite.storage import record
+from p2p_spite.storage.journal import read_journal
+from p2p_spite.storage.resume import load_saved, record_actions
 from tests.adversary.cut_matches import expected as _expected
 from tests.adversary.cut_matches import record_core as _core
 from tests.support.net import CLI, finish_all, reader, spawn, wait_listening

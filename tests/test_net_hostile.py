@@ -15,14 +15,14 @@ from typing import Any
 import msgpack
 import pytest
 
-from p2p_spite import record
+from p2p_spite.core.game import Action
+from p2p_spite.core.messages import JOIN
+from p2p_spite.core.protocol import PROTOCOL_VERSION, LocalConfig
+from p2p_spite.core.wire import MAX_FRAME, ProtocolError, Refusal, encode
 from p2p_spite.engine import Move
 from p2p_spite.net import NetSession, host_session, join_session
-from p2p_spite.net.game import Action
-from p2p_spite.net.messages import JOIN
-from p2p_spite.net.protocol import PROTOCOL_VERSION, LocalConfig
-from p2p_spite.net.wire import MAX_FRAME, ProtocolError, Refusal, encode
 from p2p_spite.session import EndCause, Ending, Event, LinkState, SessionFailed
+from p2p_spite.storage import record
 from tests.support.net import RawPeer
 
 SEED = bytes(range(32))
@@ -447,7 +447,7 @@ def test_a_peer_that_does_not_read_cannot_grow_the_send_buffer(tmp_path: Path) -
 
 async def _read_frames(reader: asyncio.StreamReader, timeout: float) -> list[dict[str, Any]]:
     """Every message until the peer closes (bounded)."""
-    from p2p_spite.net.wire import FrameDecoder
+    from p2p_spite.core.wire import FrameDecoder
 
     dec = FrameDecoder()
     out: list[dict[str, Any]] = []
@@ -471,7 +471,7 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
     """No join code: a stranger that knows the match id (it used to be in the host's hello)
     tries to come back as the joiner.  It is refused before it learns the seed, and the
     real joiner keeps playing."""
-    from p2p_spite.net.game import history_root
+    from p2p_spite.core.game import history_root
     from p2p_spite.session import ConnectionChanged, MovePlayed
 
     async def main() -> None:
@@ -513,7 +513,7 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
 
 
 def test_a_chat_flood_is_refused(tmp_path: Path) -> None:
-    from p2p_spite.net.protocol import CHAT_BURST
+    from p2p_spite.core.protocol import CHAT_BURST
     from p2p_spite.session import ChatReceived
 
     async def main() -> None:

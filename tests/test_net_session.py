@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite import record
 from p2p_spite.bots.driver import run_bot
 from p2p_spite.net import host_session, join_session
 from p2p_spite.session import ConnectionChanged, Event, GameStarted, MatchEnded, MovePlayed, Notice
+from p2p_spite.storage import record
 
 
 def test_host_and_bot_in_one_loop(tmp_path: Path) -> None:

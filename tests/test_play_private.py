@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.input import create_pipe_input
 
-from p2p_spite import record
 from p2p_spite.cli import main
 from p2p_spite.lan import play_against_computer
 from p2p_spite.session import Session
+from p2p_spite.storage import record
 from p2p_spite.ui.app import GameApp
 from tests.support.net import spawn
 from tests.support.ui import SizedOutput, texts, until

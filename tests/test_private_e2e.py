@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.net.journal import load_saved
+from p2p_spite.storage.resume import load_saved
 from tests.support.net import CLI, finish_all, read_code, spawn, wait_listening
 from tests.support.proxy import FaultProxy, Plan
 from tests.test_net_faults import _free_port

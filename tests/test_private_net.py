@@ -1,5 +1,5 @@
 """The private deck over the protocol: two real endpoints in memory, each with its
-own GameCore and PrivateDeck (net/private.py), every byte through the frames.
+own GameCore and PrivateDeck (core/private.py), every byte through the frames.
 
 The hostile side is a modified program: it sends what it likes through its port.
 """
@@ -17,8 +17,12 @@ from typing import Any
 
 import pytest
 
-from p2p_spite import record
 from p2p_spite.bots import make_bot
+from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckIntent
+from p2p_spite.core.private import PrivateDeck, public_digest
+from p2p_spite.core.protocol import ActionReceived, Endpoint, LocalConfig, Phase
+from p2p_spite.core.wire import ProtocolError, Refusal, encode
 from p2p_spite.engine import CENTER, HAND, SIDE, Move
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
@@ -26,14 +30,10 @@ from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.deck import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import host_session, join_session
-from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.journal import RecordKeeper
-from p2p_spite.net.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckIntent
-from p2p_spite.net.private import PrivateDeck, public_digest
-from p2p_spite.net.protocol import ActionReceived, Endpoint, LocalConfig, Phase
 from p2p_spite.net.session import NetSession
-from p2p_spite.net.wire import ProtocolError, Refusal, encode
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
+from p2p_spite.storage import record
+from p2p_spite.storage.keeper import RecordKeeper
 from tests.support.net import pair, pump
 from tests.test_fairdeck import _attack
 

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from p2p_spite import record
+from p2p_spite.core.messages import DeckBody, DeckBytes
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import Reveal, from_wire
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import session as session_mod
-from p2p_spite.net.messages import DeckBody, DeckBytes
 from p2p_spite.net.reconnect import HEARTBEAT
 from p2p_spite.net.session import NetSession
 from p2p_spite.session import GameEnded, GameStarted, MatchEnded, SessionFailed
+from p2p_spite.storage import record
 
 LIMIT = 60  # seconds for any wait on the peer (a private deal is about a second of curve work)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite import record
+from p2p_spite.storage import record
 from tests.support.net import CLI, finish_all, spawn, wait_listening
 
 TIMEOUT = 240

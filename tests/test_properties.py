@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2p_spite import record
 from p2p_spite.engine import GameState, IllegalMoveError, Match, Move
+from p2p_spite.storage import record
 from tests.reference_spec import RefGame
 
 seeds = st.binary(min_size=32, max_size=32)

@@ -8,12 +8,11 @@ import msgpack
 import pytest
 
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import HAND, SIDE, Move
-from p2p_spite.net.game import Action, action_tag, chain
-from p2p_spite.net.keys import commitment, derive_code_key
-from p2p_spite.net.messages import HOST, JOIN, Setup
-from p2p_spite.net.protocol import ActionReceived, Endpoint, Handshaken, LocalConfig, PeerRefused, Phase
-from p2p_spite.net.wire import (
+from p2p_spite.core.game import Action, action_tag, chain
+from p2p_spite.core.keys import commitment, derive_code_key
+from p2p_spite.core.messages import HOST, JOIN, Setup
+from p2p_spite.core.protocol import ActionReceived, Endpoint, Handshaken, LocalConfig, PeerRefused, Phase
+from p2p_spite.core.wire import (
     MAX_DEPTH,
     MAX_FRAME,
     FrameDecoder,
@@ -22,6 +21,7 @@ from p2p_spite.net.wire import (
     RemoteProtocolError,
     encode,
 )
+from p2p_spite.engine import HAND, SIDE, Move
 from p2p_spite.session import GameEnded, MovePlayed
 from tests.support.net import drain, pair, pump
 
@@ -444,7 +444,7 @@ def test_reconnecting_sends_the_missing_actions() -> None:
 
 
 def test_a_flood_of_unread_bytes_is_refused() -> None:
-    from p2p_spite.net.wire import MAX_PENDING
+    from p2p_spite.core.wire import MAX_PENDING
 
     d = FrameDecoder()
     d.feed(b"\0" * (MAX_PENDING + 1))
@@ -491,8 +491,8 @@ def test_a_resignation_out_of_turn_from_the_peer_is_refused() -> None:
 
 
 def test_resuming_needs_a_proof_of_the_match_and_never_sends_the_seed() -> None:
+    from p2p_spite.core.game import GameCore
     from p2p_spite.engine import Match
-    from p2p_spite.net.game import GameCore
 
     h, j = _playing()
     assert h.core is not None and j.core is not None
@@ -521,7 +521,7 @@ def test_resuming_needs_a_proof_of_the_match_and_never_sends_the_seed() -> None:
 
 
 def test_chat_and_pings_are_rate_limited() -> None:
-    from p2p_spite.net.protocol import CHAT_BURST, CHAT_RATE, PONG_BURST
+    from p2p_spite.core.protocol import CHAT_BURST, CHAT_RATE, PONG_BURST
     from p2p_spite.session import ChatReceived
 
     now = [0.0]

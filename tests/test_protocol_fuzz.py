@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2p_spite.net.messages import HOST, JOIN
-from p2p_spite.net.protocol import NEED_DATA, Endpoint, LocalConfig, Phase
-from p2p_spite.net.wire import ProtocolError
+from p2p_spite.core.messages import HOST, JOIN
+from p2p_spite.core.protocol import NEED_DATA, Endpoint, LocalConfig, Phase
+from p2p_spite.core.wire import ProtocolError
 from tests.support.net import pair
 
 SEED = bytes(range(32))
@@ -172,7 +172,7 @@ _KEY: list[bytes] = []
 
 
 def _code_key() -> bytes:
-    from p2p_spite.net.keys import derive_code_key
+    from p2p_spite.core.keys import derive_code_key
 
     if not _KEY:
         _KEY.append(derive_code_key("ABCD-EFGH"))  # slow on purpose: once
@@ -180,7 +180,7 @@ def _code_key() -> bytes:
 
 
 def _joiner_core(core: Any) -> Any:
-    from p2p_spite.net.game import GameCore
+    from p2p_spite.core.game import GameCore
 
     m = core.match
     return GameCore(m.__class__(m.seed, m.target, m.players), 1, core.match_id, core.max_games)
@@ -210,7 +210,7 @@ def test_handshake_phases_with_random_messages(phase: str, msgs: list[tuple[str,
     ep.receive_data(data)
     _drain(ep, 100)
     if phase == "host proof":
-        from p2p_spite.net.wire import FrameDecoder
+        from p2p_spite.core.wire import FrameDecoder
 
         out = ep.data_to_send()
         dec = FrameDecoder()

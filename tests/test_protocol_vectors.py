@@ -23,14 +23,15 @@ from typing import Any
 
 import pytest
 
-from p2p_spite import record as recordmod
+from p2p_spite.core import game as netgame
+from p2p_spite.core import keys
+from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.messages import clean_text
 from p2p_spite.engine import Match, Move
-from p2p_spite.net import game as netgame
-from p2p_spite.net import keys
-from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.journal import RecordKeeper, journal_path, record_extra
-from p2p_spite.net.messages import clean_text
 from p2p_spite.plaintext import MAX_NAME
+from p2p_spite.storage import record as recordmod
+from p2p_spite.storage.journal import journal_path
+from p2p_spite.storage.keeper import RecordKeeper, record_extra
 from tests.reference_spec import RefGame
 from tests.support.keeping import apply_kept
 

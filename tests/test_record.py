@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_spite import record
 from p2p_spite.cli import main
 from p2p_spite.engine import EndReason, GameState, Match, Result
 from p2p_spite.engine.cards import is_king
-from p2p_spite.record import RecordError
+from p2p_spite.storage import record
+from p2p_spite.storage.record import RecordError
 
 DATA = Path(__file__).parent / "data"
 EXPECTED: dict[str, str] = json.loads((DATA / "expected.json").read_text())

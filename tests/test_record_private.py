@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.cli import main
 from p2p_spite.engine import CENTER, Match, view
 from p2p_spite.fairdeck import GameDeck, private_game
-from p2p_spite.record import RecordError
+from p2p_spite.storage import record
+from p2p_spite.storage.record import RecordError
 
 SEED = bytes(range(32))
 

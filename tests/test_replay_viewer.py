@@ -12,10 +12,10 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2p_spite import record
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import SIDE, Match, view
 from p2p_spite.selfplay import play_match
+from p2p_spite.storage import record
 from p2p_spite.ui.board import width_of
 from p2p_spite.ui.replay import Replay, ReplayViewer, check_failure, load_replay, run_viewer, text_listing
 from p2p_spite.ui.text import card_label

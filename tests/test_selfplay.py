@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite import record
 from p2p_spite.cli import main
+from p2p_spite.storage import record
 
 
 @pytest.mark.parametrize(

@@ -25,20 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .connect import host_session, join_session
-    from .journal import Saved, load_saved
-    from .messages import DEFAULT_PORT
-    from .protocol import PROTOCOL_VERSION
     from .session import NetSession
 
-# Imported when first used (PEP 562): a command that only reads records (replay
-# --check, history) needs the journal, not the asyncio shell and the protocol.
+# Imported when first used (PEP 562): ``p2p-spite hosts`` needs discovery, not the
+# session and the protocol.
 _WHERE = {
-    "DEFAULT_PORT": "messages",
     "host_session": "connect",
     "join_session": "connect",
-    "Saved": "journal",
-    "load_saved": "journal",
-    "PROTOCOL_VERSION": "protocol",
     "NetSession": "session",
 }
 
@@ -53,11 +46,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DEFAULT_PORT",
-    "PROTOCOL_VERSION",
     "NetSession",
-    "Saved",
     "host_session",
     "join_session",
-    "load_saved",
 ]

@@ -10,21 +10,22 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..core.game import Action, GameCore
+from ..core.keys import derive_code_key
+from ..core.messages import DEFAULT_PORT, HOST, JOIN
+from ..core.private import resume_core
+from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase
+from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
-from ..paths import default_record_path
 from ..plaintext import shown_path
-from .game import Action, GameCore
+from ..storage.keeper import RecordKeeper
+from ..storage.paths import default_record_path
+from ..storage.resume import Saved
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
-from .journal import RecordKeeper, Saved
-from .keys import derive_code_key
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
-from .messages import DEFAULT_PORT, HOST, JOIN
-from .private import resume_core
-from .protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Backoff, Dial
 from .session import NetSession
-from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 Warn = Callable[[str], None]
 
@@ -109,7 +110,7 @@ def _keeper_for(
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:
     match = Match(saved.seed, saved.target, saved.players)
     try:
-        if saved.private:  # the deck of each game, or the tape of its private deck (net/private.py)
+        if saved.private:  # the deck of each game, or the tape of its private deck (core/private.py)
             core = GameCore(match, seat, saved.match_id, saved.max_games)
             if saved.key is not None:
                 core.key = saved.key
@@ -155,7 +156,7 @@ async def host_session(
     ``seed`` None: the seed is drawn by both peers (commit-reveal).  ``games``
     stops the match after that many games.  ``code``: the join code the joiner
     must give (None: no code).  ``resume``: continue a saved match
-    (:func:`~p2p_spite.net.journal.load_saved`; the record is written back to
+    (:func:`~p2p_spite.storage.resume.load_saved`; the record is written back to
     its file unless ``record_path`` says otherwise).  Connections that fail the
     handshake are dropped with ``on_warning(text)`` and the host keeps waiting.
     The listening socket stays open for the whole match so that a joiner who

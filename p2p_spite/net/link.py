@@ -13,10 +13,10 @@ import socket
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..core.protocol import Acked, ActionDue, ActionReceived, Endpoint, Handshaken, NeedData, PeerBye, Phase
+from ..core.wire import ProtocolError
 from ..errors import StorageError
 from ..session import Event
-from .protocol import Acked, ActionDue, ActionReceived, Endpoint, Handshaken, NeedData, PeerBye, Phase
-from .wire import ProtocolError
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
 MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped

@@ -7,12 +7,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
+from ..core.protocol import PeerRefused, Phase
+from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..session import EndCause
-from .protocol import PeerRefused, Phase
-from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 if TYPE_CHECKING:
-    from .game import GameCore
+    from ..core.game import GameCore
     from .link import Link
 
 DEFAULT_GRACE = 60.0  # seconds to wait for a lost peer to come back

@@ -12,6 +12,10 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+from ..core.game import Action, Committed, GameCore
+from ..core.messages import DeckBody
+from ..core.protocol import Acked, ActionDue, ActionReceived, PeerBye, PeerRefused, Phase
+from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import SessionClosed, StorageError
 from ..fairdeck import OrderError
@@ -25,21 +29,10 @@ from ..session import (
     Notice,
     SessionFailed,
 )
-from .game import Action, Committed, GameCore
-from .journal import RecordKeeper
+from ..storage.keeper import RecordKeeper
 from .link import HANDSHAKE_TIMEOUT, Link
-from .messages import DeckBody
 from .notices import ChatBacklog, Notices
-from .protocol import (
-    Acked,
-    ActionDue,
-    ActionReceived,
-    PeerBye,
-    PeerRefused,
-    Phase,
-)
 from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
-from .wire import ProtocolError, Refusal, RemoteProtocolError
 
 REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret after a resignation
 DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (pings do not count)
@@ -660,7 +653,7 @@ class NetSession:
         self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
 
     def write_pending(self) -> None:
-        """The one place the private deck's tape is written down (net/private.py queues
+        """The one place the private deck's tape is written down (core/private.py queues
         it, it does no I/O): a secret fsynced, each entry before anything that depends on
         it is sent (Link.flush calls this before the bytes leave) and before the action
         made after it.  StorageError if the journal cannot be written."""

@@ -1,6 +1,6 @@
 """``p2p-spite replay FILE``: step through a record, both hands face up.
 
-The record is loaded and verified first (:func:`p2p_spite.record.verify`);
+The record is loaded and verified first (:func:`p2p_spite.storage.record.verify`);
 any point of it is then re-dealt from the seed and replayed up to that move,
 which takes a few milliseconds.  Positions are (game, n): the deal of game
 ``game`` with its first ``n`` moves applied.
@@ -25,7 +25,6 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
-from .. import record as recordmod
 from ..engine import (
     CENTER,
     HAND,
@@ -41,7 +40,8 @@ from ..engine import (
 )
 from ..engine.refusals import NoSuchSeat, NotYourTurn
 from ..i18n import _, ngettext
-from ..net.journal import replay_with_journal
+from ..storage import record as recordmod
+from ..storage.resume import replay_with_journal
 from .board import (
     COMPACT_MIN_WIDTH,
     MIN_WIDTH,

@@ -10,11 +10,11 @@ import socket
 import time
 from typing import Any
 
+from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.keys import commitment, proof_mac, resume_key, seed_from
+from p2p_spite.core.protocol import PROTOCOL_VERSION
+from p2p_spite.core.wire import FrameDecoder, encode
 from p2p_spite.engine import Match, Move
-from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.keys import commitment, proof_mac, resume_key, seed_from
-from p2p_spite.net.protocol import PROTOCOL_VERSION
-from p2p_spite.net.wire import FrameDecoder, encode
 
 ADDR = "127.0.0.1"
 

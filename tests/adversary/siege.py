@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from p2p_spite.net.wire import encode
+from p2p_spite.core.wire import encode
 from tests.support.net import CLI, ROOT, finish_all, read_code, reader, spawn, wait_listening
 
 SOURCES = [f"127.0.0.{k}" for k in range(2, 66)]  # the attacker's "machines" (the first --sources)

@@ -1,7 +1,7 @@
 """The door (issue 9, items 3 and 4; issue 12, item 3): strangers cannot crowd out the
 player, a hostile hello or setup cannot crash or fool the honest side, and a resumed
 match keeps its names and says who chose its seed.  Hostile peers speak raw frames
-(``p2p_spite.net.wire``) to real ``p2p-spite host`` / ``join`` processes."""
+(``p2p_spite.core.wire``) to real ``p2p-spite host`` / ``join`` processes."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.core.messages import HOST, JOIN
+from p2p_spite.core.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
+from p2p_spite.core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
 from p2p_spite.net import gate, host_session
 from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
-from p2p_spite.net.messages import HOST, JOIN
-from p2p_spite.net.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
-from p2p_spite.net.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
 from tests.adversary.siege import siege
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
 
@@ -260,7 +260,7 @@ def test_proto_must_be_a_real_integer(proto: Any, what: str) -> None:
 
 
 def test_frames_nest_at_most_four_deep() -> None:
-    from p2p_spite.net.wire import MAX_DEPTH, FrameDecoder
+    from p2p_spite.core.wire import MAX_DEPTH, FrameDecoder
 
     dec = FrameDecoder()
     dec.feed(encode({"t": "x", "v": _nested(MAX_DEPTH - 1)}))  # the map, then 3 lists: 4 deep
@@ -411,7 +411,7 @@ def test_a_wrong_code_stranger_does_not_learn_that_a_match_is_in_progress(tmp_pa
 
 
 def test_the_right_code_still_hears_seat_taken() -> None:
-    from p2p_spite.net.keys import derive_code_key
+    from p2p_spite.core.keys import derive_code_key
     from tests.support.net import pump
 
     key = derive_code_key("ABCD-EFGH")

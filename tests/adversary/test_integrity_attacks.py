@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.keys import commitment
+from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.keys import commitment
 from tests.adversary.hostile import ADDR, Hostile, listener, seed_exchange_as_joiner
 from tests.support.net import CLI, finish, spawn, wait_listening
 
@@ -311,7 +311,7 @@ def test_a_joiner_that_drops_after_seeing_the_deal_gets_the_same_one_back(tmp_pa
         q.expect("commit")
         q.send({"t": "reveal", "r": secret})
         host_secret = q.expect("reveal")["r"]
-        from p2p_spite.net.keys import seed_from
+        from p2p_spite.core.keys import seed_from
 
         assert seed_from(host_secret, secret, setup["match"]) == seed  # the same deal
         q.close()

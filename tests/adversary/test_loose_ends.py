@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.core.game import Action
+from p2p_spite.core.keys import commitment
+from p2p_spite.core.protocol import PROTOCOL_VERSION
+from p2p_spite.core.wire import encode
 from p2p_spite.net.discovery import PER_SENDER, Announcement
 from p2p_spite.net.discovery import encode as announcement
-from p2p_spite.net.game import Action
-from p2p_spite.net.keys import commitment
-from p2p_spite.net.protocol import PROTOCOL_VERSION
-from p2p_spite.net.wire import encode
 from tests.adversary.hostile import ADDR, Closed, Hostile, listener
 from tests.support.net import CLI, finish, finish_all, read_code, reader, spawn, wait_listening
 from tests.test_discovery import free_udp_port
@@ -562,7 +562,7 @@ def test_a_hand_number_out_of_range_names_the_cards_left() -> None:
 
 
 def test_a_record_without_its_format_is_told_in_json_words() -> None:
-    from p2p_spite.record import RecordError, loads
+    from p2p_spite.storage.record import RecordError, loads
 
     for text, said in [
         ('{"version": 1}', 'no "format" key: not a p2p-spite record'),
@@ -584,7 +584,7 @@ def test_a_host_whose_sync_claims_an_action_it_never_sends_is_stopped_in_time(tm
     """The other way round: a hostile host lets the joiner (a bot, off turn: this deal's
     host begins) back in claiming one action more than it has, then only pings: the
     joiner stops within the 15 s."""
-    from p2p_spite.net.keys import proof_mac, resume_key
+    from p2p_spite.core.keys import proof_mac, resume_key
 
     server, port = listener()
     join = spawn(["join", f"{ADDR}:{port}", "--name", "Bob", "--record", "j.json", "--bot", "easy",

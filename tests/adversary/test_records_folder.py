@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from p2p_spite.core.game import Action, GameCore
 from p2p_spite.engine import Match
-from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.journal import RecordKeeper
+from p2p_spite.storage.keeper import RecordKeeper
 from tests.support.net import CLI
 
 TIMEOUT = 60

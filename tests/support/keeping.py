@@ -3,9 +3,9 @@ keeps it (net/session.py ``_settle``), without a peer: for tests of the files on
 
 from __future__ import annotations
 
-from p2p_spite.net.game import Action, GameCore
-from p2p_spite.net.journal import RecordKeeper
+from p2p_spite.core.game import Action, GameCore
 from p2p_spite.session import Event
+from p2p_spite.storage.keeper import RecordKeeper
 
 
 def apply_kept(core: GameCore, keeper: RecordKeeper, action: Action, tag: bytes | None = None) -> list[Event]:

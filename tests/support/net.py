@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from p2p_spite.net.protocol import NEED_DATA, ActionDue, ActionReceived, Endpoint, LocalConfig
-from p2p_spite.net.wire import ProtocolError
+from p2p_spite.core.protocol import NEED_DATA, ActionDue, ActionReceived, Endpoint, LocalConfig
+from p2p_spite.core.wire import ProtocolError
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "p2p_spite"]
@@ -213,7 +213,7 @@ class RawPeer:
         ep.initiate()
         peer = cls(reader, writer, ep)
         peer.flush()
-        from p2p_spite.net.protocol import Handshaken
+        from p2p_spite.core.protocol import Handshaken
 
         await peer.read_until(lambda evs: any(isinstance(e, Handshaken) for e in evs), timeout)
         return peer

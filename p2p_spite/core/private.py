@@ -1,7 +1,7 @@
 """The private deck over the network: one seat's driver of :mod:`p2p_spite.fairdeck`.
 
 No I/O here (like ``protocol.py``): a :class:`PrivateDeck` hangs on the seat's
-:class:`~p2p_spite.net.game.GameCore` (``core.private``) for the whole match, runs
+:class:`~p2p_spite.core.game.GameCore` (``core.private``) for the whole match, runs
 one :class:`~p2p_spite.fairdeck.FairDeck` per game, sends what it owes through a
 :class:`Port` (the connection's endpoint) and queues what it must not lose as
 :class:`TapeEntry` lines; the shell takes them (:meth:`PrivateDeck.take_unwritten`)

@@ -34,13 +34,7 @@ from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..plaintext import MAX_CHAT, MAX_NAME
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore, chain
-from .keys import (
-    auth_mac,
-    commitment,
-    proof_mac,
-    resume_key,
-    seed_from,
-)
+from .keys import auth_mac, commitment, proof_mac, resume_key, seed_from
 from .messages import (
     HOST,
     JOIN,
@@ -359,7 +353,7 @@ class Endpoint:
         self._out += encode(msg.to_wire())
 
     def send_message(self, msg: DeckBody) -> None:
-        """Queue a private-deck message (net/private.py makes them)."""
+        """Queue a private-deck message (core/private.py makes them)."""
         if self.phase is Phase.PLAY:
             self._send(Deck(msg))
 

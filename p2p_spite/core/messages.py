@@ -3,10 +3,10 @@
 ``to_wire()`` is the map that goes in a frame (its key order is part of the bytes
 on the wire, which tests pin).  ``from_wire(m)`` takes a decoded map whose ``t``
 names the type and checks every field's type, size and range, raising
-:class:`~p2p_spite.net.wire.RemoteProtocolError` (``malformed``, unless said
+:class:`~p2p_spite.core.wire.RemoteProtocolError` (``malformed``, unless said
 otherwise) at the first wrong one; it never passes peer data whole to ``repr()``.
 What depends on the match (sequence numbers, whose turn, the state digest) is
-the endpoint's to check (:mod:`p2p_spite.net.protocol`).
+the endpoint's to check (:mod:`p2p_spite.core.protocol`).
 """
 
 from __future__ import annotations
@@ -479,7 +479,7 @@ class DeckBytes:
 @dataclass(frozen=True, slots=True)
 class DeckIntent:
     """The seat on turn announces its next move before it makes it, and for a hand card
-    the slot it plays: ``deck{g, i, m, s}`` (net/private.py)."""
+    the slot it plays: ``deck{g, i, m, s}`` (core/private.py)."""
 
     game: int
     index: int
@@ -494,7 +494,7 @@ DeckBody = DeckBytes | DeckIntent
 class Deck(Message):
     """A private-deck message (docs/fairness.md): fairdeck's bytes or an intent, numbered
     ``i`` = 0, 1, 2, ... per sender and game.  Its shape is checked here; what it says,
-    by :mod:`p2p_spite.net.private`."""
+    by :mod:`p2p_spite.core.private`."""
 
     T: ClassVar[str] = DECK_MSG
     body: DeckBody

@@ -150,7 +150,7 @@ class GameCore:
         self._game_start = 0  # the number of the current game's first action
         self.finished = False  # the match is over (target reached or max_games played)
         match.keep_current_only()
-        self.private: PrivateDeck | None = None  # a private-deck match's deck (net/private.py)
+        self.private: PrivateDeck | None = None  # a private-deck match's deck (core/private.py)
         self._check_finished()
 
     # -- queries ---------------------------------------------------------------

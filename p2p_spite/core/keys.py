@@ -1,6 +1,6 @@
 """The handshake's keys and MACs (docs/protocol.md, "Byte-exact definitions"): the join
 code and the key it stands for, the join-code and resume proofs, the seed commitments
-and the seed they open to.  Pure functions; the endpoint (net/protocol.py) uses them."""
+and the seed they open to.  Pure functions; the endpoint (core/protocol.py) uses them."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ the endpoint's to check (:mod:`p2p_spite.core.protocol`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, Final, Self
 
 from ..engine import Move, move_from_json
@@ -20,8 +21,17 @@ from ..plaintext import MAX_CHAT, MAX_NAME, printable
 from .wire import Refusal, RemoteProtocolError
 
 APP: Final = "p2p-spite"
-HOST: Final = "host"
-JOIN: Final = "join"
+
+
+class Role(StrEnum):
+    """A player's side of the connection: the host listens (seat 0), the joiner dials (seat 1)."""
+
+    HOST = "host"
+    JOIN = "join"
+
+
+HOST: Final = Role.HOST
+JOIN: Final = Role.JOIN
 NONCE_BYTES: Final = 16
 MATCH_ID_BYTES: Final = 16
 HASH_BYTES: Final = 32  # MACs, commitments, secrets, seeds, digests, history hashes, tags
@@ -116,7 +126,7 @@ class Hello(Message):
 
     T: ClassVar[str] = "hello"
     proto: int
-    role: str
+    role: Role
     name: str
     nonce: bytes
     code: bool
@@ -138,7 +148,7 @@ class Hello(Message):
         }
 
     @classmethod
-    def from_wire(cls, m: dict[str, Any], *, proto: int | None = None, role: str | None = None) -> Self:
+    def from_wire(cls, m: dict[str, Any], *, proto: int | None = None, role: Role | None = None) -> Self:
         """``proto``/``role``: the version this side speaks and the role the peer must have.
         What every version shares (app, proto, role) is checked first, so a peer of another
         version or the wrong role hears so, whatever its other fields are."""
@@ -150,7 +160,7 @@ class Hello(Message):
                 f"hello: proto must be an integer, not {shown(version)}", Refusal.MALFORMED
             )
         peer_role = m.get("role")
-        expected = role if role is not None else peer_role if peer_role in _WHO else None
+        expected = role if role is not None else Role(peer_role) if peer_role in _WHO else None
         if proto is not None and version != proto and expected is not None:
             mine = HOST if expected == JOIN else JOIN
             raise RemoteProtocolError(
@@ -159,8 +169,9 @@ class Hello(Message):
                 Refusal.VERSION,
             )
         if peer_role != expected or expected is None:
+            wanted = expected.value if expected is not None else "host or join"
             raise RemoteProtocolError(
-                f"the peer says it is {shown(peer_role)}, expected {expected or 'host or join'!r}",
+                f"the peer says it is {shown(peer_role)}, expected {wanted!r}",
                 Refusal.ROLE,
             )
         name = clean_text(_str(m, "name", MAX_NAME), MAX_NAME)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 
 from .bots.base import Bot
-from .core.game import Action, GameCore
+from .core.game import NO_SHELL, Action, GameCore
 from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, PlayerView, view
 from .errors import SessionClosed
 from .session import ChatReceived, Event
@@ -130,7 +130,8 @@ class LocalSession:
         self._apply(Action(self.match.game.game, move.seat, move))
 
     def _apply(self, action: Action) -> None:
-        for ev in self.core.apply(action):
+        evs = self.core.settle(self.core.commit(action), NO_SHELL, received=False)
+        for ev in evs or ():
             self.inject(ev)
         if self.core.finished:
             self.inject(self.core.end_event(None))

@@ -21,7 +21,7 @@ from p2p_spite.bots import make_bot
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.core.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckIntent
 from p2p_spite.core.private import PrivateDeck, public_digest
-from p2p_spite.core.protocol import ActionReceived, Endpoint, LocalConfig, Phase
+from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.wire import ProtocolError, Refusal, encode
 from p2p_spite.engine import CENTER, HAND, SIDE, Move
 from p2p_spite.errors import SessionClosed
@@ -34,7 +34,7 @@ from p2p_spite.net.session import NetSession
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from p2p_spite.storage import record
 from p2p_spite.storage.keeper import RecordKeeper
-from tests.support.net import pair, pump
+from tests.support.net import EndpointShell, pair, pump
 from tests.test_fairdeck import _attack
 
 Tamper = Callable[[dict[str, Any]], list[dict[str, Any]]]
@@ -97,13 +97,6 @@ class Table:
         b.write_pending()
         a.events += ea
         b.events += eb
-        again = False
-        for seat, evs in ((a, ea), (b, eb)):  # what the session does once it took a peer's action
-            if any(isinstance(e, ActionReceived) for e in evs):
-                seat.deck.after_action()
-                again = True
-        if again:
-            self.pump()
 
     def error(self, seat: int) -> ProtocolError | None:
         evs = self.seats[seat].events
@@ -120,11 +113,7 @@ class Table:
         self.pump()
         if not s.deck.ready(action) or self.error(0) or self.error(1):
             return  # refused (the error is in the events)
-        n = core.position
-        done = core.commit(action)
-        s.ep.send_action(n)
-        s.deck.after_action()
-        s.events += core.events(done) + core.deal_next()
+        s.events += core.settle(core.commit(action), EndpointShell(s.ep), received=False) or []
         self.pump()
 
     def turn(self) -> int:

@@ -583,40 +583,17 @@ class NetSession:
     def _settle(
         self, link: Link | None, done: Committed, received: ActionReceived | None, *, unseen: bool
     ) -> None:
-        """The action just applied to the core (ours, or ``received`` from the peer): written
-        down first, then told to the peer (ours sent, the peer's acknowledged), then shown.
-        This is where the durability rule lives: the peer never learns of an action, nor
-        the driver sees one, that this side's journal could lose.  ``unseen``: the driver
-        did not make it (a move it chose before seeing this one was chosen on an old board)."""
-        core, keeper = self.core, self.keeper
-        n = core.position - 1
+        """The action just applied to the core (ours, or ``received`` from the peer), taken
+        through :meth:`GameCore.settle`'s steps (written down, told to the peer, shown: the
+        durability rule's one order), then shown.  ``unseen``: the driver did not make it (a
+        move it chose before seeing this one was chosen on an old board)."""
+        core = self.core
         # the peer's tag is kept for its own actions (ours come back only while it catches us up)
         tag = received.tag if received is not None and core.authors[-1] != core.seat else None
-        try:
-            self.write_pending()  # the tape first (as it was noted), then the action
-            if keeper is not None:
-                keeper.append(n, done.action, tag)
-        except StorageError as e:
-            self.link_storage_failed(link, e)
-            return
+        evs = core.settle(done, _Steps(self, link), received=received is not None, tag=tag)
+        if evs is None:
+            return  # a write failed: the session has stopped
         deck = core.private
-        live = link if link is not None and link.endpoint.phase is Phase.PLAY else None
-        if live is not None and received is None:
-            live.endpoint.send_action(n)
-        if deck is not None:
-            deck.after_action()  # a resignation's secret goes after it (and before our ack)
-        if live is not None:
-            if received is not None:
-                live.endpoint.acknowledge()
-            live.flush()
-        evs = core.events(done)
-        if core.match.game.result is not None and keeper is not None:
-            try:
-                keeper.game_over(core.match)  # the record's checkpoint, when due, before the next deal
-            except StorageError as e:
-                self.link_storage_failed(link, e)
-                return
-        evs += core.deal_next()
         for ev in evs:
             self._put(ev)
         if unseen:
@@ -833,3 +810,49 @@ class NetSession:
             self.server.close()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait_closed(), LINGER)
+
+
+class _Steps:
+    """The session's side of each step of :meth:`GameCore.settle`: the tape and the action
+    into the journal, the peer told over the link while it plays, the record's checkpoint."""
+
+    __slots__ = ("_live", "_session", "link")
+
+    def __init__(self, session: NetSession, link: Link | None) -> None:
+        self._session = session
+        self.link = link
+        self._live = link if link is not None and link.endpoint.phase is Phase.PLAY else None
+
+    def write(self, n: int, action: Action, tag: bytes | None) -> bool:
+        s = self._session
+        try:
+            s.write_pending()  # the tape first (as it was noted), then the action
+            if s.keeper is not None:
+                s.keeper.append(n, action, tag)
+        except StorageError as e:
+            s.link_storage_failed(self.link, e)
+            return False
+        return True
+
+    def send(self, n: int) -> None:
+        if self._live is not None:
+            self._live.endpoint.send_action(n)
+
+    def acknowledge(self) -> None:
+        if self._live is not None:
+            self._live.endpoint.acknowledge()
+
+    def flush(self) -> None:
+        if self._live is not None:
+            self._live.flush()
+
+    def checkpoint(self, match: Match) -> bool:
+        s = self._session
+        if s.keeper is None:
+            return True
+        try:
+            s.keeper.game_over(match)  # the record's checkpoint, when due, before the next deal
+        except StorageError as e:
+            s.link_storage_failed(self.link, e)
+            return False
+        return True

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from p2p_spite.core.game import NoShell
 from p2p_spite.core.protocol import NEED_DATA, ActionDue, ActionReceived, Endpoint, LocalConfig
 from p2p_spite.core.wire import ProtocolError
 
@@ -40,6 +41,19 @@ def pump(a: Endpoint, b: Endpoint, rounds: int = 50) -> tuple[list[Any], list[An
     return ea, eb
 
 
+class EndpointShell(NoShell):
+    """A shell with no journal: it sends our actions and acknowledges the peer's."""
+
+    def __init__(self, ep: Endpoint) -> None:
+        self.ep = ep
+
+    def send(self, n: int) -> None:
+        self.ep.send_action(n)
+
+    def acknowledge(self) -> None:
+        self.ep.acknowledge()
+
+
 def drain(ep: Endpoint, evs: list[Any]) -> None:
     """The endpoint's events into ``evs``, as a shell with no journal sees them: an action
     received is acknowledged and shown, an action due is made (sent, then shown)."""
@@ -56,14 +70,10 @@ def drain(ep: Endpoint, evs: list[Any]) -> None:
         core = ep.core
         if isinstance(ev, ActionReceived):
             assert core is not None
-            ep.acknowledge()
-            evs.extend(core.events(ev.done) + core.deal_next())
+            evs.extend(core.settle(ev.done, EndpointShell(ep), received=True) or ())
         elif isinstance(ev, ActionDue):
             assert core is not None
-            n = core.position
-            done = core.commit(ev.action)
-            ep.send_action(n)
-            evs.extend(core.events(done) + core.deal_next())
+            evs.extend(core.settle(core.commit(ev.action), EndpointShell(ep), received=False) or ())
         else:
             evs.append(ev)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .bots import DEFAULT_LEVEL
+from .core.handshake import SeedOrigin
 from .core.keys import new_join_code
 from .core.messages import DEFAULT_PORT
 from .engine import DEFAULT_TARGET
@@ -384,9 +385,9 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
                 if args.code is None:
                     raise UserError("no join code given") from None
         who = session.peer_name
-        if session.seed_from_host:
+        if session.seed_by is SeedOrigin.HOST:
             seed = f"the host chose the seed: {session.seed.hex()}"
-        elif session.seed_from_host is False:
+        elif session.seed_by is SeedOrigin.BOTH:
             seed = f"seed drawn by both: {session.seed.hex()}"
         else:  # a record from before the seed's origin was kept
             seed = f"seed {session.seed.hex()}"

@@ -16,6 +16,7 @@ import pytest
 from p2p_spite.bots import make_bot
 from p2p_spite.bots.base import Bot
 from p2p_spite.core.game import Action, GameCore, Window
+from p2p_spite.core.handshake import SeedOrigin
 from p2p_spite.core.protocol import PeerRefused
 from p2p_spite.core.wire import Refusal, RemoteProtocolError
 from p2p_spite.engine import Match, view
@@ -262,7 +263,7 @@ def test_a_real_joiner_resuming_an_old_copy_is_told_it_is_too_far_behind(tmp_pat
     and exit code 1; the host warns, keeps the seat open (the joiner may come back with
     its real record) and its record is unchanged."""
     seed = bytes.fromhex("5a" * 32)
-    extra = record_extra(MATCH_ID, 10, None, True)
+    extra = record_extra(MATCH_ID, 10, None, SeedOrigin.HOST)
     for name, games in (("h.json", 5), ("j.json", 2)):
         m = Match(seed, 100_000, ("host", "joiner"))
         play_match(m, [make_bot("random", 1), make_bot("random", 2)], max_games=games)

@@ -13,6 +13,7 @@ import pytest
 from p2p_spite.bots import make_bot
 from p2p_spite.bots.base import Bot
 from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.handshake import SeedOrigin
 from p2p_spite.engine import Match, view
 from p2p_spite.storage import keeper as keepermod
 from p2p_spite.storage import record
@@ -34,7 +35,7 @@ def test_the_streamed_record_is_byte_for_byte_dumps(tmp_path: Path) -> None:
     """record.save writes a game at a time: the same bytes as dumps(to_json(...))."""
     match = Match(SEED, 50, ("Ann\u00e9", 'B"b'))
     bots = [make_bot("easy", 1), make_bot("easy", 2)]
-    extra = record_extra(MATCH_ID, 9, None, True)
+    extra = record_extra(MATCH_ID, 9, None, SeedOrigin.HOST)
     for _ in range(3):
         while match.game.result is None:
             match.apply(bots[match.game.turn].choose(view(match.game, match.game.turn)))

@@ -11,7 +11,15 @@ from p2p_spite.bots import make_bot
 from p2p_spite.core.game import Action, action_tag, chain
 from p2p_spite.core.keys import commitment, derive_code_key
 from p2p_spite.core.messages import HOST, JOIN, Setup
-from p2p_spite.core.protocol import ActionReceived, Endpoint, Handshaken, LocalConfig, PeerRefused, Phase
+from p2p_spite.core.protocol import (
+    ActionReceived,
+    Endpoint,
+    Handshaken,
+    LocalConfig,
+    PeerRefused,
+    Phase,
+    SeedOrigin,
+)
 from p2p_spite.core.wire import (
     MAX_DEPTH,
     MAX_FRAME,
@@ -37,7 +45,7 @@ def cfgs(**host: object) -> tuple[LocalConfig, LocalConfig]:
 def test_handshake_with_a_chosen_seed() -> None:
     h, j, eh, ej = pair(*cfgs(seed=SEED, target=30, max_games=3))
     assert [type(e) for e in eh] == [Handshaken] and [type(e) for e in ej] == [Handshaken]
-    assert ej[0].seed_from_host and ej[0].peer_name == "Ann" and eh[0].peer_name == "Bob"
+    assert ej[0].seed_by is SeedOrigin.HOST and ej[0].peer_name == "Ann" and eh[0].peer_name == "Bob"
     assert h.phase is Phase.PLAY and j.phase is Phase.PLAY
     assert h.core is not None and j.core is not None
     assert h.core.match.seed == j.core.match.seed == SEED
@@ -52,7 +60,7 @@ def test_commit_reveal_gives_both_the_same_fresh_seed() -> None:
     for _ in range(3):
         h, j, eh, ej = pair(*cfgs())
         assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
-        assert not ej[0].seed_from_host
+        assert ej[0].seed_by is SeedOrigin.BOTH
         assert h.core is not None and j.core is not None
         assert h.core.match.seed == j.core.match.seed
         seeds.add(h.core.match.seed)

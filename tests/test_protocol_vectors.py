@@ -26,6 +26,7 @@ import pytest
 from p2p_spite.core import game as netgame
 from p2p_spite.core import keys
 from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.handshake import SeedOrigin
 from p2p_spite.core.messages import clean_text
 from p2p_spite.engine import Match, Move
 from p2p_spite.plaintext import MAX_NAME
@@ -390,8 +391,8 @@ def _example_match() -> Match:
 
 def test_the_record_file_is_byte_for_byte_the_documented_one(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    extra = record_extra(MATCH_ID, 3, keys.derive_code_key(CODE), False)
-    keeper = RecordKeeper(path, _example_match(), MATCH_ID, 3, keys.derive_code_key(CODE), False)
+    extra = record_extra(MATCH_ID, 3, keys.derive_code_key(CODE), SeedOrigin.BOTH)
+    keeper = RecordKeeper(path, _example_match(), MATCH_ID, 3, keys.derive_code_key(CODE), SeedOrigin.BOTH)
     keeper.close(keep_journal=True)
     assert keeper.extra == extra
     text = doc_block("record")

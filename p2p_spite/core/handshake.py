@@ -15,7 +15,7 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Final
 
 from ..engine import DEFAULT_TARGET, Match
@@ -55,6 +55,14 @@ class Phase(Enum):
     CLOSED = "closed"
 
 
+class SeedOrigin(StrEnum):
+    """Who chose a match's seed: the host (its setup sent it), or both (commit-reveal).
+    The same words as a record's ``seed_by``."""
+
+    HOST = "host"
+    BOTH = "both"
+
+
 class Route(Enum):
     """The path of one handshake, decided once."""
 
@@ -75,19 +83,23 @@ class Route(Enum):
         return self in (Route.SEEDED, Route.DRAWN, Route.DEAL)
 
     @property
-    def seed_from_host(self) -> bool | None:
-        """What the setup said: the host chose the seed (True) or both drew it (False);
-        None: a match both already hold (its record says)."""
-        return {Route.SEEDED: True, Route.DRAWN: False, Route.DEAL: False}.get(self)
+    def seed_by(self) -> SeedOrigin | None:
+        """Who chose the seed, as the setup said it; None: a match both already hold
+        (its record says)."""
+        return _SETUP_SAYS.get(self)
 
     @property
-    def origin(self) -> bool | None:
+    def origin(self) -> SeedOrigin | None:
         """Who chose the seed, as the handshake knows it when it ends (None: the record says)."""
-        if self is Route.DEAL_WHOLE:
-            return False
-        if self is Route.ADOPTED:
-            return True
-        return self.seed_from_host
+        return _KNOWN_AT_END.get(self)
+
+
+_SETUP_SAYS: Final = {
+    Route.SEEDED: SeedOrigin.HOST,
+    Route.DRAWN: SeedOrigin.BOTH,
+    Route.DEAL: SeedOrigin.BOTH,
+}
+_KNOWN_AT_END: Final = _SETUP_SAYS | {Route.DEAL_WHOLE: SeedOrigin.BOTH, Route.ADOPTED: SeedOrigin.HOST}
 
 
 @dataclass(slots=True)
@@ -175,9 +187,9 @@ class Handshake:
         return self.peer.name if self.peer is not None else ""
 
     @property
-    def seed_from_host(self) -> bool | None:
+    def seed_by(self) -> SeedOrigin | None:
         """What the setup said of the seed (None: not yet, or a match both already hold)."""
-        return self.route.seed_from_host if self.route is not None else None
+        return self.route.seed_by if self.route is not None else None
 
     def hello(self) -> Hello:
         """This side's hello."""

@@ -33,7 +33,7 @@ from ..engine import IllegalMoveError
 from ..plaintext import MAX_CHAT
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore, chain
-from .handshake import PROTOCOL_VERSION, Deal, Handshake, LocalConfig, Phase, Route
+from .handshake import PROTOCOL_VERSION, Deal, Handshake, LocalConfig, Phase, Route, SeedOrigin
 from .messages import (
     MAX_REASON,
     MAX_REFUSAL,
@@ -88,6 +88,7 @@ __all__ = [
     "PeerRefused",
     "Phase",
     "Route",
+    "SeedOrigin",
 ]
 
 
@@ -115,9 +116,8 @@ class Handshaken:
     """The handshake is done: the match is agreed and the histories line up."""
 
     peer_name: str
-    # the host chose the seed (True) or both drew it (False); None: a resumed match
-    # (the handshake does not say: the record does)
-    seed_from_host: bool | None
+    # who chose the seed; None: a resumed match (the handshake does not say: the record does)
+    seed_by: SeedOrigin | None
     resumed_at: int  # actions both sides already had (0 for a fresh match)
     peer_position: int = 0  # actions the peer had
 
@@ -241,8 +241,8 @@ class Endpoint:
         return self.hs.deal
 
     @property
-    def seed_from_host(self) -> bool | None:
-        return self.hs.seed_from_host
+    def seed_by(self) -> SeedOrigin | None:
+        return self.hs.seed_by
 
     @property
     def private(self) -> bool:

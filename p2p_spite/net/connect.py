@@ -14,7 +14,7 @@ from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
 from ..core.messages import DEFAULT_PORT, HOST, JOIN
 from ..core.private import resume_core
-from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase
+from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
@@ -53,7 +53,7 @@ def _session_on(
     *,
     server: asyncio.AbstractServer | None = None,
     dial: Dial | None = None,
-    origin: bool | None = None,
+    origin: SeedOrigin | None = None,
     port: int | None = None,
 ) -> NetSession:
     """The session of a link whose first handshake is done (``server``: the host's
@@ -64,10 +64,10 @@ def _session_on(
     assert core is not None
     path = record_path if resume is None else resume_path(resume, record_path)
     # a resumed match: who chose the seed is in the record (the handshake does not say)
-    if hs.seed_from_host is not None:
-        origin = hs.seed_from_host
+    if hs.seed_by is not None:
+        origin = hs.seed_by
     elif resume is not None:
-        origin = resume.seed_from_host
+        origin = resume.seed_by
     played = resume.actions if resume is not None else []
     keeper = _keeper_for(core, path, kind, code_key, origin, played, port)
     return NetSession(
@@ -79,7 +79,7 @@ def _session_on(
         dial=dial,
         resumed_at=hs.resumed_at,
         peer_position=hs.peer_position,
-        seed_from_host=origin,
+        seed_by=origin,
         grace=grace,
         heartbeat=heartbeat,
         dead_after=dead_after,
@@ -91,7 +91,7 @@ def _keeper_for(
     record_path: str | Path | None,
     kind: str,
     code_key: bytes | None,
-    origin: bool | None,
+    origin: SeedOrigin | None,
     played: Sequence[Action],
     port: int | None = None,
 ) -> RecordKeeper:
@@ -303,7 +303,7 @@ class _Host:
         if self.session is not None or self.core is not None or self.winner.done() or succeeded:
             return
         agreed = link.endpoint.core
-        if agreed is not None and link.endpoint.seed_from_host:
+        if agreed is not None and link.endpoint.seed_by is SeedOrigin.HOST:
             self.held = agreed  # a seeded match the joiner may have begun: it may come back to it
         if deal is None:
             return
@@ -485,7 +485,7 @@ class _Joiner:
         self.deal: Deal | None = None  # ... or the seed agreement
         self.last_core: GameCore | None = None  # the match a cut handshake agreed
         self.last_deal: Deal | None = None  # the seed agreement of a first handshake cut short
-        self.origin: bool | None = None  # who chose the seed of the match a cut handshake agreed
+        self.origin: SeedOrigin | None = None  # who chose the seed of the match a cut handshake agreed
 
     async def dial(self, with_core: GameCore | None, with_deal: Deal | None = None) -> Link:
         """One connection and its handshake."""
@@ -512,8 +512,8 @@ class _Joiner:
         except BaseException:
             self.last_core = link.endpoint.core
             self.last_deal = link.endpoint.deal
-            if link.endpoint.seed_from_host is not None:
-                self.origin = link.endpoint.seed_from_host
+            if link.endpoint.seed_by is not None:
+                self.origin = link.endpoint.seed_by
             if link.transport is not None:
                 link.transport.close()
             raise

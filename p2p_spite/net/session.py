@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ..core.game import Action, Committed, GameCore
 from ..core.messages import DeckBody
-from ..core.protocol import Acked, ActionDue, ActionReceived, PeerBye, PeerRefused, Phase
+from ..core.protocol import Acked, ActionDue, ActionReceived, PeerBye, PeerRefused, Phase, SeedOrigin
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match, Move, PlayerView
 from ..errors import SessionClosed, StorageError
@@ -122,7 +122,7 @@ class NetSession:
         dial: Dial | None = None,
         resumed_at: int = 0,
         peer_position: int = 0,
-        seed_from_host: bool | None = False,
+        seed_by: SeedOrigin | None = SeedOrigin.BOTH,
         grace: float = DEFAULT_GRACE,
         heartbeat: float = HEARTBEAT,
         dead_after: float = DEAD_AFTER,
@@ -132,7 +132,7 @@ class NetSession:
         self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         self.server = server
         self.resumed_at = resumed_at
-        self.seed_from_host = seed_from_host
+        self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
         self.acked = max(resumed_at, peer_position)  # the peer has the first `acked` actions
         self._ack_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._events: asyncio.Queue[Event] = asyncio.Queue()

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.game import Action, GameCore
+from ..core.handshake import SeedOrigin
 from ..core.private import GameOutcome, TapeEntry
 from ..engine import Match
 from ..engine.state import WIN_RESIGN
@@ -51,7 +52,7 @@ def checkpoint_due(game: int) -> bool:
 
 
 def record_extra(
-    match_id: bytes, max_games: int | None, code_key: bytes | None = None, seed_from_host: bool | None = None
+    match_id: bytes, max_games: int | None, code_key: bytes | None = None, seed_by: SeedOrigin | None = None
 ) -> dict[str, Any]:
     """The record's extra keys, the same on both sides.  ``join_key`` is the key the
     join code stands for (not the code), so that a resumed match needs no new code;
@@ -61,7 +62,7 @@ def record_extra(
         "match_id": match_id.hex(),
         "max_games": max_games,
         "join_key": code_key.hex() if code_key else None,
-        "seed_by": None if seed_from_host is None else "host" if seed_from_host else "both",
+        "seed_by": None if seed_by is None else seed_by.value,
     }
 
 
@@ -117,7 +118,7 @@ class RecordKeeper:
         match_id: bytes,
         max_games: int | None,
         code_key: bytes | None = None,
-        seed_from_host: bool | None = None,
+        seed_by: SeedOrigin | None = None,
         played: Sequence[Action] | None = None,
         private: Sequence[GameOutcome] | None = None,
     ) -> None:
@@ -131,7 +132,7 @@ class RecordKeeper:
                 f"and {resigned} resignations"
             )
         self.path = Path(path)
-        self.extra = record_extra(match_id, max_games, code_key, seed_from_host)
+        self.extra = record_extra(match_id, max_games, code_key, seed_by)
         self.private = private  # a private-deck match: each game's deck (a version-2 record)
         self.port: int | None = None  # the host's listening port, kept in the journal
         self._match = match

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.game import Action
+from ..core.handshake import SeedOrigin
 from ..core.private import TapeEntry
 from ..engine import Match, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
@@ -29,7 +30,7 @@ class Saved:
     actions: list[Action]
     path: Path | None = None
     code_key: bytes | None = None  # the join code's key the match was played with
-    seed_from_host: bool | None = None  # the host chose the seed (False: both drew it; None: not known)
+    seed_by: SeedOrigin | None = None  # who chose the seed (None: not known)
     key: bytes | None = None  # this seat's action key, from its journal
     tags: dict[int, bytes] = field(default_factory=dict)  # the peer's tags on its actions
     requests: set[int] = field(default_factory=set)  # games this seat asked to resign
@@ -102,7 +103,7 @@ def load_saved(path: Path) -> Saved:
     except ValueError:
         code_key = None
     by = rec.extra.get("seed_by")
-    origin = True if by == "host" else False if by == "both" else None
+    origin = next((o for o in SeedOrigin if o.value == by), None)
     return Saved(
         rec.seed,
         rec.target,

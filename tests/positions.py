@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from p2p_spite.engine import GameState, Stream
+from p2p_spite.engine import CENTER, HAND, GameState, Match, Move, Stream
 from p2p_spite.engine.cards import parse_card
 
 SEED = bytes(range(32))
@@ -51,3 +51,18 @@ def make_state(
         turn=turn,
         stream=Stream(SEED, 1),
     )
+
+
+def quiet_moves(match: Match) -> list[Move]:
+    """Moves the seat on turn can play one after the other and take back: from the hand
+    (never its last card) to a center they do not complete, as many as come in a row."""
+    g = match.game.copy()
+    seat, made = g.turn, []
+    while len(g.hands[seat]) > 2:
+        moves = [m for m in g.legal_moves() if m.source == HAND and m.target == CENTER]
+        moves = [m for m in moves if len(g.center[m.slot]) < 11]
+        if not moves:
+            break
+        g.apply(moves[0])
+        made.append(moves[0])
+    return made

@@ -6,9 +6,11 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import refusals as no
 from .moves import Move, as_move
+from .refusals import Illegal
 from .rng import SEED_BYTES
-from .state import WIN_RESIGN, GameState, Played, Result, RulesError
+from .state import WIN_RESIGN, GameState, IllegalMoveError, Played, Result, RulesError
 
 DEFAULT_TARGET = 50
 
@@ -55,6 +57,9 @@ class Match:
         self._dropped_moves = 0
         self._current_only = False
         self._dealers: dict[int, Callable[[], GameState]] = {}
+        # what the moves of the current turn did, in order (from the discard that began it):
+        # what taking them back needs.  Empty: none known (a move applied without play()).
+        self._turn: list[Played] = []
 
     @property
     def game(self) -> GameState:
@@ -115,6 +120,7 @@ class Match:
         game.apply(move)
         m = as_move(move)  # 5 items: apply checked
         self.moves[-1].append(m)
+        self._turn.clear()
         if game.result is not None:
             self._score(game.result)
         return m
@@ -124,6 +130,7 @@ class Match:
         accepted by :meth:`GameState.apply` (a record replayed on the hot path): kept
         as the game's moves, and its result scored if they ended it."""
         self.moves[-1].extend(map(as_move, moves))
+        self._turn.clear()
         result = self.games[-1].result
         if result is not None:
             self._score(result)
@@ -133,8 +140,45 @@ class Match:
         game = self.games[-1]
         played = game.play(move)
         self.moves[-1].append(played.move)
+        if played.turn_passed:
+            self._turn.clear()
+        self._turn.append(played)
         if played.result is not None:
             self._score(played.result)
+        return played
+
+    def takeback_refusal(self, seat: int) -> Illegal | None:
+        """Why ``seat`` cannot take back the last move of the current game now (None: it
+        can): only the seat on turn can, a move of its turn under way that showed it no
+        card (:meth:`GameState.takeback_refusal`)."""
+        game = self.game
+        last = self._turn[-1] if self._turn else None
+        if game.result is not None:
+            return no.GameIsOver()
+        if game.turn != seat:
+            if last is not None and last.move.seat == seat and last.turn_passed:
+                return no.EndedTurn()
+            return no.NotYourTurn(game.turn, seat)
+        if last is None or last.move.seat != seat:
+            return no.NothingToTakeBack()
+        return game.takeback_refusal(last)
+
+    def last_played(self) -> Played | None:
+        """What the last move of the current turn did (None: no move this turn, or not known)."""
+        return self._turn[-1] if self._turn else None
+
+    def take_back(self, seat: int) -> Played:
+        """``seat`` takes back the last move of the current game: the game is exactly as
+        before it, and the move is no longer among the game's moves.  Returns what the
+        move had done.  IllegalMoveError (nothing changed) if it cannot (:meth:`takeback_refusal`)."""
+        why = self.takeback_refusal(seat)
+        if why is not None:
+            last = self.last_played()
+            raise IllegalMoveError(last.move if last is not None else [], why)
+        played = self._turn[-1]
+        self.game.take_back(played)
+        self._turn.pop()
+        self.moves[-1].pop()
         return played
 
     def resign(self, seat: int) -> Result:
@@ -162,6 +206,7 @@ class Match:
         for m in moves:
             fresh.apply(m)
         self.games[-1] = fresh
+        self._turn.clear()
 
     def use_deal(self, dealer: Callable[[], GameState]) -> None:
         """Deal the current game, before its first move, with ``dealer`` instead
@@ -174,6 +219,7 @@ class Match:
             raise ValueError(f"that deal is of game {fresh.game}, not {self.game_number}")
         self._dealers[self.game_number] = dealer
         self.games[-1] = fresh
+        self._turn.clear()
 
     def fresh_game(self, number: int) -> GameState:
         """Game ``number`` as it was dealt, before any move."""
@@ -188,6 +234,7 @@ class Match:
             raise RulesError("the current game is still being played")
         self.games.append(GameState.deal(self.seed, self.game_number + 1))
         self.moves.append([])
+        self._turn.clear()
         if self._current_only:
             self._forget_finished()
         return self.game

@@ -172,6 +172,89 @@ class UnknownTarget(Illegal):
         return f"unknown target {self.target!r}"
 
 
+class NoTakeback(Illegal):
+    """Base of the reasons a move cannot be taken back (``undo``): only a move of the
+    turn under way that showed its mover no card may be."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NothingToTakeBack(NoTakeback):
+    """The seat on turn has made no move this turn (or none this side knows of)."""
+
+    def __str__(self) -> str:
+        return "there is no move of this turn to take back"
+
+
+@dataclass(frozen=True, slots=True)
+class EndedTurn(NoTakeback):
+    """The last move was the discard that ended the turn."""
+
+    def __str__(self) -> str:
+        return "the discard ended the turn"
+
+
+@dataclass(frozen=True, slots=True)
+class ShowedPayoff(NoTakeback):
+    """The last move played the pay-off top, and so turned up the next card."""
+
+    def __str__(self) -> str:
+        return "the pay-off move turned up the next pay-off card"
+
+
+@dataclass(frozen=True, slots=True)
+class RefilledHand(NoTakeback):
+    """The last move emptied the hand, which drew new cards."""
+
+    def __str__(self) -> str:
+        return "the move emptied the hand, which drew new cards"
+
+
+@dataclass(frozen=True, slots=True)
+class CompletedCenter(NoTakeback):
+    """The last move completed center ``center``, shuffled into the stock."""
+
+    center: int
+
+    def __str__(self) -> str:
+        return f"the move completed center {self.center}, which went into the stock"
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackWaiting(NoTakeback):
+    """A takeback asked for already waits for the other player's answer."""
+
+    def __str__(self) -> str:
+        return "a takeback already waits for the other player's answer"
+
+
+@dataclass(frozen=True, slots=True)
+class TooManyTakebacks(NoTakeback):
+    """The turn's ``most`` takeback requests are used up."""
+
+    most: int
+
+    def __str__(self) -> str:
+        return f"at most {self.most} takebacks can be asked for in one turn"
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackOffline(NoTakeback):
+    """The other player cannot be asked: the connection is down (or a catch-up goes on)."""
+
+    def __str__(self) -> str:
+        return "the other player cannot be asked now: the connection is down"
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateNoTakeback(NoTakeback):
+    """A private-deck match takes no move back."""
+
+    def __str__(self) -> str:
+        return "a private-deck match takes no move back"
+
+
 @dataclass(frozen=True, slots=True)
 class Refused(Illegal):
     """A refusal by a layer above the rules (a session's own condition), in its words."""
@@ -183,23 +266,33 @@ class Refused(Illegal):
 
 
 __all__ = [
+    "CompletedCenter",
     "DoesNotFit",
     "EmptyPayoff",
     "EmptySide",
+    "EndedTurn",
     "GameIsOver",
     "Illegal",
     "MatchIsOver",
     "NoSuchCenter",
     "NoSuchSeat",
     "NoSuchSide",
+    "NoTakeback",
     "NotAMove",
     "NotInHand",
     "NotTheAuthor",
     "NotYourTurn",
+    "NothingToTakeBack",
     "OnlyHandToSide",
     "PayoffArg",
     "PlaysForOther",
+    "PrivateNoTakeback",
+    "RefilledHand",
     "Refused",
+    "ShowedPayoff",
+    "TakebackOffline",
+    "TakebackWaiting",
+    "TooManyTakebacks",
     "UnknownSource",
     "UnknownTarget",
 ]

@@ -85,7 +85,8 @@ class IllegalMoveError(RulesError, ValueError):
 class Played:
     """What a move did: its card, a center completed (its twelve cards shuffled into
     the stock), the cards drawn into a hand (``drawer``'s, ``drew`` of them), who
-    is on turn now (the other seat after a discard) and the game's end, if it came."""
+    is on turn now (the other seat after a discard) and the game's end, if it came;
+    ``at``: where a hand card was in the hand (what taking the move back needs)."""
 
     move: Move
     card: Card
@@ -95,6 +96,7 @@ class Played:
     turn: int
     stock: int  # the cards left in the stock after the move
     result: Result | None
+    at: int | None = None  # a hand card's place in the hand it left (None: not from the hand)
 
     @property
     def turn_passed(self) -> bool:
@@ -415,6 +417,7 @@ class GameState:
         target, index = move[3], move[4]
         was = len(self.center[index]) if target == CENTER else 0
         counts = (len(self.hands[0]), len(self.hands[1]))
+        at = self.hands[seat].index(card) if from_pile is None else None
         self._play(move, card, from_pile)
         drawer: int | None = None
         drew = 0
@@ -423,7 +426,47 @@ class GameState:
             if gained > 0:
                 drawer, drew = s, gained
         completed = target == CENTER and was == STACK_COMPLETE - 1
-        return Played(as_move(move), card, completed, drawer, drew, self.turn, len(self.stock), self.result)
+        return Played(
+            as_move(move), card, completed, drawer, drew, self.turn, len(self.stock), self.result, at
+        )
+
+    def takeback_refusal(self, played: Played) -> Illegal | None:
+        """Why the move ``played`` did, the last one made on this state, cannot be taken
+        back (None: it can).  Only a move that showed its mover no card can: not the
+        discard that ended the turn, not one that turned up a pay-off card, emptied the
+        hand (a refill), completed a center (a reshuffle) or ended the game."""
+        move = played.move
+        if move.target == SIDE:
+            return no.EndedTurn()
+        if self.result is not None:
+            return no.GameIsOver()
+        if played.completed:
+            return no.CompletedCenter(move.slot)
+        if move.source == PAYOFF:
+            return no.ShowedPayoff()
+        if played.drew:
+            return no.RefilledHand()
+        return None
+
+    def take_back(self, played: Played) -> None:
+        """Take back the move ``played`` did, the last one made on this state: the state is
+        then exactly as before it.  IllegalMoveError (the state untouched) if it cannot be
+        (:meth:`takeback_refusal`), or if it is not the last move made here."""
+        move = played.move
+        why = self.takeback_refusal(played)
+        stack = self.center[move.slot] if why is None else []
+        if why is None and (self.turn != move.seat or not stack or stack[-1] != played.card):
+            why = no.NothingToTakeBack()
+        if why is not None:
+            raise IllegalMoveError(move, why)
+        stack.pop()
+        if move.source == HAND:
+            assert played.at is not None
+            self.hands[move.seat].insert(played.at, played.card)
+        else:
+            assert move.arg is not None
+            self.sides[move.seat][move.arg].append(played.card)
+        self.ply -= 1
 
     def _to_center(self, stack: list[Card], card: Card) -> None:
         stack.append(card)

@@ -17,14 +17,16 @@ import asyncio
 
 from .bots.base import Bot
 from .core.game import NO_SHELL, Action, GameCore
-from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, PlayerView, view
+from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Played, PlayerView, view
+from .engine.refusals import TakebackWaiting
 from .errors import SessionClosed
-from .session import ChatReceived, Event
+from .session import ChatReceived, Event, TakebackAsked, TakebackRefused, Takebacks
 
 
 class LocalSession:
     """Seat ``seat`` of a match from ``seed``; ``opponent`` plays the other seat
-    (None: :meth:`play_other` does).  ``max_games`` stops the match early."""
+    (None: :meth:`play_other` does).  ``max_games`` stops the match early.  ``takebacks``:
+    how the other seat answers our takeback requests (ASK: :meth:`answer_other` does)."""
 
     def __init__(
         self,
@@ -35,8 +37,12 @@ class LocalSession:
         target: int = DEFAULT_TARGET,
         opponent: Bot | None = None,
         max_games: int | None = None,
+        takebacks: Takebacks = Takebacks.ALWAYS,
     ) -> None:
         self._seat = seat
+        self.takebacks = takebacks
+        self.asked: Played | None = None  # our takeback request, waiting for answer_other()
+        self.other_asked: Played | None = None  # the other seat's, waiting for answer_takeback()
         self._names = names
         self.core = GameCore(Match(seed, target, names), seat, bytes(16), max_games)
         self.opponent = opponent
@@ -77,6 +83,33 @@ class LocalSession:
         self._check_open()
         self._move(self.core.check_move(move, self.seat))
 
+    async def take_back(self) -> Played | None:
+        self._check_open()
+        core = self.core
+        why = TakebackWaiting() if self.asked is not None else core.takeback_refusal(self.seat)
+        if why is not None:
+            raise IllegalMoveError([], why)
+        last = self.match.last_played()
+        assert last is not None
+        if self.takebacks is Takebacks.ALWAYS:
+            self._take_back(self.seat)
+            return None
+        if self.takebacks is Takebacks.NEVER:
+            self.inject(TakebackRefused(1 - self.seat))
+        else:
+            self.asked = last
+        return last
+
+    async def answer_takeback(self, yes: bool) -> bool:
+        asked, self.other_asked = self.other_asked, None
+        other = 1 - self.seat
+        stale = self.match.last_played() is not asked or self.core.takeback_refusal(other) is not None
+        if asked is None or self.closed is not None or stale:
+            return False
+        if yes:
+            self._take_back(other)
+        return True
+
     async def chat(self, text: str) -> None:
         self._check_open()
         self.inbox.append(text)  # (as over the network: no event for one's own line)
@@ -104,6 +137,27 @@ class LocalSession:
     def resign_other(self) -> None:
         self._apply(self.core.check_resign(1 - self.seat, self.match.game.turn))
 
+    def take_back_other(self) -> None:
+        """The other seat asks to take back its last move (IllegalMoveError if it cannot):
+        our driver is asked (TakebackAsked), and :meth:`answer_takeback` answers."""
+        why = self.core.takeback_refusal(1 - self.seat)
+        if why is not None:
+            raise IllegalMoveError([], why)
+        last = self.match.last_played()
+        assert last is not None
+        self.other_asked = last
+        self.inject(TakebackAsked(1 - self.seat, last))
+
+    def answer_other(self, yes: bool) -> None:
+        """The other seat answers our takeback request (``takebacks`` ASK)."""
+        asked, self.asked = self.asked, None
+        if asked is None or self.match.last_played() is not asked:
+            return  # void: we played on
+        if yes:
+            self._take_back(self.seat)
+        else:
+            self.inject(TakebackRefused(1 - self.seat))
+
     def chat_other(self, text: str) -> None:
         """A chat line from the other seat."""
         self.inject(ChatReceived(1 - self.seat, text))
@@ -127,7 +181,12 @@ class LocalSession:
             raise IllegalMoveError([], "the match is over")
 
     def _move(self, move: Move) -> None:
+        self.asked = self.other_asked = None  # a move voids a takeback request
         self._apply(Action(self.match.game.game, move.seat, move))
+
+    def _take_back(self, seat: int) -> None:
+        for ev in self.core.taken_back(seat, self.core.take_back(seat)):
+            self.inject(ev)
 
     def _apply(self, action: Action) -> None:
         evs = self.core.settle(self.core.commit(action), NO_SHELL, received=False)

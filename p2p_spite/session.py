@@ -29,14 +29,11 @@ class GameStarted:
     by_lot: bool = False  # the pay-off tops dealt were of one rank: the starter was drawn by lot
 
 
-@dataclass(frozen=True, slots=True)
-class MovePlayed:
-    """A move by either seat (the local one too), already checked and applied;
-    ``played`` says what it did (a center completed, cards drawn, the turn passed)."""
+class _MoveFacts:
+    """The move of an event about one (``played``: what the engine says it did)."""
 
-    seat: int
+    __slots__ = ()
     played: Played
-    view: PlayerView
 
     @property
     def move(self) -> Move:
@@ -46,6 +43,52 @@ class MovePlayed:
     def card(self) -> Card:
         """The card the move placed."""
         return self.played.card
+
+
+@dataclass(frozen=True, slots=True)
+class MovePlayed(_MoveFacts):
+    """A move by either seat (the local one too), already checked and applied;
+    ``played`` says what it did (a center completed, cards drawn, the turn passed)."""
+
+    seat: int
+    played: Played
+    view: PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class MoveTakenBack(_MoveFacts):
+    """A move of ``seat`` taken back (undo): the game is exactly as it was before it, and
+    the move is not in the record; ``played`` says what the move had done."""
+
+    seat: int
+    played: Played
+    view: PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackAsked:
+    """The other seat, ``seat``, asks to take back its last move (``played``): answer with
+    :meth:`Session.answer_takeback` (its next move, or the game's end, voids the request)."""
+
+    seat: int
+    played: Played
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackRefused:
+    """The other seat, ``seat``, did not allow our takeback (``lost``: the request went with
+    the connection, unanswered: it may be asked again)."""
+
+    seat: int
+    lost: bool = False
+
+
+class Takebacks(StrEnum):
+    """How a side answers the other's takeback requests (``--takebacks``; the value is the word)."""
+
+    ASK = "ask"  # ask the player (a computer: allow)
+    ALWAYS = "always"
+    NEVER = "never"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +179,9 @@ class SessionFailed:
 Event = (
     GameStarted
     | MovePlayed
+    | MoveTakenBack
+    | TakebackAsked
+    | TakebackRefused
     | GameEnded
     | MatchEnded
     | ChatReceived
@@ -147,7 +193,7 @@ Event = (
 
 def view_of(ev: Event) -> PlayerView | None:
     """The seat's view right after ``ev``, for the events that carry one."""
-    return ev.view if isinstance(ev, GameStarted | MovePlayed | GameEnded) else None
+    return ev.view if isinstance(ev, GameStarted | MovePlayed | MoveTakenBack | GameEnded) else None
 
 
 class Session(Protocol):
@@ -177,6 +223,19 @@ class Session(Protocol):
     async def play(self, move: Move) -> None:
         """Check ``move`` locally (IllegalMoveError if refused; nothing changes),
         apply it, record it and send it.  A MovePlayed event follows."""
+        ...
+
+    async def take_back(self) -> Played | None:
+        """Take back our last move of this turn: IllegalMoveError (a
+        :class:`~p2p_spite.engine.refusals.NoTakeback` reason; nothing changes) if it
+        cannot be.  None: it is taken back now (a MoveTakenBack event follows); else the
+        other player is asked to allow taking back that move, and MoveTakenBack or
+        TakebackRefused follows (or nothing, if we play on: that voids the request)."""
+        ...
+
+    async def answer_takeback(self, yes: bool) -> bool:
+        """Answer the other seat's takeback request (TakebackAsked); False: nothing to
+        answer (the request was voided meanwhile: a move, the game's end, a lost connection)."""
         ...
 
     async def chat(self, text: str) -> None: ...

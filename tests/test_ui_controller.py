@@ -129,7 +129,7 @@ def test_resign_and_quit_ask_first_and_only_yes_acts() -> None:
 
 @dataclass(frozen=True, slots=True)
 class Shout:
-    """An intent the controller does not know yet (as undo or play again will be)."""
+    """An intent the controller does not know yet (as play again will be)."""
 
     text: str
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..engine import PlayerView
 from ..errors import SessionClosed
-from ..session import Event, MatchEnded, Session, SessionFailed, view_of
+from ..session import Event, MatchEnded, Session, SessionFailed, TakebackAsked, view_of
 from . import make_bot
 
 
@@ -21,9 +21,10 @@ async def run_bot(
     """Play ``session`` with a bot of ``level`` until the match ends; return an exit code.
 
     0: the match ended (MatchEnded); 1: it failed (SessionFailed).  The bot
-    decides only from the views the events carry, at full speed.  The session
-    is closed before returning.  ``on_event`` sees every event (for printing).
-    ValueError if the level is unknown.
+    decides only from the views the events carry, at full speed, and allows
+    every takeback it is asked for (a side told ``--takebacks never`` refuses
+    before asking).  The session is closed before returning.  ``on_event`` sees
+    every event (for printing).  ValueError if the level is unknown.
     """
     bot = make_bot(level, seed)
 
@@ -41,6 +42,9 @@ async def run_bot(
                 return 0
             if isinstance(ev, SessionFailed):
                 return 1
+            if isinstance(ev, TakebackAsked):
+                with contextlib.suppress(SessionClosed):
+                    await session.answer_takeback(True)
             v = view_of(ev)
             if v is not None and v.my_turn:
                 await play(v)

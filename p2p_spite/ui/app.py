@@ -72,7 +72,7 @@ def help_lines() -> list[str]:
         _("Centers go up from Ace to Queen in any suit; Kings (K*) are wild."),
         _("Empty your pay-off pile to win: score the cards left in the other."),
         _("An empty stock ends the game as a draw: nobody scores."),
-        _("Commands: hint, chat TEXT, resign, quit. Mouse: a card, then a stack."),
+        _("Commands: hint, undo, chat TEXT, resign, quit. Mouse: a card, then a stack."),
         _("Keys: Tab lists moves, PgUp/PgDn scroll, Esc clears, F1 help, ^C quit."),
     ]
 

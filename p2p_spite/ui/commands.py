@@ -2,7 +2,7 @@
 
 The full-screen game (:mod:`.app`) and the line prompt (:mod:`.lineplay`) read
 a line the same way: :func:`parse_command` says which intent it is (a move, a
-hint, a chat line, resign, quit, help, or just Enter) without looking at the
+hint, undo, a chat line, resign, quit, help, or just Enter) without looking at the
 board; the :class:`~.controller.Controller` then acts on the intent for
 either interface.  The chat line as sent and the default hint live here too.
 
@@ -44,6 +44,11 @@ class Hint:
 
 
 @dataclass(frozen=True, slots=True)
+class Undo:
+    """Take back our last move of this turn (against a person: they are asked)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Chat:
     """``chat TEXT`` / ``say TEXT``: ``text`` as it is sent (:func:`chat_line`; empty: nothing to send)."""
 
@@ -58,7 +63,7 @@ class PlayText:
     text: str
 
 
-Command = Enter | Help | Quit | Resign | Hint | Chat | PlayText
+Command = Enter | Help | Quit | Resign | Hint | Undo | Chat | PlayText
 
 HELP_WORDS = ("help", "?", "h")
 QUIT_WORDS = ("quit", "exit", "q")
@@ -69,10 +74,18 @@ YES = ("y", "yes")
 # (the first of each is the one its help names and Tab completes), and its yes to a y/N
 # question.  The move notation (h3 c1) is the same in every language.
 LOCAL_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "tl": {"help": ("tulong",), "hint": ("payo",), "chat": ("usap",), "resign": ("suko",), "quit": ("alis",)},
+    "tl": {
+        "help": ("tulong",),
+        "hint": ("payo",),
+        "undo": ("bawi",),
+        "chat": ("usap",),
+        "resign": ("suko",),
+        "quit": ("alis",),
+    },
     "ms": {
         "help": ("bantuan",),
         "hint": ("petunjuk",),
+        "undo": ("undur",),
         "chat": ("sembang",),
         "resign": ("mengalah",),
         "quit": ("keluar",),
@@ -80,6 +93,7 @@ LOCAL_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "pl": {
         "help": ("pomoc",),
         "hint": ("podpowiedź", "podpowiedz"),
+        "undo": ("cofnij",),
         "chat": ("czat",),
         "resign": ("poddaj", "poddaję", "poddaje"),
         "quit": ("wyjdź", "wyjdz", "koniec"),
@@ -87,6 +101,7 @@ LOCAL_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "es": {
         "help": ("ayuda",),
         "hint": ("pista",),
+        "undo": ("deshacer",),
         "chat": ("charla", "di"),
         "resign": ("rendirse", "rindo", "abandonar"),
         "quit": ("salir",),
@@ -95,7 +110,7 @@ LOCAL_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
 LOCAL_YES = {"tl": ("o", "oo"), "ms": ("y", "ya"), "pl": ("t", "tak"), "es": ("s", "si", "sí")}
 
 # What the move line completes besides the moves (the full screen's Tab).
-COMPLETIONS = ("help", "hint", "chat ", "resign", "quit")
+COMPLETIONS = ("help", "hint", "undo", "chat ", "resign", "quit")
 
 
 def _local(intent: str) -> tuple[str, ...]:
@@ -106,7 +121,7 @@ def completions() -> tuple[str, ...]:
     """The commands Tab completes: the English ones, then the language's own."""
     local = [
         w + " " * (intent == "chat")
-        for intent in ("help", "hint", "chat", "resign", "quit")
+        for intent in ("help", "hint", "undo", "chat", "resign", "quit")
         for w in _local(intent)[:1]
     ]
     return COMPLETIONS + tuple(local)
@@ -130,6 +145,8 @@ def parse_command(line: str) -> Command:
             return Resign()
         if word == "hint" or word in _local("hint"):
             return Hint()
+        if word == "undo" or word in _local("undo"):
+            return Undo()
     return PlayText(text)
 
 
@@ -163,6 +180,7 @@ __all__ = [
     "PlayText",
     "Quit",
     "Resign",
+    "Undo",
     "chat_line",
     "completions",
     "default_hint",

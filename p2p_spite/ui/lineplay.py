@@ -25,7 +25,16 @@ from typing import Any, TextIO
 
 from ..engine import CENTER, Move, PlayerView, needs
 from ..i18n import _, ngettext
-from ..session import Event, GameStarted, MatchEnded, MovePlayed, Session, SessionFailed, view_of
+from ..session import (
+    Event,
+    GameStarted,
+    MatchEnded,
+    MovePlayed,
+    MoveTakenBack,
+    Session,
+    SessionFailed,
+    view_of,
+)
 from .board import Slots, hand_order, rank_label
 from .commands import is_yes, parse_command
 from .controller import Controller
@@ -45,8 +54,9 @@ def help_text() -> str:
                 "until your turn ends (a played card leaves its number empty)"
             ),
             _(
-                "other: 'hint' (then Enter plays it), 'chat TEXT' (or 'say TEXT'), "
-                "'resign' (this game; asks first), 'quit' (leave the match; asks first), 'help'"
+                "other: 'hint' (then Enter plays it), 'undo' (take back your last move of this turn), "
+                "'chat TEXT' (or 'say TEXT'), 'resign' (this game; asks first), "
+                "'quit' (leave the match; asks first), 'help'"
             ),
             _("win a game by emptying your pay-off pile; when the stock runs out the game is a draw"),
         )
@@ -287,7 +297,8 @@ async def play_lines(
                     out("-- " + _("end of input while asking: leaving the match as asked"))
                     ctl.answer(True)
                     return await command or 0
-                out("-- " + _("end of input while asking: not resigned"))
+                if ctl.question.kind is QuestionKind.RESIGN:  # (the other's takeback: left unanswered)
+                    out("-- " + _("end of input while asking: not resigned"))
                 ctl.answer(None)
             if text is None:
                 out(
@@ -315,7 +326,7 @@ def _turn_starts(ev: Event, seat: int) -> bool:
         return True
     if isinstance(ev, MovePlayed):
         return ev.seat != seat or ev.move.target == CENTER
-    return False
+    return isinstance(ev, MoveTakenBack) and ev.seat == seat
 
 
 __all__ = ["help_text", "play_lines", "render"]

@@ -17,6 +17,7 @@ from enum import Enum
 class QuestionKind(Enum):
     QUIT = "quit"  # leave the match
     RESIGN = "resign"  # give up the current game
+    TAKEBACK = "takeback"  # let the other player take back its last move
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,29 @@ def hint_words(move: Move, card: Card) -> str:
     return _("play {card} from hand on center {n}").format(card=c, n=n)
 
 
+def taken_back_words(move: Move, card: Card, who: str, me: bool = False) -> str:
+    """A move taken back: ``Bob took back 7♥ from center 1`` (the card is where it came from)."""
+    c, n = card_label(card), move.slot + 1
+    if me:
+        return _("You took back {card} from center {n}").format(card=c, n=n)
+    return _("{who} took back {card} from center {n}").format(who=who, card=c, n=n)
+
+
+def takeback_question(move: Move, card: Card, who: str) -> tuple[str, str]:
+    """The question a takeback asks the other player, and its short form (a narrow line)."""
+    c, n = card_label(card), move.slot + 1
+    return (
+        _("{who} wants to take back {card} on center {n}. Allow? [y/N]").format(who=who, card=c, n=n),
+        _("Allow {who}'s takeback? [y/N]").format(who=who),
+    )
+
+
+def takeback_asked(move: Move, card: Card, who: str) -> str:
+    """Said to the player whose takeback waits for the other's answer."""
+    c, n = card_label(card), move.slot + 1
+    return _("Asking {who} to let you take back {card} on center {n}...").format(who=who, card=c, n=n)
+
+
 def choice_words(move: Move, card: Card | None) -> str:
     """A legal move as the completion menu describes it: ``7♥ to center 1``."""
     name = card_label(card) if card is not None else "?"
@@ -226,6 +249,30 @@ def refusal(why: no.Illegal, move: Move | None, voice: Voice) -> str:
             return _("there is no place {place} to put a card on").format(place=repr(target))
         case no.NotAMove():
             return _("that is not a move")
+        case no.NothingToTakeBack():
+            return _("you have made no move this turn to take back")
+        case no.EndedTurn():
+            return _("your discard ended your turn: it cannot be taken back")
+        case no.ShowedPayoff():
+            return _("your pay-off move turned up your next pay-off card: it cannot be taken back")
+        case no.RefilledHand():
+            return _("that move emptied your hand, which drew new cards: it cannot be taken back")
+        case no.CompletedCenter(center):
+            return _(
+                "that move completed center {n}, which was shuffled into the stock: it cannot be taken back"
+            ).format(n=center + 1)
+        case no.TakebackWaiting():
+            return _("your takeback already waits for an answer")
+        case no.TooManyTakebacks(most):
+            return ngettext(
+                "you can ask for at most {n} takeback a turn",
+                "you can ask for at most {n} takebacks a turn",
+                most,
+            ).format(n=most)
+        case no.TakebackOffline():
+            return _("the connection is down: ask again once it is back")
+        case no.PrivateNoTakeback():
+            return _("a private-deck match takes no move back")
         case no.GameIsOver():
             return _("the game is over")
         case no.MatchIsOver():
@@ -421,5 +468,8 @@ __all__ = [
     "refusal",
     "scores_line",
     "short_status",
+    "takeback_asked",
+    "takeback_question",
+    "taken_back_words",
     "unfinished",
 ]

@@ -22,6 +22,7 @@ from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .plaintext import shown_path
 from .runner import EXIT_HANGUP
 from .selfplay import play_match
+from .session import Takebacks
 from .storage import record
 from .storage.journal import journal_path
 from .storage.resume import replay_with_journal, unchecked_private
@@ -211,6 +212,12 @@ def _add_peer_options(p: argparse.ArgumentParser, levels: str) -> None:
         "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
     )
     p.add_argument("--bot-seed", type=int, help="seed of the --bot's own choices (for reproducible tests)")
+    p.add_argument(
+        "--takebacks",
+        choices=[t.value for t in Takebacks],
+        help="how this side answers the other's undo: ask (default), always or never; "
+        "a --bot allows unless told never",
+    )
     p.add_argument(
         "--heartbeat",
         type=_seconds,

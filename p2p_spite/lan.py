@@ -39,6 +39,7 @@ from .session import (
     LinkState,
     Notice,
     Session,
+    Takebacks,
 )
 from .storage.paths import default_record_path
 
@@ -136,10 +137,16 @@ def _drop_empty_record(session: NetSession) -> bool:
 
 
 async def _drive(
-    session: NetSession, bot: str | None, bot_seed: int | None = None, notes: tuple[str, ...] = ()
+    session: NetSession,
+    bot: str | None,
+    bot_seed: int | None = None,
+    notes: tuple[str, ...] = (),
+    takebacks: str | None = None,
 ) -> int:
     from .bots.driver import run_bot
 
+    if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
+        session.takebacks = Takebacks(takebacks)
     if bot is not None:
         code = await run_bot(session, bot, seed=bot_seed, on_event=_progress(session))
     else:
@@ -229,7 +236,7 @@ def run_host(args: argparse.Namespace) -> int:
                 announcer[0].stop()  # the seat is taken (or we gave up): nobody else to find
         deck = "; private deck" if session.private else ""
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}{deck}")
-        return await _drive(session, args.bot, args.bot_seed)
+        return await _drive(session, args.bot, args.bot_seed, takebacks=args.takebacks)
 
     return run_main(main())
 
@@ -400,7 +407,7 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         if session.private:
             note += "; private deck: no one sees a hidden card"
         _say(note)
-        return await _drive(session, args.bot, args.bot_seed, notes=(note,))
+        return await _drive(session, args.bot, args.bot_seed, notes=(note,), takebacks=args.takebacks)
 
     return run_main(main())
 
@@ -484,6 +491,7 @@ async def play_against_computer(
             )
             bot_task = asyncio.create_task(run_bot(joiner, level))
             session = await asyncio.wait_for(host_task, 15)
+            session.peer_answers_at_once = True
         code = await (driver(session) if driver is not None else drive_human(session, pace=pace))
         return code, session.record_path
     finally:

@@ -28,6 +28,10 @@ EXAMPLES: list[m.Message] = [
     m.ResignAction(4, H, H, 2, 1),
     m.ResignAction(4, H, None, 1, 0),
     m.ResignRequest(5),
+    m.TakebackRequest(6),
+    m.TakebackAnswer(6, True),
+    m.TakebackAnswer(0, False),
+    m.Undo(6, H),
     m.Ack(9),
     m.Chat("hi there"),
     m.Ping(7),
@@ -69,6 +73,9 @@ def test_the_key_order_is_the_documented_one() -> None:
     setup = m.Setup(bytes(16), None, 50, None, ("A", "B"), False).to_wire()
     assert list(setup) == ["t", "match", "seed", "target", "games", "players", "resume"]  # not private
     assert msgpack.packb(m.Ack(3).to_wire()) == msgpack.packb({"t": "ack", "n": 3})
+    assert list(m.TakebackRequest(3).to_wire()) == ["t", "n"]
+    assert list(m.TakebackAnswer(3, True).to_wire()) == ["t", "n", "ok"]
+    assert list(m.Undo(3, H).to_wire()) == ["t", "n", "d"]
 
 
 def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
@@ -93,6 +100,9 @@ def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
         (m.ResignAction, {"t": "resign", "n": 0, "d": H, "g": 1, "s": 2}),
         (m.ResignRequest, {"t": "resign-request", "g": 10_001}),
         (m.Ack, {"t": "ack", "n": "3"}),
+        (m.TakebackRequest, {"t": "takeback", "n": 10_000_001}),
+        (m.TakebackAnswer, {"t": "takeback-answer", "n": 0, "ok": None}),
+        (m.Undo, {"t": "undo", "n": 0, "d": H[:31]}),
         (m.Chat, {"t": "chat", "text": "x" * 2001}),
         (m.Ping, {"t": "ping", "k": 2**53 + 1}),
         (m.Setup, {"t": "setup", "match": bytes(16), "seed": None, "target": 0, "games": None,

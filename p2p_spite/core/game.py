@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Generic, NoReturn, Protocol, TypeVar
 
 from ..engine import IllegalMoveError, Match, Move, Played, PlayerView, view
-from ..engine.refusals import MatchIsOver, PlaysForOther
-from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
+from ..engine.refusals import Illegal, MatchIsOver, PlaysForOther, PrivateNoTakeback
+from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed, MoveTakenBack
 
 if TYPE_CHECKING:
     from .private import PrivateDeck
@@ -149,6 +149,12 @@ class Window(Generic[T]):
 
     def append(self, item: T) -> None:
         self._items.append(item)
+
+    def pop(self) -> T:
+        """Take the last item off (it must be kept)."""
+        if not self._items:
+            raise IndexError("no item kept to take off")
+        return self._items.pop()
 
     def drop_before(self, n: int) -> None:
         """Forget the items numbered below ``n``."""
@@ -375,6 +381,42 @@ class GameCore:
         self.tags.append(self.own_tag(n) if author == self.seat else tag)
         self._check_finished()
         return Committed(action, played)
+
+    def takeback_refusal(self, seat: int) -> Illegal | None:
+        """Why ``seat`` cannot take back the last action now (None: it can): only the seat on
+        turn, its last move of the turn, one that showed it no card (the engine's rule)."""
+        if self.finished:
+            return MatchIsOver()
+        if self.private is not None:
+            return PrivateNoTakeback()
+        return self.match.takeback_refusal(seat)
+
+    def digest_after_takeback(self, seat: int) -> bytes:
+        """The state digest once ``seat``'s last move is taken back (checked possible), without
+        changing anything: the digest of the state before that move."""
+        last = self.match.last_played()
+        assert last is not None
+        g = self.match.game.copy()
+        g.take_back(last)
+        return g.digest()
+
+    def take_back(self, seat: int) -> Played:
+        """``seat`` takes back the last action, its move (IllegalMoveError, nothing changed, if it
+        cannot: :meth:`takeback_refusal`): the action leaves the history as if it had never
+        been made (the position goes back by one).  Returns what the move had done."""
+        why = self.takeback_refusal(seat)
+        if why is not None:
+            raise IllegalMoveError([], why)
+        played = self.match.take_back(seat)
+        for w in (self.actions, self.history, self.digests, self.tags, self.authors):
+            w.pop()
+        self._position -= 1
+        self._head = self.history[-1]
+        return played
+
+    def taken_back(self, seat: int, played: Played) -> list[Event]:
+        """What the driver sees of a move of ``seat`` just taken back."""
+        return [MoveTakenBack(seat, played, view(self.match.game, self.seat))]
 
     def request_resign(self) -> int:
         """Ask to resign the current game while the other seat is on turn (its side makes

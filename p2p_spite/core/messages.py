@@ -380,6 +380,53 @@ class ResignRequest(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class TakebackRequest(Message):
+    """The sender, on turn, asks to take back its action ``n`` (its last move of the turn)."""
+
+    T: ClassVar[str] = "takeback"
+    n: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "takeback", "n": self.n}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        return cls(_int(m, "n", 0, MAX_POSITION))
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackAnswer(Message):
+    """The answer to ``takeback{n}``: ``ok`` lets the requester take action ``n`` back."""
+
+    T: ClassVar[str] = "takeback-answer"
+    n: int
+    ok: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "takeback-answer", "n": self.n, "ok": self.ok}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        return cls(_int(m, "n", 0, MAX_POSITION), _bool(m, "ok"))
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Message):
+    """The sender takes back its action ``n`` (allowed); ``d``: the state digest after it."""
+
+    T: ClassVar[str] = "undo"
+    n: int
+    d: bytes
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "undo", "n": self.n, "d": self.d}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        return cls(_int(m, "n", 0, MAX_POSITION), _bin(m, "d"))
+
+
+@dataclass(frozen=True, slots=True)
 class Ack(Message):
     """The sender has checked, applied and written down the first ``n`` actions."""
 
@@ -553,6 +600,9 @@ MESSAGES: Final[dict[str, type[Message]]] = {
         MoveAction,
         ResignAction,
         ResignRequest,
+        TakebackRequest,
+        TakebackAnswer,
+        Undo,
         Ack,
         Chat,
         Deck,

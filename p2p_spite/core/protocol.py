@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..engine import IllegalMoveError
+from ..engine import IllegalMoveError, Played
 from ..plaintext import MAX_CHAT
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore, chain
@@ -58,6 +58,9 @@ from .messages import (
     Role,
     Setup,
     Sync,
+    TakebackAnswer,
+    TakebackRequest,
+    Undo,
     clean_text,
 )
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
@@ -72,8 +75,11 @@ PING_BURST: Final = 250
 # chat: a person types far slower; faster than this is a flood and refused
 CHAT_RATE: Final = 5.0
 CHAT_BURST: Final = 10
+# takeback requests: at most this many in one turn of the requester's (allowed or not)
+MAX_TAKEBACKS: Final = 5
 
 __all__ = [
+    "MAX_TAKEBACKS",
     "PROTOCOL_VERSION",
     "Acked",
     "ActionDue",
@@ -87,8 +93,12 @@ __all__ = [
     "PeerLeft",
     "PeerRefused",
     "Phase",
+    "PlayEvent",
     "Route",
     "SeedOrigin",
+    "TakebackAnswered",
+    "TakebackRequested",
+    "TakenBack",
 ]
 
 
@@ -151,7 +161,37 @@ class ActionDue:
     action: Action
 
 
-LinkEvent = Handshaken | Acked | PeerBye | ActionReceived | ActionDue
+@dataclass(frozen=True, slots=True)
+class TakebackRequested:
+    """The peer, on turn, asks to take back its action ``n`` (checked: its last move of the
+    turn, one that showed no card; ``played``: what it did).  Answer with
+    :meth:`Endpoint.answer_takeback` (the peer's next action voids the request)."""
+
+    n: int
+    played: Played
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackAnswered:
+    """The peer's answer to our request to take back action ``n``: on ``ok``, take it back
+    (the core, written down), then :meth:`Endpoint.send_undo`."""
+
+    n: int
+    ok: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TakenBack:
+    """The peer took back its action ``n`` (we allowed it): done in the core; write it
+    down, then :meth:`Endpoint.acknowledge` it, then show it (``played``: what it had done)."""
+
+    n: int
+    played: Played
+
+
+# what the endpoint tells the session in play, and with the handshake's end
+PlayEvent = Acked | PeerBye | ActionReceived | ActionDue | TakebackRequested | TakebackAnswered | TakenBack
+LinkEvent = Handshaken | PlayEvent
 
 
 class RateLimit:
@@ -209,6 +249,17 @@ class Endpoint:
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
         self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
+        # taking back (docs/protocol.md, *Taking back*): our request waiting for its answer, the
+        # last one a move of ours voided (its answer is ignored), and our requests this turn ...
+        self._asked: int | None = None
+        self._voided: int | None = None
+        self._own_asks = 0
+        self._undo_unacked = False  # our undo went out, its ack has not come
+        # ... and the peer's: its request waiting for our answer, the action we let it take
+        # back, and its requests in its turn
+        self._peer_asked: int | None = None
+        self._allowed: int | None = None
+        self._peer_asks = 0
 
     # -- what the handshake agreed ----------------------------------------------------
 
@@ -344,10 +395,60 @@ class Endpoint:
         core = self._need_play()
         a = core.actions[n]
         self._sent_upto = max(self._sent_upto, n + 1)
+        if self._asked is not None:  # our action voids our takeback request
+            self._voided, self._asked = self._asked, None
+        g = core.match.game
+        if g.result is not None or g.turn != core.seat:  # our turn is over
+            self._own_asks = 0
         if a.move is None:
             self._send(ResignAction(n, core.digests[n], core.tags[n], a.game, a.seat))
         else:
             self._send(MoveAction(n, core.digests[n], core.tags[n], a.move))
+
+    @property
+    def asking(self) -> bool:
+        """Our takeback request waits for the peer's answer."""
+        return self._asked is not None
+
+    @property
+    def takebacks_asked(self) -> int:
+        """Our takeback requests in this turn of ours (at most MAX_TAKEBACKS)."""
+        return self._own_asks
+
+    @property
+    def undo_unacked(self) -> bool:
+        """Our undo went out and the peer has not acknowledged it yet: no action of ours
+        may follow it before then (docs/protocol.md, *Taking back*)."""
+        return self._undo_unacked
+
+    def send_takeback_request(self) -> int:
+        """Ask to take back our last action (checked by the caller: ``core.takeback_refusal``);
+        returns its number."""
+        core = self._need_play()
+        if self._asked is not None or self._own_asks >= MAX_TAKEBACKS or self._catch_up_to is not None:
+            raise LocalProtocolError("a takeback cannot be asked for now")
+        n = core.position - 1
+        self._asked = n
+        self._own_asks += 1
+        self._send(TakebackRequest(n))
+        return n
+
+    def answer_takeback(self, n: int, ok: bool) -> bool:
+        """Answer the peer's request to take back action ``n`` (False: it is void, nothing sent)."""
+        self._need_play()
+        if self._peer_asked != n:
+            return False
+        self._peer_asked = None
+        self._allowed = n if ok else None
+        self._send(TakebackAnswer(n, ok))
+        return True
+
+    def send_undo(self, n: int) -> None:
+        """Tell the peer we took back action ``n`` (done in the core and written down)."""
+        core = self._need_play()
+        self._sent_upto = min(self._sent_upto, core.position)
+        self._undo_unacked = True
+        self._send(Undo(n, core.match.game.digest()))
 
     def send_resign_request(self, game: int) -> None:
         """Ask the player on turn to make our resignation of ``game`` their next action."""
@@ -491,6 +592,9 @@ class Endpoint:
             ) from None
         if caught_up:
             self._catch_up_to = None
+        self._peer_asked = self._allowed = None  # its action voids its takeback request
+        if done.played is None or done.played.turn_passed or c.match.game.result is not None:
+            self._peer_asks = 0  # the peer's turn is over
         self._unacked = n
         self._events.append(ActionReceived(n, done, tag))
 
@@ -517,7 +621,73 @@ class Endpoint:
         assert c is not None
         if msg.n > c.position:
             raise RemoteProtocolError(f"ack: n must be an integer in 0..{c.position}", Refusal.MALFORMED)
+        self._undo_unacked = False  # (the peer's acks of actions before our undo came before its answer)
         self._events.append(Acked(msg.n))
+
+    def _on_takeback(self, msg: TakebackRequest) -> None:
+        """The peer, on turn, asks to take back its action ``n``: checked as strictly as an
+        action (nothing of ours changes), then answered by the shell."""
+        c = self.core
+        assert c is not None
+        peer, n = 1 - c.seat, msg.n
+        g = c.match.game
+        if c.private is not None:
+            raise RemoteProtocolError("a takeback request in a private-deck match", Refusal.UNEXPECTED)
+        if c.finished or g.result is not None:
+            raise RemoteProtocolError("a takeback request after the game ended", Refusal.UNEXPECTED)
+        if g.turn != peer:
+            raise RemoteProtocolError("a takeback request off the sender's turn", Refusal.UNEXPECTED)
+        if self._peer_asked is not None:
+            raise RemoteProtocolError(
+                "a second takeback request before the first was answered", Refusal.UNEXPECTED
+            )
+        if n != c.position - 1:
+            raise RemoteProtocolError(
+                f"a takeback of action {n}: the last action is {c.position - 1}", Refusal.TAKEBACK
+            )
+        why = c.takeback_refusal(peer)
+        if why is not None:
+            raise RemoteProtocolError(f"a takeback the rules refuse: {why}", Refusal.TAKEBACK)
+        if self._peer_asks >= MAX_TAKEBACKS:
+            raise RemoteProtocolError(
+                f"more than {MAX_TAKEBACKS} takeback requests in one turn", Refusal.FLOOD
+            )
+        self._peer_asks += 1
+        self._peer_asked, self._allowed = n, None
+        played = c.match.last_played()
+        assert played is not None
+        self._events.append(TakebackRequested(n, played))
+
+    def _on_takeback_answer(self, msg: TakebackAnswer) -> None:
+        n = msg.n
+        if self._asked == n:
+            self._asked = None
+            self._events.append(TakebackAnswered(n, msg.ok))
+        elif self._voided == n:
+            self._voided = None  # our move crossed it: the answer is void
+        else:
+            raise RemoteProtocolError(
+                f"an answer to a takeback of action {n} not asked for", Refusal.UNEXPECTED
+            )
+
+    def _on_undo(self, msg: Undo) -> None:
+        """The peer takes back its action ``n``: only the one we let it take back, with no
+        action since, and to the state our own takeback gives."""
+        c = self.core
+        assert c is not None
+        peer, n = 1 - c.seat, msg.n
+        if self._allowed != n or n != c.position - 1 or c.takeback_refusal(peer) is not None:
+            raise RemoteProtocolError(f"an undo of action {n} that this side did not allow", Refusal.FORGED)
+        if not hmac.compare_digest(c.digest_after_takeback(peer), msg.d):
+            raise RemoteProtocolError(
+                f"the game states disagree after taking back action {n} (desync): the match is stopped",
+                Refusal.DESYNC,
+            )
+        self._allowed = None
+        played = c.take_back(peer)
+        self._sent_upto = min(self._sent_upto, c.position)
+        self._unacked = n
+        self._events.append(TakenBack(n, played))
 
     def _on_deck(self, msg: Deck) -> None:
         c = self.core
@@ -549,6 +719,9 @@ _HANDLERS: dict[type[Message], tuple[frozenset[Phase], _Handler]] = {
     MoveAction: (_PLAYING, Endpoint._on_action),
     ResignAction: (_PLAYING, Endpoint._on_action),
     ResignRequest: (_PLAYING, Endpoint._on_resign_request),
+    TakebackRequest: (_PLAYING, Endpoint._on_takeback),
+    TakebackAnswer: (_PLAYING, Endpoint._on_takeback_answer),
+    Undo: (_PLAYING, Endpoint._on_undo),
     Ack: (_PLAYING, Endpoint._on_ack),
     Chat: (_PLAYING, Endpoint._on_chat),
     Deck: (_PLAYING, Endpoint._on_deck),

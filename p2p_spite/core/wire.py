@@ -66,7 +66,8 @@ class Refusal(StrEnum):
     BEHIND = "behind"  # a sync position older than the actions this side still keeps
     SEQUENCE = "sequence"
     ILLEGAL_MOVE = "illegal-move"
-    FORGED = "forged"  # an action for a seat that did not make it
+    FORGED = "forged"  # an action for a seat that did not make it (or an undo not allowed)
+    TAKEBACK = "takeback"  # a takeback request for a move that is not the sender's to take back
     DESYNC = "desync"
     STORAGE = "storage"  # the sender cannot write its record
     # the private deck (docs/fairness.md): fairdeck's WireError, OrderError, ProofError, CheatError

@@ -13,7 +13,7 @@ import socket
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..core.protocol import Acked, ActionDue, ActionReceived, Endpoint, Handshaken, NeedData, PeerBye, Phase
+from ..core.protocol import Endpoint, Handshaken, NeedData, Phase, PlayEvent
 from ..core.wire import ProtocolError
 from ..errors import StorageError
 from ..session import Event
@@ -25,7 +25,7 @@ MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more
 class LinkOwner(Protocol):
     """What a link tells the session that has taken it over."""
 
-    def link_event(self, link: Link, ev: Event | Acked | PeerBye | ActionReceived | ActionDue) -> None:
+    def link_event(self, link: Link, ev: Event | PlayEvent) -> None:
         """An event of the endpoint's (an action received: write it down and acknowledge
         it before this returns)."""
 

@@ -14,9 +14,23 @@ from collections.abc import Callable
 
 from ..core.game import Action, Committed, GameCore
 from ..core.messages import DeckBody
-from ..core.protocol import Acked, ActionDue, ActionReceived, PeerBye, PeerRefused, Phase, SeedOrigin
+from ..core.protocol import (
+    MAX_TAKEBACKS,
+    Acked,
+    ActionDue,
+    ActionReceived,
+    PeerBye,
+    PeerRefused,
+    Phase,
+    PlayEvent,
+    SeedOrigin,
+    TakebackAnswered,
+    TakebackRequested,
+    TakenBack,
+)
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
-from ..engine import IllegalMoveError, Match, Move, PlayerView
+from ..engine import IllegalMoveError, Match, Move, Played, PlayerView
+from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from ..errors import SessionClosed, StorageError
 from ..fairdeck import OrderError
 from ..session import (
@@ -28,6 +42,9 @@ from ..session import (
     LinkState,
     Notice,
     SessionFailed,
+    TakebackAsked,
+    TakebackRefused,
+    Takebacks,
 )
 from ..storage.keeper import RecordKeeper
 from .link import HANDSHAKE_TIMEOUT, Link
@@ -38,6 +55,7 @@ REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret 
 DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (pings do not count)
 DECK_CHECK = 1.0  # seconds between two looks at that deadline
 
+AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
 DECK_DEBT = "deck"  # the debt of a private-deck peer that owes a deck message
@@ -160,6 +178,16 @@ class NetSession:
             heartbeat=heartbeat,
             dead_after=dead_after,
         )
+        # taking back (docs/protocol.md, *Taking back*): how this side answers the peer's
+        # requests, the peer's request waiting for the driver's answer (its link), our own
+        # request waiting for the peer's, the link our last undo went out on until the peer
+        # acknowledged it (no action of ours before then), and an action due meanwhile
+        self.takebacks = Takebacks.ASK
+        self.peer_answers_at_once = False  # the peer is the computer: take_back() waits for it
+        self._peer_request: tuple[Link, int] | None = None
+        self._asking: Played | None = None
+        self._undo_link: Link | None = None
+        self._due_after_undo: Action | None = None
         self._deck_wake = asyncio.Event()  # a private deck moved on (or the session stopped)
         self._deck_port = _DeckPort(self)
         self._ahead = False  # a private deck's work ahead is scheduled
@@ -228,7 +256,7 @@ class NetSession:
         whose events the driver has not seen yet) is dropped: the events that follow
         show the board as it is now."""
         self._check_open()
-        if not await self._fresh():
+        if not await self._fresh() or not await self._undo_settled():
             return
         core = self.core
         core.check_move(move, core.seat)
@@ -280,6 +308,8 @@ class NetSession:
             return
         core = self.core
         if core.match.game.turn == core.seat:
+            if not await self._undo_settled():
+                return
             action = core.check_resign(core.seat)
             if core.private is not None and not await self._announced(action):
                 return
@@ -297,6 +327,113 @@ class NetSession:
         if link is not None and link.endpoint.phase is Phase.PLAY:
             link.endpoint.send_resign_request(game)
             link.flush()
+
+    async def take_back(self) -> Played | None:
+        """Ask the peer to let us take back our last move of this turn (docs/protocol.md,
+        *Taking back*); its answer comes as MoveTakenBack or TakebackRefused.  Returns the
+        move asked about (IllegalMoveError, nothing sent, if it cannot be taken back now)."""
+        self._check_open()
+        await self._fresh()
+        if not await self._undo_settled():
+            raise IllegalMoveError([], TakebackOffline())
+        core, link = self.core, self._link
+        why: Illegal | None = core.takeback_refusal(core.seat)
+        if why is None:
+            if link is None or link.endpoint.phase is not Phase.PLAY or link.endpoint.catching_up:
+                why = TakebackOffline()
+            elif link.endpoint.asking:
+                why = TakebackWaiting()
+            elif link.endpoint.takebacks_asked >= MAX_TAKEBACKS:
+                why = TooManyTakebacks(MAX_TAKEBACKS)
+        if why is not None:
+            raise IllegalMoveError([], why)
+        assert link is not None
+        played = core.match.last_played()
+        assert played is not None
+        link.endpoint.send_takeback_request()
+        link.flush()
+        self._asking = played
+        if self.peer_answers_at_once:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._answered(played), AT_ONCE)
+            if self._asking is not played:
+                return None  # answered: its event follows
+        return played
+
+    async def _answered(self, played: Played) -> None:
+        while self._asking is played and not self._done:
+            self._stirred.clear()
+            await self._stirred.wait()
+
+    async def answer_takeback(self, yes: bool) -> bool:
+        """Answer the peer's takeback request (TakebackAsked); False: it is void (the peer
+        played on, or the connection it came on is gone)."""
+        req, self._peer_request = self._peer_request, None
+        link = self._link
+        if req is None or link is not req[0] or self._done or link.endpoint.phase is not Phase.PLAY:
+            return False
+        sent = link.endpoint.answer_takeback(req[1], yes)
+        link.flush()
+        return sent
+
+    async def _undo_settled(self) -> bool:
+        """Before an action of ours: wait until the peer has acknowledged our last undo (or a
+        new connection's sync settled it), so that both histories go on from the same
+        action (False: the session stopped meanwhile)."""
+        while not self._done and self._undo_link is not None:
+            link = self._undo_link
+            if self._link is not None and (self._link is not link or not link.endpoint.undo_unacked):
+                self._undo_link = None
+                break
+            self._stirred.clear()  # set again by the next event (the ack), link or loss
+            await self._stirred.wait()
+        return not self._done
+
+    def _take_back_own(self, link: Link, n: int) -> None:
+        """The peer allowed our takeback of action ``n``: take it back, write it down, tell
+        the peer, show it."""
+        core = self.core
+        self._asking = None
+        if core.position - 1 != n or core.takeback_refusal(core.seat) is not None:
+            return  # (cannot happen: our action after the request voided it)
+        played = core.take_back(core.seat)
+        try:
+            if self.keeper is not None:
+                self.keeper.withdraw(n)
+        except StorageError as e:
+            self.link_storage_failed(link, e)
+            return
+        link.endpoint.send_undo(n)
+        link.flush()
+        self._undo_link = link
+        self._put_taken_back(core.seat, played)
+
+    def _taken_back_by_peer(self, link: Link, ev: TakenBack) -> None:
+        """The peer took back its action (we allowed it): written down, acknowledged, shown."""
+        try:
+            if self.keeper is not None:
+                self.keeper.withdraw(ev.n)
+        except StorageError as e:
+            self.link_storage_failed(link, e)
+            return
+        link.endpoint.acknowledge()
+        link.flush()
+        self._put_taken_back(1 - self.core.seat, ev.played)
+
+    def _put_taken_back(self, seat: int, played: Played) -> None:
+        self.acked = min(self.acked, self.core.position)  # the action taken back is nobody's now
+        for ev in self.core.taken_back(seat, played):
+            self._put(ev)
+        self._remote_mark = self._queued  # a move chosen on the board before it is dropped
+
+    def _peer_asks(self, link: Link, ev: TakebackRequested) -> None:
+        """The peer asks to take back its last move: answered as ``takebacks`` says."""
+        if self.takebacks is Takebacks.ASK:
+            self._peer_request = (link, ev.n)
+            self._put(TakebackAsked(1 - self.core.seat, ev.played))
+            return
+        link.endpoint.answer_takeback(ev.n, self.takebacks is Takebacks.ALWAYS)
+        link.flush()
 
     async def chat(self, text: str) -> None:
         self._check_open()
@@ -577,7 +714,8 @@ class NetSession:
 
     def _local(self, action: Action, *, unseen: bool = False) -> None:
         """Make an action of this seat's (checked legal).  ``unseen``: the protocol made it,
-        not the driver (a resignation due: ActionDue)."""
+        not the driver (a resignation due: ActionDue).  It voids our takeback request."""
+        self._asking = None
         self._settle(self._link, self.core.commit(action), None, unseen=unseen)
 
     def _settle(
@@ -642,9 +780,10 @@ class NetSession:
             for e in entries:
                 self.keeper.deck_tape(e)
 
-    def link_event(self, link: Link, ev: Event | Acked | PeerBye | ActionReceived | ActionDue) -> None:
+    def link_event(self, link: Link, ev: Event | PlayEvent) -> None:
         self._stirred.set()
         if isinstance(ev, ActionReceived):
+            self._peer_request = None  # its action voids its takeback request
             self._set_acked(self.core.position)  # the peer made that action: it has them all
             # one the peer caught us up with changed the board on this driver's turn
             self._settle(link, ev.done, ev, unseen=self.core.position <= self._catch_up_end)
@@ -655,9 +794,25 @@ class NetSession:
                 else:
                     self._ask_again()
         elif isinstance(ev, ActionDue):
-            self._local(ev.action, unseen=True)
+            if link.endpoint.undo_unacked:
+                self._due_after_undo = ev.action  # (made once the peer has the undo)
+            else:
+                self._local(ev.action, unseen=True)
         elif isinstance(ev, Acked):
             self._set_acked(ev.n)
+            due, self._due_after_undo = self._due_after_undo, None
+            if due is not None and not self._done:
+                self._local(due, unseen=True)
+        elif isinstance(ev, TakebackRequested):
+            self._peer_asks(link, ev)
+        elif isinstance(ev, TakebackAnswered):
+            if ev.ok:
+                self._take_back_own(link, ev.n)
+            else:
+                self._asking = None
+                self._put(TakebackRefused(1 - self.core.seat))
+        elif isinstance(ev, TakenBack):
+            self._taken_back_by_peer(link, ev)
         elif isinstance(ev, PeerBye):
             if not self._ended and not self._done:
                 self._fail(
@@ -701,6 +856,10 @@ class NetSession:
         if link is not self._link:
             return
         self._link = None
+        self._peer_request = self._due_after_undo = None  # (the peer asks again, if it still wants to)
+        if self._asking is not None:  # our request went with the connection
+            self._asking = None
+            self._put(TakebackRefused(1 - self.core.seat, lost=True))
         self.owed.forgive()
         self._stirred.set()
         for _, fut in self._ack_waiters:

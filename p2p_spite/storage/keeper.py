@@ -242,6 +242,20 @@ class RecordKeeper:
             self._write(action_text(n, action, tag))
         self._position = n + 1  # (a line that could not be written is not counted)
 
+    def withdraw(self, n: int) -> None:
+        """Action ``n``, the last, was taken back (``undo``): the record is rewritten with the
+        actions that stand, then the journal started afresh, so every reader (``--resume``,
+        ``replay``) sees only those.  A crash in between leaves the record without the move
+        and the old journal with it: the move, as both sides had it before the ``undo``
+        went out (docs/protocol.md, *Taking back*)."""
+        if n != self._position - 1:
+            raise ValueError(f"action {n} is not the last one ({self._position - 1})")
+        if n < self._mark[0]:  # in the record's current game, not in the journal
+            self._pending.pop()
+        self._position = n
+        self.save()
+        self._fresh_journal()
+
     def request(self, game: int) -> None:
         self._write(dump_line(RequestLine(game)), sync=True)
 

@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from p2p_spite.core.game import NoShell
-from p2p_spite.core.protocol import NEED_DATA, ActionDue, ActionReceived, Endpoint, LocalConfig
+from p2p_spite.core.protocol import (
+    NEED_DATA,
+    ActionDue,
+    ActionReceived,
+    Endpoint,
+    LocalConfig,
+    TakebackAnswered,
+    TakenBack,
+)
 from p2p_spite.core.wire import ProtocolError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +64,9 @@ class EndpointShell(NoShell):
 
 def drain(ep: Endpoint, evs: list[Any]) -> None:
     """The endpoint's events into ``evs``, as a shell with no journal sees them: an action
-    received is acknowledged and shown, an action due is made (sent, then shown)."""
+    received is acknowledged and shown, an action due is made (sent, then shown), a
+    takeback allowed is made (sent), one the peer made is acknowledged; the event itself
+    is kept too (a takeback request is left for the test to answer)."""
     for _ in range(100_000):
         if evs and isinstance(evs[-1], ProtocolError):
             return
@@ -74,6 +84,15 @@ def drain(ep: Endpoint, evs: list[Any]) -> None:
         elif isinstance(ev, ActionDue):
             assert core is not None
             evs.extend(core.settle(core.commit(ev.action), EndpointShell(ep), received=False) or ())
+        elif isinstance(ev, TakebackAnswered):
+            assert core is not None
+            if ev.ok:
+                core.take_back(core.seat)
+                ep.send_undo(ev.n)
+            evs.append(ev)
+        elif isinstance(ev, TakenBack):
+            ep.acknowledge()
+            evs.append(ev)
         else:
             evs.append(ev)
 

@@ -4,12 +4,14 @@ Nothing from ``p2p_spite`` is used here: the frames, the messages, the join code
 the seed agreement, the state digest, the history hash and the record file are
 made from docs/protocol.md (its "Byte-exact definitions") with a socket, msgpack
 and hashlib; the rules are ``tests/reference_spec.py`` (written from SPEC alone).
-The real host (``p2p-spite host --bot easy``) must accept every move it sends,
-and its record file must be byte for byte the one this peer writes.
+The real host (``p2p-spite host --bot easy``) must accept every move it sends, and
+let it take one move of each game back (*Taking back*), and its record file must be
+byte for byte the one this peer writes (which holds only the moves that stand).
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import json
@@ -80,6 +82,19 @@ class DocPeer:
         msg = self.recv()
         assert msg["t"] == t, msg
         return msg
+
+    def expect_ack(self) -> int:
+        """The next ``ack`` (pings answered): its n."""
+        while True:
+            size = int.from_bytes(self._read(4), "big")
+            msg: dict[str, Any] = msgpack.unpackb(self._read(size), raw=False)
+            if msg["t"] == "ping":
+                self.send({"t": "pong", "k": msg["k"]})
+            elif msg["t"] == "ack":
+                self.acked = max(self.acked, msg["n"])
+                return int(msg["n"])
+            else:
+                assert msg["t"] in ("pong", "chat"), msg
 
 
 def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> bytes:
@@ -190,8 +205,41 @@ def leave(peer: DocPeer, sock: socket.socket, acked: int) -> None:
         pass
 
 
-def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dict[str, Any], bytes]:
-    """Join, agree on the seed, play the match to its end; return our record and the history hash.
+def take_back(
+    peer: DocPeer,
+    g: RefGame,
+    h: bytes,
+    m: list[Any],
+    n: int,
+    game_no: int,
+    starter: int,
+    key: bytes,
+    match_id: bytes,
+) -> tuple[RefGame, bytes]:
+    """Play ``m`` as action ``n``, ask to take it back (the host's computer allows), take it
+    back with ``undo`` and wait for its ``ack``: the game and the history as they were."""
+    before = copy.deepcopy(g)
+    g.play(m)
+    after = sha256(h + move_key(game_no, m))
+    peer.send(
+        {
+            "t": "move",
+            "n": n,
+            "m": m,
+            "d": state_digest(g, game_no, starter),
+            "a": action_tag(key, match_id, n, after),
+        }
+    )
+    peer.send({"t": "takeback", "n": n})
+    assert peer.expect("takeback-answer") == {"t": "takeback-answer", "n": n, "ok": True}
+    peer.send({"t": "undo", "n": n, "d": state_digest(before, game_no, starter)})
+    assert peer.expect_ack() == n  # (its ack of the move came before its answer)
+    return before, h
+
+
+def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dict[str, Any], bytes, int]:
+    """Join, agree on the seed, play the match to its end; return our record, the history hash
+    and the moves taken back.
     ``cut_at``: once that many actions are played, after a host action that left it on turn, drop the
     connection and come back (a returning joiner: resume proof, sync, catch-up)."""
     deadline = time.monotonic() + DEADLINE
@@ -230,6 +278,7 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
             return sync["pos"], sync["hist"]
 
         n = 0
+        taken = 0
         scores = [0, 0]
         played: list[dict[str, Any]] = []
         game_no = 0
@@ -239,9 +288,18 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
             g = RefGame(seed, game_no)
             starter = g.turn
             moves: list[list[Any]] = []
+            took_back = False  # once a game: a move played, taken back (*Taking back*), played anew
             while g.result is None:
                 if g.turn == 1:
                     m = choose(g, rng)
+                    # a move that shows no card: from the hand (not its last card) to a center it
+                    # does not complete
+                    quiet = m[1] == "hand" and m[3] == "center" and len(g.hand[1]) > 1
+                    if not took_back and quiet and len(g.center[m[4]]) < 11:
+                        took_back = True
+                        taken += 1
+                        g, h = take_back(peer, g, h, m, n, game_no, starter, action_key, match_id)
+                        continue
                     g.play(m)
                     h = sha256(h + move_key(game_no, m))
                     tag = action_tag(action_key, match_id, n, h)
@@ -302,7 +360,7 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
         "join_key": key.hex(),
         "seed_by": "both",
     }
-    return record, h
+    return record, h, taken
 
 
 def against_host(tmp_path: Path, games: int, cut_at: int | None = None) -> tuple[dict[str, Any], str]:
@@ -317,7 +375,8 @@ def against_host(tmp_path: Path, games: int, cut_at: int | None = None) -> tuple
     try:
         port, _ = wait_listening(host)
         code = read_code(host)
-        record, _ = play_as_joiner(port, code, cut_at)
+        record, _, taken = play_as_joiner(port, code, cut_at)
+        assert taken > 0, "no move was taken back"
     except BaseException:
         host.kill()  # it would wait for a joiner that behaves
         raise

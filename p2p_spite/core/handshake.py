@@ -52,6 +52,7 @@ class Phase(Enum):
     SEED = "seed"  # commit-reveal of the two halves of the seed
     SYNC = "sync"  # comparing histories (position + hash)
     PLAY = "play"
+    AGAIN = "again"  # both said yes to another match: reading up to the peer's next hello
     CLOSED = "closed"
 
 

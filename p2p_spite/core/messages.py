@@ -427,6 +427,23 @@ class Undo(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Rematch(Message):
+    """After a match's end, the sender's answer to "play another match?" (``match``: the
+    id of the match just over; docs/protocol.md, *Playing again*)."""
+
+    T: ClassVar[str] = "rematch"
+    match: bytes
+    yes: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "rematch", "match": self.match, "yes": self.yes}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        return cls(_bin(m, "match", MATCH_ID_BYTES), _bool(m, "yes"))
+
+
+@dataclass(frozen=True, slots=True)
 class Ack(Message):
     """The sender has checked, applied and written down the first ``n`` actions."""
 
@@ -603,6 +620,7 @@ MESSAGES: Final[dict[str, type[Message]]] = {
         TakebackRequest,
         TakebackAnswer,
         Undo,
+        Rematch,
         Ack,
         Chat,
         Deck,

@@ -52,6 +52,7 @@ from .messages import (
     Pong,
     Proof,
     Refuse,
+    Rematch,
     ResignAction,
     ResignRequest,
     Reveal,
@@ -86,6 +87,7 @@ __all__ = [
     "ActionReceived",
     "Deal",
     "Endpoint",
+    "Handover",
     "Handshaken",
     "LocalConfig",
     "NeedData",
@@ -94,6 +96,7 @@ __all__ = [
     "PeerRefused",
     "Phase",
     "PlayEvent",
+    "RematchReceived",
     "Route",
     "SeedOrigin",
     "TakebackAnswered",
@@ -119,6 +122,21 @@ class NeedData:
 
 
 NEED_DATA: Final = NeedData()
+
+
+@dataclass(frozen=True, slots=True)
+class RematchReceived:
+    """The peer's answer to "another match?" (checked: once, after the end, this match)."""
+
+    yes: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Handover:
+    """Both said yes and the peer's next ``hello`` came: ``data`` (that frame and what
+    follows) belongs to the next match's handshake; this endpoint is closed."""
+
+    data: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +208,17 @@ class TakenBack:
 
 
 # what the endpoint tells the session in play, and with the handshake's end
-PlayEvent = Acked | PeerBye | ActionReceived | ActionDue | TakebackRequested | TakebackAnswered | TakenBack
+PlayEvent = (
+    Acked
+    | PeerBye
+    | ActionReceived
+    | ActionDue
+    | TakebackRequested
+    | TakebackAnswered
+    | TakenBack
+    | RematchReceived
+    | Handover
+)
 LinkEvent = Handshaken | PlayEvent
 
 
@@ -246,6 +274,8 @@ class Endpoint:
         self._sent_upto = 0  # the peer has, or has been sent, every action before this one
         self._started = False
         self._unacked: int | None = None  # an ActionReceived not acknowledged yet
+        self._rematch_sent: bool | None = None  # our answer to another match, once the match is over
+        self._rematch_got: bool | None = None  # the peer's
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
         self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
@@ -337,6 +367,10 @@ class Endpoint:
             if self._unacked is not None:
                 raise LocalProtocolError(f"action {self._unacked} was not acknowledged")
             try:
+                if self.phase is Phase.AGAIN:
+                    if not self._read_to_hello():
+                        return NEED_DATA
+                    continue
                 msg = self._decoder.next_message()
                 if msg is None:
                     return NEED_DATA
@@ -348,6 +382,21 @@ class Endpoint:
                 self.phase = Phase.CLOSED
                 raise
         return self._events.pop(0)
+
+    def _read_to_hello(self) -> bool:
+        """Both said yes to another match: the peer's frames up to its next ``hello`` are
+        this match's (pings, chat); that frame and what follows are handed over whole
+        (:class:`Handover`).  False: more bytes are needed."""
+        frame = self._decoder.next_frame()
+        if frame is None:
+            return False
+        raw, msg = frame
+        if msg["t"] == Hello.T:
+            self._events.append(Handover(raw + self._decoder.rest()))
+            self.phase = Phase.CLOSED
+        else:
+            self._handle(msg)
+        return True
 
     def _send(self, msg: Message) -> None:
         self._out += encode(msg.to_wire())
@@ -455,6 +504,19 @@ class Endpoint:
         self._need_play()
         self._send(ResignRequest(game))
 
+    def send_rematch(self, yes: bool) -> None:
+        """Once the match is over: this side's answer to another match (once).  A yes
+        to the peer's yes ends this match's reading at the peer's next hello."""
+        core = self._need_play()
+        if not core.finished:
+            raise LocalProtocolError("another match is offered only once this one is over")
+        if self._rematch_sent is not None:
+            raise LocalProtocolError("another match was answered already")
+        self._rematch_sent = yes
+        self._send(Rematch(core.match_id, yes))
+        if yes and self._rematch_got:
+            self.phase = Phase.AGAIN
+
     def send_missing(self) -> None:
         """Send the actions applied since the histories were compared that the peer
         has not been sent (made while this connection's handshake was finishing)."""
@@ -517,7 +579,7 @@ class Endpoint:
             raise RemoteProtocolError(f"pongs faster than {PING_RATE:g} a second", Refusal.FLOOD)
 
     def _on_bye(self, msg: Bye) -> None:
-        if self.phase is not Phase.PLAY:  # the handshake is not done: it ends here
+        if self.phase not in (Phase.PLAY, Phase.AGAIN):  # the handshake is not done: it ends here
             raise PeerLeft(f"it said goodbye during the handshake: {msg.reason or 'no reason given'}")
         self._events.append(PeerBye(msg.reason))
         self.phase = Phase.CLOSED
@@ -615,6 +677,20 @@ class Endpoint:
         if c.private is not None and not c.private.resign_requested(game):
             return  # our announced move first: the deck makes the resignation due after it
         self._events.append(ActionDue(c.check_resign(1 - c.seat, c.seat)))
+
+    def _on_rematch(self, msg: Rematch) -> None:
+        core = self.core
+        assert core is not None
+        if not core.finished:
+            raise RemoteProtocolError("an offer of another match before this one is over", Refusal.SEQUENCE)
+        if self._rematch_got is not None:
+            raise RemoteProtocolError("a second answer to another match", Refusal.SEQUENCE)
+        if msg.match != core.match_id:
+            raise RemoteProtocolError("an answer to another match for another match id", Refusal.OTHER_MATCH)
+        self._rematch_got = msg.yes
+        self._events.append(RematchReceived(msg.yes))
+        if msg.yes and self._rematch_sent:
+            self.phase = Phase.AGAIN
 
     def _on_ack(self, msg: Ack) -> None:
         c = self.core
@@ -723,7 +799,8 @@ _HANDLERS: dict[type[Message], tuple[frozenset[Phase], _Handler]] = {
     TakebackAnswer: (_PLAYING, Endpoint._on_takeback_answer),
     Undo: (_PLAYING, Endpoint._on_undo),
     Ack: (_PLAYING, Endpoint._on_ack),
-    Chat: (_PLAYING, Endpoint._on_chat),
+    Chat: (frozenset({Phase.PLAY, Phase.AGAIN}), Endpoint._on_chat),
+    Rematch: (_PLAYING, Endpoint._on_rematch),
     Deck: (_PLAYING, Endpoint._on_deck),
     Ping: (_AFTER_HELLO, Endpoint._on_ping),
     Pong: (_AFTER_HELLO, Endpoint._on_pong),

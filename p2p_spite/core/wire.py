@@ -176,6 +176,33 @@ class FrameDecoder:
         self._need = 0
         return decode_body(self._unpacker, body)
 
+    def next_frame(self) -> tuple[bytes, dict[str, Any]] | None:
+        """The next whole message with its frame's bytes as received (header included),
+        or None if more bytes are needed (the errors of :meth:`next_message`)."""
+        buf = self._buf
+        if self._need:  # (its header was read already)
+            size, head, start = self._need, _HEADER.pack(self._need), 0
+        elif len(buf) >= 4:
+            (size,) = _HEADER.unpack_from(buf)
+            head, start = b"", 4
+        else:
+            size, head, start = 0, b"", 0
+        whole = 0 < size <= MAX_FRAME and len(buf) >= start + size
+        raw = head + bytes(buf[: start + size]) if whole else b""
+        msg = self.next_message()  # (raises for a bad frame or a flood)
+        if msg is None:
+            return None
+        return raw, msg
+
+    def rest(self) -> bytes:
+        """Everything received and not taken as a message yet, as it came; the decoder
+        is left empty (what follows is another reader's)."""
+        head = _HEADER.pack(self._need) if self._need else b""
+        out = head + bytes(self._buf)
+        self._buf.clear()
+        self._need = 0
+        return out
+
 
 def decode_body(unpacker: Unpacker, body: bytes) -> dict[str, Any]:
     """Decode one frame body (exactly one msgpack map with a string ``t``)."""

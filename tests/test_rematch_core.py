@@ -1,0 +1,164 @@
+"""The rematch message at the protocol core (two endpoints in memory, no sockets):
+both yes hands the connection to a new handshake at the peer's next hello; early,
+twice, lying, late, the wrong seat and floods are refused (docs/protocol.md,
+*Playing again*)."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_spite.core.messages import HOST, JOIN
+from p2p_spite.core.protocol import (
+    CHAT_BURST,
+    Endpoint,
+    Handover,
+    Handshaken,
+    LocalConfig,
+    Phase,
+    RematchReceived,
+    SeedOrigin,
+)
+from p2p_spite.core.wire import LocalProtocolError, Refusal, RemoteProtocolError, encode
+from tests.support.net import drain, pair, pump
+
+SEED = bytes(range(32))
+
+
+def _over() -> tuple[Endpoint, Endpoint]:
+    """A one-game match, over: the side on turn resigned it."""
+    h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED, max_games=1), LocalConfig(JOIN, "Bob"))
+    assert h.core is not None and j.core is not None
+    mover = (h, j)[h.core.match.game.turn]
+    assert mover.core is not None
+    mover.core.commit(mover.core.check_resign(mover.core.seat))
+    mover.send_action(mover.core.position - 1)
+    pump(h, j)
+    assert h.core.finished and j.core.finished
+    return h, j
+
+
+def _phase(ep: Endpoint) -> Phase:
+    return ep.phase  # (read afresh: a call may change it)
+
+
+def _refused(ep: Endpoint, msg: dict[str, object]) -> Refusal:
+    ep.receive_data(encode(msg))
+    evs: list[object] = []
+    drain(ep, evs)
+    assert isinstance(evs[-1], RemoteProtocolError), evs
+    assert ep.phase is Phase.CLOSED
+    return evs[-1].code
+
+
+def _rematch(ep: Endpoint, yes: bool = True, match: bytes | None = None) -> dict[str, object]:
+    assert ep.core is not None
+    return {"t": "rematch", "match": ep.core.match_id if match is None else match, "yes": yes}
+
+
+def test_both_yes_hand_the_bytes_from_the_peers_hello_to_a_new_handshake() -> None:
+    h, j = _over()
+    assert h.core is not None
+    first = (h.core.match_id, h.core.match.seed)
+    j.send_rematch(True)  # the joiner answers first
+    evs: list[object] = []
+    h.receive_data(j.data_to_send())
+    drain(h, evs)
+    assert evs == [RematchReceived(True)] and h.phase is Phase.PLAY
+    h.send_rematch(True)  # the host's yes: it is settled, the host's next hello follows at once
+    assert _phase(h) is Phase.AGAIN
+    h2 = Endpoint(LocalConfig(HOST, "Ann", max_games=1))
+    h2.initiate()
+    hello, after = h2.data_to_send(), encode({"t": "ping", "k": 1})
+    j.receive_data(h.data_to_send() + hello + after)
+    got: list[object] = []
+    drain(j, got)
+    assert got[0] == RematchReceived(True) and isinstance(got[1], Handover) and j.phase is Phase.CLOSED
+    assert got[1].data == hello + after  # the hello and what follows, as they came
+    j2 = Endpoint(LocalConfig(JOIN, "Bob"))
+    j2.initiate()
+    j2.receive_data(hello + after)
+    eh, ej = pump(h2, j2)
+    assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken), (eh, ej)
+    assert ej[0].seed_by is SeedOrigin.BOTH  # drawn by both
+    assert h2.core is not None and j2.core is not None
+    assert h2.core.match.seed == j2.core.match.seed != first[1]
+    assert h2.core.match_id == j2.core.match_id != first[0]
+
+
+def test_before_the_peers_hello_pings_are_answered_and_chat_is_read() -> None:
+    h, j = _over()
+    h.receive_data(encode(_rematch(j)))
+    drain(h, [])
+    h.send_rematch(True)
+    h.data_to_send()
+    h.receive_data(encode({"t": "ping", "k": 5}) + encode({"t": "chat", "text": "gg"}))
+    evs: list[object] = []
+    drain(h, evs)
+    assert h.phase is Phase.AGAIN and b"pong" in h.data_to_send()
+    # a move now is this match's no longer: refused
+    assert _refused(h, {"t": "ack", "n": 1}) is Refusal.UNEXPECTED
+
+
+def test_a_rematch_in_the_middle_of_a_match_is_refused() -> None:
+    h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED), LocalConfig(JOIN, "Bob"))
+    assert j.core is not None
+    assert _refused(h, {"t": "rematch", "match": j.core.match_id, "yes": True}) is Refusal.SEQUENCE
+    with pytest.raises(LocalProtocolError):
+        j.send_rematch(True)  # nor may this side offer one
+
+
+def test_a_second_answer_is_refused() -> None:
+    h, j = _over()
+    h.receive_data(encode(_rematch(j, False)))
+    drain(h, [])
+    assert _refused(h, _rematch(j, True)) is Refusal.SEQUENCE
+
+
+def test_an_answer_for_another_match_is_refused() -> None:
+    h, _j = _over()
+    assert _refused(h, _rematch(h, True, match=bytes(16))) is Refusal.OTHER_MATCH
+
+
+def test_a_rematch_after_both_said_yes_is_refused() -> None:
+    h, j = _over()
+    h.receive_data(encode(_rematch(j)))
+    drain(h, [])
+    h.send_rematch(True)
+    assert _refused(h, _rematch(j)) is Refusal.UNEXPECTED  # the next frame must be its hello
+
+
+def test_a_joiner_that_comes_back_as_the_host_is_refused() -> None:
+    h, j = _over()
+    h.receive_data(encode(_rematch(j)))
+    drain(h, [])
+    h.send_rematch(True)
+    h2 = Endpoint(LocalConfig(HOST, "Ann"))
+    h2.initiate()
+    impostor = Endpoint(LocalConfig(HOST, "Bob"))  # the wrong seat: the joiner's hello says host
+    impostor.initiate()
+    h.receive_data(impostor.data_to_send())
+    evs: list[object] = []
+    drain(h, evs)
+    (handed,) = [e for e in evs if isinstance(e, Handover)]
+    h2.receive_data(handed.data)
+    got: list[object] = []
+    drain(h2, got)
+    assert isinstance(got[-1], RemoteProtocolError) and got[-1].code is Refusal.ROLE
+
+
+def test_this_side_answers_once() -> None:
+    h, _j = _over()
+    h.send_rematch(False)
+    with pytest.raises(LocalProtocolError):
+        h.send_rematch(True)
+
+
+def test_a_chat_flood_while_waiting_for_the_hello_is_refused() -> None:
+    h, j = _over()
+    h.receive_data(encode(_rematch(j)))
+    drain(h, [])
+    h.send_rematch(True)
+    h.receive_data(b"".join(encode({"t": "chat", "text": "x"}) for _ in range(CHAT_BURST + 5)))
+    evs: list[object] = []
+    drain(h, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code is Refusal.FLOOD

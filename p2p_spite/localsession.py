@@ -14,19 +14,23 @@ network session uses, not a re-implementation of them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from .bots.base import Bot
 from .core.game import NO_SHELL, Action, GameCore
-from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Played, PlayerView, view
+from .core.seat import CoreSeat
+from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Played, new_seed, view
 from .engine.refusals import TakebackWaiting
 from .errors import SessionClosed
-from .session import ChatReceived, Event, TakebackAsked, TakebackRefused, Takebacks
+from .session import ChatReceived, Event, Rematch, TakebackAsked, TakebackRefused, Takebacks
 
 
-class LocalSession:
+class LocalSession(CoreSeat):
     """Seat ``seat`` of a match from ``seed``; ``opponent`` plays the other seat
     (None: :meth:`play_other` does).  ``max_games`` stops the match early.  ``takebacks``:
-    how the other seat answers our takeback requests (ASK: :meth:`answer_other` does)."""
+    how the other seat answers our takeback requests (ASK: :meth:`answer_other` does).
+    Another match (:meth:`rematch`) is dealt from ``seeds()``; the other seat says yes
+    (``other_again``: what it answers)."""
 
     def __init__(
         self,
@@ -38,12 +42,15 @@ class LocalSession:
         opponent: Bot | None = None,
         max_games: int | None = None,
         takebacks: Takebacks = Takebacks.ALWAYS,
+        seeds: Callable[[], bytes] = new_seed,
     ) -> None:
-        self._seat = seat
         self.takebacks = takebacks
         self.asked: Played | None = None  # our takeback request, waiting for answer_other()
         self.other_asked: Played | None = None  # the other seat's, waiting for answer_takeback()
-        self._names = names
+        self._settings = (target, max_games)
+        self._seeds = seeds
+        self.other_again = True  # the other seat's answer to another match
+        self.matches = 1  # the matches dealt so far
         self.core = GameCore(Match(seed, target, names), seat, bytes(16), max_games)
         self.opponent = opponent
         self.inbox: list[str] = []  # the chat lines this seat sent (the other seat's inbox)
@@ -55,25 +62,6 @@ class LocalSession:
         self._kick()
 
     # -- the Session contract -----------------------------------------------------
-
-    @property
-    def seat(self) -> int:
-        return self._seat
-
-    @property
-    def names(self) -> tuple[str, str]:
-        return self._names
-
-    @property
-    def private(self) -> bool:
-        return self.core.private is not None
-
-    @property
-    def match(self) -> Match:
-        return self.core.match
-
-    def view(self) -> PlayerView:
-        return self.core.view()
 
     @property
     def closed_for_play(self) -> bool:
@@ -127,6 +115,20 @@ class LocalSession:
 
     async def next_event(self) -> Event:
         return await self._events.get()
+
+    async def rematch(self, yes: bool) -> Rematch:
+        """Another match, dealt at once when both seats say yes (the other: :attr:`other_again`)."""
+        if not yes or self.closed is not None or not self.core.finished:
+            return Rematch.NOT_OFFERED
+        if not self.other_again:
+            return Rematch.DECLINED
+        target, max_games = self._settings
+        self.core = GameCore(Match(self._seeds(), target, self.names), self.seat, bytes(16), max_games)
+        self.matches += 1
+        for ev in self.core.start_events():
+            self.inject(ev)
+        self._kick()
+        return Rematch.STARTED
 
     # -- the other seat -------------------------------------------------------------
 

@@ -163,6 +163,23 @@ class Notice:
     text: str
 
 
+class Rematch(Enum):
+    """How the offer of another match on the same connection settled (:meth:`Session.rematch`)."""
+
+    STARTED = "started"  # both said yes: the next match's events follow
+    DECLINED = "declined"  # the peer said no
+    GONE = "gone"  # the peer left, or the connection closed, before the next match began
+    SILENT = "silent"  # the peer did not answer in time
+    NOT_OFFERED = "not-offered"  # this side said no (or the match is not over, or cannot go on)
+
+
+@dataclass(frozen=True, slots=True)
+class RematchAnswered:
+    """The peer answered "another match?" before this side did (``yes``: it would)."""
+
+    yes: bool
+
+
 @dataclass(frozen=True, slots=True)
 class SessionFailed:
     """The match cannot go on (peer vanished, desync, a peer's illegal move...).
@@ -187,6 +204,7 @@ Event = (
     | ChatReceived
     | ConnectionChanged
     | Notice
+    | RematchAnswered
     | SessionFailed
 )
 
@@ -246,6 +264,12 @@ class Session(Protocol):
 
     async def close(self, reason: str = "quit") -> None:
         """Leave the match: tell the peer, save the record, close the connection."""
+        ...
+
+    async def rematch(self, yes: bool) -> Rematch:
+        """Once the match is over (MatchEnded): this side's answer to "play another
+        match?".  A yes waits for the peer's answer (with a deadline); STARTED when both
+        said yes: the next match's events follow, on the same seat."""
         ...
 
     async def next_event(self) -> Event:

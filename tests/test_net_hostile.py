@@ -20,7 +20,7 @@ from p2p_spite.core.messages import JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION, LocalConfig
 from p2p_spite.core.wire import MAX_FRAME, ProtocolError, Refusal, encode
 from p2p_spite.engine import Move
-from p2p_spite.net import NetSession, host_session, join_session
+from p2p_spite.net import HostSettings, JoinSettings, NetSession, host_session, join_session
 from p2p_spite.session import EndCause, Ending, Event, LinkState, SessionFailed
 from p2p_spite.storage import record
 from tests.support.net import RawPeer
@@ -40,15 +40,17 @@ async def _host(tmp: Path, warnings: list[str], **kw: Any) -> tuple[asyncio.Task
     ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     task = asyncio.create_task(
         host_session(
-            bind="127.0.0.1",
-            port=0,
-            name="Ann",
-            seed=SEED,
-            record_path=tmp / "host.json",
+            HostSettings(
+                bind="127.0.0.1",
+                port=0,
+                name="Ann",
+                seed=SEED,
+                record_path=tmp / "host.json",
+                grace=0.5,  # a dropped peer is waited for briefly, then the match stops
+                **kw,
+            ),
             on_listening=lambda h, p: ready.set_result(p),
             on_warning=warnings.append,
-            grace=0.5,  # a dropped peer is waited for briefly, then the match stops
-            **kw,
         )
     )
     port = await ready
@@ -103,7 +105,9 @@ def test_bad_connections_are_dropped_and_the_host_keeps_waiting(tmp_path: Path, 
         assert "dropped a connection" in warnings[0] or "refused" in warnings[0]
         assert not task.done()
         # a real peer still gets in
-        joiner = await join_session(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        joiner = await join_session(
+            JoinSettings(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        )
         host = await task
         assert host.peer_name == "Bob" and joiner.peer_name == "Ann"
         await joiner.close()
@@ -353,14 +357,14 @@ def test_a_peer_that_claims_actions_it_never_sends_is_stopped_in_time(
     the peer said at its sync that it has actions we lack (here: 3), then sends none."""
     from p2p_spite.engine import IllegalMoveError
     from p2p_spite.errors import SessionClosed
-    from p2p_spite.net import session as netsession
+    from p2p_spite.net import peering
 
-    monkeypatch.setattr(netsession, "HANDSHAKE_TIMEOUT", 0.5)
+    monkeypatch.setattr(peering, "HANDSHAKE_TIMEOUT", 0.5)
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
         await _turn_of(host, peer, 0)
-        link = host._link
+        link = host.link
         assert link is not None
         link.endpoint._catch_up_to = (host.core.position + 3, bytes(32))  # as its sync said
         before = _snapshot(host)
@@ -391,7 +395,7 @@ def test_a_peer_that_floods_pings_and_never_reads_is_dropped(tmp_path: Path) -> 
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
-        link = host._link
+        link = host.link
         assert link is not None and link.transport is not None
         before = _snapshot(host)
         ping = encode({"t": "ping", "k": 1})
@@ -415,7 +419,7 @@ def test_a_peer_that_does_not_read_cannot_grow_the_send_buffer(tmp_path: Path) -
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
-        link = host._link
+        link = host.link
         assert link is not None and link.transport is not None
         sock = link.transport.get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # fill up quickly
@@ -477,9 +481,11 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
     async def main() -> None:
         warnings: list[str] = []
         task, port = await _host(tmp_path, warnings)
-        joiner = await join_session(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        joiner = await join_session(
+            JoinSettings(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        )
         host = await task
-        live = host._link
+        live = host.link
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         hello = {"t": "hello", "proto": PROTOCOL_VERSION, "app": "p2p-spite", "role": "join", "name": "Eve",
                  "nonce": b"x" * 16, "code": False, "match": host.core.match_id}  # fmt: skip
@@ -493,7 +499,7 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
         assert got and got[0]["t"] == "hello" and got[0]["match"] is None  # the id is not told
         assert got[-1]["t"] == "refuse", got
         assert all(m["t"] in ("hello", "refuse") for m in got), got  # no setup, no seed
-        assert host._link is live and live is not None and live.transport is not None
+        assert host.link is live and live is not None and live.transport is not None
         assert not live.transport.is_closing()
         # the real joiner plays on
         mover, other = (host, joiner) if host.core.match.game.turn == 0 else (joiner, host)
@@ -503,8 +509,7 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
             seen.append(await asyncio.wait_for(other.next_event(), 5))
         assert host.core.head == joiner.core.head
         for sess in (host, joiner):
-            while not sess._events.empty():
-                ev = sess._events.get_nowait()
+            while (ev := sess.event_nowait()) is not None:
                 assert not isinstance(ev, ConnectionChanged), ev
         await joiner.close()
         await host.close()
@@ -539,12 +544,12 @@ def test_unread_chat_is_capped(tmp_path: Path) -> None:
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
-        host.chats.limit = 3
+        host.outbox.chats.limit = 3
         await peer.send_raw(b"".join(encode({"t": "chat", "text": f"hi {i}"}) for i in range(8)))
         await asyncio.sleep(0.3)  # the host reads them all; its driver reads none
         queued = []
-        while not host._events.empty():
-            queued.append(await host.next_event())
+        while (ev := host.event_nowait()) is not None:
+            queued.append(ev)
         chats = [e for e in queued if isinstance(e, ChatReceived)]
         assert [c.text for c in chats] == ["hi 0", "hi 1", "hi 2"]
         assert len([e for e in queued if isinstance(e, Notice)]) == 1
@@ -565,7 +570,9 @@ def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
     async def main() -> None:
         warnings: list[str] = []
         task, port = await _host(tmp_path, warnings)
-        joiner = await join_session(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        joiner = await join_session(
+            JoinSettings(host="127.0.0.1", port=port, name="Bob", record_path=tmp_path / "j.json")
+        )
         host = await task
         loop = asyncio.get_running_loop()
         t0 = loop.time()

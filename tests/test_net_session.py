@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from p2p_spite.bots.driver import run_bot
-from p2p_spite.net import host_session, join_session
+from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.session import ConnectionChanged, Event, GameStarted, MatchEnded, MovePlayed, Notice
 from p2p_spite.storage import record
 
@@ -18,12 +18,15 @@ def test_host_and_bot_in_one_loop(tmp_path: Path) -> None:
         port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         host_task = asyncio.create_task(
             host_session(
-                bind="127.0.0.1", port=0, name="Ann", target=20, record_path=tmp_path / "h.json",
-                on_listening=lambda h, p: port.set_result(p), on_warning=None,
+                HostSettings(
+                    bind="127.0.0.1", port=0, name="Ann", target=20, record_path=tmp_path / "h.json"
+                ),
+                on_listening=lambda h, p: port.set_result(p),
+                on_warning=None,
             )
-        )  # fmt: skip
+        )
         joiner = await join_session(
-            host="127.0.0.1", port=await port, name="Bot", record_path=tmp_path / "j.json"
+            JoinSettings(host="127.0.0.1", port=await port, name="Bot", record_path=tmp_path / "j.json")
         )
         host = await host_task
         seen: list[Event] = []
@@ -54,12 +57,14 @@ def test_a_stranger_during_the_match_is_a_notice_not_stderr(
         port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         host_task = asyncio.create_task(
             host_session(
-                bind="127.0.0.1", port=0, name="Ann", target=20, record_path=tmp_path / "h.json",
+                HostSettings(
+                    bind="127.0.0.1", port=0, name="Ann", target=20, record_path=tmp_path / "h.json"
+                ),
                 on_listening=lambda h, p: port.set_result(p),
             )
-        )  # fmt: skip
+        )
         joiner = await join_session(
-            host="127.0.0.1", port=await port, name="Bot", record_path=tmp_path / "j.json"
+            JoinSettings(host="127.0.0.1", port=await port, name="Bot", record_path=tmp_path / "j.json")
         )
         host = await host_task
         _, writer = await asyncio.open_connection("127.0.0.1", await port)

@@ -29,7 +29,7 @@ from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.deck import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
-from p2p_spite.net import host_session, join_session
+from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.session import NetSession
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from p2p_spite.storage import record
@@ -369,12 +369,17 @@ def test_a_tape_line_that_cannot_be_written_ends_the_match_with_the_storage_endi
         port: asyncio.Future[int] = loop.create_future()
         host_task = asyncio.create_task(
             host_session(
-                bind="127.0.0.1", port=0, name="Ann", private=True, record_path=tmp_path / "h.json",
-                on_listening=lambda h, p: port.set_result(p), on_warning=None,
+                HostSettings(
+                    bind="127.0.0.1", port=0, name="Ann", private=True, record_path=tmp_path / "h.json"
+                ),
+                on_listening=lambda h, p: port.set_result(p),
+                on_warning=None,
             )
-        )  # fmt: skip
+        )
         joiner = await join_session(
-            host="127.0.0.1", port=await port, name="Bob", private=True, record_path=tmp_path / "j.json"
+            JoinSettings(
+                host="127.0.0.1", port=await port, name="Bob", private=True, record_path=tmp_path / "j.json"
+            )
         )
         host = await host_task
         sessions = (host, joiner)

@@ -16,8 +16,7 @@ import pytest
 from p2p_spite.core.messages import DeckBody, DeckBytes
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import Reveal, from_wire
-from p2p_spite.net import host_session, join_session
-from p2p_spite.net import session as session_mod
+from p2p_spite.net import HostSettings, JoinSettings, deckside, host_session, join_session
 from p2p_spite.net.reconnect import HEARTBEAT
 from p2p_spite.net.session import NetSession
 from p2p_spite.session import GameEnded, GameStarted, MatchEnded, SessionFailed
@@ -31,17 +30,32 @@ async def _pair(tmp_path: Path, games: int, heartbeat: float = HEARTBEAT) -> tup
     port: asyncio.Future[int] = loop.create_future()
     host_task = asyncio.create_task(
         host_session(
-            bind="127.0.0.1", port=0, name="Ann", private=True, games=games, record_path=tmp_path / "h.json",
-            on_listening=lambda h, p: port.set_result(p), on_warning=None, heartbeat=heartbeat,
+            HostSettings(
+                bind="127.0.0.1",
+                port=0,
+                name="Ann",
+                private=True,
+                games=games,
+                record_path=tmp_path / "h.json",
+                heartbeat=heartbeat,
+            ),
+            on_listening=lambda h, p: port.set_result(p),
+            on_warning=None,
         )
-    )  # fmt: skip
+    )
     joiner = await asyncio.wait_for(
         join_session(
-            host="127.0.0.1", port=await port, name="Bob", private=True, record_path=tmp_path / "j.json",
-            heartbeat=heartbeat,
+            JoinSettings(
+                host="127.0.0.1",
+                port=await port,
+                name="Bob",
+                private=True,
+                record_path=tmp_path / "j.json",
+                heartbeat=heartbeat,
+            )
         ),
         LIMIT,
-    )  # fmt: skip
+    )
     return await asyncio.wait_for(host_task, LIMIT), joiner
 
 
@@ -136,8 +150,8 @@ def _mute_deck(s: NetSession) -> None:
 def test_a_peer_that_goes_mute_at_the_deal_is_given_up_within_the_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(session_mod, "DECK_DEADLINE", 2.0)
-    monkeypatch.setattr(session_mod, "DECK_CHECK", 0.1)
+    monkeypatch.setattr(deckside, "DECK_DEADLINE", 2.0)
+    monkeypatch.setattr(deckside, "DECK_CHECK", 0.1)
 
     real_init = NetSession.__init__
 
@@ -169,8 +183,8 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
 ) -> None:
     """Off turn, the honest side waits for the action the peer announced once its cards are
     shown: a peer that keeps pinging but never makes it is given up at the deadline."""
-    monkeypatch.setattr(session_mod, "DECK_DEADLINE", 2.0)
-    monkeypatch.setattr(session_mod, "DECK_CHECK", 0.1)
+    monkeypatch.setattr(deckside, "DECK_DEADLINE", 2.0)
+    monkeypatch.setattr(deckside, "DECK_CHECK", 0.1)
 
     async def main() -> None:
         host, joiner = await _pair(tmp_path, games=1)
@@ -179,7 +193,7 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
             await _until(s, GameStarted)
         mover = sessions[host.core.match.game.turn]
         honest = sessions[1 - mover.core.seat]
-        mover._local = lambda *a, **k: None  # type: ignore[method-assign]  # announces, never makes it
+        mover.make = lambda *a, **k: None  # type: ignore[method-assign]  # announces, never makes it
         await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
         failed = await _until(honest, SessionFailed)
         assert "stopped sending the private deck's messages" in failed.message, failed.message

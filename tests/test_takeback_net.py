@@ -16,7 +16,7 @@ import pytest
 
 from p2p_spite.engine import SIDE, IllegalMoveError, Match, Move, view
 from p2p_spite.engine import refusals as no
-from p2p_spite.net import host_session, join_session
+from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.session import NetSession
 from p2p_spite.session import (
     ConnectionChanged,
@@ -58,11 +58,16 @@ async def _pair(tmp: Path) -> tuple[NetSession, NetSession]:
     port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     host_task = asyncio.create_task(
         host_session(
-            bind="127.0.0.1", port=0, name="Ann", seed=SEED, target=20, record_path=tmp / "h.json",
-            on_listening=lambda h, p: port.set_result(p), on_warning=None,
+            HostSettings(
+                bind="127.0.0.1", port=0, name="Ann", seed=SEED, target=20, record_path=tmp / "h.json"
+            ),
+            on_listening=lambda h, p: port.set_result(p),
+            on_warning=None,
         )
-    )  # fmt: skip
-    joiner = await join_session(host="127.0.0.1", port=await port, name="Bob", record_path=tmp / "j.json")
+    )
+    joiner = await join_session(
+        JoinSettings(host="127.0.0.1", port=await port, name="Bob", record_path=tmp / "j.json")
+    )
     return await host_task, joiner
 
 
@@ -79,7 +84,7 @@ def test_a_takeback_over_the_network_leaves_both_records_with_the_moves_that_sta
     async def main() -> None:
         host, joiner = await _pair(tmp_path)
         on, off = (host, joiner) if host.core.match.game.turn == host.seat else (joiner, host)
-        off.takebacks = Takebacks.ASK
+        off.takeback.takebacks = Takebacks.ASK
         first, second = quiet_moves(on.match)[:2]
         await on.play(first)
         await on.play(second)
@@ -137,15 +142,15 @@ def test_the_computer_allows_at_once(tmp_path: Path) -> None:
     async def main() -> None:
         host, joiner = await _pair(tmp_path)
         on, off = (host, joiner) if host.core.match.game.turn == host.seat else (joiner, host)
-        off.takebacks = Takebacks.ALWAYS
-        on.peer_answers_at_once = True
+        off.takeback.takebacks = Takebacks.ALWAYS
+        on.takeback.peer_answers_at_once = True
         m: Move = quiet_moves(on.match)[0]
         await on.play(m)
         assert await on.take_back() is None
         assert (await _next(on, MoveTakenBack)).move == m
         assert on.core.position == 0 and on.core.match.moves[-1] == []
         await _next(off, MoveTakenBack)
-        off.takebacks = Takebacks.NEVER
+        off.takeback.takebacks = Takebacks.NEVER
         await on.play(m)
         await on.take_back()
         await _next(on, TakebackRefused)

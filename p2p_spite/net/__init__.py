@@ -2,15 +2,20 @@
 
 The API the rest of the program uses:
 
-``await host_session(*, bind, port, name, seed=None, target=DEFAULT_TARGET, games=None,
-record_path=None, on_listening=None, code=None, resume=None, on_warning=...)``
+``await host_session(HostSettings(bind=..., port=..., name=..., ...), on_listening=None,
+on_warning=...)``
     listen, wait for a peer, do the handshake; returns a :class:`NetSession`
     (a :class:`p2p_spite.session.Session`).  ``port=0`` takes a free port;
     ``on_listening(host, port)`` gets the real one.
 
-``await join_session(*, host, port, name, record_path=None, code=None, resume=None)``
+``await join_session(JoinSettings(host=..., port=..., name=..., ...))``
     connect to a host; returns a :class:`NetSession`.  UserError (one line)
     if the host cannot be reached or refuses.
+
+:class:`~.settings.Settings` holds the options both share (the record, the join
+code, a match to resume, the private deck, the grace period, heartbeats, how long
+a yes to another match waits).  :class:`~.matches.Matches` plays the matches of
+one connection, one after another, as one session.
 
 A session is driven by a person (``p2p_spite.ui``) or a computer
 (``p2p_spite.bots.driver.run_bot``); nothing here knows which.  Both ends can
@@ -25,7 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .connect import host_session, join_session
+    from .matches import Matches
     from .session import NetSession
+    from .settings import HostSettings, JoinSettings
 
 # Imported when first used (PEP 562): ``p2p-spite hosts`` needs discovery, not the
 # session and the protocol.
@@ -33,6 +40,9 @@ _WHERE = {
     "host_session": "connect",
     "join_session": "connect",
     "NetSession": "session",
+    "Matches": "matches",
+    "HostSettings": "settings",
+    "JoinSettings": "settings",
 }
 
 
@@ -46,6 +56,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "HostSettings",
+    "JoinSettings",
+    "Matches",
     "NetSession",
     "host_session",
     "join_session",

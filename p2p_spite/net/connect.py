@@ -8,15 +8,16 @@ import errno
 import socket
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
-from ..core.messages import DEFAULT_PORT, HOST, JOIN
+from ..core.messages import HOST, JOIN
 from ..core.private import resume_core
 from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
-from ..engine import DEFAULT_TARGET, IllegalMoveError, Match
+from ..engine import IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
 from ..plaintext import shown_path
 from ..storage.keeper import RecordKeeper
@@ -24,8 +25,9 @@ from ..storage.paths import default_record_path
 from ..storage.resume import Saved
 from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
-from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Backoff, Dial
+from .reconnect import Backoff, Dial
 from .session import NetSession
+from .settings import HostSettings, JoinSettings, Settings, nth_record_path
 
 Warn = Callable[[str], None]
 
@@ -44,25 +46,24 @@ def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
 def _session_on(
     link: Link,
     kind: str,
-    record_path: str | Path | None,
-    resume: Saved | None,
+    settings: Settings,
     code_key: bytes | None,
-    grace: float,
-    heartbeat: float,
-    dead_after: float,
     *,
     server: asyncio.AbstractServer | None = None,
     dial: Dial | None = None,
     origin: SeedOrigin | None = None,
     port: int | None = None,
+    next_match: _NextMatch | None = None,
 ) -> NetSession:
     """The session of a link whose first handshake is done (``server``: the host's
     listener, kept for reconnections; ``dial``: how the joiner reconnects; ``origin``:
-    who chose the seed, if an earlier, cut handshake agreed the match)."""
+    who chose the seed, if an earlier, cut handshake agreed the match; ``next_match``:
+    how another match on this connection is made, None for the first)."""
     hs = link.handshaken.result()
     core = link.endpoint.core
     assert core is not None
-    path = record_path if resume is None else resume_path(resume, record_path)
+    resume = settings.resume
+    path = settings.record_path if resume is None else resume_path(resume, settings.record_path)
     # a resumed match: who chose the seed is in the record (the handshake does not say)
     if hs.seed_by is not None:
         origin = hs.seed_by
@@ -70,20 +71,77 @@ def _session_on(
         origin = resume.seed_by
     played = resume.actions if resume is not None else []
     keeper = _keeper_for(core, path, kind, code_key, origin, played, port)
+    if next_match is None:
+        next_match = _NextMatch(kind, settings, code_key, keeper.path, server=server, dial=dial, port=port)
     return NetSession(
         core,
         link,
         keeper,
         core.match.players[1 - core.seat],  # as agreed (a resumed match: as in the record)
+        settings,
         server=server,
         dial=dial,
-        resumed_at=hs.resumed_at,
-        peer_position=hs.peer_position,
         seed_by=origin,
-        grace=grace,
-        heartbeat=heartbeat,
-        dead_after=dead_after,
+        successor=next_match,
     )
+
+
+class _NextMatch:
+    """Another match on the same connection (net/again.py): its handshake's endpoint, a
+    new match from the same settings (the host: its seed drawn by both), and its session,
+    with a record beside the first's (``-2``, ``-3``...).  The host's door hands a
+    returning joiner to the match of the moment (``host``)."""
+
+    def __init__(
+        self,
+        kind: str,
+        settings: Settings,
+        code_key: bytes | None,
+        first_record: Path,
+        *,
+        server: asyncio.AbstractServer | None,
+        dial: Dial | None,
+        port: int | None,
+    ) -> None:
+        self.kind = kind
+        self.settings = settings
+        self.code_key = code_key
+        self.first_record = first_record
+        self.server = server
+        self.dial = dial
+        self.port = port
+        self.host: _Host | None = None  # set by host_session
+        self.number = 1  # the match of the moment
+
+    def endpoint(self) -> Endpoint:
+        s, resume = self.settings, self.settings.resume
+        private = resume.private if resume is not None else s.private  # (a resumed match keeps its deck)
+        if self.kind == "join":
+            return Endpoint(LocalConfig(JOIN, self._name(1), self.code_key, private=s.private))
+        assert isinstance(s, HostSettings)
+        target = resume.target if resume is not None else s.target
+        games = resume.max_games if resume is not None else s.games
+        config = LocalConfig(
+            HOST, self._name(0), self.code_key, target=target, max_games=games, private=private
+        )
+        return Endpoint(config)  # (seed None: every match after the first has its seed drawn by both)
+
+    def _name(self, seat: int) -> str:
+        resume = self.settings.resume  # (a resumed match's names are its record's)
+        return resume.players[seat] if resume is not None else self.settings.name
+
+    async def session(self, link: Link) -> NetSession:
+        await link.handshaken  # (the link's own deadline: HANDSHAKE_TIMEOUT)
+        self.number += 1
+        path = nth_record_path(self.first_record, self.number)
+        settings = replace(self.settings, record_path=path, resume=None)
+        sess = _session_on(
+            link, self.kind, settings, self.code_key, server=self.server, dial=self.dial, port=self.port,
+            next_match=self,
+        )  # fmt: skip
+        if self.host is not None:
+            self.host.session = sess
+        return sess
 
 
 def _keeper_for(
@@ -132,25 +190,13 @@ def _core_from_saved(saved: Saved, seat: int) -> GameCore:
 
 
 async def host_session(
+    settings: HostSettings,
     *,
-    bind: str = "",
-    port: int = DEFAULT_PORT,
-    name: str = "host",
-    seed: bytes | None = None,
-    target: int = DEFAULT_TARGET,
-    games: int | None = None,
-    record_path: str | Path | None = None,
     on_listening: Callable[[str, int], None] | None = None,
-    code: str | None = None,
-    resume: Saved | None = None,
     on_warning: Warn | None = _stderr_warning,
-    grace: float = DEFAULT_GRACE,
-    heartbeat: float = HEARTBEAT,
-    dead_after: float = DEAD_AFTER,
-    private: bool = False,
 ) -> NetSession:
-    """Listen on ``bind``:``port`` (``""`` = all interfaces, port 0 = any free one) and
-    return a session once a peer has joined and the handshake is done.
+    """Listen on ``settings.bind``:``port`` (``""`` = all interfaces, port 0 = any free
+    one) and return a session once a peer has joined and the handshake is done.
 
     ``on_listening(host, port)`` is called with the real address once listening.
     ``seed`` None: the seed is drawn by both peers (commit-reveal).  ``games``
@@ -163,21 +209,21 @@ async def host_session(
     lost the connection can come back within ``grace`` seconds.
     Raises UserError if it cannot listen.
     """
-
+    resume, bind, port = settings.resume, settings.bind, settings.port
     config = LocalConfig(
         HOST,
-        resume.players[0] if resume is not None else name,  # a resumed match keeps its names
-        _code_key(code, resume),
-        seed=seed,
-        target=target,
-        max_games=games,
-        private=private,
+        resume.players[0] if resume is not None else settings.name,  # a resumed match keeps its names
+        _code_key(settings.code, resume),
+        seed=settings.seed,
+        target=settings.target,
+        max_games=settings.games,
+        private=settings.private,
     )
     core = _core_from_saved(resume, 0) if resume is not None else None
     if core is not None:
         config.target = core.match.target
         config.max_games = core.max_games
-    host = _Host(config, core, grace, on_warning)
+    host = _Host(config, core, settings.grace, on_warning)
     loop = asyncio.get_running_loop()
     try:
         sock = await _listen_socket(bind, port)
@@ -204,19 +250,10 @@ async def host_session(
         raise
     host.stop_waiting()
     host.summary(now=True)  # the drops held back so far are told before the match starts
-    sess = _session_on(
-        link,
-        "host",
-        record_path,
-        resume,
-        config.code_key,
-        grace,
-        heartbeat,
-        dead_after,
-        server=server,
-        port=int(real[1]),
-    )
+    sess = _session_on(link, "host", settings, config.code_key, server=server, port=int(real[1]))
     host.session = sess
+    assert isinstance(sess.again.successor, _NextMatch)
+    sess.again.successor.host = host  # (a joiner coming back in a later match is handed to it)
     return sess
 
 
@@ -426,45 +463,23 @@ class _ConnectFailed(ConnectionError):
     """No TCP connection at all (refused, unreachable, timed out)."""
 
 
-async def join_session(
-    *,
-    host: str,
-    port: int = DEFAULT_PORT,
-    name: str = "joiner",
-    record_path: str | Path | None = None,
-    code: str | None = None,
-    resume: Saved | None = None,
-    timeout: float = HANDSHAKE_TIMEOUT,
-    grace: float = DEFAULT_GRACE,
-    heartbeat: float = HEARTBEAT,
-    dead_after: float = DEAD_AFTER,
-    private: bool = False,
-) -> NetSession:
-    """Connect to a host and return the session once the handshake is done.
+async def join_session(settings: JoinSettings) -> NetSession:
+    """Connect to ``settings.host``:``port`` and return the session once the handshake
+    is done.
 
     A connection cut during the first handshake is retried (up to ``grace``
     seconds); so is a refused connection when resuming (the host may be
     restarting).  Mid-match, a lost connection is redialed for ``grace`` seconds.
     Raises UserError (one line) if the host cannot be reached or refuses.
     """
-
+    resume = settings.resume
     # a resumed match keeps its names
-    config = LocalConfig(JOIN, resume.players[1] if resume is not None else name, _code_key(code, resume))
-    config.private = private  # refuse a host that does not offer a private deck
-    joiner = _Joiner(config, host, port, timeout, resume)
-    link = await joiner.first_link(grace)
-    return _session_on(
-        link,
-        "join",
-        record_path,
-        resume,
-        config.code_key,
-        grace,
-        heartbeat,
-        dead_after,
-        dial=joiner.dial,
-        origin=joiner.origin,
-    )
+    name = resume.players[1] if resume is not None else settings.name
+    config = LocalConfig(JOIN, name, _code_key(settings.code, resume))
+    config.private = settings.private  # refuse a host that does not offer a private deck
+    joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume)
+    link = await joiner.first_link(settings.grace)
+    return _session_on(link, "join", settings, config.code_key, dial=joiner.dial, origin=joiner.origin)
 
 
 class _Joiner:

@@ -22,10 +22,14 @@ HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshak
 MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped
 
 
+# what a link hands its owner: the match's events, and the endpoint's about the link
+OwnerEvent = Event | PlayEvent
+
+
 class LinkOwner(Protocol):
     """What a link tells the session that has taken it over."""
 
-    def link_event(self, link: Link, ev: Event | PlayEvent) -> None:
+    def link_event(self, link: Link, ev: OwnerEvent) -> None:
         """An event of the endpoint's (an action received: write it down and acknowledge
         it before this returns)."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ..session import Event, Notice
+from ..session import ChatReceived, Event, Notice
 
 NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
 MAX_CHAT_BACKLOG = 100  # chat messages waiting for the driver; more are dropped (one notice)
@@ -76,3 +76,57 @@ class ChatBacklog:
     def taken(self) -> None:
         """The driver read one."""
         self.waiting -= 1
+
+
+class Outbox:
+    """What a session tells its driver, in order: its events (``stirred`` is called as
+    each is queued), notices through :class:`Notices`, the peer's chat through
+    :class:`ChatBacklog`, and whether the driver has taken every event since the last
+    :meth:`mark` (a move it chose was chosen on the board as it is)."""
+
+    def __init__(self, stirred: Callable[[], None]) -> None:
+        self._stirred = stirred
+        self._events: asyncio.Queue[Event] = asyncio.Queue()
+        self.notices = Notices(self.put)
+        self.chats = ChatBacklog()  # ChatReceived events in the queue
+        self._queued = 0  # events put in the queue ...
+        self._taken = 0  # ... and taken out by the driver
+        self._mark = 0  # _queued at the last mark (an event that changed the board on the driver's turn)
+
+    def put(self, ev: Event) -> None:
+        self._events.put_nowait(ev)
+        self._queued += 1
+        self._stirred()
+
+    def chat(self, ev: ChatReceived, peer_name: str) -> None:
+        """The peer's chat line, unless more wait than the driver reads (one notice says so)."""
+        if not self.chats.admit():
+            if self.chats.dropped == 1:
+                self.notices.tell(f"{peer_name}'s chat comes faster than it is read: dropping some")
+            return
+        self.put(ev)
+
+    def mark(self) -> None:
+        """The events queued so far must be taken before a move of the driver's counts."""
+        self._mark = self._queued
+
+    @property
+    def seen(self) -> bool:
+        """Has the driver taken every event up to the last mark?"""
+        return self._taken >= self._mark
+
+    async def get(self) -> Event:
+        return self._taken_out(await self._events.get())
+
+    def get_nowait(self) -> Event | None:
+        """The next event if one is waiting, else None."""
+        try:
+            return self._taken_out(self._events.get_nowait())
+        except asyncio.QueueEmpty:
+            return None
+
+    def _taken_out(self, ev: Event) -> Event:
+        self._taken += 1
+        if isinstance(ev, ChatReceived):
+            self.chats.taken()
+        return ev

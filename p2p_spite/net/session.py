@@ -10,29 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from enum import Enum
 
 from ..core.game import Action, Committed, GameCore
-from ..core.messages import DeckBody
 from ..core.protocol import (
-    MAX_TAKEBACKS,
     Acked,
     ActionDue,
     ActionReceived,
+    Handover,
     PeerBye,
     PeerRefused,
     Phase,
-    PlayEvent,
+    RematchReceived,
     SeedOrigin,
     TakebackAnswered,
     TakebackRequested,
     TakenBack,
 )
+from ..core.seat import CoreSeat
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
-from ..engine import IllegalMoveError, Match, Move, Played, PlayerView
-from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
+from ..engine import Match, Move, Played
 from ..errors import SessionClosed, StorageError
-from ..fairdeck import OrderError
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -40,86 +38,39 @@ from ..session import (
     Ending,
     Event,
     LinkState,
-    Notice,
+    Rematch,
+    RematchAnswered,
     SessionFailed,
-    TakebackAsked,
-    TakebackRefused,
-    Takebacks,
 )
 from ..storage.keeper import RecordKeeper
-from .link import HANDSHAKE_TIMEOUT, Link
-from .notices import ChatBacklog, Notices
-from .reconnect import DEAD_AFTER, DEFAULT_GRACE, HEARTBEAT, Dial, Reconnector
-
-REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret after a resignation
-DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (pings do not count)
-DECK_CHECK = 1.0  # seconds between two looks at that deadline
-
-AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
-LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
-CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
-DECK_DEBT = "deck"  # the debt of a private-deck peer that owes a deck message
+from .acks import Acks
+from .again import Again, Successor
+from .deckside import DeckSide, one_line
+from .link import Link, OwnerEvent
+from .notices import Outbox
+from .peering import Peering
+from .reconnect import Dial, Reconnector
+from .settings import Settings
+from .takeback import TakebackSide
 
 
-class Owed:
-    """What the peer owes this side on the current connection, each debt with a deadline
-    (the actions its sync claimed; a private deck's next messages).  Only paying meets a
-    deadline: pings, chat and the rest of the peer's traffic do not put it off.  A debt
-    not paid in time calls ``overdue(line, code)``; a lost connection forgives them all
-    (the next one owes afresh)."""
+class Life(Enum):
+    """Where a session is in its life: its one state."""
 
-    def __init__(self, overdue: Callable[[str, Refusal], None]) -> None:
-        self._overdue = overdue
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-
-    def owe(self, key: str, line: str, seconds: float, code: Refusal) -> None:
-        """The peer owes ``key`` within ``seconds`` (a debt owed already keeps its deadline);
-        ``line``: what the user is told if it does not come, ``code``: the refusal sent."""
-        if key not in self._timers:
-            loop = asyncio.get_running_loop()
-            self._timers[key] = loop.call_later(seconds, self._due, key, line, code)
-
-    def paid(self, key: str) -> None:
-        timer = self._timers.pop(key, None)
-        if timer is not None:
-            timer.cancel()
-
-    def owes(self, key: str) -> bool:
-        return key in self._timers
-
-    def forgive(self) -> None:
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
-
-    def _due(self, key: str, line: str, code: Refusal) -> None:
-        del self._timers[key]
-        self._overdue(line, code)
+    PLAYING = "playing"  # moves may be made
+    OVER = "over"  # the match is over (MatchEnded told)
+    FAILED = "failed"  # it could not go on (SessionFailed told: ``failure``, ``ending`` say why)
+    CLOSED = "closed"  # this side left before the end (or after a failure)
+    CLOSED_OVER = "closed-over"  # this side left after the end
+    HANDED = "handed"  # its connection went on to the next match (play again)
 
 
-class _DeckPort:
-    """The private deck's way out: the session's link of the moment.  What it sends
-    while the link is lost goes again after the reconnection (PrivateDeck.resync)."""
-
-    def __init__(self, session: NetSession) -> None:
-        self._session = session
-
-    def send_message(self, msg: DeckBody) -> None:
-        link = self._session._link
-        if link is not None and link.endpoint.phase is Phase.PLAY:
-            link.endpoint.send_message(msg)
-            link.flush()
-        self._session._work_ahead_soon()
-
-    def push_event(self, ev: Event) -> None:
-        self._session._put(ev)
+_ENDED = frozenset({Life.OVER, Life.CLOSED_OVER, Life.HANDED})
+_CLOSING = frozenset({Life.CLOSED, Life.CLOSED_OVER, Life.HANDED})
+_LIVE = frozenset({Life.PLAYING, Life.OVER})  # the link matters: losing it is news
 
 
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split()) or type(e).__name__
-
-
-class NetSession:
+class NetSession(CoreSeat):
     """One seat's side of a network match: the :class:`~p2p_spite.session.Session` contract.
 
     If the connection drops mid-match, the joiner redials and the host keeps
@@ -135,96 +86,42 @@ class NetSession:
         link: Link,
         keeper: RecordKeeper | None,
         peer_name: str,
+        settings: Settings,
         *,
         server: asyncio.AbstractServer | None = None,
         dial: Dial | None = None,
-        resumed_at: int = 0,
-        peer_position: int = 0,
         seed_by: SeedOrigin | None = SeedOrigin.BOTH,
-        grace: float = DEFAULT_GRACE,
-        heartbeat: float = HEARTBEAT,
-        dead_after: float = DEAD_AFTER,
+        successor: Successor | None = None,
     ) -> None:
+        hs = link.handshaken.result()
         self.core = core
         self.keeper = keeper
         self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
-        self.server = server
-        self.resumed_at = resumed_at
+        self.resumed_at = hs.resumed_at
         self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
-        self.acked = max(resumed_at, peer_position)  # the peer has the first `acked` actions
-        self._ack_waiters: list[tuple[int, asyncio.Future[None]]] = []
-        self._events: asyncio.Queue[Event] = asyncio.Queue()
-        self._link: Link | None = None
-        self._done = False  # failed, closed or over: no more play
-        self._ended = False  # MatchEnded emitted
-        self._closing = False
-        self._back: asyncio.Event = asyncio.Event()  # set when a link is attached
-        # set by every event, link and loss: what _fresh() waits on (a catch-up ends with an
-        # action, and every action, a move or a resignation, comes out as an event)
-        self._stirred = asyncio.Event()
+        self.acks = Acks(max(hs.resumed_at, hs.peer_position))  # what the peer holds of our actions
+        self.life = Life.PLAYING
         self.failure: str | None = None  # the line for the user when the session failed ...
         self.ending: Ending | None = None  # ... and why, as data
-        self.notices = Notices(self._put)
-        self.chats = ChatBacklog()  # ChatReceived events in the queue
-        self._queued = 0  # events put in the queue ...
-        self._taken = 0  # ... and taken out by the driver
-        self._remote_mark = 0  # _queued after the last event that changed the board on our turn
-        self._catch_up_end = 0  # the peer's position at the last sync
-        self.owed = Owed(self._overdue)  # what the peer owes us on this link, with deadlines
+        self.peer = Peering(self, server)  # the connection of the moment (and the host's listener)
+        self.outbox = Outbox(self.peer.stirred.set)  # what the driver is told
         self.reconnect = Reconnector(
             self,
             redial=(lambda: dial(core)) if dial is not None else None,
-            grace=grace,
-            heartbeat=heartbeat,
-            dead_after=dead_after,
+            grace=settings.grace,
+            heartbeat=settings.heartbeat,
+            dead_after=settings.dead_after,
         )
-        # taking back (docs/protocol.md, *Taking back*): how this side answers the peer's
-        # requests, the peer's request waiting for the driver's answer (its link), our own
-        # request waiting for the peer's, the link our last undo went out on until the peer
-        # acknowledged it (no action of ours before then), and an action due meanwhile
-        self.takebacks = Takebacks.ASK
-        self.peer_answers_at_once = False  # the peer is the computer: take_back() waits for it
-        self._peer_request: tuple[Link, int] | None = None
-        self._asking: Played | None = None
-        self._undo_link: Link | None = None
-        self._due_after_undo: Action | None = None
-        self._deck_wake = asyncio.Event()  # a private deck moved on (or the session stopped)
-        self._deck_port = _DeckPort(self)
-        self._ahead = False  # a private deck's work ahead is scheduled
-        self._deck_watch: asyncio.Task[None] | None = None
-        if core.private is not None:
-            core.private.on_outcome = self._outcome_came
-            with contextlib.suppress(RuntimeError):  # (no event loop: nothing to wait for)
-                self._deck_watch = asyncio.get_running_loop().create_task(self._watch_deck())
+        self.again = Again(successor, self._retire, settings.rematch_wait)  # another match on this connection
+        self.deck = DeckSide(self, core.private) if core.private is not None else None
+        self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         for ev in core.start_events():
-            self._put(ev)
+            self.put(ev)
         if core.finished:
             self._finish()
-        self._attach(link)
+        self.peer.attach(link)
 
     # -- the Session contract ------------------------------------------------------
-
-    @property
-    def seat(self) -> int:
-        return self.core.seat
-
-    @property
-    def names(self) -> tuple[str, str]:
-        p = self.core.match.players
-        return (p[0], p[1])
-
-    @property
-    def match(self) -> Match:
-        return self.core.match
-
-    @property
-    def seed(self) -> bytes:
-        return self.core.match.seed
-
-    @property
-    def private(self) -> bool:
-        """A private-deck match (docs/fairness.md)."""
-        return self.core.private is not None
 
     @property
     def record_path(self) -> str | None:
@@ -232,23 +129,40 @@ class NetSession:
 
     @property
     def connected(self) -> bool:
-        return self._link is not None
+        return self.peer.link is not None
 
     @property
     def link(self) -> Link | None:
         """The connection to the peer (None while it is lost)."""
-        return self._link
+        return self.peer.link
 
     @property
     def closing(self) -> bool:
-        return self._closing
+        return self.life in _CLOSING
+
+    @property
+    def ended(self) -> bool:
+        """The match is over (MatchEnded told)."""
+        return self.life in _ENDED
+
+    @property
+    def acked(self) -> int:
+        """The peer holds the first ``acked`` actions."""
+        return self.acks.count
+
+    async def wait_acked(
+        self, n: int, timeout: float | None = None, *, through_reconnects: bool = False
+    ) -> bool:
+        """Wait until the peer has acknowledged the first ``n`` actions (False on timeout,
+        or on a lost connection unless ``through_reconnects``)."""
+        stopped, linked = (lambda: self.life not in _LIVE), (lambda: self.peer.link is not None)
+        return await self.acks.wait(
+            n, timeout, through_reconnects=through_reconnects, stopped=stopped, linked=linked
+        )
 
     @property
     def grace(self) -> float:
         return self.reconnect.grace
-
-    def view(self) -> PlayerView:
-        return self.core.view()
 
     async def play(self, move: Move) -> None:
         """Play ``move`` (IllegalMoveError if it is not legal).  A move chosen on a board
@@ -256,7 +170,7 @@ class NetSession:
         whose events the driver has not seen yet) is dropped: the events that follow
         show the board as it is now."""
         self._check_open()
-        if not await self._fresh() or not await self._undo_settled():
+        if not await self._fresh() or not await self.takeback.settled():
             return
         core = self.core
         core.check_move(move, core.seat)
@@ -264,40 +178,9 @@ class NetSession:
         if core.private is not None:
             # an action we announced before a restart is binding: it is the one we make
             action = core.private.own_pending() or action
-            if not await self._announced(action):
+            if self.deck is not None and not await self.deck.announced(action):
                 return
-        self._local(action)
-
-    def _work_ahead_soon(self) -> None:
-        """Once what was just sent is on its way, work ahead while the peer answers."""
-        if not self._ahead:
-            self._ahead = True
-            asyncio.get_running_loop().call_soon(self._work_ahead)
-
-    def _work_ahead(self) -> None:
-        self._ahead = False
-        deck = self.core.private
-        if deck is not None and not self._done:
-            deck.work_ahead()
-
-    async def _announced(self, action: Action) -> bool:
-        """A private-deck match: announce ``action`` and wait until the cards it shows are
-        shown (False: the session stopped meanwhile)."""
-        deck = self.core.private
-        assert deck is not None
-        if deck.left:
-            return False  # a seat left this game (its secret is revealed): the peer's bye follows
-        try:
-            deck.announce(action)
-        except OrderError as e:
-            raise IllegalMoveError(action.move or [], str(e)) from None
-        deck.on_change = self._deck_wake.set
-        while not deck.ready(action):
-            if self._done:
-                return False
-            self._deck_wake.clear()
-            await self._deck_wake.wait()
-        return not self._done and not deck.left  # (a leave came meanwhile: no more moves)
+        self.make(action)
 
     async def resign(self) -> None:
         """Resign the current game, at any time.  On turn, the resignation is our next
@@ -308,415 +191,118 @@ class NetSession:
             return
         core = self.core
         if core.match.game.turn == core.seat:
-            if not await self._undo_settled():
+            if not await self.takeback.settled():
                 return
             action = core.check_resign(core.seat)
-            if core.private is not None and not await self._announced(action):
+            if self.deck is not None and not await self.deck.announced(action):
                 return
-            self._local(action)
+            self.make(action)
             return
         asked = core.match.game.game in core.requests
-        game = core.request_resign()
+        game = core.request_resign()  # (off turn: the peer is asked to make it)
         if not asked and self.keeper is not None:
             try:
                 self.keeper.request(game)  # written down (fsynced) before it is sent
             except StorageError as e:
-                self.link_storage_failed(self._link, e)
+                self.link_storage_failed(self.peer.link, e)
                 return
-        link = self._link
-        if link is not None and link.endpoint.phase is Phase.PLAY:
-            link.endpoint.send_resign_request(game)
-            link.flush()
-
-    async def take_back(self) -> Played | None:
-        """Ask the peer to let us take back our last move of this turn (docs/protocol.md,
-        *Taking back*); its answer comes as MoveTakenBack or TakebackRefused.  Returns the
-        move asked about (IllegalMoveError, nothing sent, if it cannot be taken back now)."""
-        self._check_open()
-        await self._fresh()
-        if not await self._undo_settled():
-            raise IllegalMoveError([], TakebackOffline())
-        core, link = self.core, self._link
-        why: Illegal | None = core.takeback_refusal(core.seat)
-        if why is None:
-            if link is None or link.endpoint.phase is not Phase.PLAY or link.endpoint.catching_up:
-                why = TakebackOffline()
-            elif link.endpoint.asking:
-                why = TakebackWaiting()
-            elif link.endpoint.takebacks_asked >= MAX_TAKEBACKS:
-                why = TooManyTakebacks(MAX_TAKEBACKS)
-        if why is not None:
-            raise IllegalMoveError([], why)
-        assert link is not None
-        played = core.match.last_played()
-        assert played is not None
-        link.endpoint.send_takeback_request()
-        link.flush()
-        self._asking = played
-        if self.peer_answers_at_once:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._answered(played), AT_ONCE)
-            if self._asking is not played:
-                return None  # answered: its event follows
-        return played
-
-    async def _answered(self, played: Played) -> None:
-        while self._asking is played and not self._done:
-            self._stirred.clear()
-            await self._stirred.wait()
-
-    async def answer_takeback(self, yes: bool) -> bool:
-        """Answer the peer's takeback request (TakebackAsked); False: it is void (the peer
-        played on, or the connection it came on is gone)."""
-        req, self._peer_request = self._peer_request, None
-        link = self._link
-        if req is None or link is not req[0] or self._done or link.endpoint.phase is not Phase.PLAY:
-            return False
-        sent = link.endpoint.answer_takeback(req[1], yes)
-        link.flush()
-        return sent
-
-    async def _undo_settled(self) -> bool:
-        """Before an action of ours: wait until the peer has acknowledged our last undo (or a
-        new connection's sync settled it), so that both histories go on from the same
-        action (False: the session stopped meanwhile)."""
-        while not self._done and self._undo_link is not None:
-            link = self._undo_link
-            if self._link is not None and (self._link is not link or not link.endpoint.undo_unacked):
-                self._undo_link = None
-                break
-            self._stirred.clear()  # set again by the next event (the ack), link or loss
-            await self._stirred.wait()
-        return not self._done
-
-    def _take_back_own(self, link: Link, n: int) -> None:
-        """The peer allowed our takeback of action ``n``: take it back, write it down, tell
-        the peer, show it."""
-        core = self.core
-        self._asking = None
-        if core.position - 1 != n or core.takeback_refusal(core.seat) is not None:
-            return  # (cannot happen: our action after the request voided it)
-        played = core.take_back(core.seat)
-        try:
-            if self.keeper is not None:
-                self.keeper.withdraw(n)
-        except StorageError as e:
-            self.link_storage_failed(link, e)
-            return
-        link.endpoint.send_undo(n)
-        link.flush()
-        self._undo_link = link
-        self._put_taken_back(core.seat, played)
-
-    def _taken_back_by_peer(self, link: Link, ev: TakenBack) -> None:
-        """The peer took back its action (we allowed it): written down, acknowledged, shown."""
-        try:
-            if self.keeper is not None:
-                self.keeper.withdraw(ev.n)
-        except StorageError as e:
-            self.link_storage_failed(link, e)
-            return
-        link.endpoint.acknowledge()
-        link.flush()
-        self._put_taken_back(1 - self.core.seat, ev.played)
-
-    def _put_taken_back(self, seat: int, played: Played) -> None:
-        self.acked = min(self.acked, self.core.position)  # the action taken back is nobody's now
-        for ev in self.core.taken_back(seat, played):
-            self._put(ev)
-        self._remote_mark = self._queued  # a move chosen on the board before it is dropped
-
-    def _peer_asks(self, link: Link, ev: TakebackRequested) -> None:
-        """The peer asks to take back its last move: answered as ``takebacks`` says."""
-        if self.takebacks is Takebacks.ASK:
-            self._peer_request = (link, ev.n)
-            self._put(TakebackAsked(1 - self.core.seat, ev.played))
-            return
-        link.endpoint.answer_takeback(ev.n, self.takebacks is Takebacks.ALWAYS)
-        link.flush()
+        self.peer.ask_again()  # (sent now, if the link is up)
 
     async def chat(self, text: str) -> None:
         self._check_open()
-        link = self._link
-        if link is not None and link.endpoint.phase is Phase.PLAY:
-            link.endpoint.send_chat(text)
-            link.flush()
+        self.peer.send_chat(text)
+
+    async def take_back(self) -> Played | None:
+        """Ask to take back our last move of this turn (TakebackSide.ask)."""
+        self._check_open()
+        await self._fresh()
+        return await self.takeback.ask()
+
+    async def answer_takeback(self, yes: bool) -> bool:
+        """Answer the peer's takeback request (False: it is void)."""
+        return await self.takeback.answer(yes)
 
     async def close(self, reason: str = "quit") -> None:
         """Leave: once the match is over, first make sure the peer has every action
         (reconnecting if need be, up to the grace period)."""
-        if self._closing:
+        if self.closing:
             return
-        if self._ended and self.failure is None and self.acked < self.core.position:
+        self.again.lost()  # (a yes to another match waiting for the peer's answer: no more)
+        if self.life is Life.OVER and self.acked < self.core.position:
             await self.wait_acked(self.core.position, self.grace, through_reconnects=True)
-        await self._wait_reveal()
-        await self._leave_private()
-        self._closing = True
-        self._deck_wake.set()
-        if not self._done:
-            self._done = True
-            self._put(ConnectionChanged(LinkState.CLOSED, reason))
+        if self.deck is not None:
+            if self.life is Life.OVER:
+                await self.deck.wait_reveal()
+            await self.deck.leave()
+        if self.closing:
+            return  # (closed meanwhile)
+        was, self.life = self.life, Life.CLOSED_OVER if self.life is Life.OVER else Life.CLOSED
+        if self.deck is not None:
+            self.deck.wake.set()
+        if was is Life.PLAYING:
+            self.put(ConnectionChanged(LinkState.CLOSED, reason))
         await self._shutdown(reason)
 
-    async def _wait_reveal(self) -> None:
-        """A private match that ended on a resignation: the peer's secret of the last game
-        follows the action.  Wait for it (at most REVEAL_WAIT seconds, pings do not count),
-        then put it in the record, or say plainly that it did not come."""
-        deck = self.core.private
-        if deck is None or not self._ended or self.failure is not None:
-            return
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + REVEAL_WAIT
-        while deck.awaiting_reveal is not None and self._link is not None:
-            left = deadline - loop.time()
-            if left <= 0:
-                break
-            self._deck_wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._deck_wake.wait(), left)
-        game = deck.awaiting_reveal
-        if game is not None:
-            deck.give_up_reveal()
-            self._put(
-                Notice(
-                    f"{self.peer_name} did not reveal its secret of game {game}: its deck order is not "
-                    "in the record (every card shown was proven when it was shown)"
-                )
-            )
-            self._late_outcome()
-
-    async def _watch_deck(self) -> None:
-        """Every wait on the peer's private deck has a deadline: while the peer owes a
-        message (its key, pass, a share, its secret, an announced action whose cards are
-        shown), each deck message or action it sends starts DECK_DEADLINE seconds afresh
-        (a debt in :attr:`owed`, which pings do not pay); none in time stops the match."""
-        deck = self.core.private
-        assert deck is not None
-        mark: tuple[int, int, object] | None = None
-        line = (
-            f"{self.peer_name} stopped sending the private deck's messages "
-            f"({DECK_DEADLINE:g} s without one it owed)"
-        )
-        while not self._done:
-            await asyncio.sleep(DECK_CHECK)
-            link = self._link
-            now = (deck.taken, self.core.position, link)
-            owes = link is not None and link.endpoint.phase is Phase.PLAY and deck.owed_by_peer()
-            if not owes or now != mark:
-                self.owed.paid(DECK_DEBT)
-                mark = now
-            if owes:
-                self.owed.owe(DECK_DEBT, line, DECK_DEADLINE, Refusal.STALLED)
-
-    async def _leave_private(self) -> None:
-        """Leaving a private match in the middle of a game: the game is over for us, so we
-        reveal our secret and wait (REVEAL_WAIT at most) for the peer's, to put the deck
-        in the record.  Such a match cannot be resumed: its deck is known."""
-        deck = self.core.private
-        link = self._link
-        if deck is None or self._done or link is None or link.endpoint.phase is not Phase.PLAY:
-            return
-        if not deck.leave():
-            return
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + REVEAL_WAIT
-        while deck.awaiting_reveal is not None and self._link is not None and not self._done:
-            left = deadline - loop.time()
-            if left <= 0:
-                deck.give_up_reveal()
-                break
-            self._deck_wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._deck_wake.wait(), left)
-
-    def _outcome_came(self) -> None:
-        self._deck_wake.set()
-        self._late_outcome()
-
-    def _late_outcome(self) -> None:
-        """A private game's outcome set after the record was closed: put it in."""
-        if self._ended and self.keeper is not None:
-            try:
-                self.keeper.amend()
-            except StorageError as e:
-                self._put(Notice(f"cannot write the record: {_one_line(e)}"))
-
     async def next_event(self) -> Event:
-        ev = await self._events.get()
-        self._taken += 1
-        if isinstance(ev, ChatReceived):
-            self.chats.taken()
-        return ev
+        return await self.outbox.get()
 
-    # -- extras ------------------------------------------------------------------------
+    def event_nowait(self) -> Event | None:
+        """The next event if one is waiting, else None."""
+        return self.outbox.get_nowait()
+
+    async def rematch(self, yes: bool) -> Rematch:
+        """The match is over: this side's answer to another match on this connection
+        (:class:`~.again.Again`; STARTED: :attr:`again` ``.next`` is its session)."""
+        return await self.again.answer(yes, self.peer.link, self.life is Life.OVER)
+
+    def _retire(self) -> None:
+        """Both said yes: this match's connection goes on to the next one (its server too).
+        Nothing more is sent for this match (no pings, no bye); its link reads on up to
+        the peer's next hello (:meth:`link_event`, Handover)."""
+        self.life = Life.HANDED
+        self.peer.server = None  # (the next match's now)
+        self.peer.owed.forgive()
+        self._quiet()
+
+    def _quiet(self) -> None:
+        """No more notices, heartbeats or private-deck deadlines."""
+        self.outbox.notices.stop()
+        self.reconnect.stop()
+        if self.deck is not None:
+            self.deck.stop()
 
     @property
     def closed_for_play(self) -> bool:
         """No more moves: the match ended, failed or was closed."""
-        return self._done
-
-    async def wait_acked(
-        self, n: int, timeout: float | None = None, *, through_reconnects: bool = False
-    ) -> bool:
-        """Wait until the peer has acknowledged the first ``n`` actions (False on timeout,
-        or on a lost connection unless ``through_reconnects``)."""
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else loop.time() + timeout
-        while self.acked < n:
-            if self.failure is not None or self._closing:
-                return False
-            left = None if deadline is None else deadline - loop.time()
-            if left is not None and left <= 0:
-                return False
-            fut: asyncio.Future[None] = loop.create_future()
-            self._ack_waiters.append((n, fut))
-            try:
-                if left is None:
-                    await fut
-                else:
-                    await asyncio.wait_for(fut, left)
-            except TimeoutError:
-                return False
-            except ConnectionError:
-                if not through_reconnects:
-                    return False
-                if self._link is None:
-                    self._back.clear()
-                    left = None if deadline is None else deadline - loop.time()
-                    try:
-                        await asyncio.wait_for(self._back.wait(), left)
-                    except TimeoutError:
-                        return False
-        return True
-
-    # -- internals ----------------------------------------------------------------------
+        return self.life is not Life.PLAYING
 
     def _check_open(self) -> None:
-        if self._done:
+        if self.closed_for_play:
             raise SessionClosed(self.failure or "the session is closed")
 
-    def _put(self, ev: Event) -> None:
-        self._events.put_nowait(ev)
-        self._queued += 1
-        self._stirred.set()
+    def put(self, ev: Event) -> None:
+        """Queue ``ev`` for the driver."""
+        self.outbox.put(ev)
 
     async def _fresh(self) -> bool:
-        """May a move the driver chose now be played?  A catch-up in progress is
-        waited out first (briefly); then the answer is no if the driver has not
-        yet seen the peer's latest actions: its move was chosen on an old board,
-        and the events it has still to read will show the board as it is.
-
-        (Dropping the move while actions were still on their way, instead of
-        waiting, could leave both sides waiting for each other: the catch-up
-        need not bring the driver any new event.  The wait is bounded by the
-        catch-up's deadline, which stops the session.)"""
-        while not self._done:
-            link = self._link
-            if link is None or not link.endpoint.catching_up:
-                break
-            self._owe_catch_up()  # (armed at the attach already: its deadline holds)
-            self._stirred.clear()  # set again by the next event, link or loss
-            await self._stirred.wait()
+        """May a move the driver chose now be played?  Not if the driver has not yet seen
+        the peer's latest actions (a catch-up in progress is waited out first: Peering):
+        it was chosen on an old board, and the events still to read show the board as it is."""
+        await self.peer.caught_up()
         self._check_open()
-        return self._taken >= self._remote_mark
+        return self.outbox.seen
 
     def notice(self, text: str, *, merged: bool = False) -> None:
         """Tell the driver something that changes nothing in the match (throttled:
         :class:`~p2p_spite.net.notices.Notices`; ``merged``: ``text`` already sums up
         many, told at once)."""
-        self.notices.tell(text, merged=merged)
+        self.outbox.notices.tell(text, merged=merged)
 
-    def _attach(self, link: Link) -> None:
-        self._link = link
-        link.owner = self
-        hs = link.handshaken.result()
-        self._set_acked(hs.peer_position)
-        self._catch_up_end = hs.peer_position
-        self._back.set()
-        self._stirred.set()
-        deck = self.core.private
-        if link.endpoint.phase is Phase.PLAY:
-            # An action made between the handshake's history check and now went
-            # nowhere (the session had no link): send it before anything else.
-            if deck is not None:  # with what this side sent of the private deck, in order
-                deck.resync(link.endpoint, hs.peer_position)
-            else:
-                link.endpoint.send_missing()
-            link.flush()
-        if deck is not None:
-            deck.attach(self._deck_port)
-        if deck is None:  # (a private deck's catch-up interleaves deck work: when the driver acts)
-            self._owe_catch_up()
-        catching_up = link.endpoint.catching_up
-        link.pump()  # play messages that came right behind the handshake
-        if not catching_up:  # (else the end of the catch-up asks: link_event)
-            self._pending_resignation()
-
-    def _owe_catch_up(self) -> None:
-        """The peer's sync claimed actions we lack: each must come within the deadline of
-        the one before (its pings do not put it off)."""
-        link = self._link
-        if link is not None and link.endpoint.catching_up:
-            self.owed.owe(
-                CATCH_UP,
-                f"{self.peer_name} claimed actions it did not send within {HANDSHAKE_TIMEOUT:g} s",
-                HANDSHAKE_TIMEOUT,
-                Refusal.POSITION,
-            )
-
-    def _overdue(self, line: str, code: Refusal) -> None:
-        """The peer did not pay what it owes in time: refuse it and stop the match."""
-        link = self._link
-        if link is None or self._done:
-            return
-        deck = self.core.private
-        if code is Refusal.STALLED and deck is not None:
-            deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
-        e = RemoteProtocolError(line, code)
-        link.endpoint.refuse(e.code, str(e))
-        self.link_protocol_error(link, e)
-
-    def _pending_resignation(self) -> None:
-        """A resignation we asked for while the connection was down (or before a crash):
-        ours to make if we are on turn now, else asked again."""
-        core, link = self.core, self._link
-        g = core.match.game
-        if self._done or core.finished or g.result is not None or g.game not in core.requests:
-            return
-        if link is not None and link.endpoint.catching_up:
-            return  # the endpoint resigns for us once caught up, if the turn is ours
-        if g.turn == core.seat:
-            self._local(Action(g.game, core.seat))
-        else:
-            self._ask_again()
-
-    def _ask_again(self) -> None:
-        """Off turn in a game we asked to resign: ask the peer (again).  (On turn, once a
-        catch-up is over, the endpoint makes the resignation due itself: ActionDue.)"""
-        core, link = self.core, self._link
-        g = core.match.game
-        if self._done or core.finished or g.result is not None or g.game not in core.requests:
-            return
-        if g.turn != core.seat and link is not None and link.endpoint.phase is Phase.PLAY:
-            link.endpoint.send_resign_request(g.game)
-            link.flush()
-
-    def _set_acked(self, n: int) -> None:
-        self.acked = max(self.acked, n)
-        keep = []
-        for want, fut in self._ack_waiters:
-            if self.acked >= want:
-                if not fut.done():
-                    fut.set_result(None)
-            else:
-                keep.append((want, fut))
-        self._ack_waiters = keep
-
-    def _local(self, action: Action, *, unseen: bool = False) -> None:
+    def make(self, action: Action, *, unseen: bool = False) -> None:
         """Make an action of this seat's (checked legal).  ``unseen``: the protocol made it,
         not the driver (a resignation due: ActionDue).  It voids our takeback request."""
-        self._asking = None
-        self._settle(self._link, self.core.commit(action), None, unseen=unseen)
+        self.takeback.acted()
+        self._settle(self.peer.link, self.core.commit(action), None, unseen=unseen)
 
     def _settle(
         self, link: Link | None, done: Committed, received: ActionReceived | None, *, unseen: bool
@@ -733,242 +319,168 @@ class NetSession:
             return  # a write failed: the session has stopped
         deck = core.private
         for ev in evs:
-            self._put(ev)
+            self.put(ev)
         if unseen:
-            self._remote_mark = self._queued
+            self.outbox.mark()
         if core.finished:
             self._finish()
         elif deck is not None and received is None:
             due = deck.due_request()
             if due is not None:
-                self._local(due, unseen=True)
+                self.make(due, unseen=True)
 
     def _finish(self) -> None:
-        if self._ended:
+        if self.life not in (Life.PLAYING, Life.CLOSED):
             return
         try:
             path = self.keeper.close() if self.keeper is not None else None
         except StorageError as e:
             self._fail(
-                f"the match is over but its record could not be written: {_one_line(e)}",
-                self._ending(EndCause.STORAGE),
+                f"the match is over but its record could not be written: {one_line(e)}",
+                ending(self.peer_name, EndCause.STORAGE),
                 save=False,
             )
             return
-        self._ended = True
-        self._done = True
-        self._put(self.core.end_event(str(path) if path else None))
+        self.life = Life.OVER if self.life is Life.PLAYING else Life.CLOSED_OVER
+        self.put(self.core.end_event(str(path) if path else None))
 
     def link_storage_failed(self, link: Link | None, e: BaseException) -> None:
         """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
-        text = f"cannot write the record: {_one_line(e)}"
+        text = f"cannot write the record: {one_line(e)}"
         if link is not None:
             link.endpoint.refuse(Refusal.STORAGE, "cannot write its record (a disk error)")
             link.fail(ConnectionError(text))
-        self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
+        self.give_up(f"stopped the match: {text}", EndCause.STORAGE)
 
     def write_pending(self) -> None:
-        """The one place the private deck's tape is written down (core/private.py queues
-        it, it does no I/O): a secret fsynced, each entry before anything that depends on
-        it is sent (Link.flush calls this before the bytes leave) and before the action
-        made after it.  StorageError if the journal cannot be written."""
-        deck = self.core.private
-        if deck is None:
-            return
-        entries = deck.take_unwritten()
-        if self.keeper is not None:
-            for e in entries:
-                self.keeper.deck_tape(e)
+        """(Link.flush, before any byte leaves: the private deck's tape, DeckSide.write_pending.)"""
+        if self.deck is not None:
+            self.deck.write_pending()
 
-    def link_event(self, link: Link, ev: Event | PlayEvent) -> None:
-        self._stirred.set()
+    def link_event(self, link: Link, ev: OwnerEvent) -> None:
+        self.peer.stirred.set()
         if isinstance(ev, ActionReceived):
-            self._peer_request = None  # its action voids its takeback request
-            self._set_acked(self.core.position)  # the peer made that action: it has them all
+            self.takeback.peer_acted()  # its action voids its takeback request
+            self.acks.got(self.core.position)  # the peer made that action: it has them all
             # one the peer caught us up with changed the board on this driver's turn
-            self._settle(link, ev.done, ev, unseen=self.core.position <= self._catch_up_end)
-            if self.owed.owes(CATCH_UP):  # an action it claimed came: the next has 15 s again
-                self.owed.paid(CATCH_UP)
-                if link.endpoint.catching_up:
-                    self._owe_catch_up()
-                else:
-                    self._ask_again()
+            self._settle(link, ev.done, ev, unseen=self.core.position <= self.peer.catch_up_end)
+            self.peer.caught_action(link)  # (one the peer's sync claimed: the next has 15 s again)
         elif isinstance(ev, ActionDue):
-            if link.endpoint.undo_unacked:
-                self._due_after_undo = ev.action  # (made once the peer has the undo)
-            else:
-                self._local(ev.action, unseen=True)
+            if not self.takeback.due(link, ev.action):
+                self.make(ev.action, unseen=True)
         elif isinstance(ev, Acked):
-            self._set_acked(ev.n)
-            due, self._due_after_undo = self._due_after_undo, None
-            if due is not None and not self._done:
-                self._local(due, unseen=True)
-        elif isinstance(ev, TakebackRequested):
-            self._peer_asks(link, ev)
-        elif isinstance(ev, TakebackAnswered):
-            if ev.ok:
-                self._take_back_own(link, ev.n)
-            else:
-                self._asking = None
-                self._put(TakebackRefused(1 - self.core.seat))
-        elif isinstance(ev, TakenBack):
-            self._taken_back_by_peer(link, ev)
+            self.acks.got(ev.n)
+            self.takeback.acked()
+        elif isinstance(ev, TakebackRequested | TakebackAnswered | TakenBack):
+            self.takeback.event(link, ev)
         elif isinstance(ev, PeerBye):
-            if not self._ended and not self._done:
-                self._fail(
-                    f"{self.peer_name} left the match ({ev.reason or 'no reason given'})",
-                    self._ending(EndCause.PEER_LEFT, reason=ev.reason),
-                )
+            if self.life is Life.PLAYING:
+                why = ev.reason or "no reason given"
+                self.give_up(f"{self.peer_name} left the match ({why})", EndCause.PEER_LEFT, reason=ev.reason)
             link.fail(ConnectionError("bye"))
+        elif isinstance(ev, RematchReceived):
+            if self.again.ours is None:
+                self.put(RematchAnswered(ev.yes))
+            self.again.answered(ev.yes, link)
+        elif isinstance(ev, Handover):
+            self.again.hand_over(link, ev.data)
         elif isinstance(ev, ChatReceived):
-            if not self.chats.admit():
-                if self.chats.dropped == 1:
-                    self.notice(f"{self.peer_name}'s chat comes faster than it is read: dropping some")
-                return
-            self._put(ev)
+            if self.closing:
+                return  # (sent before the peer read our yes to another match)
+            self.outbox.chat(ev, self.peer_name)
         else:
-            self._put(ev)
+            self.put(ev)
 
     def link_protocol_error(self, link: Link, e: ProtocolError) -> None:
         link.fail(e)
-        self._fail(*self._refusal(e))
-
-    def _refusal(self, e: ProtocolError) -> tuple[str, Ending]:
-        """The line and the typed cause for a refusal, by us (RemoteProtocolError) or the peer."""
-        if isinstance(e, PeerRefused):
-            return (
-                f"{self.peer_name} stopped the match: {e}",
-                self._ending(EndCause.PEER_REFUSED, e.code, str(e)),
-            )
-        if isinstance(e, RemoteProtocolError):
-            msg = f"stopped the match: {self.peer_name} broke the protocol: {e}"
-            if e.code in (Refusal.ILLEGAL_MOVE, Refusal.DESYNC, Refusal.HISTORY, Refusal.BEHIND):
-                msg = f"stopped the match: {e}"
-            return msg, self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)
-        return f"stopped the match: {e}", self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)
-
-    def _ending(self, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:
-        return Ending(cause, self.peer_name, code.value if code is not None else None, reason)
+        self._fail(*refused(e, self.peer_name))
 
     # -- losing and finding the peer again ------------------------------------------------
 
     def link_lost(self, link: Link, exc: Exception | None) -> None:
-        if link is not self._link:
+        if not self.peer.lost(link):
             return
-        self._link = None
-        self._peer_request = self._due_after_undo = None  # (the peer asks again, if it still wants to)
-        if self._asking is not None:  # our request went with the connection
-            self._asking = None
-            self._put(TakebackRefused(1 - self.core.seat, lost=True))
-        self.owed.forgive()
-        self._stirred.set()
-        for _, fut in self._ack_waiters:
-            if not fut.done():
-                fut.set_exception(ConnectionError("connection lost"))
-                fut.exception()
-        self._ack_waiters = []
-        if self._closing or self.failure is not None:
+        self.takeback.lost()
+        if self.ended:
+            self.again.lost(exc)  # (no other match: a lost connection is not redialed for one)
+        if self.life not in _LIVE:
             return
-        settled = self._ended and self.acked >= self.core.position
+        settled = self.life is Life.OVER and self.acked >= self.core.position
         if settled:
             return
         if self.grace <= 0:
-            if not self._ended:
-                self._fail(
-                    f"the connection to {self.peer_name} was lost", self._ending(EndCause.CONNECTION_LOST)
-                )
+            if self.life is Life.PLAYING:
+                self.give_up(f"the connection to {self.peer_name} was lost", EndCause.CONNECTION_LOST)
             return
-        self._put(ConnectionChanged(LinkState.RECONNECTING, self.reconnect.lost()))
+        self.put(ConnectionChanged(LinkState.RECONNECTING, self.reconnect.lost()))
 
     def offer_link(self, link: Link) -> bool:
-        """A new connection finished its handshake for this match: take it (host side).
-
-        It proved it holds the match (``proof``: a MAC keyed by the seed over both
-        nonces) before the host sent anything, so it is the joiner come back: it
-        replaces a link that is lost or that we have not noticed is dead yet."""
-        if self._closing or self.failure is not None or (self._ended and self.acked >= self.core.position):
+        """A returning joiner's link (host side): taken while the match needs one."""
+        if self.life not in _LIVE or (self.life is Life.OVER and self.acked >= self.core.position):
             return False
-        old = self._link
-        if old is not None:  # the peer came back before we noticed it was gone
-            self._link = None
-            self.owed.forgive()
-            old.owner = None
-            if old.transport is not None:
-                old.transport.abort()
+        self.peer.replace()  # (the peer came back before we noticed it was gone)
         self.relink(link)
         return True
 
     def relink(self, link: Link) -> None:
         """The peer is back (it dialed the host again, or the joiner redialed it)."""
         self.reconnect.back()
-        hs = link.handshaken.result()
-        who = self.peer_name
-        if hs.peer_name and hs.peer_name != who:
-            who = f"{who} (now calling itself {hs.peer_name})"
-        back = f"{who} is back; going on from action {hs.resumed_at}"
-        self._put(ConnectionChanged(LinkState.CONNECTED, back))
-        self._attach(link)
+        self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_words(link)))
+        self.peer.attach(link)
 
     def give_up(self, message: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
-        self._fail(message, self._ending(cause, code, reason))
+        self._fail(message, ending(self.peer_name, cause, code, reason))
 
     def waited_out(self, message: str) -> None:
-        if self._ended:
-            self._back.set()  # close() stops waiting for the last acknowledgement
+        if self.ended:
+            self.acks.back.set()  # close() stops waiting for the last acknowledgement
             return
         self.give_up(message, EndCause.CONNECTION_LOST)
 
     def _fail(self, message: str, ending: Ending, *, save: bool = True) -> None:
-        if self._ended or self.failure is not None:
-            return
-        self._done = True
+        if self.life not in (Life.PLAYING, Life.CLOSED) or self.failure is not None:
+            return  # (a session closed by this side may still fail while it says goodbye)
+        if self.life is Life.PLAYING:
+            self.life = Life.FAILED
         self.failure = message
         self.ending = ending
-        self._deck_wake.set()
+        if self.deck is not None:
+            self.deck.wake.set()
         path = None
         if self.keeper is not None and save:
             deck = self.core.private
             try:  # a private game in play resumes from its journal's tape: it is kept
                 path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
             except StorageError as e:
-                message += f" ({_one_line(e)})"
-        self._put(ConnectionChanged(LinkState.LOST, message, ending))
-        self._put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path, ending))
-        self._close_transport()
-
-    def _close_transport(self) -> None:
-        self.owed.forgive()
-        link = self._link
-        if link is not None and link.transport is not None:
-            link.flush()
-            link.transport.close()
-        if self.server is not None:
-            self.server.close()
+                message += f" ({one_line(e)})"
+        self.put(ConnectionChanged(LinkState.LOST, message, ending))
+        self.put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path, ending))
+        self.peer.close_transport()
         self.reconnect.halt()
 
     async def _shutdown(self, reason: str) -> None:
-        self.owed.forgive()
-        self.notices.stop()
-        if self._deck_watch is not None:
-            self._deck_watch.cancel()
-        self.reconnect.stop()
-        link = self._link
-        if link is not None and link.transport is not None and not link.transport.is_closing():
-            link.endpoint.send_bye(reason)
-            link.flush()
-            with contextlib.suppress(OSError, RuntimeError):
-                if link.transport.can_write_eof():
-                    link.transport.write_eof()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(link.closed), LINGER)
-            link.transport.close()
-        if self.keeper is not None and not self._ended and self.failure is None:
+        self._quiet()
+        await self.peer.say_bye(reason)
+        if self.keeper is not None and self.life is Life.CLOSED and self.failure is None:
             with contextlib.suppress(StorageError):
                 self.keeper.close()
-        if self.server is not None:
-            self.server.close()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.server.wait_closed(), LINGER)
+        await self.peer.stop_listening()
+
+
+def ending(peer: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:
+    return Ending(cause, peer, code.value if code is not None else None, reason)
+
+
+def refused(e: ProtocolError, peer: str) -> tuple[str, Ending]:
+    """The line and the typed cause for a refusal, by us (RemoteProtocolError) or the peer."""
+    if isinstance(e, PeerRefused):
+        return f"{peer} stopped the match: {e}", ending(peer, EndCause.PEER_REFUSED, e.code, str(e))
+    if isinstance(e, RemoteProtocolError):
+        msg = f"stopped the match: {peer} broke the protocol: {e}"
+        if e.code in (Refusal.ILLEGAL_MOVE, Refusal.DESYNC, Refusal.HISTORY, Refusal.BEHIND):
+            msg = f"stopped the match: {e}"
+        return msg, ending(peer, EndCause.PEER_BROKE_PROTOCOL, e.code)
+    return f"stopped the match: {e}", ending(peer, EndCause.PEER_BROKE_PROTOCOL, e.code)
 
 
 class _Steps:

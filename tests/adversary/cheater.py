@@ -76,9 +76,9 @@ def _mute() -> None:
     (the connection stays up and keeps answering pings): the honest side waits on what
     it is owed, the cards of a move announced, a draw's share."""
     from p2p_spite.core import private
-    from p2p_spite.net import session
+    from p2p_spite.net import deckside
 
-    session.DECK_DEADLINE = 10**6  # (a cheater does not give up on the honest side first)
+    deckside.DECK_DEADLINE = 10**6  # (a cheater does not give up on the honest side first)
     honest = fd.FairDeck.outgoing
     muted: list[bool] = []
 

@@ -21,7 +21,7 @@ import pytest
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
 from p2p_spite.core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
-from p2p_spite.net import gate, host_session
+from p2p_spite.net import HostSettings, gate, host_session
 from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
 from tests.adversary.siege import siege
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
@@ -133,9 +133,7 @@ def test_a_silent_connection_is_dropped_after_the_first_hello_deadline(tmp_path:
         ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         task = asyncio.create_task(
             host_session(
-                bind=ADDR,
-                port=0,
-                record_path=tmp_path / "h.json",
+                HostSettings(bind=ADDR, port=0, record_path=tmp_path / "h.json"),
                 on_listening=lambda _h, p: ready.set_result(p),
                 on_warning=warnings.append,
             )

@@ -1,0 +1,138 @@
+"""Playing again on the same connection: one match's offer of the next
+(docs/protocol.md, *Playing again*).
+
+Each side answers once (``rematch{match, yes}``).  When both said yes, this side
+sends the next match's ``hello`` at once on a new :class:`~.link.Link` over the same
+transport; the old link goes on reading what the peer sent before it read our yes
+(pings, chat) until the peer's ``hello`` comes, and hands the transport over from
+that frame on (:class:`~.protocol.Handover`).  The next match's handshake is the
+usual one; its session comes from the :class:`Successor` that started this one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from ..core.protocol import Endpoint, Phase
+from ..session import Rematch
+from .link import Link
+
+if TYPE_CHECKING:
+    from .session import NetSession
+
+REMATCH_WAIT = 300.0  # seconds a side that said yes waits for the other's answer (pings do not count)
+
+
+class Successor(Protocol):
+    """How the next match on a connection is made (:mod:`p2p_spite.net.connect`)."""
+
+    def endpoint(self) -> Endpoint:
+        """The next match's endpoint: a new handshake, nothing agreed yet."""
+        ...
+
+    async def session(self, link: Link) -> NetSession:
+        """The next match's session, once ``link``'s handshake is done (its own deadline)."""
+        ...
+
+
+class Again:
+    """This side's answer, the peer's, and the handover to the next match (``successor``
+    None: no other match on this connection; ``retire``: called once both said yes, when
+    this match's session stops sending; ``wait``: seconds a yes waits for the peer's answer)."""
+
+    def __init__(
+        self, successor: Successor | None, retire: Callable[[], None], wait: float = REMATCH_WAIT
+    ) -> None:
+        self.successor = successor
+        self.retire = retire
+        self.wait = wait
+        self.ours: bool | None = None  # our answer, once given
+        self.theirs: bool | None = None  # the peer's, once it came
+        self.gone = False  # the peer left, or the connection was lost, before the next match
+        self.next_link: Link | None = None  # the next match's link (both said yes)
+        self.handed = False  # the transport is the next link's
+        self.next: NetSession | None = None  # the next match, once its handshake is done
+        self._news = asyncio.Event()  # the peer answered, or is gone
+
+    @property
+    def agreed(self) -> bool:
+        return bool(self.ours and self.theirs)
+
+    def answered(self, yes: bool, link: Link) -> None:
+        """The peer's ``rematch`` on ``link`` (the endpoint checked it: once, after the
+        end, for this match); a yes to our yes starts the next match's handshake."""
+        self.theirs = yes
+        if self.agreed and self.next_link is None:
+            self.start(link)
+        self._news.set()
+
+    def lost(self, exc: Exception | None = None) -> None:
+        """The peer left, broke the protocol, or the connection closed: no next match
+        (a next link still in its handshake fails with it)."""
+        self.gone = True
+        self._news.set()
+        link = self.next_link
+        if link is not None and not self.handed and not link.handshaken.done():
+            link.connection_lost(exc or ConnectionError("the connection closed before the next match"))
+
+    def start(self, old: Link) -> None:
+        """Both said yes: the next match's hello goes out on ``old``'s transport."""
+        assert self.successor is not None and old.transport is not None
+        self.retire()
+        link = Link(self.successor.endpoint(), old.peer_label)
+        self.next_link = link
+        link.connection_made(old.transport)
+
+    def hand_over(self, old: Link, data: bytes) -> None:
+        """The peer's hello came (``data``: that frame and what follows): from here on the
+        bytes are the next match's."""
+        link, transport = self.next_link, old.transport
+        if link is None or transport is None:
+            return
+        self.handed = True
+        old.owner = None
+        transport.set_protocol(link)
+        if data:
+            link.data_received(data)
+
+    async def answer(self, yes: bool, link: Link | None, ended: bool) -> Rematch:
+        """Give our answer on ``link`` (None: lost) once the match has ``ended``; a yes
+        waits for the peer's (at most :attr:`wait` seconds), then for the next match."""
+        if self.ours is not None or not ended:
+            return Rematch.NOT_OFFERED
+        self.ours = yes
+        playing = link is not None and link.endpoint.phase is Phase.PLAY
+        live = playing and not self.gone and self.successor is not None
+        if not yes or not live or self.theirs is False:
+            if live and link is not None and self.theirs is not False:
+                link.endpoint.send_rematch(False)
+                link.flush()
+            if self.theirs is False:
+                return Rematch.DECLINED
+            return Rematch.NOT_OFFERED if not yes else Rematch.GONE
+        assert link is not None
+        link.endpoint.send_rematch(True)
+        link.flush()  # (our yes before the next match's hello)
+        if self.theirs and self.next_link is None:
+            self.start(link)
+        try:
+            async with asyncio.timeout(self.wait):
+                while self.theirs is None and not self.gone:
+                    self._news.clear()
+                    await self._news.wait()
+        except TimeoutError:
+            return Rematch.SILENT
+        theirs: bool | None = self.theirs  # (set meanwhile)
+        if theirs is False:
+            return Rematch.DECLINED
+        if self.gone or self.next_link is None:
+            return Rematch.GONE
+        assert self.successor is not None
+        try:
+            self.next = await self.successor.session(self.next_link)
+        except Exception:  # (the next handshake failed, or its deadline passed: the line is the link's)
+            self.gone = True
+            return Rematch.GONE
+        return Rematch.STARTED

@@ -1,0 +1,160 @@
+"""Playing again on the same connection (docs/protocol.md, *Playing again*): the
+session side, both ends in one event loop over 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2p_spite.bots.driver import run_bot
+from p2p_spite.core.protocol import SeedOrigin
+from p2p_spite.net import HostSettings, JoinSettings, Matches, NetSession, host_session, join_session
+from p2p_spite.session import GameStarted, MatchEnded, Rematch, RematchAnswered
+from p2p_spite.storage import record
+
+LIMIT = 60.0
+
+
+async def _pair(tmp: Path, games: int | None = None, **kw: Any) -> tuple[NetSession, NetSession]:
+    """Host and joiner of a short match (target 10; ``games``: its limit), their records in
+    ``tmp``; ``kw``: the settings of both."""
+    port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    host_task = asyncio.create_task(
+        host_session(
+            HostSettings(
+                bind="127.0.0.1", port=0, name="Ann", target=10, games=games, record_path=tmp / "h.json", **kw
+            ),
+            on_listening=lambda h, p: port.set_result(p),
+            on_warning=None,
+        )
+    )
+    joiner = await join_session(
+        JoinSettings(host="127.0.0.1", port=await port, name="Bob", record_path=tmp / "j.json", **kw)
+    )
+    return await host_task, joiner
+
+
+def test_two_bots_play_two_matches_on_one_connection(tmp_path: Path) -> None:
+    transports: list[object] = []
+
+    async def main() -> tuple[Matches, Matches]:
+        host, joiner = await _pair(tmp_path)
+        a, b = Matches(host), Matches(joiner)
+
+        def seen(ev: object) -> None:
+            link = a.current.link
+            if isinstance(ev, GameStarted) and ev.game == 1 and link is not None:
+                transports.append(link.transport)
+
+        codes = await asyncio.gather(
+            run_bot(a, "easy", seed=1, on_event=seen, matches=2), run_bot(b, "easy", seed=2, matches=2)
+        )
+        assert list(codes) == [0, 0]
+        return a, b
+
+    a, b = asyncio.run(asyncio.wait_for(main(), LIMIT))
+    assert len(a.played) == len(b.played) == 2
+    first, second = a.played
+    assert len(transports) == 2 and transports[0] is transports[1]  # one connection
+    assert first.seed != second.seed and first.core.match_id != second.core.match_id
+    assert second.seed_by is SeedOrigin.BOTH  # the second match's seed is drawn by both
+    for h, j in (("h.json", "j.json"), ("h-2.json", "j-2.json")):
+        assert (tmp_path / h).read_bytes() == (tmp_path / j).read_bytes()
+        assert record.verify(record.load(tmp_path / h)).over
+
+
+async def _finished(tmp: Path, **kw: Any) -> tuple[NetSession, NetSession]:
+    """A pair whose one-game match is over (the host resigned it at once)."""
+    host, joiner = await _pair(tmp, 1, **kw)
+    await host.resign()  # (on turn or not: the match's only game ends)
+    for s in (host, joiner):
+        async with asyncio.timeout(LIMIT):
+            while not isinstance(await s.next_event(), MatchEnded):
+                pass
+    return host, joiner
+
+
+def test_a_yes_waits_for_the_peer_then_gives_up_though_it_pings(tmp_path: Path) -> None:
+    async def main() -> None:
+        host, joiner = await _finished(tmp_path, heartbeat=0.05, dead_after=5, rematch_wait=0.5)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        assert await joiner.rematch(True) is Rematch.SILENT  # the host's side never answers
+        assert 0.4 < loop.time() - t0 < 5
+        await joiner.close()
+        await host.close()
+
+    asyncio.run(asyncio.wait_for(main(), LIMIT))
+
+
+def test_a_no_is_told_and_a_yes_after_it_starts_nothing(tmp_path: Path) -> None:
+    async def main() -> None:
+        host, joiner = await _finished(tmp_path)
+        assert await host.rematch(False) is Rematch.NOT_OFFERED
+        async with asyncio.timeout(LIMIT):
+            assert await joiner.next_event() == RematchAnswered(False)
+        assert await joiner.rematch(True) is Rematch.DECLINED
+        await asyncio.gather(host.close(), joiner.close())
+
+    asyncio.run(asyncio.wait_for(main(), LIMIT))
+
+
+def test_a_peer_that_leaves_while_asked_is_gone(tmp_path: Path) -> None:
+    async def main() -> None:
+        host, joiner = await _finished(tmp_path)
+        waiting = asyncio.create_task(joiner.rematch(True))
+        await asyncio.sleep(0.05)
+        await host.close("quit")
+        assert await waiting is Rematch.GONE
+        await joiner.close()
+
+    asyncio.run(asyncio.wait_for(main(), LIMIT))
+
+
+def test_no_offer_before_the_end(tmp_path: Path) -> None:
+    async def main() -> None:
+        host, joiner = await _pair(tmp_path)
+        assert await joiner.rematch(True) is Rematch.NOT_OFFERED  # the match goes on
+        await asyncio.gather(host.close(), joiner.close())
+
+    asyncio.run(asyncio.wait_for(main(), LIMIT))
+
+
+async def _until(s: NetSession | Matches, kind: type) -> Any:
+    async with asyncio.timeout(LIMIT):
+        while not isinstance(ev := await s.next_event(), kind):
+            pass
+    return ev
+
+
+@pytest.mark.slow  # (two private deals: a few seconds of curve work)
+def test_a_private_match_deals_its_own_private_deck_again(tmp_path: Path) -> None:
+    """``--private``: the next match on the connection runs its own fairdeck setup (fresh
+    keys, a new deck), and both records of each match hold its proven deck."""
+
+    async def main() -> Matches:
+        host, joiner = await _pair(tmp_path, 1, private=True)
+        a, b = Matches(host), Matches(joiner)
+        for number in (1, 2):
+            for s in (a, b):
+                await _until(s, GameStarted)
+            await a.resign()  # the match's one game
+            for s in (a, b):
+                await _until(s, MatchEnded)
+            wanted = number == 1
+            settled = await asyncio.gather(a.rematch(wanted), b.rematch(wanted))
+            assert list(settled) == ([Rematch.STARTED] * 2 if wanted else [Rematch.NOT_OFFERED] * 2)
+        await asyncio.gather(a.close(), b.close())
+        return a
+
+    a = asyncio.run(asyncio.wait_for(main(), LIMIT))
+    first, second = a.played
+    assert first.private and second.private and first.core.private is not second.core.private
+    assert first.seed != second.seed
+    for h, j in (("h.json", "j.json"), ("h-2.json", "j-2.json")):
+        assert (tmp_path / h).read_bytes() == (tmp_path / j).read_bytes()
+        rec = record.verify(record.load(tmp_path / h))
+        assert rec.over and record.load(tmp_path / h).games[0].deck is not None

@@ -28,6 +28,7 @@ from .storage.journal import journal_path
 from .storage.resume import replay_with_journal, unchecked_private
 
 TARGET_HELP = f"points that win the match (default {DEFAULT_TARGET})"
+MAX_MATCHES = 1000  # --matches: matches in a row on one connection
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
 
 
@@ -217,6 +218,13 @@ def _add_peer_options(p: argparse.ArgumentParser, levels: str) -> None:
         choices=[t.value for t in Takebacks],
         help="how this side answers the other's undo: ask (default), always or never; "
         "a --bot allows unless told never",
+    )
+    p.add_argument(
+        "--matches",
+        type=_at_most(MAX_MATCHES, "the number of matches"),
+        default=1,
+        metavar="N",
+        help="with --bot: play N matches in a row on one connection (default 1; a person is asked)",
     )
     p.add_argument(
         "--heartbeat",

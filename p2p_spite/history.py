@@ -2,7 +2,8 @@
 
 Whose side a record is told from comes from its file name: ``host`` writes
 ``...-host-PID.json`` and ``play`` ``...-play-PID.json`` (seat 0), ``join`` writes
-``...-join-PID.json`` (seat 1).  A ``play`` match (against the computer on this
+``...-join-PID.json`` (seat 1); the later matches played on the same connection
+add their number, ``...-host-PID-2.json``.  A ``play`` match (against the computer on this
 machine) cannot be resumed, so none is offered.  Both peers' records are the
 same bytes, so the record itself cannot say.  A record named otherwise is
 listed by its two names and left out of the totals.
@@ -23,7 +24,7 @@ from .storage import record
 from .storage.journal import journal_path, journal_port
 from .storage.paths import data_dir
 
-_KIND = re.compile(r"-(host|join|play)-\d+\.json$")
+_KIND = re.compile(r"-(host|join|play)-\d+(?:-\d+)?\.json$")
 
 
 def records_dir() -> Path:

@@ -26,6 +26,7 @@ from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .net.discovery import Announcement, Announcer, HeardHost
 from .net.localaddr import dial_form, lan_addresses
+from .net.matches import Matches
 from .net.session import NetSession
 from .runner import run_main
 from .session import (
@@ -37,6 +38,7 @@ from .session import (
     GameEnded,
     GameStarted,
     LinkState,
+    MatchEnded,
     Notice,
     Session,
     Takebacks,
@@ -57,14 +59,21 @@ def _check_bot(level: str | None) -> None:
         raise UserError(f"unknown bot level {level!r} (choose from {', '.join(LEVELS)})", exit_code=2)
 
 
-def _progress(session: NetSession) -> Callable[[Event], None]:
+def _progress(matches: Matches, several: bool = False) -> Callable[[Event], None]:
+    """What a headless side prints of its events (``several``: it may play more than
+    one match, each told when it starts and ends)."""
     from .ui.words import Voice, game_result
 
-    names = session.names
+    names = matches.names
 
     def show(ev: Event) -> None:
         if isinstance(ev, GameStarted):
+            if several and ev.game == 1 and len(matches.played) > 1:
+                _say(f"match {len(matches.played)} started; seed drawn by both: {matches.current.seed.hex()}")
             _say(f"game {ev.game} started")
+        elif isinstance(ev, MatchEnded) and several:
+            n, (a, b) = len(matches.played), ev.scores
+            _say(f"match {n} over: {names[0]} {a}, {names[1]} {b}; record: {ev.record_path or '-'}")
         elif isinstance(ev, GameEnded):
             result = game_result(ev.result, Voice(names))
             _say(f"game {ev.game}: {result}; scores {ev.scores[0]}-{ev.scores[1]}")
@@ -92,9 +101,14 @@ def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
     return EXIT_ERROR, None
 
 
-def _final(session: NetSession, code: int, told: bool = False) -> int:
+def _final(matches: Matches, code: int, told: bool = False) -> int:
     """The last lines (scores, winner, record) and the exit code; ``told``: the line
-    prompt already said that the opponent left."""
+    prompt already said that the opponent left.  Matches played before the last one
+    on the connection are listed first, one line each."""
+    for i, earlier in enumerate(matches.played[:-1]):
+        sc, nm = earlier.match.scores, earlier.names
+        _say(f"match {i + 1}: {nm[0]} {sc[0]}, {nm[1]} {sc[1]}; record: {earlier.record_path or '-'}")
+    session = matches.current
     m = session.match
     names = session.names
     if session.failure is not None:
@@ -142,19 +156,24 @@ async def _drive(
     bot_seed: int | None = None,
     notes: tuple[str, ...] = (),
     takebacks: str | None = None,
+    matches: int = 1,
 ) -> int:
+    """Play ``session`` (and the matches after it on its connection: a bot plays
+    ``matches`` in a row, a person is asked at each end)."""
     from .bots.driver import run_bot
 
     if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
-        session.takebacks = Takebacks(takebacks)
+        session.takeback.takebacks = Takebacks(takebacks)
+    played = Matches(session)
     if bot is not None:
-        code = await run_bot(session, bot, seed=bot_seed, on_event=_progress(session))
+        progress = _progress(played, several=matches > 1)
+        code = await run_bot(played, bot, seed=bot_seed, on_event=progress, matches=matches)
     else:
         from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
-        code = await drive_human(session, notes=notes)  # closes the session however it ends
-        return _final(session, code, told=not fullscreen_ok())
-    return _final(session, code)
+        code = await drive_human(played, notes=notes)  # closes the session however it ends
+        return _final(played, code, told=not fullscreen_ok())
+    return _final(played, code)
 
 
 def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: bool = False) -> list[str]:
@@ -177,6 +196,7 @@ def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: b
 def run_host(args: argparse.Namespace) -> int:
     _check_bot(args.bot)
     from .net.connect import host_session
+    from .net.settings import HostSettings
     from .storage.resume import load_saved
 
     seed: bytes | None = args.seed
@@ -216,27 +236,29 @@ def run_host(args: argparse.Namespace) -> int:
     async def main() -> int:
         try:
             session = await host_session(
-                bind=args.bind,
-                port=args.port,
-                name=args.name,
-                seed=seed,
-                target=target or DEFAULT_TARGET,
-                games=args.games,
-                record_path=args.record,
+                HostSettings(
+                    bind=args.bind,
+                    port=args.port,
+                    name=args.name,
+                    seed=seed,
+                    target=target or DEFAULT_TARGET,
+                    games=args.games,
+                    record_path=args.record,
+                    code=code,
+                    resume=resume,
+                    grace=args.grace,
+                    heartbeat=max(args.heartbeat, 0.05),
+                    dead_after=5 * max(args.heartbeat, 0.05),
+                    private=args.private,
+                ),
                 on_listening=listening,
-                code=code,
-                resume=resume,
-                grace=args.grace,
-                heartbeat=max(args.heartbeat, 0.05),
-                dead_after=5 * max(args.heartbeat, 0.05),
-                private=args.private,
             )
         finally:
             if announcer[0] is not None:
                 announcer[0].stop()  # the seat is taken (or we gave up): nobody else to find
         deck = "; private deck" if session.private else ""
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}{deck}")
-        return await _drive(session, args.bot, args.bot_seed, takebacks=args.takebacks)
+        return await _drive(session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches)
 
     return run_main(main())
 
@@ -352,6 +374,7 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
     from .net.connect import CodeRefused, join_session
+    from .net.settings import JoinSettings
     from .storage.resume import load_saved
 
     if args.code and args.no_code:
@@ -371,16 +394,18 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         while True:
             try:
                 session = await join_session(
-                    host=host,
-                    port=port,
-                    name=args.name,
-                    record_path=args.record,
-                    code=args.code,
-                    resume=resume,
-                    grace=args.grace,
-                    heartbeat=max(args.heartbeat, 0.05),
-                    dead_after=5 * max(args.heartbeat, 0.05),
-                    private=args.private,
+                    JoinSettings(
+                        host=host,
+                        port=port,
+                        name=args.name,
+                        record_path=args.record,
+                        code=args.code,
+                        resume=resume,
+                        grace=args.grace,
+                        heartbeat=max(args.heartbeat, 0.05),
+                        dead_after=5 * max(args.heartbeat, 0.05),
+                        private=args.private,
+                    )
                 )
                 break
             except CodeRefused as e:
@@ -407,7 +432,9 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         if session.private:
             note += "; private deck: no one sees a hidden card"
         _say(note)
-        return await _drive(session, args.bot, args.bot_seed, notes=(note,), takebacks=args.takebacks)
+        return await _drive(
+            session, args.bot, args.bot_seed, notes=(note,), takebacks=args.takebacks, matches=args.matches
+        )
 
     return run_main(main())
 
@@ -439,7 +466,7 @@ async def play_against_computer(
     none of ours, so that the deck proves it saw none of the person's hidden cards.
     """
     from .bots.driver import run_bot
-    from .net import host_session, join_session
+    from .net import HostSettings, JoinSettings, host_session, join_session
     from .ui.play import drive_human
 
     _check_bot(level)
@@ -453,17 +480,19 @@ async def play_against_computer(
     join_code = new_join_code()  # even on loopback: another local user must not take the seat
     host_task = asyncio.create_task(
         host_session(
-            bind="127.0.0.1",
-            port=0,
-            name=name,
-            seed=seed,
-            target=target,
-            # A record of its own kind: `history` must not offer `host --resume` for it.
-            record_path=record_path if record_path is not None else default_record_path("play"),
+            HostSettings(
+                bind="127.0.0.1",
+                port=0,
+                name=name,
+                seed=seed,
+                target=target,
+                # A record of its own kind: `history` must not offer `host --resume` for it.
+                record_path=record_path if record_path is not None else default_record_path("play"),
+                code=join_code,
+                private=private,
+            ),
             on_listening=listening,
-            code=join_code,
             on_warning=None,
-            private=private,
         )
     )
     scratch = Path(tempfile.mkdtemp(prefix="p2p-spite-bot-"))  # the computer's own copy of the record
@@ -483,17 +512,20 @@ async def play_against_computer(
             began = True
         else:
             joiner = await join_session(
-                host="127.0.0.1",
-                port=port.result(),
-                name=COMPUTER,
-                record_path=scratch / "bot.json",
-                code=join_code,
+                JoinSettings(
+                    host="127.0.0.1",
+                    port=port.result(),
+                    name=COMPUTER,
+                    record_path=scratch / "bot.json",
+                    code=join_code,
+                )
             )
-            bot_task = asyncio.create_task(run_bot(joiner, level))
+            bot_task = asyncio.create_task(run_bot(Matches(joiner), level, matches=None))  # (always again)
             session = await asyncio.wait_for(host_task, 15)
-            session.peer_answers_at_once = True
-        code = await (driver(session) if driver is not None else drive_human(session, pace=pace))
-        return code, session.record_path
+            session.takeback.peer_answers_at_once = True
+        played = Matches(session)
+        code = await (driver(played) if driver is not None else drive_human(played, pace=pace))
+        return code, played.current.record_path
     finally:
         if not host_task.done():
             host_task.cancel()
@@ -595,17 +627,20 @@ def computer_main() -> int:
     async def main() -> int:
         from .bots.driver import run_bot
         from .net.connect import join_session
+        from .net.settings import JoinSettings
 
         session = await join_session(
-            host="127.0.0.1",
-            port=port,
-            name=COMPUTER,
-            record_path=path,
-            code=code,
-            private=True,
-            grace=COMPUTER_GRACE,
+            JoinSettings(
+                host="127.0.0.1",
+                port=port,
+                name=COMPUTER,
+                record_path=path,
+                code=code,
+                private=True,
+                grace=COMPUTER_GRACE,
+            )
         )
-        return await run_bot(session, level)
+        return await run_bot(Matches(session), level, matches=None)  # (always again: the person decides)
 
     try:
         return run_main(main())
@@ -633,12 +668,12 @@ def run_play(
     name = name or default_name()
     if private:  # its first deal takes a second or two: say what is going on meanwhile
         _say("dealing a private deck with the computer, a program of its own on 127.0.0.1...")
-    played: list[NetSession] = []
+    played: list[Matches] = []
 
     async def person(session: Session) -> int:
         from .ui.play import drive_human
 
-        if isinstance(session, NetSession):
+        if isinstance(session, Matches):
             played.append(session)
         return await drive_human(session)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -229,3 +231,44 @@ def test_an_opponent_who_quits_is_news_and_exit_3(tmp_path: Path, starter: int) 
     else:
         assert "record: h.json" in hout and "record: j.json" in jout
         assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
+
+
+@pytest.mark.slow
+def test_two_bots_play_two_matches_in_a_row_and_history_lists_each(tmp_path: Path) -> None:
+    """``--matches 2`` on both sides: one connection, two matches, each with its own pair
+    of identical, valid records (the second's seed drawn by both), both in ``history``."""
+    host = spawn(
+        ["host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--bot", "easy", "--matches", "2",
+         "--target", "20", "--name", "Ann"],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        port, _lines = wait_listening(host)
+        joiner = ["join", f"127.0.0.1:{port}", "--bot", "easy", "--matches", "2", "--name", "Bob"]
+        join = spawn(joiner, tmp_path)
+        (jrc, jout, jerr), (hrc, hout, herr) = finish_all([join, host], TIMEOUT)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert (jrc, hrc) == (0, 0), jerr + herr
+    assert "match 2 started; seed drawn by both" in hout and "match 2 started" in jout
+    records = tmp_path / "xdg" / "p2p-spite" / "records"
+
+    def of(side: str, number: str) -> Path:
+        (path,) = [p for p in records.iterdir() if re.search(rf"-{side}-\d+{number}\.json$", p.name)]
+        return path
+
+    seeds = []
+    for number in ("", "-2"):
+        h, j = of("host", number), of("join", number)
+        assert h.read_bytes() == j.read_bytes()
+        assert "match won by" in _check(h)
+        seeds.append(json.loads(h.read_text())["seed"])
+    assert seeds[0] != seeds[1]
+    r = subprocess.run(
+        [*CLI, "history"], capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path,
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")},
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.strip().splitlines()) == 5, r.stdout  # four records, then the totals
+    assert "matches: 2 won, 2 lost" in r.stdout, r.stdout

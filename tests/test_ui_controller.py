@@ -7,8 +7,9 @@ import asyncio
 from dataclasses import dataclass
 
 from p2p_spite.engine import SIDE, PlayerView, rank
+from p2p_spite.session import RematchAnswered
 from p2p_spite.ui.board import hand_order
-from p2p_spite.ui.commands import Chat, Enter, Hint, PlayText, Quit, Resign
+from p2p_spite.ui.commands import Again, Chat, Enter, Hint, PlayText, Quit, Resign
 from p2p_spite.ui.controller import Controller
 from p2p_spite.ui.question import QuestionKind
 from p2p_spite.ui.text import card_label
@@ -160,5 +161,71 @@ def test_the_opponents_move_and_what_it_did_are_said_from_the_event() -> None:
         assert f"Bob discarded {card_label(card)} on side stack {discard.slot + 1}" in port.said()
         assert port.lines[-1][1].startswith("Your turn.")
         assert ctl.view is not None and ctl.view.my_turn and ctl.last_move is not None
+
+    run(main())
+
+
+async def _match_over(other_again: bool = True) -> tuple[LocalSession, RecordingPort, Controller]:
+    """A one-game match, shown to its end (this seat resigned it)."""
+    s = LocalSession(find_seed(0), bot=None)
+    s.core.max_games = 1
+    s.other_again = other_again
+    port = RecordingPort()
+    ctl = Controller(s, port)
+    await _show_queued(s, ctl)
+    await s.resign()
+    await _show_queued(s, ctl)
+    assert ctl.finished
+    return s, port, ctl
+
+
+def test_play_again_yes_starts_the_next_match_afresh() -> None:
+    async def main() -> None:
+        s, port, ctl = await _match_over()
+        first = s.match.seed
+        asking = asyncio.create_task(ctl.handle(Again()))
+        await until(lambda: ctl.question is not None)
+        assert ctl.question is not None and ctl.question.kind is QuestionKind.AGAIN
+        assert ctl.question.text == "Play another match? [y/N]"
+        ctl.answer(True)
+        await asking
+        assert port.lines[-1] == (Style.EVENT, "Match 2 begins.") and not port.left
+        assert s.match.seed != first and s.matches == 2
+        await _show_queued(s, ctl)  # the next match's first game
+        assert not ctl.finished and ctl.scores == (0, 0) and ctl.view is not None and ctl.view.game == 1
+
+    run(main())
+
+
+def test_play_again_no_leaves_and_a_peers_no_is_told() -> None:
+    async def main() -> None:
+        s, port, ctl = await _match_over()
+        asking = asyncio.create_task(ctl.handle(Again()))
+        await until(lambda: ctl.question is not None)
+        ctl.answer(False)
+        await asking
+        assert port.left and ctl.over and s.closed == "quit" and s.matches == 1
+
+        s, port, ctl = await _match_over(other_again=False)
+        asking = asyncio.create_task(ctl.handle(Again()))
+        await until(lambda: ctl.question is not None)
+        ctl.answer(True)
+        await asking
+        assert "Bob does not want another match." in port.said() and ctl.over and not port.left
+        assert port.lines[-1] == (Style.INFO, "Type quit (or press Ctrl-C) to leave.")
+
+    run(main())
+
+
+def test_a_peers_answer_that_comes_first_is_told_and_a_no_withdraws_the_question() -> None:
+    async def main() -> None:
+        s, port, ctl = await _match_over()
+        asking = asyncio.create_task(ctl.handle(Again()))
+        await until(lambda: ctl.question is not None)
+        s.inject(RematchAnswered(False))
+        await _show_queued(s, ctl)
+        await asking
+        assert ctl.question is None and ctl.over and not port.left
+        assert port.said().count("Bob does not want another match.") == 1
 
     run(main())

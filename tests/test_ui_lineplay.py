@@ -324,3 +324,51 @@ def test_the_plain_board_shows_every_side_stack_of_both_players_with_labels() ->
             cards = " ".join(card_label(c) for c in stack) if stack else "--"
             assert f"s{i + 1} {cards}" in line, (line, i)
     assert all(len(x) <= 100 for x in lines)
+
+
+def test_play_again_at_the_line_prompt_yes_then_no() -> None:
+    """The match's end asks; y deals the next match at once (the other seat says yes),
+    n at the next end leaves with exit code 0."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0), bot=None, again=find_seed(0))  # this seat begins each
+        s.core.max_games = 1
+        async with lineplay(s) as d:
+            await d.wait_for("your move> ")
+            d.type("resign")
+            await d.wait_for("[y/N]")
+            d.type("y")
+            await d.wait_for("Play another match? [y/N]")
+            n = len(d.lines)
+            d.type("y")
+            await d.wait_for("Match 2 begins.", after=n)
+            await until(lambda: s.matches == 2)
+            s.core.max_games = 1
+            await d.wait_for("== Game 1", after=n)
+            n = len(d.lines)
+            d.type("resign")
+            await d.wait_for("[y/N]", after=n)
+            d.type("y")
+            await d.wait_for("Play another match? [y/N]", after=n)
+            d.type("n")
+            assert await d.result() == 0
+            assert s.closed == "quit" and s.matches == 2
+
+    run(main())
+
+
+def test_end_of_input_at_the_play_again_question_is_a_no_and_exit_0() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0), bot=None)
+        s.core.max_games = 1
+        async with lineplay(s) as d:
+            await d.wait_for("your move> ")
+            d.type("resign")
+            await d.wait_for("[y/N]")
+            d.type("y")
+            await d.wait_for("Play another match? [y/N]")
+            d.writer.close()
+            assert await d.result() == 0
+            assert "end of input: no other match" in d.said() and s.matches == 1
+
+    run(main())

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..engine import PlayerView
 from ..errors import SessionClosed
-from ..session import Event, MatchEnded, Session, SessionFailed, TakebackAsked, view_of
+from ..session import Event, MatchEnded, Rematch, Session, SessionFailed, TakebackAsked, view_of
 from . import make_bot
 
 
@@ -17,16 +17,21 @@ async def run_bot(
     *,
     seed: int | None = None,
     on_event: Callable[[Event], None] | None = None,
+    matches: int | None = 1,
 ) -> int:
     """Play ``session`` with a bot of ``level`` until the match ends; return an exit code.
 
     0: the match ended (MatchEnded); 1: it failed (SessionFailed).  The bot
     decides only from the views the events carry, at full speed, and allows
     every takeback it is asked for (a side told ``--takebacks never`` refuses
-    before asking).  The session is closed before returning.  ``on_event`` sees
-    every event (for printing).  ValueError if the level is unknown.
+    before asking).  At a match's end it answers the offer of another one: yes
+    while fewer than ``matches`` were played (None: always yes, the computer a
+    person plays), else no.  The session is closed before returning.
+    ``on_event`` sees every event (for printing).  ValueError if the level is
+    unknown.
     """
     bot = make_bot(level, seed)
+    played = 0
 
     async def play(v: PlayerView) -> None:
         # SessionClosed: the session just stopped; its SessionFailed event follows
@@ -39,7 +44,11 @@ async def run_bot(
             if on_event is not None:
                 on_event(ev)
             if isinstance(ev, MatchEnded):
-                return 0
+                played += 1
+                wanted = matches is None or played < matches
+                if await session.rematch(wanted) is not Rematch.STARTED:
+                    return 0
+                continue
             if isinstance(ev, SessionFailed):
                 return 1
             if isinstance(ev, TakebackAsked):

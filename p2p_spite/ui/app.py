@@ -37,13 +37,14 @@ from ..session import (
     GameEnded,
     GameStarted,
     LinkState,
+    MatchEnded,
     MovePlayed,
     Notice,
     Session,
     view_of,
 )
 from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, render_board, render_compact
-from .commands import Quit, completions, is_yes, parse_command
+from .commands import Again, Quit, completions, is_yes, parse_command
 from .controller import Controller
 from .feed import EventFeed
 from .messages import MessageLog
@@ -290,6 +291,13 @@ class GameApp:
             self.ctl.view = view_of(ev) or self.view
             self.say(Style.ERROR, f"(display error: {e!r})")
         self._update_title()
+        self.invalidate()
+        if isinstance(ev, MatchEnded):  # another match? (asked in the move line)
+            self.app.create_background_task(self._again())
+
+    async def _again(self) -> None:
+        """(Not under the commands' lock: chat and quit go on while the peer is waited for.)"""
+        await self.ctl.handle(Again())
         self.invalidate()
 
     def game_over_shown(self) -> bool:

@@ -56,6 +56,12 @@ class Chat:
 
 
 @dataclass(frozen=True, slots=True)
+class Again:
+    """At a match's end: ask whether to play another match on the same connection
+    (both interfaces hand it over when they show the match's end)."""
+
+
+@dataclass(frozen=True, slots=True)
 class PlayText:
     """Anything else: a move in the notation, read against the board shown
     (:func:`p2p_spite.ui.notation.parse_move`)."""
@@ -63,7 +69,7 @@ class PlayText:
     text: str
 
 
-Command = Enter | Help | Quit | Resign | Hint | Undo | Chat | PlayText
+Command = Enter | Help | Quit | Resign | Hint | Undo | Chat | Again | PlayText
 
 HELP_WORDS = ("help", "?", "h")
 QUIT_WORDS = ("quit", "exit", "q")
@@ -172,6 +178,7 @@ def default_hint(view: PlayerView) -> Move:
 
 __all__ = [
     "COMPLETIONS",
+    "Again",
     "Chat",
     "Command",
     "Enter",

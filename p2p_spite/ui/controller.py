@@ -4,12 +4,15 @@ each intent does.
 :class:`Controller` holds the state an interface shows (the view of the last
 event shown, the hand as numbered, scores, the connection, the question asked,
 the hint offered) and handles every intent a typed line means
-(:mod:`.commands`): a move, hint, undo, resign, chat, quit, help, Enter.  The
-full screen (:mod:`.app`) and the line prompt (:mod:`.lineplay`) only read
-lines, hand the intents here and render what the controller says through their
-:class:`Port`.  An intent still to come (play again) is one more command type
-and one more entry in :attr:`Controller.handlers`.  The other player's
-takeback request is a question the next line answers, as ours are.
+(:mod:`.commands`): a move, hint, undo, resign, chat, quit, help, Enter, and at a
+match's end the offer to play another one (:class:`~.commands.Again`).  The full
+screen (:mod:`.app`) and the line prompt (:mod:`.lineplay`) only read lines, hand
+the intents here and render what the controller says through their
+:class:`Port`.  Each intent is one command type and one entry in
+:attr:`Controller.handlers`.  The other player's takeback request is a question
+the next line answers, as ours are.  Both interfaces hand ``Again`` over when they
+show the match's end; the state shown starts afresh when the next match's first
+game is shown.
 """
 
 from __future__ import annotations
@@ -36,13 +39,15 @@ from ..session import (
     MovePlayed,
     MoveTakenBack,
     Notice,
+    Rematch,
+    RematchAnswered,
     Session,
     SessionFailed,
     TakebackAsked,
     TakebackRefused,
 )
 from .board import Slots, hand_slots
-from .commands import Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
+from .commands import Again, Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
 from .notation import NotationError, move_notation, parse_move
 from .question import Question, QuestionKind, Questions
 from .text import clean_name, clip_text, peer_left, points
@@ -59,6 +64,7 @@ from .words import (
     match_over,
     move_words,
     refusal,
+    rematch_words,
     scores_line,
     takeback_asked,
     takeback_question,
@@ -69,6 +75,9 @@ PLAY_TIMEOUT = 10.0  # seconds for the session to take a move or a resignation
 CHAT_TIMEOUT = 5.0
 HINT_TIMEOUT = 15.0
 CLOSE_TIMEOUT = 5.0
+# seconds the session may take to settle a rematch once this side answered (the peer's
+# own answer has its deadline in the session: this only bounds a session that hangs)
+REMATCH_TIMEOUT = 900.0
 
 
 class Port(Protocol):
@@ -136,9 +145,12 @@ class Controller:
         self.target: int | None = None  # from the first GameStarted
         self.last_move: MovePlayed | None = None  # the last move shown (the board marks the opponent's)
         self.connection = LinkState.CONNECTED
+        self.match_number = 1  # the match shown, counted on this connection
         self.finished = False  # the match is over (or failed)
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.left = False  # the player left (quit)
+        self.over = False  # no other match follows (asked and settled, or failed)
+        self.peer_again: bool | None = None  # the peer's answer to "another match?", if it came
         self.hinted: tuple[PlayerView, Move] | None = None  # the hint offered, and for which view
         self.questions = Questions(port.changed)  # the question the next line answers
         self.asking = False  # our takeback waits for the other player's answer
@@ -153,6 +165,7 @@ class Controller:
             Hint: self._hint,
             Undo: self._undo,
             PlayText: self._play_text,
+            Again: self._again,
         }
 
     # -- the state shown ----------------------------------------------------------
@@ -392,6 +405,38 @@ class Controller:
                 return
         await self.leave()
 
+    async def _again(self, cmd: Again) -> None:
+        """At the match's end: ask for another match, answer the session, and say how it
+        settled.  Our own no leaves; a new match's events follow a yes from both."""
+        if not self.finished or self.failed or self.over:
+            return
+        if self.peer_again is False:
+            yes: bool | None = False  # (the peer said no first: not asked)
+        else:
+            question = _("Play another match? [y/N]")
+            yes = await self.questions.ask(QuestionKind.AGAIN, question, _("Another match? [y/N]"))
+        if yes and self.peer_again is None:
+            self.say(Style.INFO, _("Waiting for {name}'s answer...").format(name=self.opp_name))
+        try:
+            settled = await asyncio.wait_for(self.session.rematch(bool(yes)), REMATCH_TIMEOUT)
+        except Exception:  # (a session that hung or broke: no other match)
+            settled = Rematch.GONE
+        peer, self.peer_again = self.peer_again, None
+        if settled is Rematch.STARTED:
+            self.match_number += 1
+            self.say(Style.EVENT, rematch_words(settled, self.opp_name, self.match_number) or "")
+            return
+        self.over = True
+        if not yes and peer is not False:  # our own no: the match is left at once
+            await self.leave()
+            return
+        told = rematch_words(settled, self.opp_name, self.match_number)
+        if told is not None and not (settled is Rematch.DECLINED and peer is False):  # (told when it came)
+            self.say(Style.INFO, told)
+        if self.leave_words:
+            self.say(Style.INFO, self.leave_words)
+        self.port.changed()
+
     async def leave(self) -> None:
         """A deliberate quit: the peer is told, the record saved."""
         self.left = True
@@ -402,20 +447,22 @@ class Controller:
 
     # -- events -------------------------------------------------------------------
 
-    def news(self, ev: ChatReceived | ConnectionChanged | Notice) -> None:
+    def news(self, ev: ChatReceived | ConnectionChanged | Notice | RematchAnswered) -> None:
         """An event that changes nothing on the board: shown at once."""
         if isinstance(ev, ChatReceived):
             if ev.seat != self.seat:  # our own lines are shown when sent
                 self.say(Style.CHAT, f"{self.names[ev.seat]}: {clip_text(ev.text, MAX_CHAT)}")
         elif isinstance(ev, ConnectionChanged):
             self._connection(ev)
+        elif isinstance(ev, RematchAnswered):
+            self._peer_answered(ev.yes)
         else:
             self.say(Style.INFO, ev.text)
         self.port.changed()
 
     def show(self, ev: Event) -> None:
         """Show one event of the match, in order: the words, then the state."""
-        if isinstance(ev, ChatReceived | ConnectionChanged | Notice):
+        if isinstance(ev, ChatReceived | ConnectionChanged | Notice | RematchAnswered):
             self.news(ev)
             return
         if isinstance(ev, GameStarted):
@@ -466,7 +513,28 @@ class Controller:
         if turn_passed:
             self._slots_before.clear()
 
+    def _peer_answered(self, yes: bool) -> None:
+        """The peer's answer to "another match?" (ours may still be asked)."""
+        self.peer_again = yes
+        if yes:
+            self.say(Style.INFO, _("{name} would like another match.").format(name=self.opp_name))
+            return
+        self.say(Style.INFO, rematch_words(Rematch.DECLINED, self.opp_name, self.match_number) or "")
+        q = self.question
+        if q is not None and q.kind is QuestionKind.AGAIN:
+            self.questions.answer(None)  # withdrawn: there is nothing left to agree to
+
+    def _new_match(self) -> None:
+        """The next match's first game is shown: the state of the last one goes."""
+        self.finished = False
+        self.scores = (0, 0)
+        self.slots = ()
+        self.hinted = None
+        self.over = False
+
     def _started(self, ev: GameStarted) -> None:
+        if self.finished and not self.failed:
+            self._new_match()
         self._slots_before.clear()
         self.asking = False
         self.view = ev.view
@@ -486,8 +554,6 @@ class Controller:
         self.say(Style.EVENT, match_over(ev.winner, ev.scores, self.voice))
         if ev.record_path:
             self.say(Style.INFO, _("The record is saved in {path}").format(path=ev.record_path))
-        if self.leave_words:
-            self.say(Style.INFO, self.leave_words)
 
     def broken(self, error: Exception) -> None:
         """The session failed to give its next event: no more will come."""

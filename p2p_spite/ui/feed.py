@@ -27,7 +27,6 @@ from ..session import (
     ConnectionChanged,
     Event,
     GameStarted,
-    MatchEnded,
     MovePlayed,
     Notice,
     Session,
@@ -109,8 +108,8 @@ class EventFeed:
                 self._queue(ev)
             else:
                 self._queue(ev)
-            if isinstance(ev, MatchEnded | SessionFailed):
-                return
+            if isinstance(ev, SessionFailed):
+                return  # (after MatchEnded, the next match's events may follow: play again)
 
     async def _shower(self) -> None:
         loop = asyncio.get_running_loop()

@@ -36,7 +36,7 @@ from ..session import (
     view_of,
 )
 from .board import Slots, hand_order, rank_label
-from .commands import is_yes, parse_command
+from .commands import Again, is_yes, parse_command
 from .controller import Controller
 from .notation import syntax_help
 from .question import Question, QuestionKind
@@ -215,6 +215,11 @@ class _LinePlayer:
         else:
             self.out("> ")
 
+    async def again(self) -> int | None:
+        """The match's end: another match?  An exit code when none follows."""
+        await self.ctl.handle(Again())
+        return 0 if self.ctl.over or self.ctl.left else None
+
     async def line(self, text: str) -> int | None:
         """Handle one line; an exit code when the player leaves."""
         self._moved = False
@@ -255,6 +260,7 @@ async def play_lines(
     ev_task: asyncio.Task[Event] = asyncio.create_task(session.next_event())
     line_task: asyncio.Task[str | None] = asyncio.create_task(lines.get())
     command: asyncio.Task[int | None] | None = None  # the line being handled
+    again: asyncio.Task[int | None] | None = None  # at a match's end: another match? (lines go on)
     try:
         while True:
             if command is not None and ctl.question is None:
@@ -270,13 +276,22 @@ async def play_lines(
                     if code is not None:
                         return code
                 continue
-            done, _pending = await asyncio.wait({ev_task, line_task}, return_when=asyncio.FIRST_COMPLETED)
+            waits: set[asyncio.Task[Any]] = {ev_task, line_task, *([again] if again is not None else [])}
+            done, _pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            if again is not None and again in done:
+                code, again = again.result(), None
+                if code is not None:
+                    return code
+                continue
             if ev_task in done:
                 ev = ev_task.result()
                 ev_task = asyncio.create_task(session.next_event())
                 ctl.show(ev)
-                if isinstance(ev, MatchEnded | SessionFailed):
-                    return 0 if isinstance(ev, MatchEnded) else 1
+                if isinstance(ev, SessionFailed):
+                    return 1
+                if isinstance(ev, MatchEnded):  # another match? (asked, then settled; lines go on)
+                    again = asyncio.create_task(p.again())
+                    continue
                 v = view_of(ev)
                 if v is not None and v.my_turn and _turn_starts(ev, ctl.seat):
                     out(render(v, ctl.names, ctl.slots))
@@ -292,6 +307,13 @@ async def play_lines(
             if ctl.question is not None and text is not None:
                 ctl.answer(is_yes(text))
                 continue
+            if text is None and again is not None:  # the match ended as it should: no other
+                out("-- " + _("end of input: no other match"))
+                if ctl.question is not None and ctl.question.kind is QuestionKind.AGAIN:
+                    ctl.answer(False)
+                else:
+                    await session.close("quit")
+                return await again or 0
             if text is None and ctl.question is not None and command is not None:
                 if ctl.question.kind is QuestionKind.QUIT:  # the yes a script could not type
                     out("-- " + _("end of input while asking: leaving the match as asked"))
@@ -315,8 +337,9 @@ async def play_lines(
         undo_ctrl_c()
         ev_task.cancel()
         line_task.cancel()
-        if command is not None:
-            command.cancel()
+        for task in (command, again):
+            if task is not None:
+                task.cancel()
 
 
 def _turn_starts(ev: Event, seat: int) -> bool:

@@ -18,6 +18,7 @@ class QuestionKind(Enum):
     QUIT = "quit"  # leave the match
     RESIGN = "resign"  # give up the current game
     TAKEBACK = "takeback"  # let the other player take back its last move
+    AGAIN = "again"  # play another match, at a match's end
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, 
 from ..engine import refusals as no
 from ..engine.state import STACK_COMPLETE
 from ..i18n import _, ngettext
-from ..session import LinkState
+from ..session import LinkState, Rematch
 from .text import card_label, points
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -431,6 +431,21 @@ def connection_state(state: LinkState) -> str:
     }[state]
 
 
+def rematch_words(settled: Rematch, name: str, number: int) -> str | None:
+    """How the offer of another match settled, said to the player (``name``: the
+    opponent's, ``number``: the match that begins); None when nothing is to be said
+    (the player said no)."""
+    if settled is Rematch.STARTED:
+        return _("Match {number} begins.").format(number=number)
+    if settled is Rematch.DECLINED:
+        return _("{name} does not want another match.").format(name=name)
+    if settled is Rematch.GONE:
+        return _("{name} has left: no other match.").format(name=name)
+    if settled is Rematch.SILENT:
+        return _("{name} did not answer in time: no other match.").format(name=name)
+    return None
+
+
 def deck_proven(voice: Voice) -> str:
     """The line after a private-deck game's end (``GameEnded.deck_proven``), said to the
     seat ``voice.me``: ``Private deck: every shuffle proven; Bob saw none of your hidden cards.``"""
@@ -466,6 +481,7 @@ __all__ = [
     "match_over",
     "move_words",
     "refusal",
+    "rematch_words",
     "scores_line",
     "short_status",
     "takeback_asked",

@@ -14,7 +14,7 @@ from prompt_toolkit.output import DummyOutput
 
 from p2p_spite import localsession
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import Match, Move
+from p2p_spite.engine import Match, Move, new_seed
 from p2p_spite.ui.app import GameApp
 
 TIMEOUT = 10.0
@@ -22,7 +22,8 @@ TIMEOUT = 10.0
 
 class LocalSession(localsession.LocalSession):
     """The package's in-process session over the real match core, the other seat
-    an easy bot (``bot=None``: the test moves it), plus what the tests look at."""
+    an easy bot (``bot=None``: the test moves it), plus what the tests look at
+    (``again``: the seed of every match after the first)."""
 
     def __init__(
         self,
@@ -31,10 +32,14 @@ class LocalSession(localsession.LocalSession):
         names: tuple[str, str] = ("Alice", "Bob"),
         bot: str | None = "easy",
         target: int = 50,
+        again: bytes | None = None,
     ) -> None:
         self.sent: list[Move] = []  # the moves this seat played
         self.resigned = 0  # and its resignations
-        super().__init__(seed, seat, names, target=target, opponent=make_bot(bot, 1) if bot else None)
+        super().__init__(
+            seed, seat, names, target=target, opponent=make_bot(bot, 1) if bot else None,
+            seeds=(lambda: again) if again is not None else new_seed,
+        )  # fmt: skip
 
     @property
     def chats(self) -> list[str]:

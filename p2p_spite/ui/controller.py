@@ -422,6 +422,8 @@ class Controller:
         except Exception:  # (a session that hung or broke: no other match)
             settled = Rematch.GONE
         peer, self.peer_again = self.peer_again, None
+        if self.left:
+            return  # (the player left meanwhile: nothing more to say)
         if settled is Rematch.STARTED:
             self.match_number += 1
             self.say(Style.EVENT, rematch_words(settled, self.opp_name, self.match_number) or "")

@@ -312,7 +312,7 @@ async def play_lines(
                 if ctl.question is not None and ctl.question.kind is QuestionKind.AGAIN:
                     ctl.answer(False)
                 else:
-                    await session.close("quit")
+                    await ctl.leave()  # (waiting for the peer's answer: no more)
                 return await again or 0
             if text is None and ctl.question is not None and command is not None:
                 if ctl.question.kind is QuestionKind.QUIT:  # the yes a script could not type

@@ -68,6 +68,9 @@ def test_play_private_plays_a_match_to_its_end_on_the_line_prompt(tmp_path: Path
             elif line.startswith("-- Hint: "):  # Enter plays it
                 proc.stdin.write("\n")
                 proc.stdin.flush()
+            elif line.startswith("Play another match? [y/N]"):  # the match's end: no
+                proc.stdin.write("n\n")
+                proc.stdin.flush()
         rc = proc.wait(30)
     finally:
         if proc.poll() is None:

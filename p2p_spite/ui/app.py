@@ -292,13 +292,9 @@ class GameApp:
             self.say(Style.ERROR, f"(display error: {e!r})")
         self._update_title()
         self.invalidate()
-        if isinstance(ev, MatchEnded):  # another match? (asked in the move line)
-            self.app.create_background_task(self._again())
-
-    async def _again(self) -> None:
-        """(Not under the commands' lock: chat and quit go on while the peer is waited for.)"""
-        await self.ctl.handle(Again())
-        self.invalidate()
+        if isinstance(ev, MatchEnded):  # another match? (asked in the move line; not under the
+            # commands' lock: chat and quit go on while the other player decides)
+            self.app.create_background_task(self.ctl.handle(Again()))
 
     def game_over_shown(self) -> bool:
         return self.view is not None and self.view.result is not None

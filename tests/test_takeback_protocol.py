@@ -95,7 +95,7 @@ def test_a_takeback_allowed_goes_back_one_action_on_both_sides() -> None:
     assert any(isinstance(e, TakebackAnswered) and e.ok for e in e_on)
     assert any(isinstance(e, TakenBack) and e.played.move == m for e in e_off)
     assert p.state(p.onc) == p.state(p.offc) == before
-    assert not p.on.undo_unacked  # the peer acknowledged it
+    assert not p.on.takebacks.undo_unacked  # the peer acknowledged it
     p.play(m)  # the same move again, as action 0 again
     assert p.onc.head == p.offc.head and p.onc.position == 1
 
@@ -108,7 +108,7 @@ def test_a_takeback_refused_changes_nothing() -> None:
     assert p.off.answer_takeback(0, False)
     e_on, _ = pump(p.on, p.off)
     assert any(isinstance(e, TakebackAnswered) and not e.ok for e in e_on)
-    assert p.state(p.onc) == p.state(p.offc) == before and not p.on.asking
+    assert p.state(p.onc) == p.state(p.offc) == before and not p.on.takebacks.asking
 
 
 def test_back_to_the_turns_start_one_move_at_a_time() -> None:
@@ -238,9 +238,9 @@ def test_the_limit_is_per_turn() -> None:
         p.ask()
         p.off.answer_takeback(0, False)
         pump(p.on, p.off)
-    assert p.on.takebacks_asked == MAX_TAKEBACKS
+    assert p.on.takebacks.asked == MAX_TAKEBACKS
     p.play(next(m for m in p.onc.match.game.legal_moves() if m.target == SIDE))
-    assert p.on.takebacks_asked == 0
+    assert p.on.takebacks.asked == 0
 
 
 def test_an_answer_to_no_request_is_refused() -> None:
@@ -365,8 +365,8 @@ def test_an_undo_lost_with_the_connection_leaves_the_move_on_both_sides() -> Non
     assert any(isinstance(e, TakebackAnswered) for e in e_on) and p.onc.position == 0
     p.on.data_to_send()  # ... and its undo is lost with the connection
     assert p.offc.position == 1
-    on2 = Endpoint(LocalConfig(p.on.role, "Ann"), p.onc)
-    off2 = Endpoint(LocalConfig(p.off.role, "Bob"), p.offc)
+    on2 = Endpoint(LocalConfig(p.on.hs.role, "Ann"), p.onc)
+    off2 = Endpoint(LocalConfig(p.off.hs.role, "Bob"), p.offc)
     on2.initiate()
     off2.initiate()
     e_on2, e_off2 = pump(on2, off2)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..engine import IllegalMoveError, Played
+from ..engine import IllegalMoveError
 from ..plaintext import MAX_CHAT
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore, chain
@@ -56,7 +56,6 @@ from .messages import (
     ResignAction,
     ResignRequest,
     Reveal,
-    Role,
     Setup,
     Sync,
     TakebackAnswer,
@@ -64,6 +63,8 @@ from .messages import (
     Undo,
     clean_text,
 )
+from .rematch import Handover, RematchLedger, RematchReceived
+from .takebacks import MAX_TAKEBACKS, TakebackAnswered, TakebackLedger, TakebackRequested, TakenBack
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
 
 # pings: an honest peer sends one per heartbeat (2 s; tests go down to 0.05 s).  At most
@@ -76,8 +77,6 @@ PING_BURST: Final = 250
 # chat: a person types far slower; faster than this is a flood and refused
 CHAT_RATE: Final = 5.0
 CHAT_BURST: Final = 10
-# takeback requests: at most this many in one turn of the requester's (allowed or not)
-MAX_TAKEBACKS: Final = 5
 
 __all__ = [
     "MAX_TAKEBACKS",
@@ -125,21 +124,6 @@ NEED_DATA: Final = NeedData()
 
 
 @dataclass(frozen=True, slots=True)
-class RematchReceived:
-    """The peer's answer to "another match?" (checked: once, after the end, this match)."""
-
-    yes: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Handover:
-    """Both said yes and the peer's next ``hello`` came: ``data`` (that frame and what
-    follows) belongs to the next match's handshake; this endpoint is closed."""
-
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
 class Handshaken:
     """The handshake is done: the match is agreed and the histories line up."""
 
@@ -177,34 +161,6 @@ class ActionDue:
     this side's actions: commit it, write it down, then :meth:`Endpoint.send_action`."""
 
     action: Action
-
-
-@dataclass(frozen=True, slots=True)
-class TakebackRequested:
-    """The peer, on turn, asks to take back its action ``n`` (checked: its last move of the
-    turn, one that showed no card; ``played``: what it did).  Answer with
-    :meth:`Endpoint.answer_takeback` (the peer's next action voids the request)."""
-
-    n: int
-    played: Played
-
-
-@dataclass(frozen=True, slots=True)
-class TakebackAnswered:
-    """The peer's answer to our request to take back action ``n``: on ``ok``, take it back
-    (the core, written down), then :meth:`Endpoint.send_undo`."""
-
-    n: int
-    ok: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TakenBack:
-    """The peer took back its action ``n`` (we allowed it): done in the core; write it
-    down, then :meth:`Endpoint.acknowledge` it, then show it (``played``: what it had done)."""
-
-    n: int
-    played: Played
 
 
 # what the endpoint tells the session in play, and with the handshake's end
@@ -274,22 +230,11 @@ class Endpoint:
         self._sent_upto = 0  # the peer has, or has been sent, every action before this one
         self._started = False
         self._unacked: int | None = None  # an ActionReceived not acknowledged yet
-        self._rematch_sent: bool | None = None  # our answer to another match, once the match is over
-        self._rematch_got: bool | None = None  # the peer's
+        self.rematch = RematchLedger(self._send)  # another match on this connection
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
         self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
-        # taking back (docs/protocol.md, *Taking back*): our request waiting for its answer, the
-        # last one a move of ours voided (its answer is ignored), and our requests this turn ...
-        self._asked: int | None = None
-        self._voided: int | None = None
-        self._own_asks = 0
-        self._undo_unacked = False  # our undo went out, its ack has not come
-        # ... and the peer's: its request waiting for our answer, the action we let it take
-        # back, and its requests in its turn
-        self._peer_asked: int | None = None
-        self._allowed: int | None = None
-        self._peer_asks = 0
+        self.takebacks = TakebackLedger(self._send)  # taking back (docs/protocol.md, *Taking back*)
 
     # -- what the handshake agreed ----------------------------------------------------
 
@@ -304,31 +249,6 @@ class Endpoint:
     @property
     def core(self) -> GameCore | None:
         return self.hs.core
-
-    @property
-    def role(self) -> Role:
-        return self.hs.role
-
-    @property
-    def name(self) -> str:
-        return self.hs.name
-
-    @property
-    def peer_name(self) -> str:
-        return self.hs.peer_name
-
-    @property
-    def deal(self) -> Deal | None:
-        return self.hs.deal
-
-    @property
-    def seed_by(self) -> SeedOrigin | None:
-        return self.hs.seed_by
-
-    @property
-    def private(self) -> bool:
-        """The match has a private deck (as offered, or as agreed)."""
-        return self.hs.private if self.core is None else self.core.private is not None
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -376,7 +296,7 @@ class Endpoint:
                     return NEED_DATA
                 self._handle(msg)
             except RemoteProtocolError as e:
-                self._refuse(e.code, str(e))
+                self.refuse(e.code, str(e))
                 raise
             except (PeerRefused, PeerLeft):
                 self.phase = Phase.CLOSED
@@ -409,14 +329,11 @@ class Endpoint:
     def push_event(self, ev: Event) -> None:
         self._events.append(ev)
 
-    def _refuse(self, code: Refusal, text: str) -> None:
+    def refuse(self, code: Refusal, text: str) -> None:
+        """Tell the peer we stop (e.g. the seat is taken, or it broke a rule), and close."""
         if self.phase is not Phase.CLOSED:
             self._send(Refuse(code, text[:MAX_REFUSAL]))
             self.phase = Phase.CLOSED
-
-    def refuse(self, code: Refusal, text: str) -> None:
-        """Tell the peer we stop (e.g. the seat is taken), and close."""
-        self._refuse(code, text)
 
     # -- what this side does ----------------------------------------------------------
 
@@ -444,60 +361,27 @@ class Endpoint:
         core = self._need_play()
         a = core.actions[n]
         self._sent_upto = max(self._sent_upto, n + 1)
-        if self._asked is not None:  # our action voids our takeback request
-            self._voided, self._asked = self._asked, None
-        g = core.match.game
-        if g.result is not None or g.turn != core.seat:  # our turn is over
-            self._own_asks = 0
+        self.takebacks.ours_sent(core)
         if a.move is None:
             self._send(ResignAction(n, core.digests[n], core.tags[n], a.game, a.seat))
         else:
             self._send(MoveAction(n, core.digests[n], core.tags[n], a.move))
 
-    @property
-    def asking(self) -> bool:
-        """Our takeback request waits for the peer's answer."""
-        return self._asked is not None
-
-    @property
-    def takebacks_asked(self) -> int:
-        """Our takeback requests in this turn of ours (at most MAX_TAKEBACKS)."""
-        return self._own_asks
-
-    @property
-    def undo_unacked(self) -> bool:
-        """Our undo went out and the peer has not acknowledged it yet: no action of ours
-        may follow it before then (docs/protocol.md, *Taking back*)."""
-        return self._undo_unacked
-
     def send_takeback_request(self) -> int:
-        """Ask to take back our last action (checked by the caller: ``core.takeback_refusal``);
-        returns its number."""
+        """Ask to take back our last action (:meth:`TakebackLedger.request`); its number."""
         core = self._need_play()
-        if self._asked is not None or self._own_asks >= MAX_TAKEBACKS or self._catch_up_to is not None:
-            raise LocalProtocolError("a takeback cannot be asked for now")
-        n = core.position - 1
-        self._asked = n
-        self._own_asks += 1
-        self._send(TakebackRequest(n))
-        return n
+        return self.takebacks.request(core, self._catch_up_to is not None)
 
     def answer_takeback(self, n: int, ok: bool) -> bool:
-        """Answer the peer's request to take back action ``n`` (False: it is void, nothing sent)."""
+        """Answer the peer's request to take back action ``n`` (False: void, nothing sent)."""
         self._need_play()
-        if self._peer_asked != n:
-            return False
-        self._peer_asked = None
-        self._allowed = n if ok else None
-        self._send(TakebackAnswer(n, ok))
-        return True
+        return self.takebacks.answer(n, ok)
 
     def send_undo(self, n: int) -> None:
         """Tell the peer we took back action ``n`` (done in the core and written down)."""
         core = self._need_play()
         self._sent_upto = min(self._sent_upto, core.position)
-        self._undo_unacked = True
-        self._send(Undo(n, core.match.game.digest()))
+        self.takebacks.undo_sent(n, core)
 
     def send_resign_request(self, game: int) -> None:
         """Ask the player on turn to make our resignation of ``game`` their next action."""
@@ -507,14 +391,8 @@ class Endpoint:
     def send_rematch(self, yes: bool) -> None:
         """Once the match is over: this side's answer to another match (once).  A yes
         to the peer's yes ends this match's reading at the peer's next hello."""
-        core = self._need_play()
-        if not core.finished:
-            raise LocalProtocolError("another match is offered only once this one is over")
-        if self._rematch_sent is not None:
-            raise LocalProtocolError("another match was answered already")
-        self._rematch_sent = yes
-        self._send(Rematch(core.match_id, yes))
-        if yes and self._rematch_got:
+        self.rematch.answer(self._need_play(), yes)
+        if self.rematch.both_yes:
             self.phase = Phase.AGAIN
 
     def send_missing(self) -> None:
@@ -594,7 +472,7 @@ class Endpoint:
         self._sent_upto = max(self._sent_upto, pos)
         route = self.hs.route
         assert route is not None
-        self._events.append(Handshaken(self.peer_name, route.origin, resumed_at, pos))
+        self._events.append(Handshaken(self.hs.peer_name, route.origin, resumed_at, pos))
         if c.private is not None:
             return  # the session sends them again, between the private-deck messages
         for n in range(pos, mine):  # the peer missed these: send them again
@@ -632,7 +510,7 @@ class Endpoint:
                     )
         except IllegalMoveError as e:
             raise RemoteProtocolError(
-                f"{self.peer_name or 'the peer'} sent an illegal move: {e.reason}", Refusal.ILLEGAL_MOVE
+                f"{self.hs.peer_name or 'the peer'} sent an illegal move: {e.reason}", Refusal.ILLEGAL_MOVE
             ) from None
         if author == peer and tag is None:
             raise RemoteProtocolError(f"{msg.T}: a is missing (the author's tag)", Refusal.MALFORMED)
@@ -654,9 +532,7 @@ class Endpoint:
             ) from None
         if caught_up:
             self._catch_up_to = None
-        self._peer_asked = self._allowed = None  # its action voids its takeback request
-        if done.played is None or done.played.turn_passed or c.match.game.result is not None:
-            self._peer_asks = 0  # the peer's turn is over
+        self.takebacks.peers_action(done, c)
         self._unacked = n
         self._events.append(ActionReceived(n, done, tag))
 
@@ -681,15 +557,8 @@ class Endpoint:
     def _on_rematch(self, msg: Rematch) -> None:
         core = self.core
         assert core is not None
-        if not core.finished:
-            raise RemoteProtocolError("an offer of another match before this one is over", Refusal.SEQUENCE)
-        if self._rematch_got is not None:
-            raise RemoteProtocolError("a second answer to another match", Refusal.SEQUENCE)
-        if msg.match != core.match_id:
-            raise RemoteProtocolError("an answer to another match for another match id", Refusal.OTHER_MATCH)
-        self._rematch_got = msg.yes
-        self._events.append(RematchReceived(msg.yes))
-        if msg.yes and self._rematch_sent:
+        self._events.append(self.rematch.on_answer(msg, core))
+        if self.rematch.both_yes:
             self.phase = Phase.AGAIN
 
     def _on_ack(self, msg: Ack) -> None:
@@ -697,73 +566,27 @@ class Endpoint:
         assert c is not None
         if msg.n > c.position:
             raise RemoteProtocolError(f"ack: n must be an integer in 0..{c.position}", Refusal.MALFORMED)
-        self._undo_unacked = False  # (the peer's acks of actions before our undo came before its answer)
+        self.takebacks.acked()
         self._events.append(Acked(msg.n))
 
     def _on_takeback(self, msg: TakebackRequest) -> None:
-        """The peer, on turn, asks to take back its action ``n``: checked as strictly as an
-        action (nothing of ours changes), then answered by the shell."""
         c = self.core
         assert c is not None
-        peer, n = 1 - c.seat, msg.n
-        g = c.match.game
-        if c.private is not None:
-            raise RemoteProtocolError("a takeback request in a private-deck match", Refusal.UNEXPECTED)
-        if c.finished or g.result is not None:
-            raise RemoteProtocolError("a takeback request after the game ended", Refusal.UNEXPECTED)
-        if g.turn != peer:
-            raise RemoteProtocolError("a takeback request off the sender's turn", Refusal.UNEXPECTED)
-        if self._peer_asked is not None:
-            raise RemoteProtocolError(
-                "a second takeback request before the first was answered", Refusal.UNEXPECTED
-            )
-        if n != c.position - 1:
-            raise RemoteProtocolError(
-                f"a takeback of action {n}: the last action is {c.position - 1}", Refusal.TAKEBACK
-            )
-        why = c.takeback_refusal(peer)
-        if why is not None:
-            raise RemoteProtocolError(f"a takeback the rules refuse: {why}", Refusal.TAKEBACK)
-        if self._peer_asks >= MAX_TAKEBACKS:
-            raise RemoteProtocolError(
-                f"more than {MAX_TAKEBACKS} takeback requests in one turn", Refusal.FLOOD
-            )
-        self._peer_asks += 1
-        self._peer_asked, self._allowed = n, None
-        played = c.match.last_played()
-        assert played is not None
-        self._events.append(TakebackRequested(n, played))
+        self._events.append(self.takebacks.on_request(msg, c))
 
     def _on_takeback_answer(self, msg: TakebackAnswer) -> None:
-        n = msg.n
-        if self._asked == n:
-            self._asked = None
-            self._events.append(TakebackAnswered(n, msg.ok))
-        elif self._voided == n:
-            self._voided = None  # our move crossed it: the answer is void
-        else:
-            raise RemoteProtocolError(
-                f"an answer to a takeback of action {n} not asked for", Refusal.UNEXPECTED
-            )
+        answered = self.takebacks.on_answer(msg)
+        if answered is not None:
+            self._events.append(answered)
 
     def _on_undo(self, msg: Undo) -> None:
-        """The peer takes back its action ``n``: only the one we let it take back, with no
-        action since, and to the state our own takeback gives."""
+        """The peer takes back its action ``n`` (the one we let it take back)."""
         c = self.core
         assert c is not None
-        peer, n = 1 - c.seat, msg.n
-        if self._allowed != n or n != c.position - 1 or c.takeback_refusal(peer) is not None:
-            raise RemoteProtocolError(f"an undo of action {n} that this side did not allow", Refusal.FORGED)
-        if not hmac.compare_digest(c.digest_after_takeback(peer), msg.d):
-            raise RemoteProtocolError(
-                f"the game states disagree after taking back action {n} (desync): the match is stopped",
-                Refusal.DESYNC,
-            )
-        self._allowed = None
-        played = c.take_back(peer)
+        played = self.takebacks.on_undo(msg, c)
         self._sent_upto = min(self._sent_upto, c.position)
-        self._unacked = n
-        self._events.append(TakenBack(n, played))
+        self._unacked = msg.n
+        self._events.append(TakenBack(msg.n, played))
 
     def _on_deck(self, msg: Deck) -> None:
         c = self.core

@@ -334,20 +334,20 @@ class _Host:
     def hold(self, link: Link) -> None:
         """A first handshake ended without a match: keep its deal (a returning joiner opens
         the same commitments); once fixed, wait for that joiner only, for the grace period."""
-        deal = link.endpoint.deal
+        deal = link.endpoint.hs.deal
         hs = link.handshaken
         succeeded = hs.done() and not hs.cancelled() and hs.exception() is None
         if self.session is not None or self.core is not None or self.winner.done() or succeeded:
             return
         agreed = link.endpoint.core
-        if agreed is not None and link.endpoint.seed_by is SeedOrigin.HOST:
+        if agreed is not None and link.endpoint.hs.seed_by is SeedOrigin.HOST:
             self.held = agreed  # a seeded match the joiner may have begun: it may come back to it
         if deal is None:
             return
         if self.pending is None or deal is self.pending or not self.pending.fixed:
             self.pending = deal
         if deal.fixed and deal is self.pending and self.abandon is None:
-            self.abandon = self.loop.call_later(self.grace, self.give_up, link.endpoint.peer_name)
+            self.abandon = self.loop.call_later(self.grace, self.give_up, link.endpoint.hs.peer_name)
 
     def new_link(self) -> Link:
         """The protocol of each accepted connection."""
@@ -526,9 +526,9 @@ class _Joiner:
             await link.handshaken
         except BaseException:
             self.last_core = link.endpoint.core
-            self.last_deal = link.endpoint.deal
-            if link.endpoint.seed_by is not None:
-                self.origin = link.endpoint.seed_by
+            self.last_deal = link.endpoint.hs.deal
+            if link.endpoint.hs.seed_by is not None:
+                self.origin = link.endpoint.hs.seed_by
             if link.transport is not None:
                 link.transport.close()
             raise

@@ -49,9 +49,9 @@ class TakebackSide:
         if why is None:
             if link is None or link.endpoint.phase is not Phase.PLAY or link.endpoint.catching_up:
                 why = TakebackOffline()
-            elif link.endpoint.asking:
+            elif link.endpoint.takebacks.asking:
                 why = TakebackWaiting()
-            elif link.endpoint.takebacks_asked >= MAX_TAKEBACKS:
+            elif link.endpoint.takebacks.asked >= MAX_TAKEBACKS:
                 why = TooManyTakebacks(MAX_TAKEBACKS)
         if why is not None:
             raise IllegalMoveError([], why)
@@ -93,7 +93,9 @@ class TakebackSide:
         s = self.session
         while not s.closed_for_play and self._undo_link is not None:
             link = self._undo_link
-            if s.peer.link is not None and (s.peer.link is not link or not link.endpoint.undo_unacked):
+            if s.peer.link is not None and (
+                s.peer.link is not link or not link.endpoint.takebacks.undo_unacked
+            ):
                 self._undo_link = None
                 break
             s.peer.stirred.clear()  # set again by the next event (the ack), link or loss
@@ -112,7 +114,7 @@ class TakebackSide:
 
     def due(self, link: Link, action: Action) -> bool:
         """An action is due while our undo is unacknowledged: kept for later (True)."""
-        if link.endpoint.undo_unacked:
+        if link.endpoint.takebacks.undo_unacked:
             self._due_after_undo = action  # (made once the peer has the undo)
             return True
         return False

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, IllegalMoveError, Match, Move
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, IllegalMoveError, Match, Move, takeback
 from p2p_spite.engine import refusals as no
 from tests.positions import cards, make_state
 from tests.test_properties import pick
@@ -57,16 +57,16 @@ def test_every_undoable_move_and_its_undo_leave_the_state_as_it_was(seed: bytes,
         for m in s.legal_moves():
             t = s.copy()
             played = t.play(m)
-            why = t.takeback_refusal(played)
+            why = takeback.refusal(t, played)
             assert (why is None) == (not reveals_a_card(s, m)), (m, why)
             if why is None:
-                t.take_back(played)
+                takeback.take_back(t, played)
                 assert t.digest() == digest
                 assert snapshot(t) == before
                 tried += 1
             else:
                 with pytest.raises(IllegalMoveError) as e:
-                    t.take_back(played)
+                    takeback.take_back(t, played)
                 assert e.value.why == why
         assert snapshot(s) == before
         s.apply(pick(rng, s.legal_moves()))
@@ -82,21 +82,21 @@ def test_each_reason_a_move_cannot_be_taken_back() -> None:
     )
     two, jc, ks, nine = cards("2C JC KS 9D")
     payoff = s.play(Move(0, PAYOFF, None, CENTER, 0))  # the ace of diamonds: the 5C turns up
-    assert s.takeback_refusal(payoff) == no.ShowedPayoff()
+    assert takeback.refusal(s, payoff) == no.ShowedPayoff()
     jack = s.play(Move(0, HAND, jc, CENTER, 1))
-    assert s.takeback_refusal(jack) is None
-    s.take_back(jack)
+    assert takeback.refusal(s, jack) is None
+    takeback.take_back(s, jack)
     s.play(Move(0, HAND, jc, CENTER, 1))
     queen = s.play(Move(0, HAND, ks, CENTER, 1))  # the King as a Queen: the center completes
-    assert queen.completed and s.takeback_refusal(queen) == no.CompletedCenter(1)
+    assert queen.completed and takeback.refusal(s, queen) == no.CompletedCenter(1)
     two_c = s.play(Move(0, HAND, two, CENTER, 0))
-    assert s.takeback_refusal(two_c) is None
+    assert takeback.refusal(s, two_c) is None
     discard = s.play(Move(0, HAND, nine, SIDE, 2))
-    assert s.takeback_refusal(discard) == no.EndedTurn()
+    assert takeback.refusal(s, discard) == no.EndedTurn()
 
     t = make_state(hands=("AC", "6D 7D 8D 9H TH"))
     last = t.play(Move(0, HAND, cards("AC")[0], CENTER, 0))  # the hand empties: five new cards
-    assert last.drew == 5 and t.takeback_refusal(last) == no.RefilledHand()
+    assert last.drew == 5 and takeback.refusal(t, last) == no.RefilledHand()
 
 
 def test_a_played_that_is_not_the_last_move_is_refused() -> None:
@@ -106,7 +106,7 @@ def test_a_played_that_is_not_the_last_move_is_refused() -> None:
     s.play(Move(0, HAND, two, CENTER, 0))
     before = snapshot(s)
     with pytest.raises(IllegalMoveError) as e:
-        s.take_back(first)  # the 2C lies on it
+        takeback.take_back(s, first)  # the 2C lies on it
     assert e.value.why == no.NothingToTakeBack()
     assert snapshot(s) == before
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Generic, NoReturn, Protocol, TypeVar
 
-from ..engine import IllegalMoveError, Match, Move, Played, PlayerView, view
+from ..engine import IllegalMoveError, Match, Move, Played, PlayerView, takeback, view
 from ..engine.refusals import Illegal, MatchIsOver, PlaysForOther, PrivateNoTakeback
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed, MoveTakenBack
 
@@ -397,7 +397,7 @@ class GameCore:
         last = self.match.last_played()
         assert last is not None
         g = self.match.game.copy()
-        g.take_back(last)
+        takeback.take_back(g, last)
         return g.digest()
 
     def take_back(self, seat: int) -> Played:

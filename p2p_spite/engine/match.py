@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import refusals as no
+from . import takeback
 from .moves import Move, as_move
 from .refusals import Illegal
 from .rng import SEED_BYTES
@@ -161,7 +162,7 @@ class Match:
             return no.NotYourTurn(game.turn, seat)
         if last is None or last.move.seat != seat:
             return no.NothingToTakeBack()
-        return game.takeback_refusal(last)
+        return takeback.refusal(game, last)
 
     def last_played(self) -> Played | None:
         """What the last move of the current turn did (None: no move this turn, or not known)."""
@@ -176,7 +177,7 @@ class Match:
             last = self.last_played()
             raise IllegalMoveError(last.move if last is not None else [], why)
         played = self._turn[-1]
-        self.game.take_back(played)
+        takeback.take_back(self.game, played)
         self._turn.pop()
         self.moves[-1].pop()
         return played

@@ -430,44 +430,6 @@ class GameState:
             as_move(move), card, completed, drawer, drew, self.turn, len(self.stock), self.result, at
         )
 
-    def takeback_refusal(self, played: Played) -> Illegal | None:
-        """Why the move ``played`` did, the last one made on this state, cannot be taken
-        back (None: it can).  Only a move that showed its mover no card can: not the
-        discard that ended the turn, not one that turned up a pay-off card, emptied the
-        hand (a refill), completed a center (a reshuffle) or ended the game."""
-        move = played.move
-        if move.target == SIDE:
-            return no.EndedTurn()
-        if self.result is not None:
-            return no.GameIsOver()
-        if played.completed:
-            return no.CompletedCenter(move.slot)
-        if move.source == PAYOFF:
-            return no.ShowedPayoff()
-        if played.drew:
-            return no.RefilledHand()
-        return None
-
-    def take_back(self, played: Played) -> None:
-        """Take back the move ``played`` did, the last one made on this state: the state is
-        then exactly as before it.  IllegalMoveError (the state untouched) if it cannot be
-        (:meth:`takeback_refusal`), or if it is not the last move made here."""
-        move = played.move
-        why = self.takeback_refusal(played)
-        stack = self.center[move.slot] if why is None else []
-        if why is None and (self.turn != move.seat or not stack or stack[-1] != played.card):
-            why = no.NothingToTakeBack()
-        if why is not None:
-            raise IllegalMoveError(move, why)
-        stack.pop()
-        if move.source == HAND:
-            assert played.at is not None
-            self.hands[move.seat].insert(played.at, played.card)
-        else:
-            assert move.arg is not None
-            self.sides[move.seat][move.arg].append(played.card)
-        self.ply -= 1
-
     def _to_center(self, stack: list[Card], card: Card) -> None:
         stack.append(card)
         if len(stack) == STACK_COMPLETE:

@@ -16,7 +16,7 @@ import pytest
 
 from p2p_spite.core.game import GameCore
 from p2p_spite.core.protocol import MAX_TAKEBACKS
-from p2p_spite.engine import SIDE, Move
+from p2p_spite.engine import SIDE, Move, takeback
 from tests.adversary.hostile import Hostile
 from tests.adversary.test_integrity_attacks import _check, _on_our_turn, _one_line, _run_host
 from tests.positions import quiet_moves
@@ -67,7 +67,7 @@ def _undo_twice(p: Hostile, c: GameCore) -> None:
     last = c.match.last_played()
     assert last is not None
     g = c.match.game.copy()
-    g.take_back(last)
+    takeback.take_back(g, last)
     p.send({"t": "undo", "n": n - 1, "d": g.digest()})
 
 
@@ -88,7 +88,7 @@ def _an_undo_never_allowed(p: Hostile, c: GameCore) -> None:
     g = c.match.game.copy()
     last = c.match.last_played()
     assert last is not None
-    g.take_back(last)
+    takeback.take_back(g, last)
     p.send({"t": "undo", "n": c.position - 1, "d": g.digest()})
 
 

@@ -134,7 +134,7 @@ def test_a_move_voids_our_request() -> None:
         assert (Style.INFO, "You played on: your takeback is withdrawn.") in port.lines
         s.answer_other(True)  # the answer to a void request changes nothing
         await _show_queued(s, ctl)
-        assert s.match.moves[-1] == [first, second] and not ctl.asking
+        assert s.match.moves[-1] == [first, second] and not ctl.takebacks.asking
 
     run(main())
 

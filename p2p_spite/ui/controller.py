@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..engine import IllegalMoveError, Move, PlayerView
-from ..engine import refusals as no
 from ..errors import SessionClosed
 from ..i18n import _
 from ..plaintext import MAX_CHAT
@@ -50,6 +49,7 @@ from .board import Slots, hand_slots
 from .commands import Again, Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
 from .notation import NotationError, move_notation, parse_move
 from .question import Question, QuestionKind, Questions
+from .takebacks import PLAY_TIMEOUT, Takebacks
 from .text import clean_name, clip_text, peer_left, points
 from .words import (
     Style,
@@ -66,12 +66,8 @@ from .words import (
     refusal,
     rematch_words,
     scores_line,
-    takeback_asked,
-    takeback_question,
-    taken_back_words,
 )
 
-PLAY_TIMEOUT = 10.0  # seconds for the session to take a move or a resignation
 CHAT_TIMEOUT = 5.0
 HINT_TIMEOUT = 15.0
 CLOSE_TIMEOUT = 5.0
@@ -153,9 +149,7 @@ class Controller:
         self.peer_again: bool | None = None  # the peer's answer to "another match?", if it came
         self.hinted: tuple[PlayerView, Move] | None = None  # the hint offered, and for which view
         self.questions = Questions(port.changed)  # the question the next line answers
-        self.asking = False  # our takeback waits for the other player's answer
-        self._slots_before: list[Slots] = []  # the hand as numbered before each of our moves this turn
-        self._answering: asyncio.Task[None] | None = None  # the other player's takeback, being asked
+        self.takebacks = Takebacks(self)  # undo, both ways
         self.handlers: dict[type[Any], Callable[[Any], Awaitable[None]]] = {
             Enter: self._enter,
             Help: self._help,
@@ -163,7 +157,7 @@ class Controller:
             Resign: self._resign,
             Chat: self._chat,
             Hint: self._hint,
-            Undo: self._undo,
+            Undo: self.takebacks.undo,
             PlayText: self._play_text,
             Again: self._again,
         }
@@ -211,7 +205,7 @@ class Controller:
     async def _help(self, cmd: Help) -> None:
         self.port.show_help()
 
-    def _board(self) -> PlayerView | None:
+    def board(self) -> PlayerView | None:
         """The board a move or an undo acts on (None: there is none, and the player is told)."""
         if self.finished:
             self.say(Style.ERROR, _("The match is over: type quit to leave."))
@@ -221,7 +215,7 @@ class Controller:
         return self.view
 
     async def _play_text(self, cmd: PlayText) -> None:
-        text, v = cmd.text, self._board()
+        text, v = cmd.text, self.board()
         if v is None:
             return
         try:
@@ -295,71 +289,6 @@ class Controller:
             ),
         )
         self.port.offer(typed)
-
-    async def _undo(self, cmd: Undo) -> None:
-        v = self._board()
-        if v is None:
-            return
-        if self.asking:
-            self.say(Style.ERROR, _("Your takeback waits for {name}'s answer.").format(name=self.opp_name))
-            return
-        if v.result is None and not v.my_turn:  # on the board shown (the session may be further on)
-            last = self.last_move
-            ended = last is not None and last.seat == self.seat and last.played.turn_passed
-            off_turn = no.EndedTurn() if ended else no.NotYourTurn(v.turn, self.seat)
-            self.say(
-                Style.ERROR, _("Nothing taken back: {why}.").format(why=refusal(off_turn, None, self.voice))
-            )
-            return
-        try:
-            asked = await asyncio.wait_for(self.session.take_back(), PLAY_TIMEOUT)
-        except IllegalMoveError as e:
-            why = refusal(e.why, None, self.voice)
-            self.say(Style.ERROR, _("Nothing taken back: {why}.").format(why=why))
-            return
-        except Exception as e:  # the connection closed, the session's own refusal...
-            self.say(Style.ERROR, _("Nothing taken back: {why}.").format(why=e or type(e).__name__))
-            return
-        if asked is not None:  # the other player is asked; MoveTakenBack or TakebackRefused follows
-            self.asking = True
-            self.say(Style.INFO, takeback_asked(asked.move, asked.card, self.opp_name))
-
-    def _takeback_asked(self, ev: TakebackAsked) -> None:
-        """The other player asks to take back its last move: ask ours (the next line answers)."""
-        text, short = takeback_question(ev.played.move, ev.played.card, self.names[ev.seat])
-        self._answering = asyncio.get_running_loop().create_task(self._answer_takeback(text, short))
-
-    async def _answer_takeback(self, text: str, short: str) -> None:
-        yes = await self.questions.ask(QuestionKind.TAKEBACK, text, short)
-        if yes is None:
-            return  # withdrawn: the other player played on, or another question came
-        try:
-            await asyncio.wait_for(self.session.answer_takeback(yes), PLAY_TIMEOUT)
-        except Exception as e:
-            self.say(Style.ERROR, _("Answer not sent: {why}").format(why=e or type(e).__name__))
-            return
-        if not yes:
-            self.say(Style.INFO, _("You did not allow the takeback."))
-
-    def _withdraw_takeback(self) -> None:
-        """The other player played on (or the game ended): its takeback request is void."""
-        q = self.question
-        if q is not None and q.kind is QuestionKind.TAKEBACK:
-            self.answer(None)
-            self.say(Style.INFO, _("{name} played on: the takeback is withdrawn.").format(name=self.opp_name))
-
-    def _taken_back(self, ev: MoveTakenBack) -> None:
-        mine = ev.seat == self.seat
-        before = self._slots_before.pop() if mine and self._slots_before else None
-        self.view = ev.view
-        if before is not None and {c for c in before if c is not None} == set(ev.view.hand):
-            self.slots = before  # the card is back in the place it had
-        self.last_move = None
-        if mine:
-            self.asking = False
-        self.say(
-            Style.ME if mine else Style.OPP, taken_back_words(ev.move, ev.card, self.names[ev.seat], mine)
-        )
 
     async def _chat(self, cmd: Chat) -> None:
         if not cmd.text:
@@ -471,25 +400,16 @@ class Controller:
             self._started(ev)
         elif isinstance(ev, MovePlayed):
             mine = ev.seat == self.seat
-            self._moved(mine, ev.played.turn_passed)
+            self.takebacks.moved(mine, ev.played.turn_passed)
             self.view = ev.view
             self.last_move = ev
             self.say(Style.ME if mine else Style.OPP, move_words(ev.move, ev.card, self.names[ev.seat], mine))
             for style, text in effects(ev.played, self.voice):
                 self.say(style, text)
-        elif isinstance(ev, MoveTakenBack):
-            self._taken_back(ev)
-        elif isinstance(ev, TakebackAsked):
-            self._takeback_asked(ev)
-        elif isinstance(ev, TakebackRefused):
-            self.asking = False
-            if ev.lost:
-                self.say(Style.INFO, _("Your takeback went unanswered with the connection: ask again."))
-            else:
-                self.say(Style.INFO, _("{name} did not allow the takeback.").format(name=self.opp_name))
+        elif isinstance(ev, MoveTakenBack | TakebackAsked | TakebackRefused):
+            self.takebacks.show(ev)
         elif isinstance(ev, GameEnded):
-            self._withdraw_takeback()
-            self.asking = False
+            self.takebacks.game_ended()
             self.view = ev.view
             self.scores = ev.scores
             self.say(Style.EVENT, game_over(ev.game, ev.result, self.voice))
@@ -501,19 +421,6 @@ class Controller:
         elif isinstance(ev, MatchEnded):
             self._match_ended(ev)
         self.port.changed()
-
-    def _moved(self, mine: bool, turn_passed: bool) -> None:
-        """Before a move is shown: keep the hand's numbering for a takeback of ours; a move of
-        the other player voids its takeback request, one of ours voids ours."""
-        if mine:
-            self._slots_before.append(self.slots)
-            if self.asking:
-                self.asking = False
-                self.say(Style.INFO, _("You played on: your takeback is withdrawn."))
-        else:
-            self._withdraw_takeback()
-        if turn_passed:
-            self._slots_before.clear()
 
     def _peer_answered(self, yes: bool) -> None:
         """The peer's answer to "another match?" (ours may still be asked)."""
@@ -537,8 +444,7 @@ class Controller:
     def _started(self, ev: GameStarted) -> None:
         if self.finished and not self.failed:
             self._new_match()
-        self._slots_before.clear()
-        self.asking = False
+        self.takebacks.new_game()
         self.view = ev.view
         self.scores = ev.scores  # a resumed match starts with its scores
         self.target = ev.target

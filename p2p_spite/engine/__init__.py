@@ -22,7 +22,7 @@ from .state import (
     Result,
     RulesError,
 )
-from .view import PlayerView, view, world_from_view
+from .view import PlayerView, PublicView, public_view, view, world_from_view
 
 __all__ = [
     "ACE",
@@ -48,6 +48,7 @@ __all__ = [
     "Pile",
     "Played",
     "PlayerView",
+    "PublicView",
     "Result",
     "RulesError",
     "Stream",
@@ -59,6 +60,7 @@ __all__ = [
     "new_seed",
     "parse_card",
     "parse_seed",
+    "public_view",
     "rank",
     "stands_for",
     "suit",

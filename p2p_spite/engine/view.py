@@ -3,7 +3,8 @@
 Everything outside the engine that shows or sends state, and every bot, works
 from a :class:`PlayerView`: it holds no hidden card (the opponent's hand, the
 stock order, the pay-off cards under the top), so nothing built on it can
-cheat, whatever it does.
+cheat, whatever it does.  A spectator gets less still, a :class:`PublicView`:
+what lies face up on the table for both players, and no hand at all.
 """
 
 from __future__ import annotations
@@ -86,6 +87,70 @@ class PlayerView:
             [len(c) for c in self.center],
         )
         return found if isinstance(found, Illegal) else None
+
+
+@dataclass(frozen=True, slots=True)
+class PublicView:
+    """What anyone at the table sees of a game: the cards face up for both players
+    (the pay-off tops, the side stacks, the centers) and how many cards lie face
+    down (each hand, each pay-off pile, the stock).  No hand, no stock order, no
+    seed: a watcher who knew any of them could tell a player the hidden cards."""
+
+    game: int
+    turn: int
+    ply: int
+    hand_counts: tuple[int, int]
+    payoff_tops: tuple[Card | None, Card | None]
+    payoff_counts: tuple[int, int]
+    sides: tuple[tuple[Stack, Stack, Stack, Stack], tuple[Stack, Stack, Stack, Stack]]
+    center: tuple[Stack, Stack, Stack]
+    stock_count: int
+    result: Result | None
+
+    def cards(self) -> list[Card]:
+        """Every card face up, each once."""
+        tops = [c for c in self.payoff_tops if c is not None]
+        return [
+            *tops,
+            *(c for sd in self.sides for st in sd for c in st),
+            *(c for st in self.center for c in st),
+        ]
+
+    def seen_from(self, seat: int) -> PlayerView:
+        """The table as ``seat``'s board draws it, its hand left empty (a watcher
+        holds no hand: the board shows both hands face down)."""
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+        return PlayerView(
+            seat=seat,
+            game=self.game,
+            turn=self.turn,
+            ply=self.ply,
+            hand=(),
+            hand_counts=self.hand_counts,
+            payoff_tops=self.payoff_tops,
+            payoff_counts=self.payoff_counts,
+            sides=self.sides,
+            center=self.center,
+            stock_count=self.stock_count,
+            result=self.result,
+        )
+
+
+def public_view(seen: PlayerView) -> PublicView:
+    """The part of a seat's view that both players see (its own hand left out)."""
+    return PublicView(
+        game=seen.game,
+        turn=seen.turn,
+        ply=seen.ply,
+        hand_counts=seen.hand_counts,
+        payoff_tops=seen.payoff_tops,
+        payoff_counts=seen.payoff_counts,
+        sides=seen.sides,
+        center=seen.center,
+        stock_count=seen.stock_count,
+        result=seen.result,
+    )
 
 
 def world_from_view(view: PlayerView, hidden: Sequence[Card], stream: Stream) -> GameState:

@@ -24,7 +24,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from ..engine import Card, PlayerView, stands_for
+from ..engine import CENTER, Card, Move, PlayerView, stands_for
 from ..engine import needs as rank_needed
 from ..engine.cards import RANK_CHARS, is_king, is_red, rank, suit
 from ..i18n import _, ngettext
@@ -166,6 +166,7 @@ class BoardInfo:
 
     header_extra: str = ""
     private: bool = False  # a private-deck match: the header says so where it fits
+    watcher: bool = False  # a watcher's board: the bottom seat's hand lies face down too
     hand: Slots = field(default=())  # the hand as numbered, None for a played slot (default: hand_order)
 
     def shown_hand(self) -> Slots:
@@ -359,7 +360,15 @@ def _payoff(info: BoardInfo, seat: int) -> Line:
     return line
 
 
+def _backs(info: BoardInfo, seat: int) -> Line:
+    """A hand face down: ``Hand ▒▒▒▒▒ 5``."""
+    n = info.view.hand_counts[seat]
+    return [("class:label", _("Hand") + " "), ("class:back", BACK * n), ("class:label", f" {n}")]
+
+
 def _hand(info: BoardInfo, width: int) -> Line:
+    if info.watcher:
+        return _backs(info, info.view.seat)
     line: Line = [("class:label", _("Hand").ljust(8))]
     cards = info.shown_hand()
     if not any(c is not None for c in cards):
@@ -443,8 +452,7 @@ def render_board(info: BoardInfo, width: int, large: bool = False) -> list[Line]
             top.append(("", " "))
             top += chip(card)
     else:
-        n = v.hand_counts[opp]
-        top += [("class:label", _("Hand") + " "), ("class:back", BACK * n), ("class:label", f" {n}")]
+        top += _backs(info, opp)
     lines.append(top)
     lines += _sides(info, opp, width, indent + 2)
     lines.append(_rule(_("Center"), width, "class:label"))
@@ -453,12 +461,37 @@ def render_board(info: BoardInfo, width: int, large: bool = False) -> list[Line]
     lines += _sides(info, me, width, indent + 2)
     bottom: Line = [("", " " * indent), ("class:name.me", info.bottom_label[:14].ljust(15))]
     bottom += _payoff(info, me)
-    lines.append(bottom)
-    lines.append([("", " " * indent), *_hand(info, width)])
+    if info.watcher:  # (both hands face down: on one line each, as the top seat's)
+        lines.append([*bottom, ("", "    "), *_hand(info, width)])
+    else:
+        lines.append(bottom)
+        lines.append([("", " " * indent), *_hand(info, width)])
     return [clip(line, width) for line in lines]
 
 
 COMPACT_MIN_WIDTH = 40
+
+
+def fit_board(info: BoardInfo, width: int, rows: int, spare: int = 0) -> list[Line]:
+    """The board that fits ``width`` x ``rows``: the compact one on a small terminal,
+    the large one on a tall one when ``spare`` more rows still fit below it."""
+    lines = render_board(info, width)
+    if width < MIN_WIDTH or rows < len(lines) + 4:
+        return render_compact(info, width)
+    if rows >= 30:
+        large = render_board(info, width, large=True)
+        if rows - len(large) - 2 - spare >= 0:
+            return large
+    return lines
+
+
+def move_highlight(move: Move | None, bottom: int) -> frozenset[str]:
+    """The tokens a board lights for the last ``move`` (``bottom``: the seat drawn at the bottom)."""
+    if move is None:
+        return frozenset()
+    if move.target == CENTER:
+        return frozenset({f"c{move.slot + 1}"})
+    return frozenset({f"s{move.slot + 1}" if move.seat == bottom else f"os{move.slot + 1}"})
 
 
 def render_compact(info: BoardInfo, width: int) -> list[Line]:
@@ -557,6 +590,8 @@ def _compact_center(info: BoardInfo, width: int) -> Line:
 
 def _compact_hand(info: BoardInfo) -> Line:
     """``Hand h1 2♦ h2 · h3 10♦``: numbered as typed; ``·`` a card played this turn."""
+    if info.watcher:
+        return _backs(info, info.view.seat)
     line: Line = [("class:label", _("Hand"))]
     cards = info.shown_hand()
     if not any(c is not None for c in cards):
@@ -641,9 +676,7 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
         op_hand = hjoin(hand_blocks) if hand_blocks else [[], [], []]
         lines += hjoin([pad, name_col, op_card, op_info, _label_col(_("Hand")), op_hand], gap=1)
     else:
-        n = v.hand_counts[opp]
-        backs: Line = [("class:label", _("Hand") + " "), ("class:back", BACK * n), ("class:label", f" {n}")]
-        hand_col: list[Line] = [backs, [], []]
+        hand_col: list[Line] = [_backs(info, opp), [], []]
         lines += hjoin([pad, name_col, op_card, op_info, [[], [], []], hand_col], gap=1)
     lines += _sides(info, opp, width, indent + 2)
     lines.append(_rule(_("Center"), width, "class:label"))
@@ -677,6 +710,9 @@ def render_large(info: BoardInfo, width: int) -> list[Line]:
     name_col = [_text(info.bottom_label[:14], "class:name.me", 15), _text(_("Pay-off"), width=15), []]
     my_card = big(v.payoff_tops[me], selected=info.selected == "p", handler=my_handler)
     my_info = [_frag("class:label", _left(v.payoff_counts[me], 2), my_handler), [], []]
+    if info.watcher:  # the bottom hand face down, as the top one
+        lines += hjoin([pad, name_col, my_card, my_info, [[], [], []], [_backs(info, me), [], []]], gap=1)
+        return [clip(line, width) for line in lines]
     hand_blocks = []
     numbers: Line = []
     for i, card in enumerate(info.shown_hand()):
@@ -757,8 +793,10 @@ __all__ = [
     "card_label",
     "chip",
     "clip",
+    "fit_board",
     "hand_order",
     "hand_slots",
+    "move_highlight",
     "render_board",
     "render_compact",
     "width_of",

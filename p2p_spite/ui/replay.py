@@ -44,14 +44,13 @@ from ..storage import record as recordmod
 from ..storage.resume import replay_with_journal
 from .board import (
     COMPACT_MIN_WIDTH,
-    MIN_WIDTH,
     BoardInfo,
     Line,
     app_style,
     card_label,
     clip,
-    render_board,
-    render_compact,
+    fit_board,
+    move_highlight,
     width_of,
 )
 from .text import DOT, RULE, VBAR, clean_name
@@ -211,13 +210,7 @@ class ReplayViewer:
         st = r.state()
         v = view(st, 0)
         ms = r.game_moves
-        hl: frozenset[str] = frozenset()
-        if r.pos:
-            m = ms[r.pos - 1]
-            if m.target == CENTER:
-                hl = frozenset({f"c{m.slot + 1}"})
-            else:
-                hl = frozenset({f"s{m.slot + 1}" if m.seat == 0 else f"os{m.slot + 1}"})
+        hl = move_highlight(ms[r.pos - 1] if r.pos else None, 0)
         status, sstyle = None, None
         if r.at_end():
             status = short_status(r.results[r.game - 1], r.voice)
@@ -240,15 +233,7 @@ class ReplayViewer:
         key = (r.game, r.pos, cols, rows)
         if self._lines_cache is not None and self._lines_cache[0] == key:
             return self._lines_cache[1]
-        width = self._board_width()
-        lines = render_board(info, width)
-        if width < MIN_WIDTH or rows < len(lines) + 4:  # a small terminal: the compact board
-            lines = render_compact(info, width)
-        elif rows >= 30:
-            large = render_board(info, self._board_width(), large=True)
-            room = rows - len(large) - 2 - (0 if self.side_pane() else 8)
-            if room >= 0:
-                lines = large
+        lines = fit_board(info, self._board_width(), rows, spare=0 if self.side_pane() else 8)
         lines.append(self._status_line())
         self._lines_cache = (key, lines)
         return lines

@@ -1,0 +1,139 @@
+"""The watcher's screen and its headless lines, fed a played match's public tables."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2p_spite.bots import make_bot
+from p2p_spite.engine import Match, public_view, view
+from p2p_spite.errors import UserError
+from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
+from p2p_spite.ui.board import width_of
+from p2p_spite.ui.text import card_label
+from p2p_spite.ui.watch import WatchModel, WatchScreen, print_watch
+
+SEED = bytes(range(32))
+
+
+def tables(games: int = 1, start_at: int = 0) -> list[SpectatorEvent]:
+    """What a host tells a watcher of an easy-bot match of ``games`` games, from move
+    ``start_at`` of the first game (a watcher that arrives mid-game)."""
+    m = Match(SEED, target=500, players=("Ann", "Bob"))
+    bots = [make_bot("easy", 0), make_bot("easy", 1)]
+    out: list[SpectatorEvent] = [Watching(("Ann", "Bob"), 500, games, False)]
+
+    def shown(**kw: object) -> TableShown:
+        sc = (m.scores[0], m.scores[1])
+        return TableShown(public_view(view(m.game, 0)), sc, **kw)  # type: ignore[arg-type]
+
+    for g in range(games):
+        if g:
+            m.next_game()
+        if not (g == 0 and start_at):
+            out.append(shown())
+        while m.game.result is None:
+            seat = m.game.turn
+            move = bots[seat].choose(view(m.game, seat))
+            card = m.game.card_of(move)
+            m.apply(move)
+            if g == 0 and m.game.ply < start_at:
+                continue
+            if g == 0 and m.game.ply == start_at:
+                out.append(shown())
+                continue
+            out.append(shown(move=move, card=card, match_over=g == games - 1 and m.game.result is not None))
+    out.append(WatchStopped(True))
+    return out
+
+
+class Feed:
+    def __init__(self, events: list[SpectatorEvent], hold: asyncio.Event | None = None) -> None:
+        self.events = list(events)
+        self.hold = hold
+        self.closed = False
+
+    async def next_event(self) -> SpectatorEvent:
+        if self.hold is not None and len(self.events) == 1:
+            await self.hold.wait()
+        return self.events.pop(0)
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def test_headless_lines_tell_each_move_and_the_final_score(capsys: pytest.CaptureFixture[str]) -> None:
+    events = tables(games=2)
+    feed = Feed(events)
+    assert asyncio.run(print_watch(feed)) == 0
+    assert feed.closed
+    out = capsys.readouterr().out.splitlines()
+    moves = [e for e in events if isinstance(e, TableShown) and e.move is not None]
+    assert out[0] == "Watching Ann against Bob, first to 500."
+    assert out[1].startswith("Game 1 begins.")
+    assert sum(1 for line in out if line[:4].strip().rstrip(".").isdigit()) == len(moves)
+    first = moves[0]
+    assert first.move is not None and first.card is not None
+    assert card_label(first.card) in out[2]
+    assert any(line.startswith("Game 2: ") for line in out)
+    assert out[-1].startswith(("Ann wins the match", "Bob wins the match", "The match stopped at"))
+    assert SEED.hex() not in "\n".join(out)
+
+
+def test_a_watch_cut_short_is_an_error_after_the_lines_so_far(capsys: pytest.CaptureFixture[str]) -> None:
+    events = [*tables()[:5], WatchStopped(False, "the host left")]
+    with pytest.raises(UserError, match="the host left"):
+        asyncio.run(print_watch(Feed(events)))
+    assert "the host left" not in capsys.readouterr().out  # (said once, as the error)
+
+
+def test_a_watcher_arriving_mid_game_is_told_where_the_game_is() -> None:
+    model = WatchModel()
+    lines = [t.text for ev in tables(start_at=10)[:3] for t in model.take(ev)]
+    assert lines[1].startswith("Game 1 goes on, 10 moves in")
+    assert lines[2].startswith(" 11. ")
+    info = model.board()
+    assert info is not None and info.watcher and info.view.hand == ()
+
+
+class SizedOutput(DummyOutput):
+    def __init__(self, cols: int, rows: int) -> None:
+        self.size = Size(rows=rows, columns=cols)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+@pytest.mark.parametrize("cols,rows", [(80, 24), (50, 16), (120, 40)])
+def test_the_screen_shows_the_table_with_both_hands_face_down(cols: int, rows: int) -> None:
+    async def main() -> None:
+        hold = asyncio.Event()
+        events = tables()
+        with create_pipe_input() as inp:
+            screen = WatchScreen(Feed(events, hold), input=inp, output=SizedOutput(cols, rows))
+            task = asyncio.create_task(screen.run())
+
+            async def until(pred: Callable[[], bool]) -> None:
+                async with asyncio.timeout(10):
+                    while not pred():
+                        await asyncio.sleep(0.01)
+
+            await until(lambda: screen.model.over)
+            lines = screen.board_lines()
+            text = "\n".join("".join(f[1] for f in line) for line in lines)
+            assert all(width_of(line) <= cols for line in lines)
+            assert text.count("Hand") == 2  # both hands, face down
+            assert "Ann" in text and "Bob" in text
+            listed = "".join(f[1] for f in screen.move_list())
+            assert "wins the match" in listed or "stopped at" in listed
+            assert "the match is over" in "".join(f[1] for f in screen._toolbar())
+            inp.send_text("q")
+            async with asyncio.timeout(10):
+                assert await task == 0
+
+    asyncio.run(main())

@@ -78,6 +78,10 @@ class Refusal(StrEnum):
     BAD_SHUFFLE = "bad-shuffle"  # a pass whose proof of shuffle does not verify
     STALLED = "stalled"  # a message owed did not come in time (pings do not count)
     CHEAT = "cheat"
+    # watchers (docs/protocol.md, *Watchers*)
+    NO_WATCHERS = "no-watchers"  # the host lets nobody watch (host --watchers 0)
+    WATCHERS_FULL = "watchers-full"  # the host has as many watchers as it lets in
+    WATCHER = "watcher"  # a watcher sent a message of the match: it cannot take part
     OTHER = "refused"  # a code from the peer that this version does not know
 
     @classmethod

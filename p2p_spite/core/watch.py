@@ -1,0 +1,619 @@
+"""Watchers, sans I/O: the messages of a watcher's connection and its two endpoints.
+
+A watcher is not a player: it gets its own small state machines, beside the
+player's :class:`~.protocol.Endpoint`.  The host's door reads the first message
+of each connection: a ``watch`` makes it a watcher's (:class:`WatcherDoor`, the
+host's side), anything else a player's.  :class:`WatchEndpoint` is the
+watcher's side.  Bytes in, events out, hard limits; nothing here does I/O.
+
+What crosses to a watcher is only ever a :class:`~p2p_spite.engine.PublicView`
+(the ``table`` message): no hand, no stock order, no seed, no digest, no tag.
+Nothing a watcher sends reaches the match: it may say ``ping`` and ``bye``,
+and anything else is refused.  See docs/protocol.md, *Watchers*.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, ClassVar, Final, Self
+
+from ..engine import Card, EndReason, Move, PublicView, Result, move_from_json
+from ..plaintext import MAX_NAME
+from ..spectator import TableShown, Watching
+from .keys import auth_mac
+from .messages import (
+    APP,
+    HOST,
+    MAX_GAMES,
+    MAX_POSITION,
+    MAX_TARGET,
+    NONCE_BYTES,
+    Auth,
+    Bye,
+    Hello,
+    Message,
+    Ping,
+    Pong,
+    Refuse,
+    clean_text,
+    shown,
+)
+from .protocol import (
+    PING_BURST,
+    PING_RATE,
+    PONG_BURST,
+    PONG_RATE,
+    PROTOCOL_VERSION,
+    NeedData,
+    PeerRefused,
+    RateLimit,
+)
+from .wire import FrameDecoder, LocalProtocolError, Refusal, RemoteProtocolError, encode
+
+DEFAULT_WATCHERS: Final = 4  # watchers a host lets in at once unless told otherwise
+MAX_WATCHERS: Final = 32
+WATCH: Final = "watch"  # the first message of a watcher's connection
+WATCHER_ROLE: Final = "watch"  # the watcher's MAC's role (the host's: WATCHED_ROLE)
+WATCHED_ROLE: Final = "watch-host"
+MAX_CARD: Final = 103
+CARDS: Final = 104
+GAME_MESSAGES: Final = frozenset(
+    {"hello", "proof", "setup", "commit", "reveal", "sync", "move", "resign", "resign-request", "ack"}
+    | {"chat", "deck"}
+)
+
+__all__ = [
+    "DEFAULT_WATCHERS",
+    "MAX_WATCHERS",
+    "WATCH",
+    "Challenge",
+    "MatchShown",
+    "Table",
+    "WatchEndpoint",
+    "WatchHello",
+    "WatcherDoor",
+    "WatcherIn",
+    "WatcherLeft",
+    "first_type",
+    "table_frame",
+    "watching_frame",
+]
+
+
+def _check(ok: bool, what: str, code: Refusal = Refusal.MALFORMED) -> None:
+    if not ok:
+        raise RemoteProtocolError(what, code)
+
+
+def _int(v: object, lo: int, hi: int) -> bool:
+    return type(v) is int and lo <= v <= hi
+
+
+def _card(v: object) -> bool:
+    return _int(v, 0, MAX_CARD)
+
+
+# -- the messages ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WatchHello(Message):
+    """A watcher's first message: who it is and whether it brings a join code."""
+
+    T: ClassVar[str] = WATCH
+    proto: int
+    name: str
+    nonce: bytes
+    code: bool
+    app: str = APP
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "t": WATCH,
+            "proto": self.proto,
+            "app": self.app,
+            "name": self.name,
+            "nonce": self.nonce,
+            "code": self.code,
+        }
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any], *, proto: int = PROTOCOL_VERSION) -> Self:
+        _check(m.get("app") == APP, "not a p2p-spite watcher", Refusal.NOT_P2P_SPITE)
+        version = m.get("proto")
+        _check(type(version) is int, f"watch: proto must be an integer, not {shown(version)}")
+        _check(
+            version == proto,
+            f"protocol version mismatch: the host speaks version {proto}, the watcher speaks "
+            f"version {version}",
+            Refusal.VERSION,
+        )
+        name = m.get("name")
+        _check(type(name) is str and len(name) <= MAX_NAME * 4, "watch: name must be a short string")
+        nonce, code = m.get("nonce"), m.get("code")
+        _check(type(nonce) is bytes and len(nonce) == NONCE_BYTES, "watch: nonce must be 16 bytes")
+        _check(type(code) is bool, "watch: code must be true or false")
+        assert isinstance(version, int) and isinstance(name, str) and isinstance(nonce, bytes)
+        return cls(version, clean_text(name, MAX_NAME), nonce, bool(code))
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge(Message):
+    """The host's nonce for a watcher's join-code MAC (sent only when it needs a code)."""
+
+    T: ClassVar[str] = "challenge"
+    nonce: bytes
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "challenge", "nonce": self.nonce}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        nonce = m.get("nonce")
+        _check(type(nonce) is bytes and len(nonce) == NONCE_BYTES, "challenge: nonce must be 16 bytes")
+        assert isinstance(nonce, bytes)
+        return cls(nonce)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchShown(Message):
+    """The match a watcher is let in to: its players (seat 0 first) and settings."""
+
+    T: ClassVar[str] = "watching"
+    players: tuple[str, str]
+    target: int
+    games: int | None
+    private: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "t": "watching",
+            "players": list(self.players),
+            "target": self.target,
+            "games": self.games,
+            "private": self.private,
+        }
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        players = m.get("players")
+        _check(
+            isinstance(players, list)
+            and len(players) == 2
+            and all(type(p) is str and len(p) <= MAX_NAME * 4 for p in players),
+            "watching: players must be two names",
+        )
+        assert isinstance(players, list)
+        target, games, private = m.get("target"), m.get("games"), m.get("private")
+        _check(_int(target, 1, MAX_TARGET), f"watching: target must be an integer in 1..{MAX_TARGET}")
+        _check(games is None or _int(games, 1, MAX_GAMES), "watching: games must be nil or 1..10000")
+        _check(type(private) is bool, "watching: private must be true or false")
+        assert isinstance(target, int) and (games is None or isinstance(games, int))
+        names = (clean_text(players[0], MAX_NAME), clean_text(players[1], MAX_NAME))
+        return cls(names, target, games, bool(private))
+
+
+_REASONS: Final = {r.value: r for r in EndReason}
+
+
+@dataclass(frozen=True, slots=True)
+class Table(Message):
+    """The table as both players see it (:class:`~p2p_spite.engine.PublicView`), with the
+    match scores, the move that led here and its card, and whether the match is over."""
+
+    T: ClassVar[str] = "table"
+    shown: TableShown
+
+    def to_wire(self) -> dict[str, Any]:
+        s = self.shown
+        v = s.view
+        r = v.result
+        return {
+            "t": "table",
+            "g": v.game,
+            "turn": v.turn,
+            "ply": v.ply,
+            "hands": list(v.hand_counts),
+            "tops": list(v.payoff_tops),
+            "left": list(v.payoff_counts),
+            "sides": [[bytes(st) for st in sd] for sd in v.sides],
+            "center": [bytes(st) for st in v.center],
+            "stock": v.stock_count,
+            "scores": list(s.scores),
+            "end": None if r is None else [r.winner, r.points, r.reason.value],
+            "m": None if s.move is None else list(s.move),
+            "c": s.card,
+            "lot": s.by_lot,
+            "over": s.match_over,
+        }
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        """Every field checked, and the table itself: 104 distinct cards in all, no pile
+        larger than the rules let it grow."""
+        g, turn, ply, stock = m.get("g"), m.get("turn"), m.get("ply"), m.get("stock")
+        _check(_int(g, 1, MAX_GAMES), "table: g must be a game number")
+        _check(_int(turn, 0, 1), "table: turn must be 0 or 1")
+        _check(_int(ply, 0, MAX_POSITION), "table: ply must be a move count")
+        _check(_int(stock, 0, CARDS), "table: stock must be a card count")
+        hands, left, tops = _pair(m, "hands", 0, 5), _pair(m, "left", 0, 20), m.get("tops")
+        _check(
+            isinstance(tops, list) and len(tops) == 2 and all(t is None or _card(t) for t in tops),
+            "table: tops must be two cards or nil",
+        )
+        assert isinstance(tops, list)
+        _check(
+            all((tops[i] is None) == (left[i] == 0) for i in (0, 1)), "table: a pay-off top without its pile"
+        )
+        sides_raw, center_raw = m.get("sides"), m.get("center")
+        _check(
+            isinstance(sides_raw, list)
+            and len(sides_raw) == 2
+            and all(isinstance(sd, list) and len(sd) == 4 for sd in sides_raw),
+            "table: sides must be two seats' four stacks",
+        )
+        _check(isinstance(center_raw, list) and len(center_raw) == 3, "table: center must be three stacks")
+        assert isinstance(sides_raw, list) and isinstance(center_raw, list)
+        sides = tuple(tuple(_stack(st, CARDS) for st in sd) for sd in sides_raw)
+        center = tuple(_stack(st, 11) for st in center_raw)
+        face_up = [t for t in tops if t is not None]
+        face_up += [c for sd in sides for st in sd for c in st] + [c for st in center for c in st]
+        _check(len(set(face_up)) == len(face_up), "table: a card shown twice")
+        assert isinstance(stock, int)
+        down = sum(hands) + sum(left) - len([t for t in tops if t is not None]) + stock
+        _check(down + len(face_up) == CARDS, f"table: the cards do not add up to {CARDS}")
+        scores = _pair(m, "scores", 0, MAX_TARGET * 2)
+        end = m.get("end")
+        result: Result | None = None
+        if end is not None:
+            _check(
+                isinstance(end, list)
+                and len(end) == 3
+                and (end[0] is None or _int(end[0], 0, 1))
+                and _int(end[1], 0, 20)
+                and end[2] in _REASONS,
+                "table: end must be [winner, points, reason] or nil",
+            )
+            assert isinstance(end, list)
+            result = Result(end[0], end[1], _REASONS[end[2]])
+        move: Move | None = None
+        card, raw = m.get("c"), m.get("m")
+        if raw is not None:
+            try:
+                move = move_from_json(raw)
+            except ValueError as e:
+                raise RemoteProtocolError(f"table: a malformed move: {e}", Refusal.MALFORMED) from None
+        _check(
+            (move is None) == (card is None) and (card is None or _card(card)), "table: m and c go together"
+        )
+        lot, over = m.get("lot"), m.get("over")
+        _check(type(lot) is bool and type(over) is bool, "table: lot and over must be true or false")
+        assert (
+            isinstance(g, int) and isinstance(turn, int) and isinstance(ply, int) and isinstance(stock, int)
+        )
+        s0, s1 = sides
+        view = PublicView(
+            game=g,
+            turn=turn,
+            ply=ply,
+            hand_counts=hands,
+            payoff_tops=(tops[0], tops[1]),
+            payoff_counts=left,
+            sides=((s0[0], s0[1], s0[2], s0[3]), (s1[0], s1[1], s1[2], s1[3])),
+            center=(center[0], center[1], center[2]),
+            stock_count=stock,
+            result=result,
+        )
+        c: Card | None = card if isinstance(card, int) else None
+        return cls(TableShown(view, scores, move, c, bool(lot), bool(over)))
+
+
+def _pair(m: dict[str, Any], key: str, lo: int, hi: int) -> tuple[int, int]:
+    v = m.get(key)
+    _check(
+        isinstance(v, list) and len(v) == 2 and all(_int(x, lo, hi) for x in v),
+        f"table: {key} must be two integers in {lo}..{hi}",
+    )
+    assert isinstance(v, list)
+    return (v[0], v[1])
+
+
+def _stack(v: object, most: int) -> tuple[Card, ...]:
+    _check(type(v) is bytes and len(v) <= most, f"table: a stack must be at most {most} cards")
+    assert isinstance(v, bytes)
+    _check(all(c <= MAX_CARD for c in v), "table: a card out of range")
+    return tuple(v)
+
+
+def table_frame(shown_now: TableShown) -> bytes:
+    """The ``table`` frame of ``shown_now``: encoded once, sent to every watcher."""
+    return encode(Table(shown_now).to_wire())
+
+
+def watching_frame(names: tuple[str, str], target: int, games: int | None, private: bool) -> bytes:
+    return encode(MatchShown(names, target, games, private).to_wire())
+
+
+def first_type(body: dict[str, Any]) -> str:
+    """The type of a connection's first message (the door routes by it)."""
+    t = body.get("t")
+    return t if isinstance(t, str) else ""
+
+
+# -- the host's side -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WatcherIn:
+    """The watcher passed the door (its join code, if one is needed): let it watch."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class WatcherLeft:
+    """The watcher said ``bye``."""
+
+    reason: str
+
+
+class DoorPhase(Enum):
+    WATCH = "watch"  # waiting for the watcher's first message
+    CODE = "code"  # the challenge is sent: waiting for the watcher's MAC
+    IN = "in"  # let in: only ping and bye from here on
+    CLOSED = "closed"
+
+
+class WatcherDoor:
+    """The host's side of one watcher's connection.  ``code_key``: the join code's key
+    (None: no code); ``allowed``: the host lets watchers in at all (``--watchers 0``: no).
+    The tables the host shows are queued whole with :meth:`show`."""
+
+    def __init__(
+        self,
+        code_key: bytes | None,
+        allowed: bool,
+        clock: Callable[[], float] = time.monotonic,
+        proto: int = PROTOCOL_VERSION,
+    ) -> None:
+        self.code_key = code_key
+        self.allowed = allowed
+        self.proto = proto
+        self.phase = DoorPhase.WATCH
+        self.name = ""
+        self._decoder = FrameDecoder()
+        self._out = bytearray()
+        self._nonce = secrets.token_bytes(NONCE_BYTES)
+        self._peer_nonce = b""
+        self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
+        self._pings = RateLimit(PING_RATE, PING_BURST, clock)
+
+    def receive_data(self, data: bytes) -> None:
+        if self.phase is not DoorPhase.CLOSED:
+            self._decoder.feed(data)
+
+    def data_to_send(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    @property
+    def pending_out(self) -> int:
+        return len(self._out)
+
+    def show(self, frame: bytes) -> None:
+        """Queue an encoded ``watching`` or ``table`` frame (only once let in)."""
+        if self.phase is not DoorPhase.IN:
+            raise LocalProtocolError("a table for a watcher not let in")
+        self._out += frame
+
+    def refuse(self, code: Refusal, text: str) -> None:
+        """Refuse the watcher (it is then closed)."""
+        if self.phase is not DoorPhase.CLOSED:
+            self._out += encode(Refuse(code, text).to_wire())
+            self.phase = DoorPhase.CLOSED
+
+    def bye(self, reason: str) -> None:
+        if self.phase is not DoorPhase.CLOSED:
+            self._out += encode(Bye(reason).to_wire())
+            self.phase = DoorPhase.CLOSED
+
+    def next_event(self) -> NeedData | WatcherIn | WatcherLeft:
+        """The next event; RemoteProtocolError (its refusal queued, the door closed) when
+        the watcher broke a rule."""
+        while True:
+            if self.phase is DoorPhase.CLOSED:
+                return NeedData()
+            try:
+                m = self._decoder.next_message()
+                if m is None:
+                    return NeedData()
+                ev = self._handle(m)
+            except RemoteProtocolError as e:
+                self.refuse(e.code, str(e))
+                raise
+            if ev is not None:
+                return ev
+
+    def _handle(self, m: dict[str, Any]) -> WatcherIn | WatcherLeft | None:
+        t = m["t"]
+        if t == "ping":
+            ping = Ping.from_wire(m)
+            _check(self._pings.take(), "pings come too fast", Refusal.FLOOD)
+            if self._pongs.take():
+                self._out += encode(Pong(ping.k).to_wire())
+            return None
+        if t == "pong":
+            return None
+        if t == "bye":
+            self.phase = DoorPhase.CLOSED
+            return WatcherLeft(Bye.from_wire(m).reason)
+        if t == WATCH and self.phase is DoorPhase.WATCH:
+            return self._watch(WatchHello.from_wire(m, proto=self.proto))
+        if t == "auth" and self.phase is DoorPhase.CODE:
+            return self._auth(Auth.from_wire(m))
+        if t in GAME_MESSAGES:
+            raise RemoteProtocolError(
+                f"a watcher cannot take part in the match (it sent {t!r})", Refusal.WATCHER
+            )
+        if t in (WATCH, "auth"):
+            raise RemoteProtocolError(f"{t} at the wrong time", Refusal.UNEXPECTED)
+        raise RemoteProtocolError(f"a message of unknown type {shown(t)}", Refusal.UNKNOWN_TYPE)
+
+    def _watch(self, hello: WatchHello) -> WatcherIn | None:
+        self.name = hello.name
+        self._peer_nonce = hello.nonce
+        if not self.allowed:
+            raise RemoteProtocolError("this host lets nobody watch", Refusal.NO_WATCHERS)
+        if self.code_key is None:
+            _check(not hello.code, "this host needs no join code", Refusal.NO_CODE)
+            self.phase = DoorPhase.IN
+            return WatcherIn(self.name)
+        _check(hello.code, "this host needs the join code, from watchers too", Refusal.CODE_NEEDED)
+        self.phase = DoorPhase.CODE
+        self._out += encode(Challenge(self._nonce).to_wire())
+        return None
+
+    def _auth(self, auth: Auth) -> WatcherIn:
+        key = self.code_key
+        assert key is not None
+        want = auth_mac(key, WATCHER_ROLE, self._nonce, self._peer_nonce)
+        _check(hmac.compare_digest(auth.mac, want), "wrong join code", Refusal.BAD_CODE)
+        self._out += encode(Auth(auth_mac(key, WATCHED_ROLE, self._nonce, self._peer_nonce)).to_wire())
+        self.phase = DoorPhase.IN
+        return WatcherIn(self.name)
+
+
+# -- the watcher's side ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HostBye:
+    """The host said ``bye``: ``reason`` its words."""
+
+    reason: str
+
+
+class WatchPhase(Enum):
+    HELLO = "hello"  # waiting for the host's hello
+    CODE = "code"  # waiting for the host's challenge, then its MAC
+    WAITING = "waiting"  # let in: waiting for the match
+    WATCHING = "watching"
+    CLOSED = "closed"
+
+
+class WatchEndpoint:
+    """The watcher's side of its connection (``code_key``: the join code's key, or None)."""
+
+    def __init__(self, name: str, code_key: bytes | None, proto: int = PROTOCOL_VERSION) -> None:
+        self.name = clean_text(name, MAX_NAME)
+        self.code_key = code_key
+        self.proto = proto
+        self.phase = WatchPhase.HELLO
+        self._decoder = FrameDecoder()
+        self._out = bytearray()
+        self._nonce = secrets.token_bytes(NONCE_BYTES)
+        self._challenge = b""
+        self._game = 0  # the game of the last table
+        self._ping = 0
+
+    def initiate(self) -> None:
+        """Queue the ``watch`` message (call once, right after connecting)."""
+        hello = WatchHello(self.proto, self.name, self._nonce, self.code_key is not None)
+        self._out += encode(hello.to_wire())
+
+    def receive_data(self, data: bytes) -> None:
+        if self.phase is not WatchPhase.CLOSED:
+            self._decoder.feed(data)
+
+    def data_to_send(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def ping(self) -> None:
+        if self.phase is not WatchPhase.CLOSED:
+            self._ping += 1
+            self._out += encode(Ping(self._ping).to_wire())
+
+    def bye(self, reason: str) -> None:
+        if self.phase is not WatchPhase.CLOSED:
+            self._out += encode(Bye(reason).to_wire())
+            self.phase = WatchPhase.CLOSED
+
+    def next_event(self) -> NeedData | Watching | TableShown | HostBye:
+        """The next event: PeerRefused when the host refused us, RemoteProtocolError
+        (its refusal queued) when the host broke a rule; the endpoint is then closed."""
+        while True:
+            if self.phase is WatchPhase.CLOSED:
+                return NeedData()
+            try:
+                m = self._decoder.next_message()
+                if m is None:
+                    return NeedData()
+                ev = self._handle(m)
+            except PeerRefused:
+                self.phase = WatchPhase.CLOSED
+                raise
+            except RemoteProtocolError as e:
+                self._refuse(e)
+                raise
+            if ev is not None:
+                return ev
+
+    def _refuse(self, e: RemoteProtocolError) -> None:
+        """The host broke a rule: tell it why (unless it closed first) and stop."""
+        if self.phase is not WatchPhase.CLOSED:
+            self._out += encode(Refuse(e.code, str(e)).to_wire())
+            self.phase = WatchPhase.CLOSED
+
+    def _handle(self, m: dict[str, Any]) -> Watching | TableShown | HostBye | None:
+        t, phase = m["t"], self.phase
+        if t == "refuse":
+            r = Refuse.from_wire(m)
+            raise PeerRefused(f"{r.msg} ({r.code.value})", r.code)
+        if t == "bye":
+            self.phase = WatchPhase.CLOSED
+            return HostBye(Bye.from_wire(m).reason)
+        if t in ("ping", "pong"):
+            return None
+        if t == "hello" and phase is WatchPhase.HELLO:
+            hello = Hello.from_wire(m, proto=self.proto, role=HOST)
+            if hello.code and self.code_key is None:
+                raise PeerRefused("the host needs the join code: give it with --code", Refusal.CODE_NEEDED)
+            self.phase = WatchPhase.CODE if self.code_key is not None else WatchPhase.WAITING
+            return None
+        if t == "challenge" and phase is WatchPhase.CODE and not self._challenge:
+            self._challenge = Challenge.from_wire(m).nonce
+            key = self.code_key
+            assert key is not None
+            self._out += encode(Auth(auth_mac(key, WATCHER_ROLE, self._challenge, self._nonce)).to_wire())
+            return None
+        if t == "auth" and phase is WatchPhase.CODE and self._challenge:
+            key = self.code_key
+            assert key is not None
+            want = auth_mac(key, WATCHED_ROLE, self._challenge, self._nonce)
+            _check(
+                hmac.compare_digest(Auth.from_wire(m).mac, want),
+                "the host does not know the code",
+                Refusal.BAD_CODE,
+            )
+            self.phase = WatchPhase.WAITING
+            return None
+        if t == "watching" and phase is WatchPhase.WAITING:
+            shown_match = MatchShown.from_wire(m)
+            self.phase = WatchPhase.WATCHING
+            return Watching(shown_match.players, shown_match.target, shown_match.games, shown_match.private)
+        if t == "table" and phase is WatchPhase.WATCHING:
+            table = Table.from_wire(m).shown
+            _check(table.view.game >= self._game, "table: a game that went back", Refusal.SEQUENCE)
+            self._game = table.view.game
+            return table
+        if t in ("hello", "challenge", "auth", "watching", "table"):
+            raise RemoteProtocolError(f"{t} at the wrong time", Refusal.UNEXPECTED)
+        raise RemoteProtocolError(f"a message a watcher is not sent: {shown(t)}", Refusal.UNKNOWN_TYPE)

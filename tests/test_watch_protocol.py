@@ -1,0 +1,307 @@
+"""A watcher's connection, sans I/O: the host's door for it and the watcher's endpoint,
+linked in memory.  Every message of docs/protocol.md, *Watchers*: early, late, twice,
+lying, flooding, and a watcher that sends the match's own messages."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import pytest
+
+from p2p_spite.core.keys import derive_code_key
+from p2p_spite.core.messages import HOST, Hello
+from p2p_spite.core.protocol import PROTOCOL_VERSION, NeedData, PeerRefused
+from p2p_spite.core.watch import (
+    DoorPhase,
+    HostBye,
+    Table,
+    WatchEndpoint,
+    WatcherDoor,
+    WatcherIn,
+    WatcherLeft,
+    WatchPhase,
+    table_frame,
+    watching_frame,
+)
+from p2p_spite.core.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
+from p2p_spite.engine import HAND, SIDE, GameState, Match, Move, public_view, view
+from p2p_spite.spectator import TableShown, Watching
+
+SEED = bytes(range(32))
+
+
+@cache
+def key() -> bytes:
+    return derive_code_key("ABCD2345")
+
+
+def host_hello(code: bool) -> bytes:
+    return encode(Hello(PROTOCOL_VERSION, HOST, "Ann", secrets.token_bytes(16), code).to_wire())
+
+
+def frames(data: bytes) -> list[dict[str, Any]]:
+    d = FrameDecoder()
+    d.feed(data)
+    out = []
+    while (m := d.next_message()) is not None:
+        out.append(m)
+    return out
+
+
+def events(next_event: Callable[[], object]) -> list[object]:
+    out = []
+    while not isinstance(ev := next_event(), NeedData):
+        out.append(ev)
+    return out
+
+
+def linked(
+    host_key: bytes | None, watcher_key: bytes | None, allowed: bool = True
+) -> tuple[WatcherDoor, WatchEndpoint, list[object], list[object]]:
+    """A door and a watcher through the whole handshake (as far as it goes)."""
+    door, w = WatcherDoor(host_key, allowed), WatchEndpoint("Cy", watcher_key)
+    w.initiate()
+    w.receive_data(host_hello(host_key is not None))
+    at_door: list[object] = []
+    at_watcher: list[object] = []
+    for _ in range(4):
+        door.receive_data(w.data_to_send())
+        with contextlib.suppress(RemoteProtocolError):
+            at_door += events(door.next_event)
+        w.receive_data(door.data_to_send())
+        try:
+            at_watcher += events(w.next_event)
+        except (PeerRefused, RemoteProtocolError) as e:
+            at_watcher.append(e)
+    return door, w, at_door, at_watcher
+
+
+def table(state: GameState, move: Move | None = None, card: int | None = None) -> TableShown:
+    return TableShown(public_view(view(state, 0)), (0, 0), move, card)
+
+
+def test_a_watcher_with_the_code_is_let_in_and_shown_the_match() -> None:
+    door, w, at_door, at_watcher = linked(key(), key())
+    assert at_door == [WatcherIn("Cy")] and at_watcher == []
+    assert door.phase is DoorPhase.IN and w.phase is WatchPhase.WAITING
+    g = Match(SEED).game
+    door.show(watching_frame(("Ann", "Bob"), 50, None, False))
+    door.show(table_frame(table(g)))
+    w.receive_data(door.data_to_send())
+    seen = events(w.next_event)
+    assert seen == [Watching(("Ann", "Bob"), 50, None, False), table(g)]
+
+
+def test_without_a_code_a_watch_is_all_it_takes() -> None:
+    _door, w, at_door, at_watcher = linked(None, None)
+    assert at_door == [WatcherIn("Cy")] and at_watcher == [] and w.phase is WatchPhase.WAITING
+
+
+@pytest.mark.parametrize(
+    "host_code,watcher_code,code",
+    [
+        ("ABCD2345", None, Refusal.CODE_NEEDED),
+        (None, "ABCD2345", Refusal.NO_CODE),
+        ("ABCD2345", "WRONG234", Refusal.BAD_CODE),
+    ],
+)
+def test_the_join_code_keeps_a_watcher_out(
+    host_code: str | None, watcher_code: str | None, code: Refusal
+) -> None:
+    hk = key() if host_code else None
+    wk = derive_code_key(watcher_code) if watcher_code else None
+    door, w, at_door, at_watcher = linked(hk, wk)
+    assert at_door == [] and door.phase is DoorPhase.CLOSED and w.phase is WatchPhase.CLOSED
+    refused = at_watcher[0]
+    assert isinstance(refused, PeerRefused) and refused.code is code
+
+
+def test_a_host_that_lets_nobody_watch_says_so_before_the_code() -> None:
+    door = WatcherDoor(key(), allowed=False)
+    w = WatchEndpoint("Cy", None)  # (no code: told no-watchers all the same, not code-needed)
+    w.initiate()
+    door.receive_data(w.data_to_send())
+    with pytest.raises(RemoteProtocolError) as e:
+        door.next_event()
+    assert e.value.code is Refusal.NO_WATCHERS
+
+
+def test_a_host_without_the_code_is_refused_by_the_watcher() -> None:
+    """The host's answer to the watcher's MAC proves it knows the code too."""
+    door, w = WatcherDoor(key(), True), WatchEndpoint("Cy", key())
+    w.initiate()
+    w.receive_data(host_hello(True))
+    door.receive_data(w.data_to_send())
+    door.next_event()
+    challenge = door.data_to_send()
+    w.receive_data(challenge)
+    events(w.next_event)
+    w.receive_data(encode({"t": "auth", "mac": bytes(32)}))
+    with pytest.raises(RemoteProtocolError) as e:
+        w.next_event()
+    assert e.value.code is Refusal.BAD_CODE and w.phase is WatchPhase.CLOSED
+
+
+def test_a_watcher_of_another_version_is_told_both() -> None:
+    door = WatcherDoor(None, True)
+    w = WatchEndpoint("Cy", None, proto=PROTOCOL_VERSION + 1)
+    w.initiate()
+    door.receive_data(w.data_to_send())
+    with pytest.raises(RemoteProtocolError, match="version mismatch") as e:
+        door.next_event()
+    assert e.value.code is Refusal.VERSION
+
+
+GAME: list[dict[str, Any]] = [
+    {"t": "move", "n": 0, "d": bytes(32), "a": bytes(32), "m": [0, "hand", 5, "side", 0]},
+    {"t": "resign", "n": 0, "d": bytes(32), "g": 1, "s": 0},
+    {"t": "resign-request", "g": 1},
+    {"t": "chat", "text": "psst: Bob holds two Kings"},
+    {"t": "ack", "n": 3},
+    {"t": "sync", "pos": 0, "hist": bytes(32)},
+    {
+        "t": "hello",
+        "proto": 2,
+        "app": "p2p-spite",
+        "role": "join",
+        "name": "x",
+        "nonce": bytes(16),
+        "code": False,
+    },
+    {"t": "deck", "g": 1, "i": 0, "b": b"x"},
+]
+
+
+@pytest.mark.parametrize("msg", GAME, ids=[m["t"] for m in GAME])
+def test_a_watcher_that_sends_a_message_of_the_match_is_refused(msg: dict[str, Any]) -> None:
+    for host_key in (None, key()):  # let in, or still at the code
+        door = WatcherDoor(host_key, True)
+        w = WatchEndpoint("Cy", host_key)
+        w.initiate()
+        door.receive_data(w.data_to_send() + encode(msg))
+        with pytest.raises(RemoteProtocolError) as e:
+            events(door.next_event)
+        assert e.value.code is Refusal.WATCHER
+        assert door.phase is DoorPhase.CLOSED
+
+
+@pytest.mark.parametrize(
+    "late",
+    [
+        {"t": "watch", "proto": 2, "app": "p2p-spite", "name": "Cy", "nonce": bytes(16), "code": False},
+        {"t": "auth", "mac": bytes(32)},
+        {"t": "table"},
+        {"t": "no-such-message"},
+    ],
+    ids=["watch-twice", "auth-without-challenge", "table-from-a-watcher", "unknown"],
+)
+def test_a_message_out_of_place_is_refused(late: dict[str, Any]) -> None:
+    door, _w, at_door, _ = linked(None, None)
+    assert at_door == [WatcherIn("Cy")]
+    door.receive_data(encode(late))
+    with pytest.raises(RemoteProtocolError) as e:
+        door.next_event()
+    want = Refusal.UNKNOWN_TYPE if late["t"] in ("no-such-message", "table") else Refusal.UNEXPECTED
+    assert e.value.code is want
+
+
+def test_pings_are_answered_a_few_a_second_and_a_flood_is_refused() -> None:
+    now = [0.0]
+    door = WatcherDoor(None, True, clock=lambda: now[0])
+    w = WatchEndpoint("Cy", None)
+    w.initiate()
+    door.receive_data(w.data_to_send())
+    assert events(door.next_event) == [WatcherIn("Cy")]
+    door.receive_data(b"".join(encode({"t": "ping", "k": k}) for k in range(20)))
+    assert events(door.next_event) == []
+    pongs = [m for m in frames(door.data_to_send()) if m["t"] == "pong"]
+    assert len(pongs) == 8  # the burst; the rest ignored
+    door.receive_data(b"".join(encode({"t": "ping", "k": k}) for k in range(300)))
+    with pytest.raises(RemoteProtocolError) as e:
+        events(door.next_event)
+    assert e.value.code is Refusal.FLOOD
+
+
+def test_a_watcher_says_bye() -> None:
+    door, w, _, _ = linked(None, None)
+    w.bye("enough")
+    door.receive_data(w.data_to_send())
+    assert door.next_event() == WatcherLeft("enough")
+    assert door.phase is DoorPhase.CLOSED
+    with pytest.raises(Exception, match="not let in"):
+        door.show(b"")
+
+
+def test_a_table_goes_over_the_wire_unchanged_and_holds_no_hidden_card() -> None:
+    m = Match(SEED)
+    g = m.game
+    hidden = {c for h in g.hands for c in h} | set(g.stock) | {c for p in g.payoff for c in p[:-1]}
+    mv = Move(g.turn, HAND, g.hands[g.turn][0], SIDE, 0)
+    card = g.card_of(mv)
+    m.apply(mv)
+    shown = table(g, mv, card)
+    raw = frames(table_frame(shown))[0]
+    assert Table.from_wire(raw).shown == shown
+    values = [v for v in raw.values() if isinstance(v, int)]
+    cards = [c for sd in raw["sides"] for st in sd for c in st] + [c for st in raw["center"] for c in st]
+    assert not set(cards) & hidden - {card}
+    assert all(isinstance(v, int) for v in values) and SEED not in table_frame(shown)
+
+
+def _lie(**change: Any) -> dict[str, Any]:
+    raw = frames(table_frame(table(Match(SEED).game)))[0]
+    raw.update(change)
+    return raw
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _lie(stock=60),  # the cards do not add up to 104
+        _lie(tops=[5, 5]),  # one card in two places
+        _lie(center=[bytes([1] * 12), b"", b""]),  # a center of 12 cards
+        _lie(tops=[None, 3]),  # a pay-off pile without its top
+        _lie(sides=[[bytes([200]), b"", b"", b""], [b"", b"", b"", b""]]),  # no such card
+        _lie(turn=2),
+        _lie(m=[0, "hand", 5, "side", 0]),  # a move without its card
+        _lie(end=[0, 99, "payoff"]),
+        _lie(over="yes"),
+    ],
+)
+def test_a_lying_table_is_refused_by_the_watcher(raw: dict[str, Any]) -> None:
+    with pytest.raises(RemoteProtocolError):
+        Table.from_wire(raw)
+
+
+def test_a_table_of_an_earlier_game_is_refused() -> None:
+    m = Match(SEED)
+    m.resign(0)
+    m.next_game()
+    door, w, _, _ = linked(None, None)
+    door.show(watching_frame(("Ann", "Bob"), 50, None, False))
+    door.show(table_frame(table(m.game)))
+    door.show(table_frame(table(Match(SEED).game)))  # game 1 again
+    w.receive_data(door.data_to_send())
+    assert len(events_until_error(w)) == 2
+
+
+def events_until_error(w: WatchEndpoint) -> list[object]:
+    out: list[object] = []
+    with pytest.raises(RemoteProtocolError) as e:
+        while True:
+            ev = w.next_event()
+            assert not isinstance(ev, NeedData)
+            out.append(ev)
+    assert e.value.code is Refusal.SEQUENCE
+    return out
+
+
+def test_the_host_says_bye_at_the_end() -> None:
+    door, w, _, _ = linked(None, None)
+    door.bye("the match is over")
+    w.receive_data(door.data_to_send())
+    assert w.next_event() == HostBye("the match is over")

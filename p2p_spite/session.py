@@ -181,6 +181,13 @@ class RematchAnswered:
 
 
 @dataclass(frozen=True, slots=True)
+class WatchersChanged:
+    """How many watch the match now (``host --watchers``): the toolbar shows it."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class SessionFailed:
     """The match cannot go on (peer vanished, desync, a peer's illegal move...).
 
@@ -205,6 +212,7 @@ Event = (
     | ConnectionChanged
     | Notice
     | RematchAnswered
+    | WatchersChanged
     | SessionFailed
 )
 

@@ -16,6 +16,7 @@ from ..core.keys import derive_code_key
 from ..core.messages import HOST, JOIN
 from ..core.private import resume_core
 from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
+from ..core.watch import WatcherDoor
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
@@ -28,6 +29,7 @@ from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
 from .reconnect import Backoff, Dial
 from .session import NetSession
 from .settings import HostSettings, JoinSettings, Settings, nth_record_path
+from .watch import Doorway, WatchHub, WatchLink
 
 Warn = Callable[[str], None]
 
@@ -206,7 +208,8 @@ async def host_session(
     its file unless ``record_path`` says otherwise).  Connections that fail the
     handshake are dropped with ``on_warning(text)`` and the host keeps waiting.
     The listening socket stays open for the whole match so that a joiner who
-    lost the connection can come back within ``grace`` seconds.
+    lost the connection can come back within ``grace`` seconds.  Up to ``watchers``
+    watchers may watch (net/watch.py), from before the match begins to its end.
     Raises UserError if it cannot listen.
     """
     resume, bind, port = settings.resume, settings.bind, settings.port
@@ -223,11 +226,11 @@ async def host_session(
     if core is not None:
         config.target = core.match.target
         config.max_games = core.max_games
-    host = _Host(config, core, settings.grace, on_warning)
+    host = _Host(config, core, settings.grace, on_warning, WatchHub(settings.watchers))
     loop = asyncio.get_running_loop()
     try:
         sock = await _listen_socket(bind, port)
-        server = await loop.create_server(host.new_link, sock=sock)
+        server = await loop.create_server(host.new_door, sock=sock)
     except (OSError, OverflowError) as e:
         where = fmt_addr((bind or "*", port))
         if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
@@ -245,6 +248,7 @@ async def host_session(
         link = await host.winner
     except BaseException:
         host.stop_waiting()
+        host.hub.end("the host stopped before the match began")
         server.close()
         host.stop_reports()
         raise
@@ -254,6 +258,7 @@ async def host_session(
     host.session = sess
     assert isinstance(sess.again.successor, _NextMatch)
     sess.again.successor.host = host  # (a joiner coming back in a later match is handed to it)
+    host.hub.follow(sess)
     return sess
 
 
@@ -264,7 +269,7 @@ class _Host:
     and told in merged warnings."""
 
     def __init__(
-        self, config: LocalConfig, core: GameCore | None, grace: float, on_warning: Warn | None
+        self, config: LocalConfig, core: GameCore | None, grace: float, on_warning: Warn | None, hub: WatchHub
     ) -> None:
         self.loop = asyncio.get_running_loop()
         self.config = config
@@ -274,7 +279,8 @@ class _Host:
         self.winner: asyncio.Future[Link] = self.loop.create_future()
         self.session: NetSession | None = None  # once the match has begun
         self.watchers: set[asyncio.Task[None]] = set()
-        self.door: Door[Link] = Door(_stage)
+        self.hub = hub  # the watchers
+        self.door: Door[Link | WatchLink] = Door(_stage)
         self.strangers = StrangerLog(self.loop.time)
         self.report: asyncio.TimerHandle | None = None  # the next merged warning
         self.pending: Deal | None = None  # a first seed exchange cut short: the same commitments again
@@ -289,13 +295,34 @@ class _Host:
         elif self.on_warning is not None:
             self.on_warning(text)
 
+    def new_door(self) -> Doorway:
+        """The protocol of each accepted connection: a player's link, unless its first
+        message makes it a watcher's."""
+        return Doorway(self.new_link(), self.to_watcher)
+
+    def to_watcher(self, link: Link, transport: asyncio.Transport, seen: bytes) -> None:
+        """A connection at the door said ``watch``: it leaves the player's link for a
+        watcher's, in the same handshake slot (its deadline from the connection on)."""
+        link.hand_over()
+        self.door.leave(link)
+        door = WatcherDoor(self.config.code_key, allowed=self.hub.most > 0)
+        watcher = WatchLink(door, self.hub, self, link.peer, link.connected_at)
+        self.door.admit(watcher, address_key(link.peer))  # (the slot the link just left)
+        watcher.take(transport, seen)
+
+    def leave_door(self, link: WatchLink) -> None:
+        self.door.leave(link)
+
+    def dropped_watcher(self, link: WatchLink, kind: str, line: str) -> None:
+        self.dropped(link, kind, line)
+
     def admit(self, link: Link) -> bool:
         ok, victim = self.door.admit(link, address_key(link.peer))
         if victim is not None:
             victim.drop("crowded out", "by newer connections while it had not authenticated")
         return ok
 
-    def dropped(self, link: Link, kind: str, line: str) -> None:
+    def dropped(self, link: Link | WatchLink, kind: str, line: str) -> None:
         text = self.strangers.drop(address_key(link.peer), kind, line)
         if text is not None:
             self.warn(text)
@@ -432,8 +459,10 @@ def _kind(e: BaseException) -> str:
     return "closed during the handshake"
 
 
-def _stage(link: Link) -> int:
+def _stage(link: Link | WatchLink) -> int:
     """How far a connection has come in its handshake (see gate.Door)."""
+    if isinstance(link, WatchLink):
+        return link.stage
     phase = link.endpoint.phase
     if phase in (Phase.HELLO, Phase.CLOSED):
         return CONNECTED

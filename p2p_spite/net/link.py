@@ -73,6 +73,7 @@ class Link(asyncio.Protocol):
         self._timer: asyncio.TimerHandle | None = None
         self._hello_timer: asyncio.TimerHandle | None = None
         self.last_rx = asyncio.get_running_loop().time()
+        self.connected_at = self.last_rx  # (connection_made sets it again)
         self.dropped_as: str | None = None  # why the host's door dropped this connection
         self.overflowed = False  # the peer stopped reading and our send buffer went over the bound
 
@@ -85,6 +86,7 @@ class Link(asyncio.Protocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.peer = transport.get_extra_info("peername")
+        self.connected_at = asyncio.get_running_loop().time()
         if not self.peer_label:
             self.peer_label = fmt_addr(self.peer) if self.peer else "?"
         loop = asyncio.get_running_loop()
@@ -141,6 +143,16 @@ class Link(asyncio.Protocol):
         self._hello_timer = None
         if not self.handshaken.done() and self.endpoint.phase is Phase.HELLO:
             self.fail(HelloTimeout(f"no hello within {self._hello_deadline:g} s"))
+
+    def hand_over(self) -> None:
+        """The host's door gave this connection to a watcher (net/watch.py) before the
+        endpoint read a byte of it: stop this link's deadlines; it hears no more."""
+        for timer in (self._timer, self._hello_timer):
+            if timer is not None:
+                timer.cancel()
+        self._timer = self._hello_timer = None
+        if not self.handshaken.done():
+            self.handshaken.cancel()
 
     def drop(self, kind: str, why: str) -> None:
         """The host's door drops this connection at once (``kind``: a few words for the console)."""

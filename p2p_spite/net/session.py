@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from enum import Enum
 
 from ..core.game import Action, Committed, GameCore
@@ -41,6 +42,7 @@ from ..session import (
     Rematch,
     RematchAnswered,
     SessionFailed,
+    WatchersChanged,
 )
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
@@ -105,6 +107,7 @@ class NetSession(CoreSeat):
         self.ending: Ending | None = None  # ... and why, as data
         self.peer = Peering(self, server)  # the connection of the moment (and the host's listener)
         self.outbox = Outbox(self.peer.stirred.set)  # what the driver is told
+        self._observers: list[Callable[[Event], None]] = []  # see observe()
         self.reconnect = Reconnector(
             self,
             redial=(lambda: dial(core)) if dial is not None else None,
@@ -281,8 +284,19 @@ class NetSession(CoreSeat):
             raise SessionClosed(self.failure or "the session is closed")
 
     def put(self, ev: Event) -> None:
-        """Queue ``ev`` for the driver."""
+        """Queue ``ev`` for the driver, then show it to the observers (observe())."""
         self.outbox.put(ev)
+        for fn in self._observers:  # (after: what an observer puts comes after ``ev``)
+            fn(ev)
+
+    def observe(self, fn: Callable[[Event], None]) -> None:
+        """Call ``fn`` with every event from now on, as it is queued for the driver (the
+        watchers' hub, net/watch.py: it must return at once, whatever its watchers do)."""
+        self._observers.append(fn)
+
+    def watched_by(self, count: int) -> None:
+        """``count`` watchers watch the match now: the driver is told."""
+        self.put(WatchersChanged(count))
 
     async def _fresh(self) -> bool:
         """May a move the driver chose now be played?  Not if the driver has not yet seen

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.messages import DEFAULT_PORT
+from ..core.watch import DEFAULT_WATCHERS
 from ..engine import DEFAULT_TARGET
 from ..storage.resume import Saved
 from .again import REMATCH_WAIT
@@ -43,7 +44,7 @@ class Settings:
 class HostSettings(Settings):
     """The host's: where it listens (``bind`` ``""``: every interface; ``port`` 0: any
     free one) and the match it offers (``seed`` None: drawn by both; ``games``: a
-    game limit)."""
+    game limit); ``watchers``: how many may watch at once (0: nobody; net/watch.py)."""
 
     name: str = "host"
     bind: str = ""
@@ -51,6 +52,7 @@ class HostSettings(Settings):
     seed: bytes | None = None
     target: int = DEFAULT_TARGET
     games: int | None = None
+    watchers: int = DEFAULT_WATCHERS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

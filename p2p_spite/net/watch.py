@@ -1,0 +1,464 @@
+"""Watchers, the asyncio side: the host's door hands a watcher's connection to a
+:class:`WatchLink`, the :class:`WatchHub` shows each of them the table after every
+event of the host's session, and :func:`watch_match` is ``p2p-spite watch``'s
+connection (a :class:`~p2p_spite.spectator.Spectator`).
+
+The players never wait for a watcher: a table is encoded once and written to each
+watcher's socket without awaiting anything; a watcher that leaves more than
+``MAX_WATCH_BUFFER`` bytes unread is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..core.keys import derive_code_key
+from ..core.protocol import NeedData, PeerRefused
+from ..core.watch import (
+    WATCH,
+    DoorPhase,
+    HostBye,
+    WatchEndpoint,
+    WatcherDoor,
+    WatcherIn,
+    WatcherLeft,
+    first_type,
+    table_frame,
+    watching_frame,
+)
+from ..core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
+from ..engine import public_view
+from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
+from ..session import (
+    ConnectionChanged,
+    Event,
+    GameEnded,
+    GameStarted,
+    LinkState,
+    MatchEnded,
+    MovePlayed,
+    SessionFailed,
+)
+from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
+from .gate import AUTHENTICATED, GREETED
+from .link import HANDSHAKE_TIMEOUT, Link, fmt_addr
+from .session import NetSession
+
+MAX_WATCH_BUFFER = 64 * 1024  # bytes queued for a watcher that does not read; more: it is dropped
+# the kernel's send buffer of a watcher's socket: small, so that one that stops reading is seen
+# soon (a loopback socket's would otherwise grow to megabytes before our buffer even fills)
+WATCH_SNDBUF = 32 * 1024
+WATCH_PING = 5.0  # seconds between a watcher's pings
+WATCHER_SILENCE = 60.0  # seconds the host waits for a byte from a watcher before dropping it
+HOST_SILENCE = 30.0  # seconds a watcher waits for a byte from the host (it answers pings)
+
+
+class Doorway(asyncio.Protocol):
+    """A new connection at the host, until its first message says whose it is: a
+    ``watch`` hands it to ``to_watcher``; anything else to the player's ``link``, which
+    has had the connection from the start (its hello sent, its deadlines running)."""
+
+    def __init__(self, link: Link, to_watcher: Callable[[Link, asyncio.Transport, bytes], None]) -> None:
+        self.link = link
+        self._to_watcher = to_watcher
+        self._peek = FrameDecoder()
+        self._seen = bytearray()
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.link.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self._seen += data
+        try:
+            self._peek.feed(data)
+            first = self._peek.next_message()
+        except RemoteProtocolError:
+            first = {}  # not a frame of ours: the player's endpoint refuses it as it does
+        if first is None:
+            return
+        assert self.transport is not None
+        seen = bytes(self._seen)
+        if first_type(first) == WATCH:
+            self._to_watcher(self.link, self.transport, seen)
+        else:
+            self.transport.set_protocol(self.link)
+            self.link.data_received(seen)
+
+    def eof_received(self) -> bool | None:
+        return self.link.eof_received()
+
+    def pause_writing(self) -> None:
+        self.link.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.link.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._seen:  # a first frame cut short: the link tells it as it would have
+            self.link.data_received(bytes(self._seen))
+        self.link.connection_lost(exc)
+
+
+class WatchHost(Protocol):
+    """What a :class:`WatchLink` needs of the host: its door and its console."""
+
+    def leave_door(self, link: WatchLink) -> None: ...
+
+    def dropped_watcher(self, link: WatchLink, kind: str, line: str) -> None: ...
+
+
+class WatchLink(asyncio.Protocol):
+    """One watcher's connection at the host, from its first message on."""
+
+    def __init__(self, door: WatcherDoor, hub: WatchHub, host: WatchHost, peer: Any, started: float) -> None:
+        self.door = door
+        self.hub = hub
+        self.host = host
+        self.peer = peer
+        self.peer_label = fmt_addr(peer) if peer else "?"
+        self.transport: asyncio.Transport | None = None
+        loop = asyncio.get_running_loop()
+        left = max(0.0, HANDSHAKE_TIMEOUT - (loop.time() - started))
+        self._deadline: asyncio.TimerHandle | None = loop.call_later(left, self._late)
+        self._silence: asyncio.TimerHandle | None = None
+        self._quiet()
+        self.overflowed = False
+        self.watching = False  # in the hub
+
+    @property
+    def stage(self) -> int:
+        """How far it came (gate.Door): its first message was valid; let in once past the code."""
+        return AUTHENTICATED if self.door.phase is DoorPhase.IN else GREETED
+
+    def take(self, transport: asyncio.Transport, seen: bytes) -> None:
+        """Take the connection over, with the bytes it sent so far."""
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WATCH_SNDBUF)
+        transport.set_protocol(self)
+        self.data_received(seen)
+
+    def data_received(self, data: bytes) -> None:
+        self._quiet()
+        self.door.receive_data(data)
+        try:
+            while True:
+                ev = self.door.next_event()
+                if isinstance(ev, NeedData):
+                    break
+                if isinstance(ev, WatcherIn):
+                    self._let_in()
+                elif isinstance(ev, WatcherLeft):
+                    self.close()
+                    return
+        except ProtocolError as e:
+            self._refused(e)
+            return
+        self.flush()
+
+    def _let_in(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        self.host.leave_door(self)
+        refusal = self.hub.admit(self)
+        if refusal is not None:
+            self.door.refuse(*refusal)
+            self.close()
+
+    def _refused(self, e: ProtocolError) -> None:
+        if not self.watching:
+            kind = "wrong join code" if e.code is Refusal.BAD_CODE else f"watcher refused ({e.code})"
+            self.host.dropped_watcher(self, kind, f"refused a watcher from {self.peer_label}: {e}")
+        self.close()
+
+    def send(self, frame: bytes) -> None:
+        """Show the watcher ``frame``: nothing once it is on its way out (refused, gone)."""
+        if self.door.phase is DoorPhase.IN:
+            self.door.show(frame)
+            self.flush()
+
+    def flush(self) -> None:
+        """Send what is queued, unless the watcher has left too much unread: then drop it."""
+        out = self.door.data_to_send()
+        t = self.transport
+        if not out or t is None or t.is_closing():
+            return
+        if t.get_write_buffer_size() + len(out) > MAX_WATCH_BUFFER:
+            self.overflowed = True
+            self.drop("stopped reading", f"more than {MAX_WATCH_BUFFER // 1024} KiB unread")
+            return
+        t.write(out)
+
+    def bye(self, reason: str) -> None:
+        self.door.bye(reason)
+        self.close()
+
+    def close(self) -> None:
+        self.hub.leave(self)
+        self.flush()
+        if self.transport is not None:
+            self.transport.close()
+
+    def drop(self, kind: str, why: str) -> None:
+        """Drop at once (the door's victim, or a watcher that stopped reading)."""
+        self.hub.leave(self)
+        if self.transport is not None:
+            self.transport.abort()
+
+    def _quiet(self) -> None:
+        if self._silence is not None:
+            self._silence.cancel()
+        self._silence = asyncio.get_running_loop().call_later(WATCHER_SILENCE, self._silent)
+
+    def _silent(self) -> None:
+        self.drop("silent", f"nothing from the watcher in {WATCHER_SILENCE:g} s")
+
+    def _late(self) -> None:
+        self._deadline = None
+        self.host.dropped_watcher(
+            self, "no handshake in time", f"dropped a watcher from {self.peer_label}: no handshake in time"
+        )
+        self.drop("late", "no handshake in time")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for timer in (self._deadline, self._silence):
+            if timer is not None:
+                timer.cancel()
+        self.host.leave_door(self)
+        self.hub.leave(self)
+
+
+class WatchHub:
+    """The host's watchers (at most ``most``; 0: none) and what they are shown: the
+    match's players, then the table, after every event of the host's session."""
+
+    def __init__(self, most: int, on_count: Callable[[int], None] | None = None) -> None:
+        self.most = most
+        self.on_count = on_count
+        self.links: list[WatchLink] = []
+        self.ended = False
+        self._intro: bytes | None = None
+        self._last: TableShown | None = None
+        self._frame: bytes | None = None
+        self._scores = (0, 0)
+
+    def admit(self, link: WatchLink) -> tuple[Refusal, str] | None:
+        """Let ``link`` watch; or why not."""
+        if self.ended:
+            return Refusal.NO_MATCH, "the match is over"
+        if len(self.links) >= self.most:
+            return Refusal.WATCHERS_FULL, f"this match has its {self.most} watchers already"
+        self.links.append(link)
+        link.watching = True
+        if self._intro is not None and self._frame is not None:
+            link.send(self._intro)
+            link.send(self._frame)
+        self._counted()
+        return None
+
+    def leave(self, link: WatchLink) -> None:
+        if link in self.links:
+            self.links.remove(link)
+            self._counted()
+
+    def _counted(self) -> None:
+        if self.on_count is not None and not self.ended:
+            self.on_count(len(self.links))
+
+    def follow(self, session: NetSession) -> None:
+        """The match is on: tell the watchers who plays and show them the table, then
+        after every event of ``session``; its driver is told how many watch."""
+        m = session.match
+        scores = (m.scores[0], m.scores[1])
+        now = TableShown(public_view(session.view()), scores, by_lot=m.game.by_lot and not m.game.ply)
+        self._intro = watching_frame(session.names, m.target, session.core.max_games, session.private)
+        self._scores = scores
+        for link in list(self.links):
+            link.send(self._intro)
+        self._show(now)
+        self.on_count = session.watched_by
+        if self.links:
+            self._counted()
+        session.observe(self.seen)
+
+    def seen(self, ev: Event) -> None:
+        """An event of the host's session (the public part of its view only)."""
+        if self.ended or self._intro is None:
+            return
+        if isinstance(ev, GameStarted):
+            self._scores = ev.scores
+            self._show(TableShown(public_view(ev.view), ev.scores, by_lot=ev.by_lot))
+        elif isinstance(ev, MovePlayed):
+            r = ev.played.result
+            if r is not None and r.winner is not None:  # (the scores with it: GameEnded follows)
+                s = list(self._scores)
+                s[r.winner] += r.points
+                self._scores = (s[0], s[1])
+            self._show(TableShown(public_view(ev.view), self._scores, ev.move, ev.card))
+        elif isinstance(ev, GameEnded):
+            self._scores = ev.scores
+            pv = public_view(ev.view)
+            if self._last is None or self._last.view != pv or self._last.scores != ev.scores:
+                self._show(TableShown(pv, ev.scores))  # a resignation: no move showed it
+        elif isinstance(ev, MatchEnded):
+            if self._last is not None:
+                last = self._last
+                self._show(TableShown(last.view, ev.scores, match_over=True))
+            self.end("the match is over")
+        elif isinstance(ev, SessionFailed):
+            self.end(f"the match stopped: {ev.message}")
+        elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CLOSED:
+            self.end("the host left the match")
+
+    def _show(self, now: TableShown) -> None:
+        self._last = now
+        self._frame = table_frame(now)
+        for link in list(self.links):
+            link.send(self._frame)
+
+    def end(self, reason: str) -> None:
+        """Say goodbye to every watcher; none is let in after this."""
+        if self.ended:
+            return
+        self.ended = True
+        for link in list(self.links):
+            link.bye(reason)
+        self.links.clear()
+
+
+# -- the watcher's side -------------------------------------------------------------
+
+
+class WatchClient(asyncio.Protocol):
+    """``p2p-spite watch``'s connection to the host: a :class:`~p2p_spite.spectator.Spectator`."""
+
+    def __init__(self, endpoint: WatchEndpoint, where: str) -> None:
+        self.endpoint = endpoint
+        self.where = where
+        self.transport: asyncio.Transport | None = None
+        self._events: asyncio.Queue[SpectatorEvent] = asyncio.Queue()
+        self._stopped = False
+        self._over = False  # the match ended while we watched
+        self._timers: list[asyncio.TimerHandle] = []
+        self._silence: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.endpoint.initiate()
+        self._flush()
+        self._heard()
+        self._ping_later()
+
+    def _ping_later(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._timers = [loop.call_later(WATCH_PING, self._ping)]
+
+    def _ping(self) -> None:
+        self.endpoint.ping()
+        self._flush()
+        self._ping_later()
+
+    def _heard(self) -> None:
+        if self._silence is not None:
+            self._silence.cancel()
+        self._silence = asyncio.get_running_loop().call_later(HOST_SILENCE, self._host_silent)
+
+    def _host_silent(self) -> None:
+        self._stop(
+            WatchStopped(False, f"the host at {self.where} went silent for {HOST_SILENCE:g} s", EXIT_LOST)
+        )
+        if self.transport is not None:
+            self.transport.abort()
+
+    def data_received(self, data: bytes) -> None:
+        self._heard()
+        self.endpoint.receive_data(data)
+        try:
+            while True:
+                ev = self.endpoint.next_event()
+                if isinstance(ev, NeedData):
+                    break
+                if isinstance(ev, HostBye):
+                    if self._over:
+                        self._stop(WatchStopped(True))
+                    else:
+                        why = ev.reason or "no reason given"
+                        self._stop(WatchStopped(False, f"the host stopped the watch ({why})", EXIT_PEER_LEFT))
+                    break
+                if isinstance(ev, TableShown) and ev.match_over:
+                    self._over = True
+                self._events.put_nowait(ev)
+        except PeerRefused as e:
+            self._stop(WatchStopped(False, f"the host refused: {e}", EXIT_ERROR))
+        except ProtocolError as e:
+            self._stop(WatchStopped(False, f"refused the host at {self.where}: {e}", EXIT_ERROR))
+        self._flush()
+        if self._stopped and self.transport is not None:
+            self.transport.close()
+
+    def _flush(self) -> None:
+        out = self.endpoint.data_to_send()
+        if out and self.transport is not None and not self.transport.is_closing():
+            self.transport.write(out)
+
+    def _stop(self, ev: WatchStopped) -> None:
+        if not self._stopped:
+            self._stopped = True
+            self._events.put_nowait(ev)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for t in self._timers:
+            t.cancel()
+        if self._silence is not None:
+            self._silence.cancel()
+        if self._over:
+            self._stop(WatchStopped(True))
+        else:
+            self._stop(WatchStopped(False, f"the connection to {self.where} was lost", EXIT_LOST))
+
+    async def next_event(self) -> SpectatorEvent:
+        return await self._events.get()
+
+    async def close(self) -> None:
+        self.endpoint.bye("quit")
+        self._flush()
+        if self.transport is not None:
+            self.transport.close()
+
+
+async def watch_match(
+    *, host: str, port: int, name: str = "watcher", code: str | None = None, timeout: float = 10.0
+) -> WatchClient:
+    """Connect to the host at ``host``:``port`` as a watcher (``code``: its join code)."""
+    where = fmt_addr((host, port))
+    key = derive_code_key(code) if code else None
+    loop = asyncio.get_running_loop()
+    try:
+        _t, client = await asyncio.wait_for(
+            loop.create_connection(lambda: WatchClient(WatchEndpoint(name, key), where), host, port), timeout
+        )
+    except TimeoutError:
+        raise UserError(f"cannot reach {where}: no answer in {timeout:g} s") from None
+    except ConnectionRefusedError:
+        raise UserError(f"nobody is hosting at {where} (is the host running? is the port right?)") from None
+    except (OSError, OverflowError) as e:
+        raise UserError(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
+    return client
+
+
+__all__ = ["Doorway", "WatchClient", "WatchHub", "WatchLink", "Watching", "watch_match"]

@@ -1,0 +1,264 @@
+"""Watchers over real TCP on 127.0.0.1, host and joiner bots in the same event loop:
+what a watcher sees, and that nothing it does reaches the match or its record."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2p_spite.bots.driver import run_bot
+from p2p_spite.core.wire import FrameDecoder, encode
+from p2p_spite.engine import move_from_json
+from p2p_spite.net import host_session, join_session
+from p2p_spite.net import watch as watchnet
+from p2p_spite.net.session import NetSession
+from p2p_spite.net.watch import WatchClient, watch_match
+from p2p_spite.session import Event, MovePlayed, WatchersChanged
+from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
+from p2p_spite.storage import record
+
+CODE = "ABCD2345"
+
+
+async def until(pred: Callable[[], bool], seconds: float = 10.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not pred():
+            await asyncio.sleep(0.01)
+
+
+async def collect(client: WatchClient, into: list[SpectatorEvent]) -> None:
+    async with asyncio.timeout(60):
+        while not into or not isinstance(into[-1], WatchStopped):
+            into.append(await client.next_event())
+
+
+class Match:
+    """A host (with ``watchers``) on 127.0.0.1:0, and a bot joiner once ``join()`` is called."""
+
+    def __init__(self, tmp: Path, watchers: int = 4, code: str | None = CODE, target: int = 30) -> None:
+        self.tmp = tmp
+        self.code = code
+        self.watchers = watchers
+        self.target = target
+        self.port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.host_events: list[Event] = []
+        self.warnings: list[str] = []
+        self.host_task = asyncio.create_task(
+            host_session(
+                bind="127.0.0.1", port=0, name="Ann", target=target, record_path=tmp / "h.json",
+                on_listening=lambda _h, p: self.port.set_result(p), code=code,
+                on_warning=self.warnings.append, watchers=watchers, heartbeat=0.5, dead_after=10,
+            )
+        )  # fmt: skip
+
+    async def play(self, on_host_event: Callable[[Event], None] | None = None) -> None:
+        joiner = await join_session(
+            host="127.0.0.1",
+            port=await self.port,
+            name="Bob",
+            record_path=self.tmp / "j.json",
+            code=self.code,
+        )
+        host: NetSession = await self.host_task
+
+        def seen(ev: Event) -> None:
+            self.host_events.append(ev)
+            if on_host_event is not None:
+                on_host_event(ev)
+
+        codes = await asyncio.gather(
+            run_bot(host, "easy", seed=1, on_event=seen), run_bot(joiner, "easy", seed=2)
+        )
+        assert list(codes) == [0, 0]
+
+    def records_agree(self) -> None:
+        h, j = (self.tmp / "h.json").read_bytes(), (self.tmp / "j.json").read_bytes()
+        assert h == j
+        assert record.verify(record.load(self.tmp / "h.json")).over
+
+
+def run(main: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(main(), 90))
+
+
+def test_watchers_see_the_whole_match_from_wherever_they_arrive(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, target=20)
+        early = await watch_match(host="127.0.0.1", port=await m.port, name="Cy", code=CODE)
+        early_seen: list[SpectatorEvent] = []
+        early_task = asyncio.create_task(collect(early, early_seen))
+        late_seen: list[SpectatorEvent] = []
+        tasks: list[asyncio.Task[None]] = []
+
+        async def arrive() -> None:
+            late = await watch_match(host="127.0.0.1", port=await m.port, name="Di", code=CODE)
+            await collect(late, late_seen)
+
+        def on_host(ev: Event) -> None:
+            moves = sum(1 for e in m.host_events if isinstance(e, MovePlayed))
+            if moves == 40 and not tasks:
+                tasks.append(asyncio.create_task(arrive()))
+
+        await m.play(on_host)
+        await early_task
+        await asyncio.gather(*tasks)
+        m.records_agree()
+
+        rec = record.load(tmp_path / "h.json")
+        for seen in (early_seen, late_seen):
+            assert isinstance(seen[0], Watching) and seen[0].names == ("Ann", "Bob")
+            assert seen[-1] == WatchStopped(True)
+            tables = [e for e in seen if isinstance(e, TableShown)]
+            assert tables[-1].match_over and tables[-1].scores == tuple(rec.scores or ())
+            assert sum(1 for t in tables if t.match_over) == 1
+        first = [e for e in early_seen if isinstance(e, TableShown)]
+        assert (first[0].view.game, first[0].view.ply, first[0].move) == (1, 0, None)
+        moves = [t.move for t in first if t.move is not None]
+        assert moves == [move_from_json(mv) for g in rec.games for mv in g.moves]  # all, in order
+        later = [e for e in late_seen if isinstance(e, TableShown)]
+        assert (later[0].view.game, later[0].view.ply) > (1, 0)  # the table as it was on arrival
+        counts = [e.count for e in m.host_events if isinstance(e, WatchersChanged)]
+        assert counts[:2] == [1, 2]
+
+    run(main)
+
+
+def _raw_watch(code: bytes | None = None) -> bytes:
+    return encode(
+        {
+            "t": "watch",
+            "proto": 2,
+            "app": "p2p-spite",
+            "name": "Eve",
+            "nonce": bytes(16),
+            "code": code is not None,
+        }
+    )
+
+
+def _frames(data: bytes) -> list[dict[str, Any]]:
+    d = FrameDecoder()
+    d.feed(data)
+    out = []
+    while (msg := d.next_message()) is not None:
+        out.append(msg)
+    return out
+
+
+async def _read_all(reader: asyncio.StreamReader, seconds: float = 10.0) -> bytes:
+    async with asyncio.timeout(seconds):
+        return await reader.read(-1)
+
+
+@pytest.mark.parametrize("send", ["move", "chat", "resign", "hello"])
+def test_a_watcher_that_sends_a_message_of_the_match_is_refused_and_changes_nothing(
+    tmp_path: Path, send: str
+) -> None:
+    msgs: dict[str, dict[str, Any]] = {
+        "move": {"t": "move", "n": 0, "d": bytes(32), "a": bytes(32), "m": [0, "hand", 5, "side", 0]},
+        "chat": {"t": "chat", "text": "Bob has two Kings"},
+        "resign": {"t": "resign", "n": 0, "d": bytes(32), "g": 1, "s": 1},
+        "hello": {
+            "t": "hello", "proto": 2, "app": "p2p-spite", "role": "join", "name": "Eve",
+            "nonce": bytes(16), "code": False, "match": None,
+        },
+    }  # fmt: skip
+
+    async def main() -> None:
+        m = Match(tmp_path, code=None, target=10)
+        reader, writer = await asyncio.open_connection("127.0.0.1", await m.port)
+        writer.write(_raw_watch())
+        play = asyncio.create_task(m.play())
+        await until(lambda: any(isinstance(e, WatchersChanged) for e in m.host_events) or play.done())
+        writer.write(encode(msgs[send]))
+        got = _frames(await _read_all(reader))
+        await play
+        m.records_agree()
+        assert got[0]["t"] == "hello"  # the host's, sent to every connection at once
+        assert got[-1]["t"] == "refuse" and got[-1]["code"] == "watcher"
+        writer.close()
+
+    run(main)
+
+
+def test_a_watcher_that_stops_reading_is_dropped_and_never_slows_the_players(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watchnet, "MAX_WATCH_BUFFER", 4096)
+    monkeypatch.setattr(watchnet, "WATCH_SNDBUF", 4096)
+
+    async def main() -> None:
+        m = Match(tmp_path, code=None, target=50)
+        port = await m.port
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(_raw_watch())  # ... and never reads a byte
+        await m.play()
+        m.records_agree()
+        counts = [e.count for e in m.host_events if isinstance(e, WatchersChanged)]
+        assert counts == [1, 0]  # it watched, then was dropped, while the match went on
+        sock.close()
+
+    run(main)
+
+
+def test_a_host_lets_in_as_many_watchers_as_it_says(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, watchers=1, target=10)
+        first = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
+        one: list[SpectatorEvent] = []
+        collecting = asyncio.create_task(collect(first, one))
+        await until(lambda: bool(m.warnings) or first.endpoint.phase.value == "waiting")
+        second = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
+        refused = await asyncio.wait_for(second.next_event(), 10)
+        assert isinstance(refused, WatchStopped) and not refused.complete
+        assert "watchers-full" in refused.message
+        await m.play()
+        await collecting
+        assert one[-1] == WatchStopped(True)
+
+    run(main)
+
+
+def test_a_host_with_no_watchers_and_a_wrong_code_turn_a_watcher_away(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, watchers=0)
+        nobody = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
+        ev = await asyncio.wait_for(nobody.next_event(), 10)
+        assert isinstance(ev, WatchStopped) and "no-watchers" in ev.message
+        (tmp_path / "other").mkdir()
+        m2 = Match(tmp_path / "other")
+        wrong = await watch_match(host="127.0.0.1", port=await m2.port, code="WRONG234")
+        ev = await asyncio.wait_for(wrong.next_event(), 10)
+        assert isinstance(ev, WatchStopped) and "bad-code" in ev.message
+        await until(lambda: bool(m2.warnings))
+        assert "wrong join code" in m2.warnings[0] or "watcher" in m2.warnings[0]
+        for x in (m, m2):
+            x.host_task.cancel()
+
+    run(main)
+
+
+def test_a_watcher_that_never_proves_the_code_is_dropped_at_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watchnet, "HANDSHAKE_TIMEOUT", 0.5)
+
+    async def main() -> None:
+        m = Match(tmp_path)
+        reader, writer = await asyncio.open_connection("127.0.0.1", await m.port)
+        writer.write(_raw_watch(b"code"))  # a code it never proves
+        got = _frames(await _read_all(reader, 5))
+        assert [f["t"] for f in got] == ["hello", "challenge"]  # then the host closed
+        await until(lambda: bool(m.warnings))
+        assert "no handshake in time" in m.warnings[0]
+        writer.close()
+        m.host_task.cancel()
+
+    run(main)

@@ -41,6 +41,7 @@ from ..session import (
     MovePlayed,
     Notice,
     Session,
+    WatchersChanged,
     view_of,
 )
 from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, render_board, render_compact
@@ -181,6 +182,10 @@ class GameApp:
         return self.ctl.connection
 
     @property
+    def watchers(self) -> int:
+        return self.ctl.watchers
+
+    @property
     def target(self) -> int | None:
         return self.ctl.target
 
@@ -273,7 +278,7 @@ class GameApp:
 
     # -- what the feed hands over (feed.Screen) ---------------------------------
 
-    def feed_news(self, ev: ChatReceived | ConnectionChanged | Notice) -> None:
+    def feed_news(self, ev: ChatReceived | ConnectionChanged | Notice | WatchersChanged) -> None:
         self.ctl.news(ev)
 
     def feed_broken(self, error: Exception) -> None:

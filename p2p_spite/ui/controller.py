@@ -44,6 +44,7 @@ from ..session import (
     SessionFailed,
     TakebackAsked,
     TakebackRefused,
+    WatchersChanged,
 )
 from .board import Slots, hand_slots
 from .commands import Again, Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
@@ -66,6 +67,7 @@ from .words import (
     refusal,
     rematch_words,
     scores_line,
+    watchers_words,
 )
 
 CHAT_TIMEOUT = 5.0
@@ -142,6 +144,7 @@ class Controller:
         self.last_move: MovePlayed | None = None  # the last move shown (the board marks the opponent's)
         self.connection = LinkState.CONNECTED
         self.match_number = 1  # the match shown, counted on this connection
+        self.watchers = 0  # how many watch the match (host --watchers)
         self.finished = False  # the match is over (or failed)
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.left = False  # the player left (quit)
@@ -378,7 +381,7 @@ class Controller:
 
     # -- events -------------------------------------------------------------------
 
-    def news(self, ev: ChatReceived | ConnectionChanged | Notice | RematchAnswered) -> None:
+    def news(self, ev: ChatReceived | ConnectionChanged | Notice | RematchAnswered | WatchersChanged) -> None:
         """An event that changes nothing on the board: shown at once."""
         if isinstance(ev, ChatReceived):
             if ev.seat != self.seat:  # our own lines are shown when sent
@@ -387,13 +390,17 @@ class Controller:
             self._connection(ev)
         elif isinstance(ev, RematchAnswered):
             self._peer_answered(ev.yes)
+        elif isinstance(ev, WatchersChanged):
+            if ev.count > self.watchers:
+                self.say(Style.INFO, watchers_words(ev.count))
+            self.watchers = ev.count
         else:
             self.say(Style.INFO, ev.text)
         self.port.changed()
 
     def show(self, ev: Event) -> None:
         """Show one event of the match, in order: the words, then the state."""
-        if isinstance(ev, ChatReceived | ConnectionChanged | Notice | RematchAnswered):
+        if isinstance(ev, ChatReceived | ConnectionChanged | Notice | RematchAnswered | WatchersChanged):
             self.news(ev)
             return
         if isinstance(ev, GameStarted):

@@ -31,13 +31,14 @@ from ..session import (
     Notice,
     Session,
     SessionFailed,
+    WatchersChanged,
 )
 
 
 class Screen(Protocol):
     """What the feed needs from the screen it feeds."""
 
-    def feed_news(self, ev: ChatReceived | ConnectionChanged | Notice) -> None:
+    def feed_news(self, ev: ChatReceived | ConnectionChanged | Notice | WatchersChanged) -> None:
         """Show ``ev`` now (it changes nothing on the board)."""
 
     def feed_show(self, ev: Event) -> None:
@@ -100,7 +101,7 @@ class EventFeed:
             except Exception as e:  # the session broke: say so, stop reading
                 self.screen.feed_broken(e)
                 return
-            if isinstance(ev, ChatReceived | ConnectionChanged | Notice):
+            if isinstance(ev, ChatReceived | ConnectionChanged | Notice | WatchersChanged):
                 self.screen.feed_news(ev)
             elif isinstance(ev, SessionFailed):
                 self._hurry = True

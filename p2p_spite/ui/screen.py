@@ -34,7 +34,7 @@ from .board import COMPACT_MIN_WIDTH, Line, clip, no_color, width_of, wrap
 from .messages import MessageLog
 from .question import Question
 from .text import CONNECTION_MARKS, DOT, PROMPT, RULE, UP
-from .words import connection_state
+from .words import connection_state, watching
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -70,6 +70,8 @@ class GameScreen(Protocol):
     def waiting_next_game(self) -> bool: ...
     @property
     def connection(self) -> LinkState: ...
+    @property
+    def watchers(self) -> int: ...
 
     def cols(self) -> int: ...
     def rows(self) -> int: ...
@@ -152,6 +154,8 @@ def toolbar(app: GameScreen) -> StyleAndTextTuples:
         ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {connection_state(state)}"),
         ("class:toolbar", f" {DOT} {app.opp_name} "),
     ]
+    if app.watchers:
+        left.append(("class:toolbar", f"{DOT} {watching(app.watchers)} "))
     if app.log.scrolled:
         left.append(
             ("class:toolbar.bad", " " + _("{up} scrolled ({n})").format(up=UP, n=app.log.scrolled) + " ")

@@ -446,6 +446,20 @@ def rematch_words(settled: Rematch, name: str, number: int) -> str | None:
     return None
 
 
+def watching(n: int) -> str:
+    """The toolbar's count of watchers: ``2 watching``."""
+    return ngettext("{n} watching", "{n} watching", n).format(n=n)
+
+
+def watchers_words(n: int) -> str:
+    """Said when someone starts watching: ``Now 2 people watch this match.``"""
+    return ngettext(
+        "Someone is watching this match (they see only the cards shown to both of you).",
+        "Now {n} people watch this match (they see only the cards shown to both of you).",
+        n,
+    ).format(n=n)
+
+
 def deck_proven(voice: Voice) -> str:
     """The line after a private-deck game's end (``GameEnded.deck_proven``), said to the
     seat ``voice.me``: ``Private deck: every shuffle proven; Bob saw none of your hidden cards.``"""
@@ -488,4 +502,6 @@ __all__ = [
     "takeback_question",
     "taken_back_words",
     "unfinished",
+    "watchers_words",
+    "watching",
 ]

@@ -15,6 +15,7 @@ from typing import Any
 from . import __version__, i18n
 from .bots import DEFAULT_LEVEL, LEVELS, make_bot
 from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
+from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError
 from .history import describe, latest, records_dir, scan, totals
@@ -269,6 +270,14 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     h.add_argument(
         "--grace", type=_seconds, default=60.0, help="seconds to wait for a lost peer (default 60)"
     )
+    h.add_argument(
+        "--watchers",
+        type=_watchers,
+        default=DEFAULT_WATCHERS,
+        metavar="N",
+        help=f"how many may watch the match at once (default {DEFAULT_WATCHERS}; 0: nobody; "
+        f"at most {MAX_WATCHERS}); they give the join code too",
+    )
     _add_peer_options(h, levels)
 
     j = sub.add_parser(
@@ -298,6 +307,26 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     h.set_defaults(run=_run_host)
     j.set_defaults(run=_run_join)
 
+    v = sub.add_parser(
+        "watch",
+        help="watch a match hosted on the network",
+        description="Watch a match as it is played, without playing: the table as both players "
+        "see it (never a hand, the stock or the seed).  Full screen on a terminal, else one line "
+        "per event; exit 0 at the match's end.",
+    )
+    v.add_argument(
+        "address",
+        nargs="?",
+        metavar="HOST[:PORT]",
+        help=f"the host (default port {DEFAULT_PORT}); none: look for hosts announced on the local network",
+    )
+    _wait_option(v)
+    _discovery_option(v)
+    v.add_argument("--code", help="the join code the host printed (a host that has one asks watchers too)")
+    v.add_argument("--no-code", action="store_true", help="the host requires no code")
+    v.add_argument("--name", default="watcher", help="your name, as the host is told it")
+    v.set_defaults(run=_run_watch, bot=None, resume=None, private=False)
+
     w = sub.add_parser(
         "hosts",
         help="list the hosts announced on the local network",
@@ -308,6 +337,12 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     _wait_option(w)
     _discovery_option(w)
     w.set_defaults(run=_run_hosts)
+
+
+def _watchers(text: str) -> int:
+    if not text.isdigit() or int(text) > MAX_WATCHERS:
+        raise argparse.ArgumentTypeError(f"watchers are 0..{MAX_WATCHERS}, not {text!r}")
+    return int(text)
 
 
 def _wait_option(p: argparse.ArgumentParser) -> None:
@@ -519,6 +554,21 @@ def _run_join(args: argparse.Namespace) -> int:
     from .lan import run_join
 
     return run_join(args, host, port)
+
+
+def _run_watch(args: argparse.Namespace) -> int:
+
+    if args.code and args.no_code:
+        raise UserError("--code and --no-code do not go together", exit_code=2)
+    if args.address is None:
+        from .lan import choose_host
+
+        host, port = choose_host(args)
+    else:
+        host, port = parse_address(args.address)
+    from .lan import run_watch
+
+    return run_watch(args, host, port)
 
 
 def _flush_per_line() -> None:

@@ -250,6 +250,7 @@ def run_host(args: argparse.Namespace) -> int:
                     heartbeat=max(args.heartbeat, 0.05),
                     dead_after=5 * max(args.heartbeat, 0.05),
                     private=args.private,
+                    watchers=args.watchers,
                 ),
                 on_listening=listening,
             )
@@ -439,6 +440,28 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     return run_main(main())
 
 
+def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
+    """The ``watch`` command: full screen on a terminal, else one line per event."""
+    from .net.watch import watch_match
+    from .ui.play import fullscreen_ok
+    from .ui.watch import WatchScreen, print_watch
+
+    if args.code is not None and not args.code.strip():
+        raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
+
+    async def main() -> int:
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        full = fullscreen_ok()
+        if not full:
+            _say(f"watching {where}...")
+        client = await watch_match(host=host, port=port, name=args.name, code=args.code)
+        if full:
+            return await WatchScreen(client).run()
+        return await print_watch(client)
+
+    return run_main(main())
+
+
 COMPUTER = "Computer"  # the computer's name in ``play``
 # ``play --private``: the computer's own process runs this (see computer_main)
 _COMPUTER_MAIN = "import sys; from p2p_spite.lan import computer_main; sys.exit(computer_main())"
@@ -490,6 +513,7 @@ async def play_against_computer(
                 record_path=record_path if record_path is not None else default_record_path("play"),
                 code=join_code,
                 private=private,
+                watchers=0,  # (nobody else has the code: a match against the computer is not watched)
             ),
             on_listening=listening,
             on_warning=None,

@@ -450,11 +450,25 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
         raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
 
     async def main() -> int:
+        from .net.connect import CodeRefused
+
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         full = fullscreen_ok()
         if not full:
             _say(f"watching {where}...")
-        client = await watch_match(host=host, port=port, name=args.name, code=args.code)
+        ask = not args.no_code and sys.stdin.isatty()  # (asked again when wrong, as join does)
+        while True:
+            try:
+                client = await watch_match(host=host, port=port, name=args.name, code=args.code)
+                break
+            except CodeRefused as e:
+                if not ask:
+                    raise
+                if e.wrong:
+                    _say("that join code is wrong")
+                args.code = _ask("join code (the host printed it; Enter to stop): ").strip() or None
+                if args.code is None:
+                    raise UserError("no join code given") from None
         if full:
             return await WatchScreen(client).run()
         return await print_watch(client)

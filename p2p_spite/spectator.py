@@ -47,6 +47,7 @@ class WatchStopped:
     complete: bool
     message: str = ""
     exit_code: int = 0
+    refusal: str | None = None  # the host's refusal code (docs/protocol.md), if it refused us
 
 
 SpectatorEvent = Watching | TableShown | WatchStopped

@@ -16,6 +16,7 @@ from p2p_spite.core.wire import FrameDecoder, encode
 from p2p_spite.engine import move_from_json
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import watch as watchnet
+from p2p_spite.net.connect import CodeRefused
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.watch import WatchClient, watch_match
 from p2p_spite.session import Event, MovePlayed, WatchersChanged
@@ -234,9 +235,12 @@ def test_a_host_with_no_watchers_and_a_wrong_code_turn_a_watcher_away(tmp_path: 
         assert isinstance(ev, WatchStopped) and "no-watchers" in ev.message
         (tmp_path / "other").mkdir()
         m2 = Match(tmp_path / "other")
-        wrong = await watch_match(host="127.0.0.1", port=await m2.port, code="WRONG234")
-        ev = await asyncio.wait_for(wrong.next_event(), 10)
-        assert isinstance(ev, WatchStopped) and "bad-code" in ev.message
+        with pytest.raises(CodeRefused) as e:  # (on a terminal, the code is asked again)
+            await watch_match(host="127.0.0.1", port=await m2.port, code="WRONG234")
+        assert e.value.wrong and "bad-code" in str(e.value)
+        with pytest.raises(CodeRefused) as e:
+            await watch_match(host="127.0.0.1", port=await m2.port)
+        assert not e.value.wrong
         await until(lambda: bool(m2.warnings))
         assert "wrong join code" in m2.warnings[0] or "watcher" in m2.warnings[0]
         for x in (m, m2):

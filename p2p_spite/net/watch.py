@@ -26,6 +26,7 @@ from ..core.watch import (
     WatcherDoor,
     WatcherIn,
     WatcherLeft,
+    WatchPhase,
     first_type,
     table_frame,
     watching_frame,
@@ -351,6 +352,8 @@ class WatchClient(asyncio.Protocol):
         self._over = False  # the match ended while we watched
         self._timers: list[asyncio.TimerHandle] = []
         self._silence: asyncio.TimerHandle | None = None
+        # past the join code (None), or how the watch stopped before that
+        self.in_door: asyncio.Future[WatchStopped | None] = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -404,10 +407,12 @@ class WatchClient(asyncio.Protocol):
                     self._over = True
                 self._events.put_nowait(ev)
         except PeerRefused as e:
-            self._stop(WatchStopped(False, f"the host refused: {e}", EXIT_ERROR))
+            self._stop(WatchStopped(False, f"the host refused: {e}", EXIT_ERROR, e.code.value))
         except ProtocolError as e:
             self._stop(WatchStopped(False, f"refused the host at {self.where}: {e}", EXIT_ERROR))
         self._flush()
+        if self.endpoint.phase in (WatchPhase.WAITING, WatchPhase.WATCHING) and not self.in_door.done():
+            self.in_door.set_result(None)
         if self._stopped and self.transport is not None:
             self.transport.close()
 
@@ -420,6 +425,8 @@ class WatchClient(asyncio.Protocol):
         if not self._stopped:
             self._stopped = True
             self._events.put_nowait(ev)
+            if not self.in_door.done():
+                self.in_door.set_result(ev)
 
     def connection_lost(self, exc: Exception | None) -> None:
         for t in self._timers:
@@ -444,7 +451,8 @@ class WatchClient(asyncio.Protocol):
 async def watch_match(
     *, host: str, port: int, name: str = "watcher", code: str | None = None, timeout: float = 10.0
 ) -> WatchClient:
-    """Connect to the host at ``host``:``port`` as a watcher (``code``: its join code)."""
+    """Connect to the host at ``host``:``port`` as a watcher (``code``: its join code),
+    and pass its door: CodeRefused when the host wants a code not given, or another."""
     where = fmt_addr((host, port))
     key = derive_code_key(code) if code else None
     loop = asyncio.get_running_loop()
@@ -458,7 +466,19 @@ async def watch_match(
         raise UserError(f"nobody is hosting at {where} (is the host running? is the port right?)") from None
     except (OSError, OverflowError) as e:
         raise UserError(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        stopped = await asyncio.wait_for(asyncio.shield(client.in_door), HANDSHAKE_TIMEOUT)
+    except TimeoutError:
+        await client.close()
+        raise UserError(f"the host at {where} did not answer the handshake") from None
+    if stopped is not None and stopped.refusal in _CODE_REFUSALS:
+        from .connect import CodeRefused  # (connect.py imports this module)
+
+        raise CodeRefused(stopped.message, wrong=stopped.refusal == Refusal.BAD_CODE.value)
     return client
+
+
+_CODE_REFUSALS = frozenset({Refusal.BAD_CODE.value, Refusal.CODE_NEEDED.value})
 
 
 __all__ = ["Doorway", "WatchClient", "WatchHub", "WatchLink", "Watching", "watch_match"]

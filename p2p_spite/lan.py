@@ -471,6 +471,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
                     raise UserError("no join code given") from None
         if full:
             return await WatchScreen(client).run()
+        _say(f"in: the match at {where} is shown as it is played")
         return await print_watch(client)
 
     return run_main(main())

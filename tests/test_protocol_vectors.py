@@ -16,20 +16,23 @@ import hashlib
 import hmac
 import json
 import re
+import struct
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 
 from p2p_spite.core import game as netgame
-from p2p_spite.core import keys
+from p2p_spite.core import keys, watch
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.core.handshake import SeedOrigin
 from p2p_spite.core.messages import clean_text
-from p2p_spite.engine import Match, Move
+from p2p_spite.engine import Match, Move, public_view, view
 from p2p_spite.plaintext import MAX_NAME
+from p2p_spite.spectator import TableShown
 from p2p_spite.storage import record as recordmod
 from p2p_spite.storage.journal import journal_path
 from p2p_spite.storage.keeper import RecordKeeper, record_extra
@@ -229,7 +232,38 @@ def recipe_vectors() -> dict[str, str]:
     v["proof_join"], v["proof_host"] = proof_mac(rk, "join").hex(), proof_mac(rk, "host").hex()
     v["commit_host"], v["commit_join"] = commit("host", S_HOST).hex(), commit("join", S_JOIN).hex()
     v["seed"] = agreed_seed().hex()
+    # a watcher's MACs (the challenge nonce in the host nonce's place) and a table
+    v["auth_watch"], v["auth_watch_host"] = auth_mac(key, "watch").hex(), auth_mac(key, "watch-host").hex()
+    v["table_frame"] = table_frame_recipe().hex()
     return v
+
+
+def table_frame_recipe() -> bytes:
+    """The `table` after game 1's first move, as *Watchers* defines it."""
+    g = RefGame(SEED, 1)
+    g.play(GAME1_MOVES[0])
+    body: bytes = msgpack.packb(
+        {
+            "t": "table",
+            "g": 1,
+            "turn": g.turn,
+            "ply": 1,
+            "hands": [len(g.hand[0]), len(g.hand[1])],
+            "tops": [g.payoff[0][-1], g.payoff[1][-1]],
+            "left": [len(g.payoff[0]), len(g.payoff[1])],
+            "sides": [[bytes(st) for st in g.side[seat]] for seat in (0, 1)],
+            "center": [bytes(st) for st in g.center],
+            "stock": len(g.stock),
+            "scores": [0, 0],
+            "end": None,
+            "m": GAME1_MOVES[0],
+            "c": GAME1_MOVES[0][2],
+            "lot": False,
+            "over": False,
+        },
+        use_bin_type=True,
+    )
+    return struct.pack(">I", len(body)) + body
 
 
 # -- the document ---------------------------------------------------------------------------
@@ -340,6 +374,8 @@ def test_net_crypto_agrees_with_the_recipe() -> None:
         assert keys.derive_code_key(spelled) == key
     assert keys.auth_mac(key, "join", HOST_NONCE, JOIN_NONCE).hex() == v["auth_join"]
     assert keys.auth_mac(key, "host", HOST_NONCE, JOIN_NONCE).hex() == v["auth_host"]
+    assert keys.auth_mac(key, watch.WATCHER_ROLE, HOST_NONCE, JOIN_NONCE).hex() == v["auth_watch"]
+    assert keys.auth_mac(key, watch.WATCHED_ROLE, HOST_NONCE, JOIN_NONCE).hex() == v["auth_watch_host"]
     rk = keys.resume_key(SEED, MATCH_ID)
     assert rk.hex() == v["resume_key"]
     assert keys.proof_mac(rk, "join", HOST_NONCE, JOIN_NONCE).hex() == v["proof_join"]
@@ -423,3 +459,12 @@ def test_the_journal_lines_are_the_documented_ones(tmp_path: Path) -> None:
         apply_kept(core, keeper, a, tag)  # game 1's end rewrites the record, then game 2 is dealt
     assert journal_path(path).read_bytes() == doc_block("journal").encode("ascii")
     keeper.close()
+
+
+def test_a_watchers_table_is_the_recipes_frame() -> None:
+    m = Match(SEED)
+    mv = Move(*GAME1_MOVES[0])
+    card = m.game.card_of(mv)
+    m.apply(mv)
+    shown = TableShown(public_view(view(m.game, 0)), (0, 0), mv, card)
+    assert watch.table_frame(shown).hex() == recipe_vectors()["table_frame"]

@@ -28,7 +28,7 @@ class Watching:
 class TableShown:
     """The table now: first the one we arrived at (mid-game too), then one after each
     move, resignation and deal.  ``move`` and ``card``: the move that led here and
-    the card it placed (None: a deal, a resignation or our arrival)."""
+    the card it placed (None: a deal or a resignation)."""
 
     view: PublicView
     scores: tuple[int, int]

@@ -48,3 +48,16 @@ def test_a_seed_in_upper_case_hex_is_the_same_seed(command: list[str]) -> None:
 
     args = build_parser().parse_args([*command, "--seed", "AB" * 31 + "Cd"])
     assert args.seed == bytes.fromhex("ab" * 31 + "cd")
+
+
+def test_watch_and_the_hosts_watchers_option_parse() -> None:
+    from p2p_spite.cli import build_parser
+
+    p = build_parser()
+    args = p.parse_args(["watch", "127.0.0.1:4747", "--code", "K7QP-3MXD"])
+    assert (args.address, args.code, args.bot, args.resume) == ("127.0.0.1:4747", "K7QP-3MXD", None, None)
+    assert p.parse_args(["host"]).watchers == 4
+    assert p.parse_args(["host", "--watchers", "0"]).watchers == 0
+    for bad in ("33", "-1", "x"):
+        with pytest.raises(SystemExit):
+            p.parse_args(["host", "--watchers", bad])

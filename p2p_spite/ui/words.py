@@ -452,10 +452,10 @@ def watching(n: int) -> str:
 
 
 def watchers_words(n: int) -> str:
-    """Said when someone starts watching: ``2 people are watching this match (...)``"""
+    """Said when someone starts watching: ``2 people are watching (...)``"""
     return ngettext(
-        "{n} person is watching this match (they see only the cards shown to both of you).",
-        "{n} people are watching this match (they see only the cards shown to both of you).",
+        "{n} person is watching (they see only the cards shown to both of you).",
+        "{n} people are watching (they see only the cards shown to both of you).",
         n,
     ).format(n=n)
 

@@ -19,7 +19,7 @@ from p2p_spite.net import watch as watchnet
 from p2p_spite.net.connect import CodeRefused
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.watch import WatchClient, watch_match
-from p2p_spite.session import Event, MovePlayed, WatchersChanged
+from p2p_spite.session import Event, GameStarted, MovePlayed, WatchersChanged
 from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.storage import record
 from tests.support.net import finish_all, read_code, reader, spawn, wait_listening
@@ -42,9 +42,19 @@ async def collect(client: WatchClient, into: list[SpectatorEvent]) -> None:
 class Match:
     """A host (with ``watchers``) on 127.0.0.1:0, and a bot joiner once ``join()`` is called."""
 
-    def __init__(self, tmp: Path, watchers: int = 4, code: str | None = CODE, target: int = 30) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        watchers: int = 4,
+        code: str | None = CODE,
+        target: int = 30,
+        private: bool = False,
+        games: int | None = None,
+    ) -> None:
         self.tmp = tmp
         self.code = code
+        self.private = private
+        self.games = games
         self.watchers = watchers
         self.target = target
         self.port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -55,6 +65,7 @@ class Match:
                 bind="127.0.0.1", port=0, name="Ann", target=target, record_path=tmp / "h.json",
                 on_listening=lambda _h, p: self.port.set_result(p), code=code,
                 on_warning=self.warnings.append, watchers=watchers, heartbeat=0.5, dead_after=10,
+                private=private, games=games,
             )
         )  # fmt: skip
 
@@ -65,6 +76,7 @@ class Match:
             name="Bob",
             record_path=self.tmp / "j.json",
             code=self.code,
+            private=self.private,
         )
         host: NetSession = await self.host_task
 
@@ -81,7 +93,9 @@ class Match:
     def records_agree(self) -> None:
         h, j = (self.tmp / "h.json").read_bytes(), (self.tmp / "j.json").read_bytes()
         assert h == j
-        assert record.verify(record.load(self.tmp / "h.json")).over
+        rec = record.load(self.tmp / "h.json")
+        m = record.verify(rec)
+        assert m.over or len(rec.games) == self.games
 
 
 def run(main: Callable[[], Awaitable[None]]) -> None:
@@ -126,6 +140,32 @@ def test_watchers_see_the_whole_match_from_wherever_they_arrive(tmp_path: Path) 
         assert (later[0].view.game, later[0].view.ply) > (1, 0)  # the table as it was on arrival
         counts = [e.count for e in m.host_events if isinstance(e, WatchersChanged)]
         assert counts[:2] == [1, 2]
+
+    run(main)
+
+
+@pytest.mark.slow  # (a private game takes about 15 s of cryptography)
+def test_a_private_match_shows_a_watcher_no_card_hidden_from_either_player(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, private=True, games=1)
+        client = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
+        seen: list[SpectatorEvent] = []
+        watching = asyncio.create_task(collect(client, seen))
+        await m.play()
+        await watching
+        m.records_agree()
+        assert seen[0] == Watching(("Ann", "Bob"), 30, 1, True)
+        # the host's hand after each move it was told of: never on a watcher's table
+        hands = {
+            (ev.view.game, ev.view.ply): set(ev.view.hand)
+            for ev in m.host_events
+            if isinstance(ev, GameStarted | MovePlayed)
+        }
+        tables = [e for e in seen if isinstance(e, TableShown)]
+        assert len(tables) > 10
+        for t in tables:
+            assert not set(t.view.cards()) & hands.get((t.view.game, t.view.ply), set())
+        assert tables[-1].match_over and seen[-1] == WatchStopped(True)
 
     run(main)
 

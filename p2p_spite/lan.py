@@ -372,6 +372,16 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
     return pick.address, pick.port
 
 
+def _code_again(wrong: bool) -> str:
+    """A person at a terminal whose join code the host wanted or refused: asked for it."""
+    if wrong:
+        _say("that join code is wrong")
+    code = _ask("join code (the host printed it; Enter to stop): ").strip()
+    if not code:
+        raise UserError("no join code given")
+    return code
+
+
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
     from .net.connect import CodeRefused, join_session
@@ -412,11 +422,7 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             except CodeRefused as e:
                 if not ask:
                     raise
-                if e.wrong:
-                    _say("that join code is wrong")
-                args.code = _ask("join code (the host printed it; Enter to stop): ").strip() or None
-                if args.code is None:
-                    raise UserError("no join code given") from None
+                args.code = _code_again(e.wrong)
         who = session.peer_name
         if session.seed_by is SeedOrigin.HOST:
             seed = f"the host chose the seed: {session.seed.hex()}"
@@ -464,11 +470,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
             except CodeRefused as e:
                 if not ask:
                     raise
-                if e.wrong:
-                    _say("that join code is wrong")
-                args.code = _ask("join code (the host printed it; Enter to stop): ").strip() or None
-                if args.code is None:
-                    raise UserError("no join code given") from None
+                args.code = _code_again(e.wrong)
         if full:
             return await WatchScreen(client).run()
         _say(f"in: the match at {where} is shown as it is played")

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, Final, Self
+from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 from ..engine import Card, EndReason, Move, PublicView, Result, move_from_json
 from ..plaintext import MAX_NAME
@@ -362,6 +362,68 @@ class WatcherLeft:
     reason: str
 
 
+E = TypeVar("E")
+
+
+class _Side(Generic[E]):
+    """What both ends of a watcher's connection do alike: frames in, events out (``E``,
+    from ``_handle``), bytes out; a rule broken refuses the other end and closes."""
+
+    def __init__(self) -> None:
+        self._decoder = FrameDecoder()
+        self._out = bytearray()
+
+    @property
+    def closed(self) -> bool:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+    def _handle(self, m: dict[str, Any]) -> E | None:
+        raise NotImplementedError
+
+    def receive_data(self, data: bytes) -> None:
+        if not self.closed:
+            self._decoder.feed(data)
+
+    def data_to_send(self) -> bytes:
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def _last(self, msg: Message) -> None:
+        """Send ``msg``, then nothing more: the connection is closed."""
+        if not self.closed:
+            self._out += encode(msg.to_wire())
+            self._close()
+
+    def refuse(self, code: Refusal, text: str) -> None:
+        self._last(Refuse(code, text))
+
+    def bye(self, reason: str) -> None:
+        self._last(Bye(reason))
+
+    def next_event(self) -> NeedData | E:
+        """The next event: RemoteProtocolError (its refusal queued) when the other end broke
+        a rule, PeerRefused when it refused us; the connection is then closed."""
+        while not self.closed:
+            try:
+                m = self._decoder.next_message()
+                if m is None:
+                    return NeedData()
+                ev = self._handle(m)
+            except PeerRefused:
+                self._close()
+                raise
+            except RemoteProtocolError as e:
+                self.refuse(e.code, str(e))
+                raise
+            if ev is not None:
+                return ev
+        return NeedData()
+
+
 class DoorPhase(Enum):
     WATCH = "watch"  # waiting for the watcher's first message
     CODE = "code"  # the challenge is sent: waiting for the watcher's MAC
@@ -369,7 +431,7 @@ class DoorPhase(Enum):
     CLOSED = "closed"
 
 
-class WatcherDoor:
+class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
     """The host's side of one watcher's connection.  ``code_key``: the join code's key
     (None: no code); ``allowed``: the host lets watchers in at all (``--watchers 0``: no).
     The tables the host shows are queued whole with :meth:`show`."""
@@ -384,61 +446,26 @@ class WatcherDoor:
         self.code_key = code_key
         self.allowed = allowed
         self.proto = proto
+        super().__init__()
         self.phase = DoorPhase.WATCH
         self.name = ""
-        self._decoder = FrameDecoder()
-        self._out = bytearray()
         self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._peer_nonce = b""
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
 
-    def receive_data(self, data: bytes) -> None:
-        if self.phase is not DoorPhase.CLOSED:
-            self._decoder.feed(data)
-
-    def data_to_send(self) -> bytes:
-        out = bytes(self._out)
-        self._out.clear()
-        return out
-
     @property
-    def pending_out(self) -> int:
-        return len(self._out)
+    def closed(self) -> bool:
+        return self.phase is DoorPhase.CLOSED
+
+    def _close(self) -> None:
+        self.phase = DoorPhase.CLOSED
 
     def show(self, frame: bytes) -> None:
         """Queue an encoded ``watching`` or ``table`` frame (only once let in)."""
         if self.phase is not DoorPhase.IN:
             raise LocalProtocolError("a table for a watcher not let in")
         self._out += frame
-
-    def refuse(self, code: Refusal, text: str) -> None:
-        """Refuse the watcher (it is then closed)."""
-        if self.phase is not DoorPhase.CLOSED:
-            self._out += encode(Refuse(code, text).to_wire())
-            self.phase = DoorPhase.CLOSED
-
-    def bye(self, reason: str) -> None:
-        if self.phase is not DoorPhase.CLOSED:
-            self._out += encode(Bye(reason).to_wire())
-            self.phase = DoorPhase.CLOSED
-
-    def next_event(self) -> NeedData | WatcherIn | WatcherLeft:
-        """The next event; RemoteProtocolError (its refusal queued, the door closed) when
-        the watcher broke a rule."""
-        while True:
-            if self.phase is DoorPhase.CLOSED:
-                return NeedData()
-            try:
-                m = self._decoder.next_message()
-                if m is None:
-                    return NeedData()
-                ev = self._handle(m)
-            except RemoteProtocolError as e:
-                self.refuse(e.code, str(e))
-                raise
-            if ev is not None:
-                return ev
 
     def _handle(self, m: dict[str, Any]) -> WatcherIn | WatcherLeft | None:
         t = m["t"]
@@ -507,16 +534,15 @@ class WatchPhase(Enum):
     CLOSED = "closed"
 
 
-class WatchEndpoint:
+class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
     """The watcher's side of its connection (``code_key``: the join code's key, or None)."""
 
     def __init__(self, name: str, code_key: bytes | None, proto: int = PROTOCOL_VERSION) -> None:
         self.name = clean_text(name, MAX_NAME)
         self.code_key = code_key
         self.proto = proto
+        super().__init__()
         self.phase = WatchPhase.HELLO
-        self._decoder = FrameDecoder()
-        self._out = bytearray()
         self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._challenge = b""
         self._game = 0  # the game of the last table
@@ -527,50 +553,17 @@ class WatchEndpoint:
         hello = WatchHello(self.proto, self.name, self._nonce, self.code_key is not None)
         self._out += encode(hello.to_wire())
 
-    def receive_data(self, data: bytes) -> None:
-        if self.phase is not WatchPhase.CLOSED:
-            self._decoder.feed(data)
+    @property
+    def closed(self) -> bool:
+        return self.phase is WatchPhase.CLOSED
 
-    def data_to_send(self) -> bytes:
-        out = bytes(self._out)
-        self._out.clear()
-        return out
+    def _close(self) -> None:
+        self.phase = WatchPhase.CLOSED
 
     def ping(self) -> None:
         if self.phase is not WatchPhase.CLOSED:
             self._ping += 1
             self._out += encode(Ping(self._ping).to_wire())
-
-    def bye(self, reason: str) -> None:
-        if self.phase is not WatchPhase.CLOSED:
-            self._out += encode(Bye(reason).to_wire())
-            self.phase = WatchPhase.CLOSED
-
-    def next_event(self) -> NeedData | Watching | TableShown | HostBye:
-        """The next event: PeerRefused when the host refused us, RemoteProtocolError
-        (its refusal queued) when the host broke a rule; the endpoint is then closed."""
-        while True:
-            if self.phase is WatchPhase.CLOSED:
-                return NeedData()
-            try:
-                m = self._decoder.next_message()
-                if m is None:
-                    return NeedData()
-                ev = self._handle(m)
-            except PeerRefused:
-                self.phase = WatchPhase.CLOSED
-                raise
-            except RemoteProtocolError as e:
-                self._refuse(e)
-                raise
-            if ev is not None:
-                return ev
-
-    def _refuse(self, e: RemoteProtocolError) -> None:
-        """The host broke a rule: tell it why (unless it closed first) and stop."""
-        if self.phase is not WatchPhase.CLOSED:
-            self._out += encode(Refuse(e.code, str(e)).to_wire())
-            self.phase = WatchPhase.CLOSED
 
     def _handle(self, m: dict[str, Any]) -> Watching | TableShown | HostBye | None:
         t, phase = m["t"], self.phase

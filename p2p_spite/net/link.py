@@ -81,10 +81,7 @@ class Link(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        no_delay(transport)
         self.peer = transport.get_extra_info("peername")
         self.connected_at = asyncio.get_running_loop().time()
         if not self.peer_label:
@@ -230,6 +227,14 @@ class Link(asyncio.Protocol):
             else:
                 self.fail(e)
         self.flush()
+
+
+def no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send each small message at once (TCP_NODELAY: no Nagle wait for a move)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def fmt_addr(addr: Any) -> str:

@@ -46,7 +46,7 @@ from ..session import (
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from .gate import AUTHENTICATED, GREETED
-from .link import HANDSHAKE_TIMEOUT, Link, fmt_addr
+from .link import HANDSHAKE_TIMEOUT, Link, fmt_addr, no_delay
 from .session import NetSession
 
 MAX_WATCH_BUFFER = 64 * 1024  # bytes queued for a watcher that does not read; more: it is dropped
@@ -358,10 +358,7 @@ class WatchClient(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        no_delay(transport)
         self.endpoint.initiate()
         self._flush()
         self._heard()

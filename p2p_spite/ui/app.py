@@ -44,7 +44,7 @@ from ..session import (
     WatchersChanged,
     view_of,
 )
-from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, render_board, render_compact
+from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, as_text, render_board, render_compact
 from .commands import Again, Quit, completions, is_yes, parse_command
 from .controller import Controller
 from .feed import EventFeed
@@ -496,12 +496,7 @@ class GameApp:
         return self.log.text(self.msg_rows(), self.cols())
 
     def board_text(self) -> StyleAndTextTuples:
-        frags: StyleAndTextTuples = []
-        for i, line in enumerate(self.board_lines()):
-            if i:
-                frags.append(("", "\n"))
-            frags.extend(line)
-        return frags
+        return as_text(self.board_lines())
 
 
 __all__ = ["GameApp", "MoveCompleter"]

@@ -173,6 +173,16 @@ class BoardInfo:
         return self.hand or hand_order(self.view.hand)
 
 
+def as_text(lines: Sequence[Line]) -> StyleAndTextTuples:
+    """``lines`` as one fragment list, a newline between each (a window's text)."""
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
 def width_of(line: Line) -> int:
     return sum(get_cwidth(c) for frag in line for c in frag[1])
 
@@ -790,6 +800,7 @@ def wrap(line: Line, width: int, indent: int = 2) -> list[Line]:
 __all__ = [
     "BoardInfo",
     "app_style",
+    "as_text",
     "card_label",
     "chip",
     "clip",

@@ -47,6 +47,7 @@ from .board import (
     BoardInfo,
     Line,
     app_style,
+    as_text,
     card_label,
     clip,
     fit_board,
@@ -59,6 +60,26 @@ from .words import Voice, game_result, move_words, refusal, scores_line, short_s
 SIDE_PANE_MIN_COLS = 112
 SIDE_PANE = 34
 MIN_COLS = COMPACT_MIN_WIDTH  # the compact board's; the full board from board.MIN_WIDTH
+
+
+def screen_size(app: Application[None]) -> tuple[int, int]:
+    """A full-screen viewer's columns and rows (80x24 when its output cannot say)."""
+    try:
+        s = app.output.get_size()
+        return s.columns, s.rows
+    except Exception:
+        return 80, 24
+
+
+def too_small_note(size: Callable[[], tuple[int, int]]) -> Window:
+    """What a viewer shows instead when the terminal is too small for it."""
+
+    def text() -> StyleAndTextTuples:
+        cols, rows = size()
+        words = _("The terminal is too small ({cols}x{rows}): please enlarge it (q quits).")
+        return [("class:small", " " + words.format(cols=cols, rows=rows) + " ")]
+
+    return Window(FormattedTextControl(text))
 
 
 class Replay:
@@ -192,11 +213,7 @@ class ReplayViewer:
         return self._cards[g]
 
     def _size(self) -> tuple[int, int]:
-        try:
-            s = self.app.output.get_size()
-            return s.columns, s.rows
-        except Exception:
-            return 80, 24
+        return screen_size(self.app)
 
     def side_pane(self) -> bool:
         return self._size()[0] >= SIDE_PANE_MIN_COLS
@@ -317,12 +334,7 @@ class ReplayViewer:
         return cols < MIN_COLS or rows < len(self.board_lines()) + 3
 
     def _board_text(self) -> StyleAndTextTuples:
-        out: StyleAndTextTuples = []
-        for i, line in enumerate(self.board_lines()):
-            if i:
-                out.append(("", "\n"))
-            out.extend(line)
-        return out
+        return as_text(self.board_lines())
 
     def _toolbar(self) -> StyleAndTextTuples:
         keys = [
@@ -357,20 +369,7 @@ class ReplayViewer:
                 Window(FormattedTextControl(self.move_list), width=SIDE_PANE),
             ]
         )
-        note = Window(
-            FormattedTextControl(
-                lambda: [
-                    (
-                        "class:small",
-                        " "
-                        + _("The terminal is too small ({cols}x{rows}): please enlarge it (q quits).").format(
-                            cols=self._size()[0], rows=self._size()[1]
-                        )
-                        + " ",
-                    )
-                ]
-            )
-        )
+        note = too_small_note(self._size)
         body = HSplit(
             [
                 ConditionalContainer(wide, filter=~small & side),
@@ -507,5 +506,7 @@ __all__ = [
     "load_replay",
     "print_listing",
     "run_viewer",
+    "screen_size",
     "text_listing",
+    "too_small_note",
 ]

@@ -24,7 +24,18 @@ from ..engine import PublicView
 from ..errors import EXIT_ERROR, UserError
 from ..i18n import _
 from ..spectator import Spectator, SpectatorEvent, TableShown, Watching, WatchStopped
-from .board import COMPACT_MIN_WIDTH, BoardInfo, Line, app_style, clip, fit_board, move_highlight, width_of
+from .board import (
+    COMPACT_MIN_WIDTH,
+    BoardInfo,
+    Line,
+    app_style,
+    as_text,
+    clip,
+    fit_board,
+    move_highlight,
+    width_of,
+)
+from .replay import screen_size, too_small_note
 from .text import DOT, RULE, clean_name
 from .words import (
     Voice,
@@ -176,11 +187,7 @@ class WatchScreen:
         )
 
     def _size(self) -> tuple[int, int]:
-        try:
-            s = self.app.output.get_size()
-            return s.columns, s.rows
-        except Exception:
-            return 80, 24
+        return screen_size(self.app)
 
     def board_lines(self) -> list[Line]:
         info = self.model.board()
@@ -198,12 +205,7 @@ class WatchScreen:
         return cols < COMPACT_MIN_WIDTH or rows < len(self.board_lines()) + 2
 
     def _board_text(self) -> StyleAndTextTuples:
-        out: StyleAndTextTuples = []
-        for i, line in enumerate(self.board_lines()):
-            if i:
-                out.append(("", "\n"))
-            out.extend(line)
-        return out
+        return as_text(self.board_lines())
 
     def move_list(self) -> StyleAndTextTuples:
         cols, rows = self._size()
@@ -243,20 +245,7 @@ class WatchScreen:
         )
         moves = Window(FormattedTextControl(self.move_list))
         body = HSplit([board, Window(height=1, char=RULE, style="class:rule"), moves])
-        note = Window(
-            FormattedTextControl(
-                lambda: [
-                    (
-                        "class:small",
-                        " "
-                        + _("The terminal is too small ({cols}x{rows}): please enlarge it (q quits).").format(
-                            cols=self._size()[0], rows=self._size()[1]
-                        )
-                        + " ",
-                    )
-                ]
-            )
-        )
+        note = too_small_note(self._size)
         return Layout(
             HSplit(
                 [

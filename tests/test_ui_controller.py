@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 from p2p_spite.engine import SIDE, PlayerView, rank
-from p2p_spite.session import RematchAnswered
+from p2p_spite.session import RematchAnswered, WatchersChanged
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.commands import Again, Chat, Enter, Hint, PlayText, Quit, Resign
 from p2p_spite.ui.controller import Controller
@@ -227,5 +227,19 @@ def test_a_peers_answer_that_comes_first_is_told_and_a_no_withdraws_the_question
         await asking
         assert ctl.question is None and ctl.over and not port.left
         assert port.said().count("Bob does not want another match.") == 1
+
+
+def test_watchers_are_counted_and_said_only_when_more_watch_than_before() -> None:
+    async def main() -> None:
+        _s, port, ctl = await _started()
+        before = len(port.lines)
+        for n in (1, 0, 1, 0, 1, 2, 1, 2):  # a watcher that comes and goes, then a second one
+            ctl.news(WatchersChanged(n))
+        said = [text for _, text in port.lines[before:]]
+        assert said == [
+            "1 person is watching (they see only the cards shown to both of you).",
+            "2 people are watching (they see only the cards shown to both of you).",
+        ]
+        assert ctl.watchers == 2
 
     run(main())

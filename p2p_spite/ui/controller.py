@@ -145,6 +145,7 @@ class Controller:
         self.connection = LinkState.CONNECTED
         self.match_number = 1  # the match shown, counted on this connection
         self.watchers = 0  # how many watch the match (host --watchers)
+        self.most_watchers = 0  # ... and the most that watched at once
         self.finished = False  # the match is over (or failed)
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.left = False  # the player left (quit)
@@ -391,7 +392,10 @@ class Controller:
         elif isinstance(ev, RematchAnswered):
             self._peer_answered(ev.yes)
         elif isinstance(ev, WatchersChanged):
-            if ev.count > self.watchers:
+            # said when more watch than ever before in this match: watchers that come and
+            # go again and again (a stranger's loop) cannot fill the messages
+            if ev.count > self.most_watchers:
+                self.most_watchers = ev.count
                 self.say(Style.INFO, watchers_words(ev.count))
             self.watchers = ev.count
         else:

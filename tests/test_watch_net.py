@@ -290,6 +290,28 @@ def test_a_host_with_no_watchers_and_a_wrong_code_turn_a_watcher_away(tmp_path: 
     run(main)
 
 
+def test_watchers_that_never_prove_the_code_make_room_for_the_joiner(tmp_path: Path) -> None:
+    """The door's share of one address (4) full of watchers stuck at the code: the
+    joiner from the same address still gets in, the oldest of them dropped for it."""
+
+    async def main() -> None:
+        m = Match(tmp_path, target=10)
+        port = await m.port
+        stuck = [await asyncio.open_connection("127.0.0.1", port) for _ in range(4)]
+        for r, writer in stuck:
+            writer.write(_raw_watch(b"code"))
+            async with asyncio.timeout(5):
+                while b"challenge" not in await r.read(4096):
+                    pass
+        await m.play()
+        m.records_agree()
+        assert any("crowded out" in w for w in m.warnings), m.warnings
+        for _r, writer in stuck:
+            writer.close()
+
+    run(main)
+
+
 def test_a_watcher_that_never_proves_the_code_is_dropped_at_the_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -305,3 +305,23 @@ def test_the_host_says_bye_at_the_end() -> None:
     door.bye("the match is over")
     w.receive_data(door.data_to_send())
     assert w.next_event() == HostBye("the match is over")
+
+
+@pytest.mark.parametrize("early", ["watching", "table", "challenge-twice", "auth-before-challenge"])
+def test_a_host_message_out_of_place_is_refused_by_the_watcher(early: str) -> None:
+    """A watcher with a code: nothing of the match before the host has proved the code."""
+    g = Match(SEED).game
+    w = WatchEndpoint("Cy", key())
+    w.initiate()
+    w.receive_data(host_hello(True))
+    sent = {
+        "watching": watching_frame(("Ann", "Bob"), 50, None, False),
+        "table": table_frame(table(g)),
+        "challenge-twice": encode({"t": "challenge", "nonce": bytes(16)}) * 2,
+        "auth-before-challenge": encode({"t": "auth", "mac": bytes(32)}),
+    }[early]
+    w.receive_data(sent)
+    with pytest.raises(RemoteProtocolError) as e:
+        events(w.next_event)
+    assert e.value.code is Refusal.UNEXPECTED and w.phase is WatchPhase.CLOSED
+    assert frames(w.data_to_send())[-1] == {"t": "refuse", "code": "unexpected", "msg": str(e.value)}

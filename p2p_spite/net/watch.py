@@ -211,10 +211,13 @@ class WatchLink(asyncio.Protocol):
             self.transport.close()
 
     def drop(self, kind: str, why: str) -> None:
-        """Drop at once (the door's victim, or a watcher that stopped reading)."""
+        """Drop at once (the door's victim, a watcher that stopped reading, fell silent or
+        was late); the host's console is told (``kind``: a few words to count it by)."""
+        if self.transport is None or self.transport.is_closing():
+            return
         self.hub.leave(self)
-        if self.transport is not None:
-            self.transport.abort()
+        self.host.dropped_watcher(self, kind, f"dropped a watcher from {self.peer_label}: {kind} ({why})")
+        self.transport.abort()
 
     def _quiet(self) -> None:
         if self._silence is not None:
@@ -222,14 +225,11 @@ class WatchLink(asyncio.Protocol):
         self._silence = asyncio.get_running_loop().call_later(WATCHER_SILENCE, self._silent)
 
     def _silent(self) -> None:
-        self.drop("silent", f"nothing from the watcher in {WATCHER_SILENCE:g} s")
+        self.drop("silent", f"nothing from it in {WATCHER_SILENCE:g} s")
 
     def _late(self) -> None:
         self._deadline = None
-        self.host.dropped_watcher(
-            self, "no handshake in time", f"dropped a watcher from {self.peer_label}: no handshake in time"
-        )
-        self.drop("late", "no handshake in time")
+        self.drop("no handshake in time", f"not let in within {HANDSHAKE_TIMEOUT:g} s")
 
     def connection_lost(self, exc: Exception | None) -> None:
         for timer in (self._deadline, self._silence):

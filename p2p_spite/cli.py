@@ -307,6 +307,17 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     h.set_defaults(run=_run_host)
     j.set_defaults(run=_run_join)
 
+    w = sub.add_parser(
+        "hosts",
+        help="list the hosts announced on the local network",
+        description="Listen for hosts announcing themselves on the local network and list them: "
+        "NAME  ADDRESS:PORT  code needed|no code, then 'private deck' for a host that offers one.  "
+        "Exit 1 when none was heard.",
+    )
+    _wait_option(w)
+    _discovery_option(w)
+    w.set_defaults(run=_run_hosts)
+
     v = sub.add_parser(
         "watch",
         help="watch a match hosted on the network",
@@ -326,17 +337,6 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     v.add_argument("--no-code", action="store_true", help="the host requires no code")
     v.add_argument("--name", default="watcher", help="your name, as the host is told it")
     v.set_defaults(run=_run_watch, bot=None, resume=None, private=False)
-
-    w = sub.add_parser(
-        "hosts",
-        help="list the hosts announced on the local network",
-        description="Listen for hosts announcing themselves on the local network and list them: "
-        "NAME  ADDRESS:PORT  code needed|no code, then 'private deck' for a host that offers one.  "
-        "Exit 1 when none was heard.",
-    )
-    _wait_option(w)
-    _discovery_option(w)
-    w.set_defaults(run=_run_hosts)
 
 
 def _watchers(text: str) -> int:

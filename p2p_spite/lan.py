@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +213,7 @@ def run_host(args: argparse.Namespace) -> int:
         code = None if args.no_code else (args.code or new_join_code())
 
     announcer: list[Announcer | None] = [None]
+    announced: list[Announcement] = []
     private = resume.private if resume is not None else args.private  # (a resumed match keeps its deck)
 
     def listening(host: str, port: int) -> None:
@@ -231,6 +233,7 @@ def run_host(args: argparse.Namespace) -> int:
         if not args.no_announce:
             needed = code is not None or (resume is not None and resume.code_key is not None)
             ann = Announcement(args.name, port, needed, private)
+            announced.append(ann)
             announcer[0] = _announce(args.bind, ann, args.discovery_port)
 
     async def main() -> int:
@@ -254,12 +257,22 @@ def run_host(args: argparse.Namespace) -> int:
                 ),
                 on_listening=listening,
             )
-        finally:
+        except BaseException:
             if announcer[0] is not None:
-                announcer[0].stop()  # the seat is taken (or we gave up): nobody else to find
+                announcer[0].stop()  # we gave up: nobody to find
+            raise
+        if announcer[0] is not None:
+            if args.watchers:  # the seat is taken: announced as playing, for watchers only
+                announcer[0].say(replace(announced[0], playing=True))
+            else:
+                announcer[0].stop()
         deck = "; private deck" if session.private else ""
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}{deck}")
-        return await _drive(session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches)
+        try:
+            return await _drive(session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches)
+        finally:
+            if announcer[0] is not None:
+                announcer[0].stop()
 
     return run_main(main())
 
@@ -299,17 +312,19 @@ def _look(seconds: float, discovery: int | None) -> list[HeardHost]:
 
 
 def _host_lines(found: list[HeardHost], numbered: bool = False) -> list[str]:
-    """``NAME  ADDR:PORT  code needed|no code[  private deck]``, the columns aligned."""
+    """``NAME  ADDR:PORT  code needed|no code[  private deck][  playing]``, the columns
+    aligned (``playing``: its match is under way, to watch, not to join)."""
     from .ui.text import clean_name
 
     names = [clean_name(h.name) or "?" for h in found]
     places = [f"{h.address}:{h.port}" for h in found]
+    tags = ["  ".join(["private deck"] * h.private + ["playing"] * h.playing) for h in found]
     wn, wp = max(map(len, names)), max(map(len, places))
-    wc = max(len(_code_words(h.code_needed)) for h in found) if any(h.private for h in found) else 0
+    wc = max(len(_code_words(h.code_needed)) for h in found) if any(tags) else 0
     lines = []
-    for i, (n, p, h) in enumerate(zip(names, places, found, strict=True)):
+    for i, (n, p, h, tag) in enumerate(zip(names, places, found, tags, strict=True)):
         line = f"{f'{i + 1}) ' if numbered else ''}{n:<{wn}}  {p:<{wp}}  {_code_words(h.code_needed):<{wc}}"
-        lines.append(f"{line}  private deck" if h.private else line.rstrip())
+        lines.append(f"{line}  {tag}" if tag else line.rstrip())
     return lines
 
 
@@ -336,24 +351,33 @@ def _ask(question: str) -> str:
 
 
 def choose_host(args: argparse.Namespace) -> tuple[str, int]:
-    """``join`` with no address: the host heard on the LAN (asking which one when
-    several, and the join code when it needs one and none was given)."""
+    """``join`` or ``watch`` with no address: the host heard on the LAN (asking which one
+    when several, and the join code when it needs one and none was given).  A host
+    whose match is under way is one to watch, not to join."""
     from .ui.text import clean_name
 
     ask = args.bot is None and sys.stdin.isatty()
+    command = args.command
     _say(f"looking for hosts on the local network ({args.wait:g} s)...")
     found = _look(args.wait, args.discovery_port)
+    playing = [h for h in found if h.playing]
+    if command == "join":
+        found = [h for h in found if not h.playing]
+    if not found and playing:
+        name = clean_name(playing[0].name) or "the host"
+        more = f" (and {len(playing) - 1} more)" if len(playing) > 1 else ""
+        raise UserError(f"{name}{more} is playing a match already: p2p-spite watch to watch it")
     if not found:
         raise UserError(
             f"no p2p-spite host found on the local network in {args.wait:g} s: "
-            "give its address (p2p-spite join HOST)"
+            f"give its address (p2p-spite {command} HOST)"
         )
     pick = found[0]
     if len(found) > 1:
         for line in _host_lines(found, numbered=ask):
             _say(line)
         if not ask:
-            raise UserError(f"{len(found)} hosts found: choose one, e.g. p2p-spite join ADDRESS:PORT")
+            raise UserError(f"{len(found)} hosts found: choose one, e.g. p2p-spite {command} ADDRESS:PORT")
         while True:
             answer = _ask(f"which one? (1-{len(found)}) ").strip()
             if answer.isdigit() and 1 <= int(answer) <= len(found):

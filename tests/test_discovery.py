@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from p2p_spite.errors import UserError
 from p2p_spite.lan import join_lines
 from p2p_spite.net.discovery import (
     MAGIC,
@@ -254,7 +255,9 @@ def test_a_person_joining_with_no_address_is_asked_which_host_and_for_the_code(
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     answers = iter(["3", "x", "1", " k7qp-3mxd "])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
-    args = argparse.Namespace(bot=None, wait=1.0, discovery_port=None, code=None, no_code=False, resume=None)
+    args = argparse.Namespace(
+        command="join", bot=None, wait=1.0, discovery_port=None, code=None, no_code=False, resume=None
+    )
     assert lan.choose_host(args) == ("127.0.0.1", 5000)
     assert args.code == "k7qp-3mxd"
     out = capsys.readouterr().out
@@ -301,7 +304,7 @@ def test_an_announcement_says_a_private_deck_in_a_flag_old_listeners_ignore() ->
     data = encode(Announcement("Ann", 4747, True, private=True))
     assert data[: len(MAGIC)] == MAGIC and _OLD_HEAD.unpack_from(data, len(MAGIC)) == (1, 0x03, 4747, 3)
     # bits nobody knows yet are ignored in turn, not taken as a malformed datagram
-    assert decode(b"p2pspite\x01\xfd\x12\x8b\x03Ann") == Announcement("Ann", 4747, True, private=False)
+    assert decode(b"p2pspite\x01\xf9\x12\x8b\x03Ann") == Announcement("Ann", 4747, True, private=False)
 
 
 _OLD_HEAD = struct.Struct("!BBHB")  # version, flags, port, name length: docs/spec.md section 5
@@ -343,8 +346,9 @@ def test_hosts_and_join_say_which_host_is_private_and_join_insists_on_it(
     ]
     monkeypatch.setattr(lan, "_look", lambda seconds, port: heard[:1])
     args = argparse.Namespace(
-        bot="easy", wait=1.0, discovery_port=None, code="k7qp-3mxd", no_code=False, resume=None, private=False
-    )
+        command="join", bot="easy", wait=1.0, discovery_port=None, code="k7qp-3mxd", no_code=False,
+        resume=None, private=False,
+    )  # fmt: skip
     assert lan.choose_host(args) == ("127.0.0.1", 5000)
     assert args.private is True  # as if --private was typed: a host that is not private is refused
     assert "found Ann at 127.0.0.1:5000: a private deck" in capsys.readouterr().out
@@ -375,3 +379,48 @@ def test_a_private_host_says_so_in_its_join_line_and_announcement_and_hosts_list
     assert (jrc, hrc) == (0, 0), (jerr, herr)
     assert f"found Ann at 127.0.0.1:{port}: a private deck" in jout
     assert "private deck: no one sees a hidden card" in jout and "; private deck" in hout
+
+
+# -- a match under way, announced for watchers ------------------------------------------
+
+
+def test_a_match_under_way_is_announced_in_a_flag_of_its_own() -> None:
+    ann = Announcement("Ann", 4747, True, private=True, playing=True)
+    data = encode(ann)
+    assert decode(data) == ann and data[len(MAGIC) + 1] == 0x01 | 0x02 | 0x04
+    assert decode(encode(Announcement("Ann", 4747, False))).playing is False
+    table = HostTable()
+    table.datagram(data, "127.0.0.1", 0.0)
+    assert [h.playing for h in table.hosts(1.0)] == [True]
+
+
+def test_join_passes_a_match_under_way_by_and_watch_finds_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from p2p_spite import lan
+    from p2p_spite.net.discovery import HeardHost
+
+    heard = [
+        HeardHost("127.0.0.1", 5000, "Ann", True, 0.0, playing=True),
+        HeardHost("127.0.0.2", 4747, "Cy", False, 0.0),
+    ]
+    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
+    assert lan.run_hosts(1.0, None) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Ann  127.0.0.1:5000  code needed  playing",
+        "Cy   127.0.0.2:4747  no code",
+    ]
+
+    def args(command: str) -> argparse.Namespace:
+        return argparse.Namespace(
+            command=command, bot="easy", wait=1.0, discovery_port=None, code="k7qp-3mxd", no_code=False,
+            resume=None, private=False,
+        )  # fmt: skip
+
+    assert lan.choose_host(args("join")) == ("127.0.0.2", 4747)  # the only one waiting for a joiner
+    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard[:1])
+    with pytest.raises(UserError, match="Ann is playing a match already: p2p-spite watch to watch it"):
+        lan.choose_host(args("join"))
+    assert lan.choose_host(args("watch")) == ("127.0.0.1", 5000)

@@ -1,9 +1,11 @@
 """LAN discovery: a hosting peer announces itself; ``hosts`` and ``join`` listen.
 
 An announcement is one small UDP datagram, sent about once a second while the
-host waits for its peer.  It says the host's name, its TCP port, whether a
-join code is needed and whether the match has a private deck; never the code,
-nor anything derived from it.
+host waits for its peer (and, when it lets watchers in, through its match:
+``playing``, so that ``watch`` finds it and ``join`` passes it by).  It says the
+host's name, its TCP port, whether a join code is needed, whether the match has
+a private deck and whether it is under way; never the code, nor anything
+derived from it.
 
 The codec and the table of hosts heard are sans-I/O (bytes in, values out, hard
 size limits); :class:`Announcer` and :func:`listen` are the thin asyncio shell.
@@ -52,6 +54,7 @@ INTERVAL: Final = 1.0  # seconds between announcements
 _HEAD = struct.Struct("!BBHB")  # version, flags, port, name length
 _CODE_NEEDED = 0x01
 _PRIVATE = 0x02  # (a flag older listeners ignore: they read only the bits they know)
+_PLAYING = 0x04  # the match is under way: its seats are taken, watchers are welcome
 
 
 class DiscoveryError(ValueError):
@@ -64,6 +67,7 @@ class Announcement:
     port: int
     code_needed: bool
     private: bool = False  # the host offers a private deck (``host --private``)
+    playing: bool = False  # the match is under way (only ``watch`` is welcome)
 
 
 def _check_name(name: str) -> str:
@@ -82,6 +86,7 @@ def encode(ann: Announcement) -> bytes:
     if not 0 < ann.port < 65536:
         raise ValueError(f"bad port {ann.port}")
     flags = (_CODE_NEEDED if ann.code_needed else 0) | (_PRIVATE if ann.private else 0)
+    flags |= _PLAYING if ann.playing else 0
     return MAGIC + _HEAD.pack(VERSION, flags, ann.port, len(raw)) + raw
 
 
@@ -104,7 +109,9 @@ def decode(data: bytes) -> Announcement:
     except UnicodeDecodeError:
         raise DiscoveryError("the name is not UTF-8") from None
     # flags we do not know are ignored: a newer host's extra news is not a malformed datagram
-    return Announcement(_check_name(name), port, bool(flags & _CODE_NEEDED), bool(flags & _PRIVATE))
+    return Announcement(
+        _check_name(name), port, bool(flags & _CODE_NEEDED), bool(flags & _PRIVATE), bool(flags & _PLAYING)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +122,7 @@ class HeardHost:
     code_needed: bool
     last_heard: float
     private: bool = False  # it offers a private deck (as it says: anyone can announce anything)
+    playing: bool = False  # its match is under way (a watcher may come, not a joiner)
 
 
 class HostTable:
@@ -148,7 +156,7 @@ class HostTable:
             if share >= self.per_sender or len(self._hosts) >= self.limit:
                 self.dropped += 1
                 return None
-        host = HeardHost(source, ann.port, ann.name, ann.code_needed, now, ann.private)
+        host = HeardHost(source, ann.port, ann.name, ann.code_needed, now, ann.private, ann.playing)
         self._hosts[key] = host
         return host
 
@@ -199,6 +207,10 @@ class Announcer:
         self.destination = (destination, port)
         self._task: asyncio.Task[None] | None = None
         self._sock: socket.socket | None = None
+
+    def say(self, ann: Announcement) -> None:
+        """Announce ``ann`` from now on (the match began: ``playing``)."""
+        self.datagram = encode(ann)
 
     def start(self) -> None:
         """Start announcing; raises OSError if the socket cannot be made."""

@@ -311,7 +311,8 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         "hosts",
         help="list the hosts announced on the local network",
         description="Listen for hosts announcing themselves on the local network and list them: "
-        "NAME  ADDRESS:PORT  code needed|no code, then 'private deck' for a host that offers one.  "
+        "NAME  ADDRESS:PORT  code needed|no code, then 'private deck' for a host that offers one and "
+        "'playing' for one whose match is under way (to watch).  "
         "Exit 1 when none was heard.",
     )
     _wait_option(w)

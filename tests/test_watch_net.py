@@ -4,6 +4,7 @@ what a watcher sees, and that nothing it does reaches the match or its record.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from p2p_spite.bots.driver import run_bot
 from p2p_spite.core.wire import FrameDecoder, encode
 from p2p_spite.engine import move_from_json
+from p2p_spite.errors import EXIT_PEER_LEFT
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import watch as watchnet
 from p2p_spite.net.connect import CodeRefused
@@ -170,6 +172,33 @@ def test_a_private_match_shows_a_watcher_no_card_hidden_from_either_player(tmp_p
     run(main)
 
 
+def test_a_host_that_leaves_mid_match_ends_the_watch_with_its_reason(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, target=50)
+        client = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
+        seen: list[SpectatorEvent] = []
+        watching = asyncio.create_task(collect(client, seen))
+        leaving: list[asyncio.Task[None]] = []
+
+        def on_host(ev: Event) -> None:
+            if isinstance(ev, MovePlayed) and ev.view.ply == 10 and not leaving:
+                host = m.host_task.result()
+                leaving.append(asyncio.create_task(host.close("quit")))
+
+        playing = asyncio.create_task(m.play(on_host))
+        await watching
+        await asyncio.gather(*leaving)
+        playing.cancel()  # (the host's bot waits on a session it left; the joiner's saw it go)
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
+        last = seen[-1]
+        assert isinstance(last, WatchStopped) and not last.complete
+        assert last.exit_code == EXIT_PEER_LEFT and "the host left the match" in last.message
+        assert not any(isinstance(e, TableShown) and e.match_over for e in seen)
+
+    run(main)
+
+
 def _raw_watch(code: bytes | None = None) -> bytes:
     return encode(
         {
@@ -235,7 +264,7 @@ def test_a_watcher_that_stops_reading_is_dropped_and_never_slows_the_players(
     monkeypatch.setattr(watchnet, "WATCH_SNDBUF", 4096)
 
     async def main() -> None:
-        m = Match(tmp_path, code=None, target=50)
+        m = Match(tmp_path, code=None, target=20)
         port = await m.port
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)

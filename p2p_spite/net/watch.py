@@ -130,7 +130,6 @@ class WatchLink(asyncio.Protocol):
         self._deadline: asyncio.TimerHandle | None = loop.call_later(left, self._late)
         self._silence: asyncio.TimerHandle | None = None
         self._quiet()
-        self.overflowed = False
         self.watching = False  # in the hub
 
     @property
@@ -195,7 +194,6 @@ class WatchLink(asyncio.Protocol):
         if not out or t is None or t.is_closing():
             return
         if t.get_write_buffer_size() + len(out) > MAX_WATCH_BUFFER:
-            self.overflowed = True
             self.drop("stopped reading", f"more than {MAX_WATCH_BUFFER // 1024} KiB unread")
             return
         t.write(out)
@@ -316,8 +314,8 @@ class WatchHub:
                 last = self._last
                 self._show(TableShown(last.view, ev.scores, match_over=True))
             self.end("the match is over")
-        elif isinstance(ev, SessionFailed):
-            self.end(f"the match stopped: {ev.message}")
+        elif isinstance(ev, SessionFailed):  # (why, as data: the host's own line names its files)
+            self.end(f"the match stopped ({ev.ending.cause.value})" if ev.ending else "the match stopped")
         elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CLOSED:
             self.end("the host left the match")
 

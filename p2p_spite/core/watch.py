@@ -32,6 +32,7 @@ from .messages import (
     MAX_GAMES,
     MAX_POSITION,
     MAX_TARGET,
+    MESSAGES,
     NONCE_BYTES,
     Auth,
     Bye,
@@ -62,10 +63,9 @@ WATCHER_ROLE: Final = "watch"  # the watcher's MAC's role (the host's: WATCHED_R
 WATCHED_ROLE: Final = "watch-host"
 MAX_CARD: Final = 103
 CARDS: Final = 104
-GAME_MESSAGES: Final = frozenset(
-    {"hello", "proof", "setup", "commit", "reveal", "sync", "move", "resign", "resign-request", "ack"}
-    | {"chat", "deck"}
-)
+# the players' messages a watcher may not send (every one but the handshake's auth, which
+# a watcher has its own use for, and those of any connection: ping, pong, bye, refuse)
+GAME_MESSAGES: Final = frozenset(MESSAGES) - {"auth", "ping", "pong", "bye", "refuse"}
 
 __all__ = [
     "DEFAULT_WATCHERS",

@@ -336,7 +336,6 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     _discovery_option(v)
     v.add_argument("--code", help="the join code the host printed (a host that has one asks watchers too)")
     v.add_argument("--no-code", action="store_true", help="the host requires no code")
-    v.add_argument("--name", default="watcher", help="your name, as the host is told it")
     v.set_defaults(run=_run_watch, bot=None, resume=None, private=False)
 
 

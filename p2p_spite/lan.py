@@ -489,7 +489,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
         ask = not args.no_code and sys.stdin.isatty()  # (asked again when wrong, as join does)
         while True:
             try:
-                client = await watch_match(host=host, port=port, name=args.name, code=args.code)
+                client = await watch_match(host=host, port=port, code=args.code)
                 break
             except CodeRefused as e:
                 if not ask:

@@ -107,14 +107,14 @@ def run(main: Callable[[], Awaitable[None]]) -> None:
 def test_watchers_see_the_whole_match_from_wherever_they_arrive(tmp_path: Path) -> None:
     async def main() -> None:
         m = Match(tmp_path, target=20)
-        early = await watch_match(host="127.0.0.1", port=await m.port, name="Cy", code=CODE)
+        early = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
         early_seen: list[SpectatorEvent] = []
         early_task = asyncio.create_task(collect(early, early_seen))
         late_seen: list[SpectatorEvent] = []
         tasks: list[asyncio.Task[None]] = []
 
         async def arrive() -> None:
-            late = await watch_match(host="127.0.0.1", port=await m.port, name="Di", code=CODE)
+            late = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
             await collect(late, late_seen)
 
         def on_host(ev: Event) -> None:
@@ -205,7 +205,6 @@ def _raw_watch(code: bytes | None = None) -> bytes:
             "t": "watch",
             "proto": 2,
             "app": "p2p-spite",
-            "name": "Eve",
             "nonce": bytes(16),
             "code": code is not None,
         }

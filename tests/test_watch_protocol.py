@@ -63,7 +63,7 @@ def linked(
     host_key: bytes | None, watcher_key: bytes | None, allowed: bool = True
 ) -> tuple[WatcherDoor, WatchEndpoint, list[object], list[object]]:
     """A door and a watcher through the whole handshake (as far as it goes)."""
-    door, w = WatcherDoor(host_key, allowed), WatchEndpoint("Cy", watcher_key)
+    door, w = WatcherDoor(host_key, allowed), WatchEndpoint(watcher_key)
     w.initiate()
     w.receive_data(host_hello(host_key is not None))
     at_door: list[object] = []
@@ -86,7 +86,7 @@ def table(state: GameState, move: Move | None = None, card: int | None = None) -
 
 def test_a_watcher_with_the_code_is_let_in_and_shown_the_match() -> None:
     door, w, at_door, at_watcher = linked(key(), key())
-    assert at_door == [WatcherIn("Cy")] and at_watcher == []
+    assert at_door == [WatcherIn()] and at_watcher == []
     assert door.phase is DoorPhase.IN and w.phase is WatchPhase.WAITING
     g = Match(SEED).game
     door.show(watching_frame(("Ann", "Bob"), 50, None, False))
@@ -98,7 +98,7 @@ def test_a_watcher_with_the_code_is_let_in_and_shown_the_match() -> None:
 
 def test_without_a_code_a_watch_is_all_it_takes() -> None:
     _door, w, at_door, at_watcher = linked(None, None)
-    assert at_door == [WatcherIn("Cy")] and at_watcher == [] and w.phase is WatchPhase.WAITING
+    assert at_door == [WatcherIn()] and at_watcher == [] and w.phase is WatchPhase.WAITING
 
 
 @pytest.mark.parametrize(
@@ -122,7 +122,7 @@ def test_the_join_code_keeps_a_watcher_out(
 
 def test_a_host_that_lets_nobody_watch_says_so_before_the_code() -> None:
     door = WatcherDoor(key(), allowed=False)
-    w = WatchEndpoint("Cy", None)  # (no code: told no-watchers all the same, not code-needed)
+    w = WatchEndpoint(None)  # (no code: told no-watchers all the same, not code-needed)
     w.initiate()
     door.receive_data(w.data_to_send())
     with pytest.raises(RemoteProtocolError) as e:
@@ -132,7 +132,7 @@ def test_a_host_that_lets_nobody_watch_says_so_before_the_code() -> None:
 
 def test_a_host_without_the_code_is_refused_by_the_watcher() -> None:
     """The host's answer to the watcher's MAC proves it knows the code too."""
-    door, w = WatcherDoor(key(), True), WatchEndpoint("Cy", key())
+    door, w = WatcherDoor(key(), True), WatchEndpoint(key())
     w.initiate()
     w.receive_data(host_hello(True))
     door.receive_data(w.data_to_send())
@@ -148,7 +148,7 @@ def test_a_host_without_the_code_is_refused_by_the_watcher() -> None:
 
 def test_a_watcher_of_another_version_is_told_both() -> None:
     door = WatcherDoor(None, True)
-    w = WatchEndpoint("Cy", None, proto=PROTOCOL_VERSION + 1)
+    w = WatchEndpoint(None, proto=PROTOCOL_VERSION + 1)
     w.initiate()
     door.receive_data(w.data_to_send())
     with pytest.raises(RemoteProtocolError, match="version mismatch") as e:
@@ -180,7 +180,7 @@ GAME: list[dict[str, Any]] = [
 def test_a_watcher_that_sends_a_message_of_the_match_is_refused(msg: dict[str, Any]) -> None:
     for host_key in (None, key()):  # let in, or still at the code
         door = WatcherDoor(host_key, True)
-        w = WatchEndpoint("Cy", host_key)
+        w = WatchEndpoint(host_key)
         w.initiate()
         door.receive_data(w.data_to_send() + encode(msg))
         with pytest.raises(RemoteProtocolError) as e:
@@ -192,7 +192,7 @@ def test_a_watcher_that_sends_a_message_of_the_match_is_refused(msg: dict[str, A
 @pytest.mark.parametrize(
     "late",
     [
-        {"t": "watch", "proto": 2, "app": "p2p-spite", "name": "Cy", "nonce": bytes(16), "code": False},
+        {"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": False},
         {"t": "auth", "mac": bytes(32)},
         {"t": "table"},
         {"t": "no-such-message"},
@@ -201,7 +201,7 @@ def test_a_watcher_that_sends_a_message_of_the_match_is_refused(msg: dict[str, A
 )
 def test_a_message_out_of_place_is_refused(late: dict[str, Any]) -> None:
     door, _w, at_door, _ = linked(None, None)
-    assert at_door == [WatcherIn("Cy")]
+    assert at_door == [WatcherIn()]
     door.receive_data(encode(late))
     with pytest.raises(RemoteProtocolError) as e:
         door.next_event()
@@ -212,10 +212,10 @@ def test_a_message_out_of_place_is_refused(late: dict[str, Any]) -> None:
 def test_pings_are_answered_a_few_a_second_and_a_flood_is_refused() -> None:
     now = [0.0]
     door = WatcherDoor(None, True, clock=lambda: now[0])
-    w = WatchEndpoint("Cy", None)
+    w = WatchEndpoint(None)
     w.initiate()
     door.receive_data(w.data_to_send())
-    assert events(door.next_event) == [WatcherIn("Cy")]
+    assert events(door.next_event) == [WatcherIn()]
     door.receive_data(b"".join(encode({"t": "ping", "k": k}) for k in range(20)))
     assert events(door.next_event) == []
     pongs = [m for m in frames(door.data_to_send()) if m["t"] == "pong"]
@@ -311,7 +311,7 @@ def test_the_host_says_bye_at_the_end() -> None:
 def test_a_host_message_out_of_place_is_refused_by_the_watcher(early: str) -> None:
     """A watcher with a code: nothing of the match before the host has proved the code."""
     g = Match(SEED).game
-    w = WatchEndpoint("Cy", key())
+    w = WatchEndpoint(key())
     w.initiate()
     w.receive_data(host_hello(True))
     sent = {

@@ -103,11 +103,11 @@ def _card(v: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class WatchHello(Message):
-    """A watcher's first message: who it is and whether it brings a join code."""
+    """A watcher's first message: its version and whether it brings a join code (no name:
+    the players are never shown a stranger's words)."""
 
     T: ClassVar[str] = WATCH
     proto: int
-    name: str
     nonce: bytes
     code: bool
     app: str = APP
@@ -117,7 +117,6 @@ class WatchHello(Message):
             "t": WATCH,
             "proto": self.proto,
             "app": self.app,
-            "name": self.name,
             "nonce": self.nonce,
             "code": self.code,
         }
@@ -133,13 +132,11 @@ class WatchHello(Message):
             f"version {version}",
             Refusal.VERSION,
         )
-        name = m.get("name")
-        _check(type(name) is str and len(name) <= MAX_NAME * 4, "watch: name must be a short string")
         nonce, code = m.get("nonce"), m.get("code")
         _check(type(nonce) is bytes and len(nonce) == NONCE_BYTES, "watch: nonce must be 16 bytes")
         _check(type(code) is bool, "watch: code must be true or false")
-        assert isinstance(version, int) and isinstance(name, str) and isinstance(nonce, bytes)
-        return cls(version, clean_text(name, MAX_NAME), nonce, bool(code))
+        assert isinstance(version, int) and isinstance(nonce, bytes)
+        return cls(version, nonce, bool(code))
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,8 +349,6 @@ def first_type(body: dict[str, Any]) -> str:
 class WatcherIn:
     """The watcher passed the door (its join code, if one is needed): let it watch."""
 
-    name: str
-
 
 @dataclass(frozen=True, slots=True)
 class WatcherLeft:
@@ -448,7 +443,6 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
         self.proto = proto
         super().__init__()
         self.phase = DoorPhase.WATCH
-        self.name = ""
         self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._peer_nonce = b""
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
@@ -493,14 +487,13 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
         raise RemoteProtocolError(f"a message of unknown type {shown(t)}", Refusal.UNKNOWN_TYPE)
 
     def _watch(self, hello: WatchHello) -> WatcherIn | None:
-        self.name = hello.name
         self._peer_nonce = hello.nonce
         if not self.allowed:
             raise RemoteProtocolError("this host lets nobody watch", Refusal.NO_WATCHERS)
         if self.code_key is None:
             _check(not hello.code, "this host needs no join code", Refusal.NO_CODE)
             self.phase = DoorPhase.IN
-            return WatcherIn(self.name)
+            return WatcherIn()
         _check(hello.code, "this host needs the join code, from watchers too", Refusal.CODE_NEEDED)
         self.phase = DoorPhase.CODE
         self._out += encode(Challenge(self._nonce).to_wire())
@@ -513,7 +506,7 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
         _check(hmac.compare_digest(auth.mac, want), "wrong join code", Refusal.BAD_CODE)
         self._out += encode(Auth(auth_mac(key, WATCHED_ROLE, self._nonce, self._peer_nonce)).to_wire())
         self.phase = DoorPhase.IN
-        return WatcherIn(self.name)
+        return WatcherIn()
 
 
 # -- the watcher's side ----------------------------------------------------------------
@@ -537,8 +530,7 @@ class WatchPhase(Enum):
 class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
     """The watcher's side of its connection (``code_key``: the join code's key, or None)."""
 
-    def __init__(self, name: str, code_key: bytes | None, proto: int = PROTOCOL_VERSION) -> None:
-        self.name = clean_text(name, MAX_NAME)
+    def __init__(self, code_key: bytes | None, proto: int = PROTOCOL_VERSION) -> None:
         self.code_key = code_key
         self.proto = proto
         super().__init__()
@@ -550,7 +542,7 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
 
     def initiate(self) -> None:
         """Queue the ``watch`` message (call once, right after connecting)."""
-        hello = WatchHello(self.proto, self.name, self._nonce, self.code_key is not None)
+        hello = WatchHello(self.proto, self._nonce, self.code_key is not None)
         self._out += encode(hello.to_wire())
 
     @property

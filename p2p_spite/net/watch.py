@@ -443,9 +443,7 @@ class WatchClient(asyncio.Protocol):
             self.transport.close()
 
 
-async def watch_match(
-    *, host: str, port: int, name: str = "watcher", code: str | None = None, timeout: float = 10.0
-) -> WatchClient:
+async def watch_match(*, host: str, port: int, code: str | None = None, timeout: float = 10.0) -> WatchClient:
     """Connect to the host at ``host``:``port`` as a watcher (``code``: its join code),
     and pass its door: CodeRefused when the host wants a code not given, or another."""
     where = fmt_addr((host, port))
@@ -453,7 +451,7 @@ async def watch_match(
     loop = asyncio.get_running_loop()
     try:
         _t, client = await asyncio.wait_for(
-            loop.create_connection(lambda: WatchClient(WatchEndpoint(name, key), where), host, port), timeout
+            loop.create_connection(lambda: WatchClient(WatchEndpoint(key), where), host, port), timeout
         )
     except TimeoutError:
         raise UserError(f"cannot reach {where}: no answer in {timeout:g} s") from None

@@ -36,6 +36,7 @@ class TableShown:
     card: Card | None = None
     by_lot: bool = False  # a deal whose starter was drawn by lot (equal pay-off tops)
     match_over: bool = False  # the last table of the match
+    taken_back: bool = False  # ``move`` was taken back (undo): the table is as it was before it
 
 
 @dataclass(frozen=True, slots=True)

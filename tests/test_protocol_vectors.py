@@ -258,8 +258,7 @@ def table_frame_recipe() -> bytes:
             "end": None,
             "m": GAME1_MOVES[0],
             "c": GAME1_MOVES[0][2],
-            "lot": False,
-            "over": False,
+            "f": 0,
         },
         use_bin_type=True,
     )

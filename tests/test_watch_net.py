@@ -14,14 +14,22 @@ import pytest
 
 from p2p_spite.bots.driver import run_bot
 from p2p_spite.core.wire import FrameDecoder, encode
-from p2p_spite.engine import move_from_json
+from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, public_view
 from p2p_spite.errors import EXIT_PEER_LEFT
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import watch as watchnet
 from p2p_spite.net.connect import CodeRefused
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.watch import WatchClient, watch_match
-from p2p_spite.session import Event, GameStarted, MovePlayed, WatchersChanged
+from p2p_spite.session import (
+    Event,
+    GameStarted,
+    MovePlayed,
+    MoveTakenBack,
+    TakebackRefused,
+    WatchersChanged,
+    view_of,
+)
 from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.storage import record
 from tests.support.net import finish_all, read_code, reader, spawn, wait_listening
@@ -195,6 +203,51 @@ def test_a_host_that_leaves_mid_match_ends_the_watch_with_its_reason(tmp_path: P
         assert isinstance(last, WatchStopped) and not last.complete
         assert last.exit_code == EXIT_PEER_LEFT and "the host left the match" in last.message
         assert not any(isinstance(e, TableShown) and e.match_over for e in seen)
+
+    run(main)
+
+
+def test_a_move_taken_back_is_shown_to_a_watcher_as_taken_back(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, code=None, target=10)
+        client = await watch_match(host="127.0.0.1", port=await m.port)
+        joiner = await join_session(
+            host="127.0.0.1", port=await m.port, name="Bob", record_path=tmp_path / "j.json"
+        )
+        host = await m.host_task
+        bot = asyncio.create_task(run_bot(joiner, "easy", seed=2))
+        taken: MoveTakenBack | None = None
+        asked = False
+        async with asyncio.timeout(30):
+            while taken is None:
+                ev = await host.next_event()
+                if isinstance(ev, MoveTakenBack):
+                    taken = ev
+                    break
+                if isinstance(ev, TakebackRefused):
+                    asked = False
+                v = view_of(ev)
+                if asked or v is None or not v.my_turn:
+                    continue
+                ups = [mv for mv in v.legal_moves() if mv.source == HAND and mv.target == CENTER]
+                before = host.core.position
+                await host.play(ups[0] if ups and len(v.hand) > 1 else v.legal_moves()[-1])
+                if ups and len(v.hand) > 1 and host.core.position > before:
+                    with contextlib.suppress(IllegalMoveError):  # (it completed a center...)
+                        await host.take_back()
+                        asked = True
+        seen: list[SpectatorEvent] = []
+        async with asyncio.timeout(10):
+            while not any(isinstance(e, TableShown) and e.taken_back for e in seen):
+                seen.append(await client.next_event())
+        back = seen[-1]
+        assert isinstance(back, TableShown) and back.move == taken.move and back.card == taken.card
+        assert back.view == public_view(taken.view)  # the table as it was before the move
+        await host.close("quit")
+        bot.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await bot
+        await client.close()
 
     run(main)
 

@@ -269,7 +269,9 @@ def _lie(**change: Any) -> dict[str, Any]:
         _lie(turn=2),
         _lie(m=[0, "hand", 5, "side", 0]),  # a move without its card
         _lie(end=[0, 99, "payoff"]),
-        _lie(over="yes"),
+        _lie(f=8),  # a flag nobody defined
+        _lie(f=True),
+        _lie(f=4),  # "taken back", with no move
     ],
 )
 def test_a_lying_table_is_refused_by_the_watcher(raw: dict[str, Any]) -> None:

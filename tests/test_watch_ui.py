@@ -137,3 +137,17 @@ def test_the_screen_shows_the_table_with_both_hands_face_down(cols: int, rows: i
                 assert await task == 0
 
     asyncio.run(main())
+
+
+def test_a_move_taken_back_is_told_as_taken_back() -> None:
+    model = WatchModel()
+    events = tables()
+    for ev in events[:3]:
+        model.take(ev)
+    t = events[2]
+    assert isinstance(t, TableShown) and t.move is not None and t.card is not None
+    back = TableShown(events[1].view, t.scores, t.move, t.card, taken_back=True)  # type: ignore[union-attr]
+    (told,) = model.take(back)
+    who = ("Ann", "Bob")[t.move.seat]
+    assert told.text == f"     {who} took back {card_label(t.card)} from center {t.move.slot + 1}"
+    assert told.seat == t.move.seat

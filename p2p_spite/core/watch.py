@@ -61,6 +61,10 @@ MAX_WATCHERS: Final = 32
 WATCH: Final = "watch"  # the first message of a watcher's connection
 WATCHER_ROLE: Final = "watch"  # the watcher's MAC's role (the host's: WATCHED_ROLE)
 WATCHED_ROLE: Final = "watch-host"
+# the flags of a table (its ``f``)
+LOT: Final = 1  # the deal's starter was drawn by lot
+OVER: Final = 2  # the last table of the match
+BACK: Final = 4  # its move was taken back
 MAX_CARD: Final = 103
 CARDS: Final = 104
 # the players' messages a watcher may not send (every one but the handshake's auth, which
@@ -225,8 +229,7 @@ class Table(Message):
             "end": None if r is None else [r.winner, r.points, r.reason.value],
             "m": None if s.move is None else list(s.move),
             "c": s.card,
-            "lot": s.by_lot,
-            "over": s.match_over,
+            "f": (LOT if s.by_lot else 0) | (OVER if s.match_over else 0) | (BACK if s.taken_back else 0),
         }
 
     @classmethod
@@ -288,8 +291,10 @@ class Table(Message):
         _check(
             (move is None) == (card is None) and (card is None or _card(card)), "table: m and c go together"
         )
-        lot, over = m.get("lot"), m.get("over")
-        _check(type(lot) is bool and type(over) is bool, "table: lot and over must be true or false")
+        f = m.get("f")
+        _check(_int(f, 0, LOT | OVER | BACK), "table: f must be flags in 0..7")
+        assert isinstance(f, int)
+        _check(move is not None or not f & BACK, "table: a move taken back names the move")
         assert (
             isinstance(g, int) and isinstance(turn, int) and isinstance(ply, int) and isinstance(stock, int)
         )
@@ -307,7 +312,7 @@ class Table(Message):
             result=result,
         )
         c: Card | None = card if isinstance(card, int) else None
-        return cls(TableShown(view, scores, move, c, bool(lot), bool(over)))
+        return cls(TableShown(view, scores, move, c, bool(f & LOT), bool(f & OVER), bool(f & BACK)))
 
 
 def _pair(m: dict[str, Any], key: str, lo: int, hi: int) -> tuple[int, int]:

@@ -42,6 +42,7 @@ from ..session import (
     LinkState,
     MatchEnded,
     MovePlayed,
+    MoveTakenBack,
     SessionFailed,
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
@@ -304,6 +305,8 @@ class WatchHub:
                 s[r.winner] += r.points
                 self._scores = (s[0], s[1])
             self._show(TableShown(public_view(ev.view), self._scores, ev.move, ev.card))
+        elif isinstance(ev, MoveTakenBack):
+            self._show(TableShown(public_view(ev.view), self._scores, ev.move, ev.card, taken_back=True))
         elif isinstance(ev, GameEnded):
             self._scores = ev.scores
             pv = public_view(ev.view)

@@ -46,6 +46,7 @@ from .words import (
     move_words,
     scores_line,
     short_status,
+    taken_back_words,
 )
 
 
@@ -110,8 +111,11 @@ class WatchModel:
             else:
                 out.append(Told(game_goes_on(v.game, v.ply, v.turn, voice)))
         if ev.move is not None and ev.card is not None:
-            words = move_words(ev.move, ev.card, self.names[ev.move.seat])
-            out.append(Told(f"{v.ply:>3}. {words}", ev.move.seat))
+            name = self.names[ev.move.seat]
+            if ev.taken_back:
+                out.append(Told("     " + taken_back_words(ev.move, ev.card, name), ev.move.seat))
+            else:
+                out.append(Told(f"{v.ply:>3}. {move_words(ev.move, ev.card, name)}", ev.move.seat))
         if v.result is not None and v.game not in self._results:
             self._results.add(v.game)
             out.append(Told(game_over(v.game, v.result, voice)))

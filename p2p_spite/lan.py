@@ -269,7 +269,9 @@ def run_host(args: argparse.Namespace) -> int:
         deck = "; private deck" if session.private else ""
         _say(f"{session.peer_name} joined; seed {session.seed.hex()}{deck}")
         try:
-            return await _drive(session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches)
+            return await _drive(
+                session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches
+            )
         finally:
             if announcer[0] is not None:
                 announcer[0].stop()

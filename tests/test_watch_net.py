@@ -20,6 +20,7 @@ from p2p_spite.net import host_session, join_session
 from p2p_spite.net import watch as watchnet
 from p2p_spite.net.connect import CodeRefused
 from p2p_spite.net.session import NetSession
+from p2p_spite.net.settings import HostSettings, JoinSettings
 from p2p_spite.net.watch import WatchClient, watch_match
 from p2p_spite.session import (
     Event,
@@ -72,21 +73,26 @@ class Match:
         self.warnings: list[str] = []
         self.host_task = asyncio.create_task(
             host_session(
-                bind="127.0.0.1", port=0, name="Ann", target=target, record_path=tmp / "h.json",
-                on_listening=lambda _h, p: self.port.set_result(p), code=code,
-                on_warning=self.warnings.append, watchers=watchers, heartbeat=0.5, dead_after=10,
-                private=private, games=games,
+                HostSettings(
+                    bind="127.0.0.1", port=0, name="Ann", target=target, record_path=tmp / "h.json",
+                    code=code, watchers=watchers, heartbeat=0.5, dead_after=10, private=private,
+                    games=games,
+                ),
+                on_listening=lambda _h, p: self.port.set_result(p),
+                on_warning=self.warnings.append,
             )
         )  # fmt: skip
 
     async def play(self, on_host_event: Callable[[Event], None] | None = None) -> None:
         joiner = await join_session(
-            host="127.0.0.1",
-            port=await self.port,
-            name="Bob",
-            record_path=self.tmp / "j.json",
-            code=self.code,
-            private=self.private,
+            JoinSettings(
+                host="127.0.0.1",
+                port=await self.port,
+                name="Bob",
+                record_path=self.tmp / "j.json",
+                code=self.code,
+                private=self.private,
+            )
         )
         host: NetSession = await self.host_task
 
@@ -212,7 +218,7 @@ def test_a_move_taken_back_is_shown_to_a_watcher_as_taken_back(tmp_path: Path) -
         m = Match(tmp_path, code=None, target=10)
         client = await watch_match(host="127.0.0.1", port=await m.port)
         joiner = await join_session(
-            host="127.0.0.1", port=await m.port, name="Bob", record_path=tmp_path / "j.json"
+            JoinSettings(host="127.0.0.1", port=await m.port, name="Bob", record_path=tmp_path / "j.json")
         )
         host = await m.host_task
         bot = asyncio.create_task(run_bot(joiner, "easy", seed=2))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import random
 import sys
 from pathlib import Path
@@ -353,20 +354,26 @@ def test_a_cached_plan_is_rechecked_against_the_new_view() -> None:
     assert bot.choose(v) in other.legal_moves()
 
 
-def test_bench_script_runs() -> None:
+def test_bench_script_runs(tmp_path: Path) -> None:
     import subprocess
-    import sys
-    from pathlib import Path
 
     script = Path(__file__).resolve().parent.parent / "scripts" / "bench_bots"
-    out = subprocess.run(
-        [sys.executable, str(script), "hard", "random", "-n", "2", "--jobs", "1"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
+
+    def bench(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, str(script), *args], capture_output=True, text=True, timeout=60, check=True
+        ).stdout
+
+    games = tmp_path / "games.jsonl"
+    out = bench("hard", "random", "-n", "2", "--jobs", "1", "--games-out", str(games))
     assert "win rate" in out and "95% CI" in out and "p99" in out and "draw rate" in out
+    # Two chunks (seed bases) pooled from their --games-out lines: the same figures
+    # as one run would print for those 4 games, A's think time over all its turns.
+    bench("hard", "random", "-n", "2", "--jobs", "1", "--seed-base", "2", "--games-out", str(games))
+    pooled = bench("--pool", str(games))
+    assert "4 games pooled" in pooled and "seeds 1, 2" in pooled and "95% CI" in pooled
+    turns = sum(len(json.loads(line)["think_a_ms"]) for line in games.read_text().splitlines())
+    assert f"({turns} turns)" in pooled
 
 
 def test_hard_learns_that_random_does_not_take_its_chances() -> None:

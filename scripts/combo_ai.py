@@ -252,48 +252,39 @@ def _play_all_hand(view: PlayerView, legal: list[Move]) -> Move | None:
     used_discard = [False] * len(tops)
     path: list[Move] = []
 
-    def first_legal(move: Move) -> bool:
-        return bool(path) or move in legal
+    def attempt(move: Move, used: list[bool], k: int, played: int) -> bool:
+        """Play ``move`` (source ``k`` of ``used``), search on, undo it unless that succeeds."""
+        if not path and move not in legal:  # the first play must be legal now
+            return False
+        pi = move.slot
+        old = piles[pi]
+        piles[pi] = _inc(old)
+        used[k] = True
+        path.append(move)
+        if dfs(played):
+            return True
+        path.pop()
+        used[k] = False
+        piles[pi] = old
+        return False
 
     def dfs(played: int) -> bool:
         if played == len(hand):
             return True
         for h, card in enumerate(hand):  # a hand card next
-            if used_hand[h]:
-                continue
-            for pi in range(len(piles)):
-                if not _fits(card, piles[pi]):
-                    continue
-                move = Move(me, HAND, card, CENTER, pi)
-                if not first_legal(move):
-                    continue
-                old = piles[pi]
-                piles[pi] = _inc(old)
-                used_hand[h] = True
-                path.append(move)
-                if dfs(played + 1):
-                    return True
-                path.pop()
-                used_hand[h] = False
-                piles[pi] = old
+            if not used_hand[h]:
+                for pi in range(len(piles)):
+                    if _fits(card, piles[pi]) and attempt(
+                        Move(me, HAND, card, CENTER, pi), used_hand, h, played + 1
+                    ):
+                        return True
         for d, top in enumerate(tops):  # a discard-pile top as a helper
-            if used_discard[d] or top is None:
-                continue
-            for pi in range(len(piles)):
-                if not _fits(top, piles[pi]):
-                    continue
-                move = Move(me, SIDE, d, CENTER, pi)
-                if not first_legal(move):
-                    continue
-                old = piles[pi]
-                piles[pi] = _inc(old)
-                used_discard[d] = True
-                path.append(move)
-                if dfs(played):
-                    return True
-                path.pop()
-                used_discard[d] = False
-                piles[pi] = old
+            if not used_discard[d] and top is not None:
+                for pi in range(len(piles)):
+                    if _fits(top, piles[pi]) and attempt(
+                        Move(me, SIDE, d, CENTER, pi), used_discard, d, played
+                    ):
+                        return True
         return False
 
     if dfs(0) and path and path[0] in legal:

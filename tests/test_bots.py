@@ -457,9 +457,34 @@ def test_world_policies_finish_the_turn() -> None:
             else:
                 greedy_turn(w, seat)
             assert w.result is not None or w.turn != seat
+        w = world.copy()
+        greedy_turn(w, seat, guard=True)
+        assert w.result is not None or w.turn != seat
         checked += 1
         state.apply(driver[seat].choose(v))
     assert checked >= 20
+
+
+def test_the_guarded_greedy_reply_covers_our_top_and_does_not_feed_it() -> None:
+    """``greedy_turn(guard=True)`` (expert's ``reply="block"``): the seat covers a
+    center that takes the other seat's pay-off top (a King if it must) and plays
+    no card that leaves a center taking it; unguarded it does the opposite."""
+
+    def lens_after(guard: bool) -> list[int]:
+        # Seat 0's top is a 4: the center of three cards takes it.  Seat 1 (to move)
+        # cannot reach its Queen; it holds a King and a 3 that fits the center of two.
+        state = make_state(
+            payoff=("9D 4S", "7H QH"),
+            hands=("AS 5S 6S 7S 8S", "KD 3D 8C 9C JC"),
+            center=("AH 2H", "AC 2C 3C", ""),
+            turn=1,
+        )
+        greedy_turn(state, 1, guard=guard)
+        assert state.turn == 0
+        return [len(c) for c in state.center]
+
+    assert lens_after(True) == [2, 4, 0]  # the King covers the 3; the 3 stays in hand
+    assert lens_after(False) == [3, 3, 0]  # the 3 goes on the two: a second center takes the 4
 
 
 @pytest.mark.parametrize("config", [EXPERT_FIXED, dataclasses.replace(EXPERT_FIXED, future2=80.0)])

@@ -31,7 +31,9 @@ way (``rethink``; without it, or once the turn's time is spent, the rest of
 the plan is followed up to the next chance event, as ``hard`` does).
 (``finish``/``reply`` = "plan" put a capped ``medium`` search,
 :func:`plan_turn`, in place of the greedy policy: an experiment that measured
-no better and far slower, docs/bots.md.)
+no better and far slower; ``reply`` = "block" makes the greedy reply cover
+our pay-off top and never feed it, an experiment not yet measured well
+enough to become the default: docs/bots.md.)
 
 Fair by construction: the worlds come from the view alone (the real hidden
 cards are never in reach), and its randomness is a ``random.Random`` seeded
@@ -85,7 +87,7 @@ class ExpertConfig:
     hurried_nodes: int = 300  # hard's search cap once the turn's budget is spent (hard: 2,500)
     # Experiments (scripts/bench_bots --set; docs/bots.md has what they measured):
     finish: str = "greedy"  # our turn after a chance event in a world: "greedy" or "plan"
-    reply: str = "greedy"  # the opponent's reply in a world: "greedy" or "plan"
+    reply: str = "greedy"  # the opponent's reply in a world: "greedy", "block" (covers our top) or "plan"
     policy_nodes: int = 60  # "plan": medium's search capped at this many states, per decision
     rethink: bool = True  # compare plans before every move while the turn has time (else after chance events)
 
@@ -213,7 +215,7 @@ class ExpertBot(PlannerBot):
         if self.config.reply == "plan":
             plan_turn(state, opp, self._policy, self._rng)
         else:
-            greedy_turn(state, opp)
+            greedy_turn(state, opp, guard=self.config.reply == "block")
 
     def _play_out(
         self, state: GameState, me: int, plan: tuple[Move, ...], shares: list[tuple[int, float]]
@@ -411,30 +413,61 @@ def _chain(state: GameState, seat: int, target: int) -> list[Move] | None:
     return best
 
 
-def _dump_one(state: GameState, seat: int) -> bool:
-    """Play one side top or hand card (not a King) that fits a center, as ``easy`` does."""
+def _dump_one(state: GameState, seat: int, avoid: int = -1) -> bool:
+    """Play one side top or hand card (not a King) that fits a center, as ``easy`` does
+    (never one that leaves a center needing rank ``avoid``)."""
     lens = [len(c) for c in state.center]
     for s, st in enumerate(state.sides[seat]):
         if st and st[-1] % 13 != 12:
             r = st[-1] % 13
             for i, n in enumerate(lens):
-                if n == r:
+                if n == r and (r + 1) % 12 != avoid:
                     state.apply(Move(seat, SIDE, s, CENTER, i))
                     return True
     for c in state.hands[seat]:
         r = c % 13
         if r != 12:
             for i, n in enumerate(lens):
-                if n == r:
+                if n == r and (r + 1) % 12 != avoid:
                     state.apply(Move(seat, HAND, c, CENTER, i))
                     return True
     return False
 
 
-def greedy_turn(state: GameState, seat: int, dump: bool = True, limit: int = 60) -> None:
+def _other_top(state: GameState, seat: int) -> int:
+    """The rank of the other seat's pay-off top (-1: none, or a King, which fits anywhere)."""
+    pile = state.payoff[1 - seat]
+    r = pile[-1] % 13 if pile else -1
+    return -1 if r == 12 else r
+
+
+def _block(state: GameState, seat: int, top: int) -> bool:
+    """Cover a center that takes the other seat's pay-off top (rank ``top``): play a
+    card on it (side tops before hand cards, natural cards before Kings)."""
+    if top < 0:
+        return False
+    for i, cen in enumerate(state.center):
+        if len(cen) != top:
+            continue
+        for king in (False, True):
+            want = 12 if king else top
+            for s, st in enumerate(state.sides[seat]):
+                if st and st[-1] % 13 == want:
+                    state.apply(Move(seat, SIDE, s, CENTER, i))
+                    return True
+            for c in state.hands[seat]:
+                if c % 13 == want:
+                    state.apply(Move(seat, HAND, c, CENTER, i))
+                    return True
+    return False
+
+
+def greedy_turn(state: GameState, seat: int, dump: bool = True, limit: int = 60, guard: bool = False) -> None:
     """Finish ``seat``'s turn in a world, fast: chase the pay-off pile (the shortest
     chain of side tops and hand cards to a center that takes its top, then the
-    top), and when that is done, discard a low non-King card, like ``easy``."""
+    top), and when that is done, discard a low non-King card, like ``easy``.
+    With ``guard`` it also covers a center that takes the other seat's pay-off top
+    and plays no card that leaves one taking it (a racer that blocks)."""
     for _ in range(limit):
         if state.result is not None or state.turn != seat:
             return
@@ -450,7 +483,10 @@ def greedy_turn(state: GameState, seat: int, dump: bool = True, limit: int = 60)
             if moves is not None and not moves:
                 slot = next(i for i, c in enumerate(state.center) if len(c) == top)
         if moves is None:
-            if not dump or not _dump_one(state, seat):
+            avoid = _other_top(state, seat) if guard else -1
+            if guard and _block(state, seat, avoid):
+                continue
+            if not dump or not _dump_one(state, seat, avoid):
                 break
             continue
         for m in moves:

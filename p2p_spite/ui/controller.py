@@ -23,7 +23,7 @@ from ..engine import IllegalMoveError, Move, PlayerView
 from ..engine import refusals as no
 from ..errors import SessionClosed
 from ..i18n import _
-from ..plaintext import MAX_CHAT
+from ..plaintext import MAX_CHAT, clean_name
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -45,7 +45,7 @@ from .board import Slots, hand_slots
 from .commands import Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
 from .notation import NotationError, move_notation, parse_move
 from .question import Question, QuestionKind, Questions
-from .text import clean_name, clip_text, peer_left, points
+from .text import clip_text, points
 from .words import (
     Style,
     Voice,
@@ -58,6 +58,7 @@ from .words import (
     hint_words,
     match_over,
     move_words,
+    peer_left,
     refusal,
     scores_line,
     takeback_asked,

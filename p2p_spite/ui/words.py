@@ -19,7 +19,8 @@ from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, 
 from ..engine import refusals as no
 from ..engine.state import STACK_COMPLETE
 from ..i18n import _, ngettext
-from ..session import LinkState
+from ..plaintext import clean_name
+from ..session import EndCause, Ending, LinkState
 from .text import card_label, points
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -421,6 +422,19 @@ def connection_words(state: LinkState, detail: str = "") -> str:
     return text + (f" ({detail})" if detail else "")
 
 
+def peer_left(ending: Ending | None) -> str | None:
+    """``Ann left the match.`` when the session stopped because the peer left on
+    purpose (its goodbye, ``EndCause.PEER_LEFT``); None for any other ending.  A
+    reason other than a plain quit is kept."""
+    if ending is None or ending.cause is not EndCause.PEER_LEFT:
+        return None
+    who = clean_name(ending.peer) or _("The other player")
+    why = clean_name(ending.reason, 200)
+    if why in ("quit", ""):
+        return _("{who} left the match.").format(who=who)
+    return _("{who} left the match ({why}).").format(who=who, why=why)
+
+
 def connection_state(state: LinkState) -> str:
     """The toolbar's word for ``state``: ``connected``, ``reconnecting``, ``lost``, ``closed``."""
     return {
@@ -465,6 +479,7 @@ __all__ = [
     "hint_words",
     "match_over",
     "move_words",
+    "peer_left",
     "refusal",
     "scores_line",
     "short_status",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .engine import Match
-from .i18n import _, ngettext
+from .i18n import _, ngettext, pgettext
 from .plaintext import clean_name, shown_path
 from .storage import record
 from .storage.journal import journal_path, journal_port
@@ -130,11 +130,11 @@ def scan(folder: Path | None = None) -> tuple[list[Entry], list[Path]]:
 
 def _results() -> dict[str, str]:
     return {
-        "finished": _("finished"),
-        "unfinished": _("unfinished"),
-        "won": _("won"),
-        "lost": _("lost"),
-        "stopped": _("stopped"),
+        "finished": pgettext("match", "finished"),
+        "unfinished": pgettext("match", "unfinished"),
+        "won": pgettext("match", "won"),
+        "lost": pgettext("match", "lost"),
+        "stopped": pgettext("match", "stopped"),
     }
 
 

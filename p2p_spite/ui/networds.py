@@ -207,10 +207,10 @@ def news_words(item: n.News | n.Repeated) -> str:
                 )
             return _("{name} is back; going on from action {n}").format(name=_name(peer), n=action)
         case n.PeerLeft(peer, reason):
-            why = clean_name(reason, 200)
+            who, why = clean_name(peer) or _("The other player"), clean_name(reason, 200)
             if why in ("", "quit"):
-                return _("{name} left the match.").format(name=_name(peer))
-            return _("{name} left the match ({why}).").format(name=_name(peer), why=why)
+                return _("{who} left the match.").format(who=who)
+            return _("{who} left the match ({why}).").format(who=who, why=why)
         case n.PeerStopped(peer, code, detail, resuming):
             f = {"name": _name(peer), "why": _because(code, detail)}
             if resuming:
@@ -220,7 +220,7 @@ def news_words(item: n.News | n.Repeated) -> str:
             f = {"name": _name(peer), "why": _because(code, detail)}
             if resuming:
                 return _("cannot go on with {name}: {why}").format(**f)
-            return _("stopped the match: {name} sent {why}").format(**f)
+            return _("stopped the match with {name}: {why}").format(**f)
         case n.Stalled():
             return _stalled(item)
         case n.ConnectionLost(peer, seconds):

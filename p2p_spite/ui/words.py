@@ -19,8 +19,9 @@ from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, 
 from ..engine import refusals as no
 from ..engine.state import STACK_COMPLETE
 from ..i18n import _, ngettext
-from ..plaintext import clean_name
+from ..news import PeerLeft
 from ..session import EndCause, Ending, LinkState
+from .networds import news_words
 from .text import card_label, points
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -428,11 +429,7 @@ def peer_left(ending: Ending | None) -> str | None:
     reason other than a plain quit is kept."""
     if ending is None or ending.cause is not EndCause.PEER_LEFT:
         return None
-    who = clean_name(ending.peer) or _("The other player")
-    why = clean_name(ending.reason, 200)
-    if why in ("quit", ""):
-        return _("{who} left the match.").format(who=who)
-    return _("{who} left the match ({why}).").format(who=who, why=why)
+    return news_words(PeerLeft(ending.peer, ending.reason))
 
 
 def connection_state(state: LinkState) -> str:

@@ -23,7 +23,7 @@ that reaches the CLI is a bug.
 
 from __future__ import annotations
 
-from .news import News
+from .news import News, StorageProblem
 
 # Exit codes of play, host and join (README "Exit codes"); 2 is a usage error, 130 Ctrl-C.
 EXIT_FINISHED = 0  # the match ended, or you left it
@@ -56,7 +56,11 @@ class UserError(SpiteError):
 
 
 class StorageError(UserError):
-    """This side cannot write what it must keep (the record, the journal)."""
+    """This side cannot write what it must keep (the record, the journal): ``problem``."""
+
+    @property
+    def problem(self) -> StorageProblem | None:
+        return self.news if isinstance(self.news, StorageProblem) else None
 
 
 class SessionClosed(SpiteError):

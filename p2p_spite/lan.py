@@ -28,6 +28,7 @@ from .i18n import _, ngettext
 from .net.discovery import Announcement, Announcer, HeardHost
 from .net.localaddr import dial_form, lan_addresses
 from .net.session import NetSession
+from .news import News
 from .plaintext import clean_name
 from .runner import run_main
 from .session import (
@@ -50,6 +51,13 @@ def _say(text: str) -> None:
     print(text, flush=True)
 
 
+def _warn(news: News) -> None:
+    """What the host tells before the match begins (a stranger's connection dropped...)."""
+    from .ui.networds import news_words
+
+    print("p2p-spite: " + _("warning: {news}").format(news=news_words(news)), file=sys.stderr, flush=True)
+
+
 def _check_bot(level: str | None) -> None:
     if level is None:
         return
@@ -65,6 +73,7 @@ def _check_bot(level: str | None) -> None:
 
 
 def _progress(session: NetSession) -> Callable[[Event], None]:
+    from .ui.networds import news_words
     from .ui.words import Voice, connection_words, game_result
 
     names = session.names
@@ -79,9 +88,9 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
         elif isinstance(ev, ChatReceived):
             _say(f"<{names[ev.seat]}> {ev.text}")
         elif isinstance(ev, Notice):
-            print(f"p2p-spite: {ev.text}", file=sys.stderr, flush=True)
+            print(f"p2p-spite: {news_words(ev.news)}", file=sys.stderr, flush=True)
         elif isinstance(ev, ConnectionChanged) and ev.state in (LinkState.RECONNECTING, LinkState.CONNECTED):
-            _say(connection_words(ev.state, ev.detail))
+            _say(connection_words(ev.state, ev.news))
 
     return show
 
@@ -106,7 +115,9 @@ def _final(session: NetSession, code: int, told: bool = False) -> int:
     if session.failure is not None:
         code, news = _failure_exit(session.ending)
         if news is None:
-            print(f"p2p-spite: {session.failure}", file=sys.stderr, flush=True)
+            from .ui.networds import news_words
+
+            print(f"p2p-spite: {news_words(session.failure)}", file=sys.stderr, flush=True)
         elif not told:
             _say(news)
     text = _("final scores: {a} {x}, {b} {y}")
@@ -239,6 +250,7 @@ def run_host(args: argparse.Namespace) -> int:
                 heartbeat=max(args.heartbeat, 0.05),
                 dead_after=5 * max(args.heartbeat, 0.05),
                 private=args.private,
+                on_warning=_warn,
             )
         finally:
             if announcer[0] is not None:

@@ -69,6 +69,7 @@ class ConnectionDropped:
     kind: DropKind
     code: str = ""  # PROTOCOL, REFUSED_MATCH: the refusal's code
     detail: str = ""  # the protocol's words for it, or the system's
+    seconds: float = 0.0  # NO_HELLO: the deadline it missed
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +291,15 @@ class SavedMatchUnusable:
     private: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class NotResumable:
+    """``path`` cannot be resumed: it is no network match's record (``game`` 0), or a
+    player left its private game ``game`` midway and both secrets were revealed."""
+
+    path: str
+    game: int = 0
+
+
 News = (
     ConnectionDropped
     | DropsSummary
@@ -313,6 +323,7 @@ News = (
     | DealSeen
     | CannotListen
     | SavedMatchUnusable
+    | NotResumable
 )
 
 
@@ -340,6 +351,7 @@ __all__ = [
     "HostStopped",
     "Keeping",
     "News",
+    "NotResumable",
     "Owed",
     "PeerBack",
     "PeerLeft",

@@ -33,6 +33,22 @@ from ..engine import IllegalMoveError, Match, Move, Played, PlayerView
 from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from ..errors import SessionClosed, StorageError
 from ..fairdeck import OrderError
+from ..news import (
+    CannotKeepRecord,
+    ChatFlood,
+    ConnectionLost,
+    Keeping,
+    News,
+    PeerBack,
+    PeerLeft,
+    PeerStopped,
+    RecordNotAmended,
+    SecretNotRevealed,
+    Stalled,
+    StorageProblem,
+    WeStopped,
+)
+from ..news import Owed as OwedKind
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -65,19 +81,19 @@ class Owed:
     """What the peer owes this side on the current connection, each debt with a deadline
     (the actions its sync claimed; a private deck's next messages).  Only paying meets a
     deadline: pings, chat and the rest of the peer's traffic do not put it off.  A debt
-    not paid in time calls ``overdue(line, code)``; a lost connection forgives them all
+    not paid in time calls ``overdue(what, code)``; a lost connection forgives them all
     (the next one owes afresh)."""
 
-    def __init__(self, overdue: Callable[[str, Refusal], None]) -> None:
+    def __init__(self, overdue: Callable[[Stalled, Refusal], None]) -> None:
         self._overdue = overdue
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
-    def owe(self, key: str, line: str, seconds: float, code: Refusal) -> None:
-        """The peer owes ``key`` within ``seconds`` (a debt owed already keeps its deadline);
-        ``line``: what the user is told if it does not come, ``code``: the refusal sent."""
+    def owe(self, key: str, what: Stalled, code: Refusal) -> None:
+        """The peer owes ``key`` within ``what.seconds`` (a debt owed already keeps its
+        deadline); ``what``: the user's news if it does not come, ``code``: the refusal sent."""
         if key not in self._timers:
             loop = asyncio.get_running_loop()
-            self._timers[key] = loop.call_later(seconds, self._due, key, line, code)
+            self._timers[key] = loop.call_later(what.seconds, self._due, key, what, code)
 
     def paid(self, key: str) -> None:
         timer = self._timers.pop(key, None)
@@ -92,9 +108,9 @@ class Owed:
             timer.cancel()
         self._timers.clear()
 
-    def _due(self, key: str, line: str, code: Refusal) -> None:
+    def _due(self, key: str, what: Stalled, code: Refusal) -> None:
         del self._timers[key]
-        self._overdue(line, code)
+        self._overdue(what, code)
 
 
 class _DeckPort:
@@ -115,8 +131,12 @@ class _DeckPort:
         self._session._put(ev)
 
 
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split()) or type(e).__name__
+def _problem(e: BaseException) -> StorageProblem:
+    """What a StorageError says (the record keeper's), or an OSError's words."""
+    if isinstance(e, StorageError) and e.problem is not None:
+        return e.problem
+    why = getattr(e, "strerror", None) or " ".join(str(e).split()) or type(e).__name__
+    return StorageProblem(Keeping.RECORD, "", why)
 
 
 class NetSession:
@@ -162,7 +182,7 @@ class NetSession:
         # set by every event, link and loss: what _fresh() waits on (a catch-up ends with an
         # action, and every action, a move or a resignation, comes out as an event)
         self._stirred = asyncio.Event()
-        self.failure: str | None = None  # the line for the user when the session failed ...
+        self.failure: News | None = None  # why the session failed, for the user ...
         self.ending: Ending | None = None  # ... and why, as data
         self.notices = Notices(self._put)
         self.chats = ChatBacklog()  # ChatReceived events in the queue
@@ -455,7 +475,7 @@ class NetSession:
         self._deck_wake.set()
         if not self._done:
             self._done = True
-            self._put(ConnectionChanged(LinkState.CLOSED, reason))
+            self._put(ConnectionChanged(LinkState.CLOSED))
         await self._shutdown(reason)
 
     async def _wait_reveal(self) -> None:
@@ -477,12 +497,7 @@ class NetSession:
         game = deck.awaiting_reveal
         if game is not None:
             deck.give_up_reveal()
-            self._put(
-                Notice(
-                    f"{self.peer_name} did not reveal its secret of game {game}: its deck order is not "
-                    "in the record (every card shown was proven when it was shown)"
-                )
-            )
+            self._put(Notice(SecretNotRevealed(self.peer_name, game)))
             self._late_outcome()
 
     async def _watch_deck(self) -> None:
@@ -493,10 +508,7 @@ class NetSession:
         deck = self.core.private
         assert deck is not None
         mark: tuple[int, int, object] | None = None
-        line = (
-            f"{self.peer_name} stopped sending the private deck's messages "
-            f"({DECK_DEADLINE:g} s without one it owed)"
-        )
+        stalled = Stalled(self.peer_name, OwedKind.DECK, DECK_DEADLINE)
         while not self._done:
             await asyncio.sleep(DECK_CHECK)
             link = self._link
@@ -506,7 +518,7 @@ class NetSession:
                 self.owed.paid(DECK_DEBT)
                 mark = now
             if owes:
-                self.owed.owe(DECK_DEBT, line, DECK_DEADLINE, Refusal.STALLED)
+                self.owed.owe(DECK_DEBT, stalled, Refusal.STALLED)
 
     async def _leave_private(self) -> None:
         """Leaving a private match in the middle of a game: the game is over for us, so we
@@ -539,7 +551,7 @@ class NetSession:
             try:
                 self.keeper.amend()
             except StorageError as e:
-                self._put(Notice(f"cannot write the record: {_one_line(e)}"))
+                self._put(Notice(RecordNotAmended(_problem(e))))
 
     async def next_event(self) -> Event:
         ev = await self._events.get()
@@ -620,11 +632,11 @@ class NetSession:
         self._check_open()
         return self._taken >= self._remote_mark
 
-    def notice(self, text: str, *, merged: bool = False) -> None:
+    def notice(self, news: News, *, merged: bool = False) -> None:
         """Tell the driver something that changes nothing in the match (throttled:
-        :class:`~p2p_spite.net.notices.Notices`; ``merged``: ``text`` already sums up
+        :class:`~p2p_spite.net.notices.Notices`; ``merged``: ``news`` already sums up
         many, told at once)."""
-        self.notices.tell(text, merged=merged)
+        self.notices.tell(news, merged=merged)
 
     def _attach(self, link: Link) -> None:
         self._link = link
@@ -658,13 +670,10 @@ class NetSession:
         link = self._link
         if link is not None and link.endpoint.catching_up:
             self.owed.owe(
-                CATCH_UP,
-                f"{self.peer_name} claimed actions it did not send within {HANDSHAKE_TIMEOUT:g} s",
-                HANDSHAKE_TIMEOUT,
-                Refusal.POSITION,
+                CATCH_UP, Stalled(self.peer_name, OwedKind.CATCH_UP, HANDSHAKE_TIMEOUT), Refusal.POSITION
             )
 
-    def _overdue(self, line: str, code: Refusal) -> None:
+    def _overdue(self, what: Stalled, code: Refusal) -> None:
         """The peer did not pay what it owes in time: refuse it and stop the match."""
         link = self._link
         if link is None or self._done:
@@ -672,9 +681,11 @@ class NetSession:
         deck = self.core.private
         if code is Refusal.STALLED and deck is not None:
             deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
-        e = RemoteProtocolError(line, code)
+        owed = "private-deck message" if what.owed is OwedKind.DECK else "claimed actions"
+        e = RemoteProtocolError(f"no {owed} owed came within {what.seconds:g} s", code)  # (the wire's words)
         link.endpoint.refuse(e.code, str(e))
-        self.link_protocol_error(link, e)
+        link.fail(e)
+        self._fail(what, self._ending(EndCause.PEER_BROKE_PROTOCOL, code))
 
     def _pending_resignation(self) -> None:
         """A resignation we asked for while the connection was down (or before a crash):
@@ -749,11 +760,7 @@ class NetSession:
         try:
             path = self.keeper.close() if self.keeper is not None else None
         except StorageError as e:
-            self._fail(
-                f"the match is over but its record could not be written: {_one_line(e)}",
-                self._ending(EndCause.STORAGE),
-                save=False,
-            )
+            self._fail(CannotKeepRecord(_problem(e), over=True), self._ending(EndCause.STORAGE), save=False)
             return
         self._ended = True
         self._done = True
@@ -761,11 +768,11 @@ class NetSession:
 
     def link_storage_failed(self, link: Link | None, e: BaseException) -> None:
         """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
-        text = f"cannot write the record: {_one_line(e)}"
+        problem = _problem(e)
         if link is not None:
             link.endpoint.refuse(Refusal.STORAGE, "cannot write its record (a disk error)")
-            link.fail(ConnectionError(text))
-        self._fail(f"stopped the match: {text}", self._ending(EndCause.STORAGE))
+            link.fail(ConnectionError(f"cannot write the record: {problem.why}"))
+        self._fail(CannotKeepRecord(problem), self._ending(EndCause.STORAGE))
 
     def write_pending(self) -> None:
         """The one place the private deck's tape is written down (core/private.py queues
@@ -816,14 +823,13 @@ class NetSession:
         elif isinstance(ev, PeerBye):
             if not self._ended and not self._done:
                 self._fail(
-                    f"{self.peer_name} left the match ({ev.reason or 'no reason given'})",
-                    self._ending(EndCause.PEER_LEFT, reason=ev.reason),
+                    PeerLeft(self.peer_name, ev.reason), self._ending(EndCause.PEER_LEFT, reason=ev.reason)
                 )
             link.fail(ConnectionError("bye"))
         elif isinstance(ev, ChatReceived):
             if not self.chats.admit():
                 if self.chats.dropped == 1:
-                    self.notice(f"{self.peer_name}'s chat comes faster than it is read: dropping some")
+                    self.notice(ChatFlood(self.peer_name))
                 return
             self._put(ev)
         else:
@@ -833,19 +839,16 @@ class NetSession:
         link.fail(e)
         self._fail(*self._refusal(e))
 
-    def _refusal(self, e: ProtocolError) -> tuple[str, Ending]:
-        """The line and the typed cause for a refusal, by us (RemoteProtocolError) or the peer."""
+    def _refusal(self, e: ProtocolError) -> tuple[News, Ending]:
+        """The news and the typed cause for a refusal, by us (RemoteProtocolError) or the peer."""
         if isinstance(e, PeerRefused):
             return (
-                f"{self.peer_name} stopped the match: {e}",
+                PeerStopped(self.peer_name, e.code.value, str(e)),
                 self._ending(EndCause.PEER_REFUSED, e.code, str(e)),
             )
-        if isinstance(e, RemoteProtocolError):
-            msg = f"stopped the match: {self.peer_name} broke the protocol: {e}"
-            if e.code in (Refusal.ILLEGAL_MOVE, Refusal.DESYNC, Refusal.HISTORY, Refusal.BEHIND):
-                msg = f"stopped the match: {e}"
-            return msg, self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)
-        return f"stopped the match: {e}", self._ending(EndCause.PEER_BROKE_PROTOCOL, e.code)
+        return WeStopped(self.peer_name, e.code.value, str(e)), self._ending(
+            EndCause.PEER_BROKE_PROTOCOL, e.code
+        )
 
     def _ending(self, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:
         return Ending(cause, self.peer_name, code.value if code is not None else None, reason)
@@ -874,9 +877,7 @@ class NetSession:
             return
         if self.grace <= 0:
             if not self._ended:
-                self._fail(
-                    f"the connection to {self.peer_name} was lost", self._ending(EndCause.CONNECTION_LOST)
-                )
+                self._fail(ConnectionLost(self.peer_name), self._ending(EndCause.CONNECTION_LOST))
             return
         self._put(ConnectionChanged(LinkState.RECONNECTING, self.reconnect.lost()))
 
@@ -902,38 +903,35 @@ class NetSession:
         """The peer is back (it dialed the host again, or the joiner redialed it)."""
         self.reconnect.back()
         hs = link.handshaken.result()
-        who = self.peer_name
-        if hs.peer_name and hs.peer_name != who:
-            who = f"{who} (now calling itself {hs.peer_name})"
-        back = f"{who} is back; going on from action {hs.resumed_at}"
-        self._put(ConnectionChanged(LinkState.CONNECTED, back))
+        renamed = hs.peer_name if hs.peer_name and hs.peer_name != self.peer_name else ""
+        self._put(ConnectionChanged(LinkState.CONNECTED, PeerBack(self.peer_name, hs.resumed_at, renamed)))
         self._attach(link)
 
-    def give_up(self, message: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
-        self._fail(message, self._ending(cause, code, reason))
+    def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
+        self._fail(news, self._ending(cause, code, reason))
 
-    def waited_out(self, message: str) -> None:
+    def waited_out(self, news: News) -> None:
         if self._ended:
             self._back.set()  # close() stops waiting for the last acknowledgement
             return
-        self.give_up(message, EndCause.CONNECTION_LOST)
+        self.give_up(news, EndCause.CONNECTION_LOST)
 
-    def _fail(self, message: str, ending: Ending, *, save: bool = True) -> None:
+    def _fail(self, news: News, ending: Ending, *, save: bool = True) -> None:
         if self._ended or self.failure is not None:
             return
         self._done = True
-        self.failure = message
+        self.failure = news
         self.ending = ending
         self._deck_wake.set()
-        path = None
+        path, unsaved = None, None
         if self.keeper is not None and save:
             deck = self.core.private
             try:  # a private game in play resumes from its journal's tape: it is kept
                 path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
             except StorageError as e:
-                message += f" ({_one_line(e)})"
-        self._put(ConnectionChanged(LinkState.LOST, message, ending))
-        self._put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path, ending))
+                unsaved = _problem(e)
+        self._put(ConnectionChanged(LinkState.LOST, news, ending))
+        self._put(SessionFailed(news, path, ending, unsaved))
         self._close_transport()
 
     def _close_transport(self) -> None:

@@ -23,6 +23,7 @@ from ..engine import IllegalMoveError, Move, PlayerView
 from ..engine import refusals as no
 from ..errors import SessionClosed
 from ..i18n import _
+from ..news import StorageProblem
 from ..plaintext import MAX_CHAT, clean_name
 from ..session import (
     ChatReceived,
@@ -43,6 +44,7 @@ from ..session import (
 )
 from .board import Slots, hand_slots
 from .commands import Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
+from .networds import news_words, storage_words
 from .notation import NotationError, move_notation, parse_move
 from .question import Question, QuestionKind, Questions
 from .text import clip_text, points
@@ -411,7 +413,7 @@ class Controller:
         elif isinstance(ev, ConnectionChanged):
             self._connection(ev)
         else:
-            self.say(Style.INFO, ev.text)
+            self.say(Style.INFO, news_words(ev.news))
         self.port.changed()
 
     def show(self, ev: Event) -> None:
@@ -449,7 +451,7 @@ class Controller:
             if ev.deck_proven:
                 self.say(Style.EVENT, deck_proven(self.voice))
         elif isinstance(ev, SessionFailed):
-            self._failed(ev.message, ev.record_path, ev.ending)
+            self._failed(news_words(ev.news), ev.record_path, ev.ending, ev.unsaved)
         elif isinstance(ev, MatchEnded):
             self._match_ended(ev)
         self.port.changed()
@@ -502,9 +504,15 @@ class Controller:
             return
         self.connection = ev.state
         bad = ev.state in (LinkState.LOST, LinkState.RECONNECTING)
-        self.say(Style.ERROR if bad else Style.INFO, connection_words(ev.state, ev.detail))
+        self.say(Style.ERROR if bad else Style.INFO, connection_words(ev.state, ev.news))
 
-    def _failed(self, message: str, record_path: str | None = None, ending: Ending | None = None) -> None:
+    def _failed(
+        self,
+        why: str,
+        record_path: str | None = None,
+        ending: Ending | None = None,
+        unsaved: StorageProblem | None = None,
+    ) -> None:
         self.finished = True
         self.failed = True
         left = peer_left(ending)
@@ -513,8 +521,12 @@ class Controller:
             self.say(Style.EVENT, left)
         else:
             self.connection = LinkState.LOST
-            self.say(Style.ERROR, _("The match cannot go on: {why}").format(why=message))
-        if record_path and (left is not None or record_path not in message):
+            self.say(Style.ERROR, _("The match cannot go on: {why}").format(why=why))
+        if unsaved is not None:
+            self.say(
+                Style.ERROR, _("The record could not be saved: {why}").format(why=storage_words(unsaved))
+            )
+        elif record_path:
             self.say(Style.INFO, _("The record is saved in {path}").format(path=record_path))
         if self.leave_words:
             self.say(Style.INFO, self.leave_words)

@@ -90,7 +90,9 @@ def storage_words(p: n.StorageProblem) -> str:
     return _("cannot write {path}: {why}").format(**f)
 
 
-def _drop_kind(kind: n.DropKind, code: str) -> str:
+def _drop_kind(kind: n.DropKind, code: str, seconds: float) -> str:
+    if kind is n.DropKind.NO_HELLO and seconds:
+        return _("no hello within {seconds} s").format(seconds=_seconds(seconds))
     return {
         n.DropKind.REFUSED_MATCH: _("it refused the match"),
         n.DropKind.WRONG_CODE: _("someone tried a wrong join code"),
@@ -114,9 +116,9 @@ def _kind_count(kind: n.DropKind, k: int) -> str:
         case n.DropKind.PROTOCOL:
             text = ngettext("{n} protocol error", "{n} protocol errors", k)
         case n.DropKind.NO_HELLO:
-            text = ngettext("{n} without a hello in time", "{n} without a hello in time", k)
+            text = ngettext("{n} no hello in time", "{n} no hello in time", k)
         case n.DropKind.NO_HANDSHAKE:
-            text = ngettext("{n} without a handshake in time", "{n} without a handshake in time", k)
+            text = ngettext("{n} no handshake in time", "{n} no handshake in time", k)
         case n.DropKind.SAID_GOODBYE:
             text = ngettext(
                 "{n} said goodbye during the handshake", "{n} said goodbye during the handshake", k
@@ -134,11 +136,9 @@ def _summary(s: n.DropsSummary) -> str:
     where = ", ".join(_("{n} from {address}").format(n=f"{k:,}", address=a) for a, k in s.top)
     if s.others or s.at_least:
         if s.at_least:
-            more = ngettext(
-                "{n} from more than {k} more address", "{n} from more than {k} more addresses", s.others
-            )
+            more = ngettext("{n} from more than {k} more", "{n} from more than {k} more", s.others)
         else:
-            more = ngettext("{n} from {k} more address", "{n} from {k} more addresses", s.others)
+            more = ngettext("{n} from {k} more", "{n} from {k} more", s.others)
         where = _("{list} and {more}").format(
             list=where, more=more.format(n=f"{s.rest:,}", k=f"{s.others:,}")
         )
@@ -178,9 +178,9 @@ def news_words(item: n.News | n.Repeated) -> str:
         case n.Repeated(inner, more):
             text = ngettext("{news} (and {n} more like it)", "{news} (and {n} more like it)", more)
             return text.format(news=news_words(inner), n=more)
-        case n.ConnectionDropped(peer, kind, code, _detail_text):
+        case n.ConnectionDropped(peer, kind, code, _detail_text, seconds):
             return _("dropped a connection from {address}: {why}").format(
-                address=peer, why=_drop_kind(kind, code)
+                address=peer, why=_drop_kind(kind, code, seconds)
             )
         case n.DropsSummary():
             return _summary(item)
@@ -288,6 +288,7 @@ def news_words(item: n.News | n.Repeated) -> str:
                 )
             return _("cannot listen on {address}: {why}").format(address=where, why=_detail(detail))
         case n.SavedMatchUnusable(path, over, scores, detail, private):
+            path = path or _("that record")
             if over:
                 return _("{path}: the match is already over ({a}-{b})").format(
                     path=path, a=scores[0], b=scores[1]
@@ -297,6 +298,13 @@ def news_words(item: n.News | n.Repeated) -> str:
                     path=path, why=_detail(detail)
                 )
             return _("{path}: the saved match does not replay: {why}").format(path=path, why=_detail(detail))
+        case n.NotResumable(path, game):
+            if game:
+                return _(
+                    "{path}: a player left this private match in the middle of game {game} and both "
+                    "secrets were revealed, so it cannot be resumed (start a new match)"
+                ).format(path=path, game=game)
+            return _("{path} is not the record of a network match (no match_id)").format(path=path)
     raise AssertionError(f"no words for {item!r}")  # (mypy checks the match is complete)
 
 

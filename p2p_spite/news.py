@@ -228,10 +228,10 @@ class HostRefused:
 
 @dataclass(frozen=True, slots=True)
 class HostStopped:
-    """The host at ``where`` left during the handshake."""
+    """The host at ``where`` said goodbye during the handshake (``reason``: its own word)."""
 
     where: str
-    detail: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,11 +247,12 @@ class RefusedHost:
 
 @dataclass(frozen=True, slots=True)
 class HandshakeFailed:
-    """The handshake with ``where`` did not finish (``timeout``: no answer to it in time)."""
+    """The handshake with ``where`` did not finish (``timeout``: not within ``seconds``)."""
 
     where: str
     detail: str = ""
     timeout: bool = False
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +265,7 @@ class DealSeen:
     host: bool
     peer: str = ""
     seconds: float = 0.0
-    then: HostRefused | RefusedHost | HandshakeFailed | None = None
+    then: HostRefused | HostStopped | RefusedHost | HandshakeFailed | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -531,7 +531,9 @@ class _Joiner:
             raise
         return link
 
-    def abandoned(self, then: HostRefused | RefusedHost | HandshakeFailed | None = None) -> UserError | None:
+    def abandoned(
+        self, then: HostRefused | HostStopped | RefusedHost | HandshakeFailed | None = None
+    ) -> UserError | None:
         """Once we have revealed our half of the seed, the host knows the deal: it may not
         throw it away (and we never draw a new half for this match), whatever it does then
         (``then``: what it did, if more than leaving)."""
@@ -569,7 +571,8 @@ class _Joiner:
                     raise UserError(refused) from None
             except PeerLeft as e:
                 self.deal = self.last_deal or self.deal
-                raise self.abandoned() or UserError(HostStopped(where, str(e))) from None
+                left = HostStopped(where, e.reason)
+                raise self.abandoned(left) or UserError(left) from None
             except RemoteProtocolError as e:
                 self.deal = self.last_deal or self.deal
                 ours = RefusedHost(where, e.code.value, str(e))
@@ -583,7 +586,7 @@ class _Joiner:
                 raise UserError(ours) from None
             except TimeoutError:
                 self.deal = self.last_deal or self.deal
-                stalled = HandshakeFailed(where, timeout=True)
+                stalled = HandshakeFailed(where, timeout=True, seconds=HANDSHAKE_TIMEOUT)
                 raise self.abandoned(stalled) or UserError(stalled) from None
             except (ConnectionError, OSError) as e:
                 connected_once = True

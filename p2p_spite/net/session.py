@@ -681,8 +681,8 @@ class NetSession:
         deck = self.core.private
         if code is Refusal.STALLED and deck is not None:
             deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
-        owed = "private-deck message" if what.owed is OwedKind.DECK else "claimed actions"
-        e = RemoteProtocolError(f"no {owed} owed came within {what.seconds:g} s", code)  # (the wire's words)
+        owed = "a private-deck message" if what.owed is OwedKind.DECK else "the actions claimed"
+        e = RemoteProtocolError(f"{owed} did not come within {what.seconds:g} s", code)  # (the wire's msg)
         link.endpoint.refuse(e.code, str(e))
         link.fail(e)
         self._fail(what, self._ending(EndCause.PEER_BROKE_PROTOCOL, code))

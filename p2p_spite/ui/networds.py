@@ -27,6 +27,11 @@ def _detail(text: str) -> str:
     return " ".join(printable(text).split())[:300]
 
 
+def _reason(reason: str) -> str:
+    """A goodbye's reason, the peer's own word (``quit``), or that it gave none."""
+    return clean_name(reason, 200) or _("no reason given")
+
+
 def _seconds(s: float) -> str:
     return f"{s:g}"
 
@@ -90,9 +95,11 @@ def storage_words(p: n.StorageProblem) -> str:
     return _("cannot write {path}: {why}").format(**f)
 
 
-def _drop_kind(kind: n.DropKind, code: str, seconds: float) -> str:
+def _drop_kind(kind: n.DropKind, code: str, detail: str, seconds: float) -> str:
     if kind is n.DropKind.NO_HELLO and seconds:
         return _("no hello within {seconds} s").format(seconds=_seconds(seconds))
+    if kind in (n.DropKind.PROTOCOL, n.DropKind.REFUSED_MATCH, n.DropKind.CLOSED) and detail:
+        return f"{_drop_kind(kind, code, '', seconds)} ({_detail(detail)})"
     return {
         n.DropKind.REFUSED_MATCH: _("it refused the match"),
         n.DropKind.WRONG_CODE: _("someone tried a wrong join code"),
@@ -161,14 +168,16 @@ def _stalled(s: n.Stalled) -> str:
     return _("stopped the match: {name} claimed actions it did not send within {seconds} s").format(**f)
 
 
-def _then(t: n.HostRefused | n.RefusedHost | n.HandshakeFailed | None) -> str:
+def _then(t: n.HostRefused | n.HostStopped | n.RefusedHost | n.HandshakeFailed | None) -> str:
     match t:
         case n.HostRefused(code, detail):
             return _("it refused: {why}").format(why=_because(code, detail))
+        case n.HostStopped(_where, reason):
+            return _("it said goodbye during the handshake: {why}").format(why=_reason(reason))
         case n.RefusedHost(_where, code, detail):
             return _("then broke the protocol: {why}").format(why=_because(code, detail))
-        case n.HandshakeFailed(timeout=True):
-            return _("it did not finish the handshake in time")
+        case n.HandshakeFailed(timeout=True, seconds=seconds):
+            return _("it did not finish the handshake within {seconds} s").format(seconds=_seconds(seconds))
     return ""
 
 
@@ -178,9 +187,9 @@ def news_words(item: n.News | n.Repeated) -> str:
         case n.Repeated(inner, more):
             text = ngettext("{news} (and {n} more like it)", "{news} (and {n} more like it)", more)
             return text.format(news=news_words(inner), n=more)
-        case n.ConnectionDropped(peer, kind, code, _detail_text, seconds):
+        case n.ConnectionDropped(peer, kind, code, detail, seconds):
             return _("dropped a connection from {address}: {why}").format(
-                address=peer, why=_drop_kind(kind, code, seconds)
+                address=peer, why=_drop_kind(kind, code, detail, seconds)
             )
         case n.DropsSummary():
             return _summary(item)
@@ -249,11 +258,13 @@ def news_words(item: n.News | n.Repeated) -> str:
             return _("cannot connect to {address}: {why}").format(address=where, why=_detail(detail))
         case n.HostRefused(code, detail):
             return _("the host refused: {why}").format(why=_because(code, detail))
-        case n.HostStopped(where, detail):
-            if detail:
-                return _("the host at {address} stopped: {why}").format(address=where, why=_detail(detail))
-            return _("the host at {address} stopped").format(address=where)
+        case n.HostStopped(where, reason):
+            text = _("the host at {address} said goodbye during the handshake: {why}")
+            return text.format(address=where, why=_reason(reason))
         case n.RefusedHost(where, code, detail, foreign):
+            if foreign and detail:
+                text = _("that is not a p2p-spite host: {address} speaks another protocol ({why})")
+                return text.format(address=where, why=_detail(detail))
             if foreign:
                 return _("that is not a p2p-spite host: {address} speaks another protocol").format(
                     address=where

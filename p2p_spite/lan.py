@@ -48,6 +48,12 @@ from .storage.paths import default_record_path
 
 
 def _say(text: str) -> None:
+    """A line for the person at the terminal (broken between words there, as a terminal
+    would cut it mid-word; whole when read by a program)."""
+    if sys.stdout.isatty():
+        from .ui.text import wrapped
+
+        text = wrapped(text)
     print(text, flush=True)
 
 

@@ -157,19 +157,20 @@ def test_the_line_prompts_help_breaks_between_words_for_80_columns(
     lang: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from p2p_spite.ui import lineplay
+    from p2p_spite.ui import text as plain
 
     i18n.setup(lang)
     try:
         text = lineplay.help_text()
-        assert max(map(len, text.splitlines())) <= lineplay.LINE_WIDTH < 80
-        monkeypatch.setattr(lineplay, "LINE_WIDTH", 10_000)
+        assert max(map(len, text.splitlines())) <= plain.LINE_WIDTH < 80
+        monkeypatch.setattr(plain, "LINE_WIDTH", 10_000)
         assert text.split() == lineplay.help_text().split()  # every word whole, in order
     finally:
         i18n.setup("en")
 
 
 def test_a_long_line_of_the_prompt_breaks_between_words_under_its_mark() -> None:
-    from p2p_spite.ui.lineplay import LINE_WIDTH, wrapped
+    from p2p_spite.ui.text import LINE_WIDTH, wrapped
 
     words = " ".join(["Środek"] * 30)
     lines = wrapped(words, "-- ").splitlines()

@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import signal
 import sys
-import textwrap
 import threading
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -41,35 +40,8 @@ from .commands import is_yes, parse_command
 from .controller import Controller
 from .notation import syntax_help
 from .question import Question, QuestionKind
-from .text import card_label
+from .text import card_label, wrapped
 from .words import Style
-
-LINE_WIDTH = 79  # a line of the prompt's words, wrapped between words (an 80-column terminal)
-
-
-def wrapped(text: str, lead: str = "") -> str:
-    """``text`` after ``lead``, its lines broken between words to fit LINE_WIDTH (the
-    continuations indented under the text): a terminal would cut them mid-word.  A line
-    with a word too long for any line (a pasted URL in a chat) is left as it is."""
-    indent = " " * len(lead) if lead else "  "
-    out = []
-    for line in text.split("\n"):
-        fits = len(lead) + len(line) <= LINE_WIDTH
-        if fits or max(map(len, line.split() or [""])) > LINE_WIDTH - len(indent):
-            out.append(lead + line)
-        else:
-            out.append(
-                textwrap.fill(
-                    line,
-                    LINE_WIDTH,
-                    initial_indent=lead,
-                    subsequent_indent=indent,
-                    break_long_words=False,
-                    break_on_hyphens=False,
-                )
-            )
-        lead = " " * len(lead)
-    return "\n".join(out)
 
 
 def help_text() -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Mapping
 
 from ..engine import Card
@@ -81,6 +82,36 @@ def clip_text(text: str, most: int = MAX_ECHO) -> str:
     return text[: most - 1] + ("…" if UNICODE else "~")
 
 
+LINE_WIDTH = (
+    79  # a line of plain words (the line prompt's words, wrapped between words (an 80-column terminal)
+)
+
+
+def wrapped(text: str, lead: str = "") -> str:
+    """``text`` after ``lead``, its lines broken between words to fit LINE_WIDTH (the
+    continuations indented under the text): a terminal would cut them mid-word.  A line
+    with a word too long for any line (a pasted URL in a chat) is left as it is."""
+    indent = " " * len(lead) if lead else "  "
+    out = []
+    for line in text.split("\n"):
+        fits = len(lead) + len(line) <= LINE_WIDTH
+        if fits or max(map(len, line.split() or [""])) > LINE_WIDTH - len(indent):
+            out.append(lead + line)
+        else:
+            out.append(
+                textwrap.fill(
+                    line,
+                    LINE_WIDTH,
+                    initial_indent=lead,
+                    subsequent_indent=indent,
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
+        lead = " " * len(lead)
+    return "\n".join(out)
+
+
 def points(n: int) -> str:
     """``1 point``, ``0 points``, ``12 points``."""
     return ngettext("{n} point", "{n} points", n).format(n=n)
@@ -89,6 +120,7 @@ def points(n: int) -> str:
 __all__ = [
     "BACK",
     "DOT",
+    "LINE_WIDTH",
     "PROMPT",
     "RULE",
     "UNICODE",
@@ -96,4 +128,5 @@ __all__ = [
     "clip_text",
     "points",
     "unicode_ok",
+    "wrapped",
 ]

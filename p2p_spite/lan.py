@@ -96,7 +96,7 @@ def _progress(session: NetSession) -> Callable[[Event], None]:
         elif isinstance(ev, Notice):
             print(f"p2p-spite: {news_words(ev.news)}", file=sys.stderr, flush=True)
         elif isinstance(ev, ConnectionChanged) and ev.state in (LinkState.RECONNECTING, LinkState.CONNECTED):
-            _say(connection_words(ev.state, ev.news))
+            _say(news_words(ev.news) if ev.news is not None else connection_words(ev.state))
 
     return show
 

@@ -293,6 +293,17 @@ class SavedMatchUnusable:
 
 
 @dataclass(frozen=True, slots=True)
+class BadRecord:
+    """A record that is malformed or does not replay: where (``game``, ``move``, from
+    1 and 0 as the record counts them), and ``reason``, the validator's technical
+    words about the file's JSON (language-neutral, like the file itself)."""
+
+    reason: str
+    game: int | None = None
+    move: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NotResumable:
     """``path`` cannot be resumed: it is no network match's record (``game`` 0), or a
     player left its private game ``game`` midway and both secrets were revealed."""
@@ -325,6 +336,7 @@ News = (
     | CannotListen
     | SavedMatchUnusable
     | NotResumable
+    | BadRecord
 )
 
 
@@ -337,6 +349,7 @@ class Repeated:
 
 
 __all__ = [
+    "BadRecord",
     "CannotDial",
     "CannotKeepRecord",
     "CannotListen",

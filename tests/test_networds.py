@@ -62,6 +62,7 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.CannotListen("10.1.1.1:7777", 7777, not_here="10.1.1.1"),
     n.SavedMatchUnusable("m.json", over=True, scores=(52, 31)),
     n.NotResumable("m.json", 3),
+    n.BadRecord("moves must be an array", 2, 5),
     n.Repeated(n.ChatFlood("Ann"), 4),
 ]
 

@@ -316,6 +316,13 @@ def news_words(item: n.News | n.Repeated) -> str:
                     "secrets were revealed, so it cannot be resumed (start a new match)"
                 ).format(path=path, game=game)
             return _("{path} is not the record of a network match (no match_id)").format(path=path)
+        case n.BadRecord(reason, game, move):
+            why = _detail(reason)
+            if game is not None and move is not None:
+                return _("game {game}, move {move}: {why}").format(game=game, move=move, why=why)
+            if game is not None:
+                return _("game {game}: {why}").format(game=game, why=why)
+            return _("not a valid record: {why}").format(why=why)
     raise AssertionError(f"no words for {item!r}")  # (mypy checks the match is complete)
 
 

@@ -73,6 +73,7 @@ def refusal_words(code: str) -> str:
         "bad-shuffle": _("a shuffle's proof does not verify"),
         "stalled": _("a message it owed did not come in time"),
         "cheat": _("the private deck shows a cheat"),
+        "takeback": _("it asked to take back a move that was not its own to take back"),
     }
     return words.get(code, _("refused ({code})").format(code=_detail(code)))
 

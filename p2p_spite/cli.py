@@ -19,8 +19,9 @@ from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError
 from .history import describe, latest, records_dir, scan, totals
+from .i18n import _, ngettext
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
-from .plaintext import shown_path
+from .plaintext import clean_name, shown_path
 from .runner import EXIT_HANGUP
 from .selfplay import play_match
 from .session import Takebacks
@@ -28,7 +29,6 @@ from .storage import record
 from .storage.journal import journal_path
 from .storage.resume import replay_with_journal, unchecked_private
 
-TARGET_HELP = f"points that win the match (default {DEFAULT_TARGET})"
 MAX_MATCHES = 1000  # --matches: matches in a row on one connection
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
 
@@ -37,19 +37,19 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(_("not a whole number: {text}").format(text=repr(text))) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+        raise argparse.ArgumentTypeError(_("must be at least 1, not {value}").format(value=value))
     return value
 
 
-def _at_most(most: int, what: str) -> Any:
+def _at_most(most: int) -> Any:
     """A positive whole number up to ``most`` (the peer refuses a match beyond the protocol's limits)."""
 
     def check(text: str) -> int:
         value = _positive_int(text)
         if value > most:
-            raise argparse.ArgumentTypeError(f"{what} can be at most {most}, not {value}")
+            raise argparse.ArgumentTypeError(_("at most {most}, not {value}").format(most=most, value=value))
         return value
 
     return check
@@ -59,21 +59,21 @@ def _seed_arg(text: str) -> bytes:
     try:
         return parse_seed(text.strip().lower())  # (upper case is fine on the command line)
     except ValueError:
-        raise argparse.ArgumentTypeError("the seed must be 64 hex digits") from None
+        raise argparse.ArgumentTypeError(_("the seed must be 64 hex digits")) from None
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
     """``HOST``, ``HOST:PORT``, ``[V6]``, ``[V6]:PORT`` or a bare IPv6 literal."""
     t = text.strip()
     if not t:
-        raise UserError("no host given", exit_code=2)
+        raise UserError(_("no host given"), exit_code=2)
     if t.startswith("["):
         end = t.find("]")
         if end < 0:
-            raise UserError(f"bad address {text!r}: missing ']'", exit_code=2)
+            raise UserError(_("bad address {text}: missing ']'").format(text=repr(text)), exit_code=2)
         host, rest = t[1:end], t[end + 1 :]
         if rest and not rest.startswith(":"):
-            raise UserError(f"bad address {text!r}", exit_code=2)
+            raise UserError(_("bad address {text}").format(text=repr(text)), exit_code=2)
         port_text = rest[1:] if rest else ""
     elif t.count(":") == 1:
         host, port_text = t.split(":")
@@ -82,23 +82,25 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int
         try:
             ipaddress.IPv6Address(host)
         except ValueError:
-            raise UserError(
-                f"bad address {text!r}: use HOST, HOST:PORT or [IPv6]:PORT", exit_code=2
-            ) from None
+            raise UserError(_bad_address(text), exit_code=2) from None
     else:
         host, port_text = t, ""  # a name or an IPv4 address
     if not host or any(c in host for c in "/@ ") or not host.isprintable():
-        raise UserError(f"bad address {text!r}: use HOST, HOST:PORT or [IPv6]:PORT", exit_code=2)
+        raise UserError(_bad_address(text), exit_code=2)
     if not port_text:
         return host, default_port
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise UserError(f"bad port {port_text!r} (1..65535)", exit_code=2)
+        raise UserError(_("bad port {port} (1..65535)").format(port=repr(port_text)), exit_code=2)
     return host, int(port_text)
+
+
+def _bad_address(text: str) -> str:
+    return _("bad address {text}: use HOST, HOST:PORT or [IPv6]:PORT").format(text=repr(text))
 
 
 def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0..65535, not {text!r}")
+        raise argparse.ArgumentTypeError(_("a port is 0..65535, not {text}").format(text=repr(text)))
     return int(text)
 
 
@@ -106,23 +108,31 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number of seconds: {text}").format(text=repr(text))
+        ) from None
     if not 0 <= value <= 86400:
-        raise argparse.ArgumentTypeError(f"must be 0..86400 seconds, not {text!r}")
+        raise argparse.ArgumentTypeError(_("must be 0..86400 seconds, not {text}").format(text=repr(text)))
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _target_help() -> str:
+    return _("points that win the match (default {n})").format(n=DEFAULT_TARGET)
 
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser, its help in the language spoken (built after :func:`i18n.setup`)."""
     levels = ", ".join(LEVELS)
     parser = i18n.ArgumentParser(
         prog="p2p-spite",
         description="Spite & Malice for two, peer to peer in the terminal.",
-        epilog=f"languages (--lang CODE, before or after the command):\n  {i18n.languages_line()}",
+        epilog=_("languages (--lang CODE, before or after the command):") + f"\n  {i18n.languages_line()}",
         formatter_class=i18n.RawDescriptionHelpFormatter,  # (the version's and epilog's lines as written)
     )
     parser.add_argument(
-        "--version", action="version", version=f"p2p-spite {__version__}\nlanguages: {i18n.languages_line()}"
+        "--version",
+        action="version",
+        version=f"p2p-spite {__version__}\n" + _("languages: {list}").format(list=i18n.languages_line()),
     )
     parser.add_argument(
         "--lang",
@@ -142,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--bot",
         metavar="LEVEL",
         default=DEFAULT_LEVEL,
-        help=f"computer level (default {DEFAULT_LEVEL}; {levels})",
+        help=_("computer level (default {level}; {levels})").format(level=DEFAULT_LEVEL, levels=levels),
     )
     g = p.add_mutually_exclusive_group()
     g.add_argument(
@@ -152,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed-file", type=Path, help="play the deal of this record or bare seed file (and its target)"
     )
     p.add_argument("--name", help="your name (default: your login name)")
-    p.add_argument("--target", type=_positive_int, help=TARGET_HELP)
+    p.add_argument("--target", type=_positive_int, help=_target_help())
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
     p.add_argument(
         "--private",
@@ -196,11 +206,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed_arg, help="match seed, 64 hex digits (default: a fresh one, printed)")
     p.add_argument("--record", type=Path, required=True, help="where to write the record")
     p.add_argument(
-        "--games", type=_positive_int, help=f"stop after this many games (default: at most {SELFPLAY_GAMES})"
+        "--games",
+        type=_positive_int,
+        help=_("stop after this many games (default: at most {n})").format(n=SELFPLAY_GAMES),
     )
-    p.add_argument("--target", type=_positive_int, default=DEFAULT_TARGET, help=TARGET_HELP)
+    p.add_argument("--target", type=_positive_int, default=DEFAULT_TARGET, help=_target_help())
     p.add_argument(
-        "--bots", default="easy,easy", help=f"two levels, seat 0 first, e.g. random,easy (levels: {levels})"
+        "--bots",
+        default="easy,easy",
+        help=_("two levels, seat 0 first, e.g. random,easy (levels: {levels})").format(levels=levels),
     )
     p.set_defaults(run=_run_selfplay)
     return parser
@@ -209,7 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_peer_options(p: argparse.ArgumentParser, levels: str) -> None:
     """The options ``host`` and ``join`` share."""
     p.add_argument("--record", type=Path, help="where to write the record (default: the data directory)")
-    p.add_argument("--bot", metavar="LEVEL", help=f"let a computer play this side, headless ({levels})")
+    p.add_argument(
+        "--bot",
+        metavar="LEVEL",
+        help=_("let a computer play this side, headless ({levels})").format(levels=levels),
+    )
     p.add_argument(
         "--resume", type=Path, metavar="RECORD", help="continue the unfinished match of this record"
     )
@@ -222,7 +240,7 @@ def _add_peer_options(p: argparse.ArgumentParser, levels: str) -> None:
     )
     p.add_argument(
         "--matches",
-        type=_at_most(MAX_MATCHES, "the number of matches"),
+        type=_at_most(MAX_MATCHES),
         default=1,
         metavar="N",
         help="with --bot: play N matches in a row on one connection (default 1; a person is asked)",
@@ -240,8 +258,10 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     h = sub.add_parser(
         "host",
         help="host a match on the network and wait for a peer",
-        description="Listen for a peer and play a match with it.  "
-        f"Prints 'listening on HOST:PORT' once ready (default port {DEFAULT_PORT}).",
+        description=_(
+            "Listen for a peer and play a match with it.  "
+            "Prints 'listening on HOST:PORT' once ready (default port {port})."
+        ).format(port=DEFAULT_PORT),
     )
     h.add_argument("--bind", default="", help="address to listen on (default: all interfaces)")
     h.add_argument(
@@ -251,14 +271,17 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     )
     _discovery_option(h)
     h.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=_("port (default {port}; 0: any free)").format(port=DEFAULT_PORT),
     )
     h.add_argument("--name", default="host", help="your name, shown to the peer")
     g = h.add_mutually_exclusive_group()
     g.add_argument("--seed", type=_seed_arg, help="play this deal (64 hex digits; the joiner is shown it)")
     g.add_argument("--seed-file", type=Path, help="take the seed (and target) from a record or seed file")
-    h.add_argument("--target", type=_at_most(MAX_TARGET, "the target"), help=TARGET_HELP)
-    h.add_argument("--games", type=_at_most(MAX_GAMES, "the game limit"), help="stop after this many games")
+    h.add_argument("--target", type=_at_most(MAX_TARGET), help=_target_help())
+    h.add_argument("--games", type=_at_most(MAX_GAMES), help="stop after this many games")
     h.add_argument("--code", help="the join code to require (default: a fresh one, printed)")
     h.add_argument("--no-code", action="store_true", help="do not require a join code (trusted networks)")
     h.add_argument(
@@ -289,8 +312,10 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         "address",
         nargs="?",
         metavar="HOST[:PORT]",
-        help=f"the host (IPv6 as [::1]:PORT; default port {DEFAULT_PORT}); "
-        "none: look for hosts announced on the local network",
+        help=_(
+            "the host (IPv6 as [::1]:PORT; default port {port}); "
+            "none: look for hosts announced on the local network"
+        ).format(port=DEFAULT_PORT),
     )
     _wait_option(j)
     _discovery_option(j)
@@ -353,16 +378,19 @@ def _wait_option(p: argparse.ArgumentParser) -> None:
 
 
 def _discovery_option(p: argparse.ArgumentParser) -> None:
+    text = _("UDP port of the announcements (default {port}, or ${env})")
     p.add_argument(
-        "--discovery-port", type=_udp_port, metavar="PORT",
-        help=f"UDP port of the announcements (default {DEFAULT_DISCOVERY_PORT}, or ${PORT_ENV})",
-    )  # fmt: skip
+        "--discovery-port",
+        type=_udp_port,
+        metavar="PORT",
+        help=text.format(port=DEFAULT_DISCOVERY_PORT, env=PORT_ENV),
+    )
 
 
 def _udp_port(text: str) -> int:
     value = _port(text)
     if value == 0:
-        raise argparse.ArgumentTypeError("the discovery port cannot be 0")
+        raise argparse.ArgumentTypeError(_("the discovery port cannot be 0"))
     return value
 
 
@@ -377,8 +405,12 @@ def _run_play(args: argparse.Namespace) -> int:
 
     if args.private and (args.seed is not None or args.seed_file is not None):
         option = "--seed" if args.seed is not None else "--seed-file"
-        raise UserError(f"{option} does not go with --private: a private deck is not dealt from a seed",
-                        exit_code=2)  # fmt: skip
+        raise UserError(
+            _("{option} does not go with --private: a private deck is not dealt from a seed").format(
+                option=option
+            ),
+            exit_code=2,
+        )
     _take_seed_file(args)
     _check_record_path(args.record)
     target = args.target or DEFAULT_TARGET
@@ -395,7 +427,11 @@ def _check_record_path(path: Path | None) -> None:
     try:
         record.check_writable(path)
     except OSError as e:
-        raise UserError(f"cannot write the record {path}: {e.strerror or e}") from None
+        raise UserError(_cannot_write(path, e)) from None
+
+
+def _cannot_write(path: Path, e: OSError) -> str:
+    return _("cannot write the record {path}: {why}").format(path=shown_path(path), why=e.strerror or e)
 
 
 def _take_seed_file(args: argparse.Namespace) -> None:
@@ -412,13 +448,16 @@ def _run_history(args: argparse.Namespace) -> int:
 
     entries, bad = scan()
     if not entries and not bad:
-        print(f"no records in {shown_path(records_dir())} yet")
+        print(_("no records in {folder} yet").format(folder=shown_path(records_dir())))
         return 0
     for e in entries:
         print(describe(e))
     print(totals(entries))
     if bad:
-        print(f"({len(bad)} file{'s' * (len(bad) != 1)} in {shown_path(records_dir())} could not be read)")
+        text = ngettext(
+            "({n} file in {folder} could not be read)", "({n} files in {folder} could not be read)", len(bad)
+        )
+        print(text.format(n=len(bad), folder=shown_path(records_dir())))
     return 0
 
 
@@ -427,15 +466,20 @@ def _latest_record(ask: bool) -> Path | None:
 
     e = latest()
     if e is None:
-        raise UserError(f"no record to replay in {shown_path(records_dir())}: give a file", exit_code=2)
-    print(f"the latest record: {shown_path(e.path)}")
+        raise UserError(
+            _("no record to replay in {folder}: give a file").format(folder=shown_path(records_dir())),
+            exit_code=2,
+        )
+    print(_("the latest record: {path}").format(path=shown_path(e.path)))
     print(f"  {describe(e)}")
     if ask and sys.stdin.isatty() and sys.stdout.isatty():
         try:
-            answer = input("replay it? [Y/n] ").strip().lower()
+            answer = input(_("replay it? [Y/n] ")).strip()
         except EOFError:
-            answer = "n"
-        if answer not in ("", "y", "yes"):
+            return None
+        from .ui.commands import is_yes
+
+        if answer and not is_yes(answer):
             return None
     return e.path
 
@@ -461,31 +505,37 @@ def _run_replay(args: argparse.Namespace) -> int:
     journaled = replay_with_journal(args.file, rec, match)
     moves = match.total_moves
     games = match.game_number if journaled else len(rec.games)  # (a bare seed file: 0 games)
-    line = (
-        f"ok: {games} game{'s' * (games != 1)}, {moves} move{'s' * (moves != 1)}, "
-        f"scores {match.scores[0]}-{match.scores[1]}"
-    )
+    line = ngettext("ok: {n} game", "ok: {n} games", games).format(n=games)
+    line += ngettext(", {n} move", ", {n} moves", moves).format(n=moves)
+    line += _(", scores {a}-{b}").format(a=match.scores[0], b=match.scores[1])
     if match.over:
         winner = match.winner
         assert winner is not None
-        from .ui.text import clean_name  # a record's names may hold escape codes
-
-        name = clean_name(match.players[winner]) or f"seat {winner}"
-        line += f", match won by {name} (seat {winner})"
+        # a record's names may hold escape codes
+        name = clean_name(match.players[winner]) or _("seat {n}").format(n=winner)
+        line += _(", match won by {name} (seat {seat})").format(name=name, seat=winner)
     if journaled:
-        line += (
-            f" ({journaled} of the actions from {shown_path(journal_path(args.file).name)}: the match was"
-            " interrupted and its record not yet rewritten)"
+        text = ngettext(
+            " ({n} of the actions from {journal}: the match was interrupted"
+            " and its record not yet rewritten)",
+            " ({n} of the actions from {journal}: the match was interrupted"
+            " and its record not yet rewritten)",
+            journaled,
         )
+        line += text.format(n=journaled, journal=shown_path(journal_path(args.file).name))
     why = record.unchecked_reason(rec.games[-1]) if rec.private and rec.games else None
     n = unchecked_private(args.file, rec)
     if why is not None:
-        line += f"; game {len(rec.games)} cannot be checked: {why}"
+        line += _("; game {game} cannot be checked: {why}").format(game=len(rec.games), why=why)
     elif n:
-        line += (
-            f"; game {len(rec.games)} was stopped before its private deck was revealed: its {n} "
-            f"move{'s' * (n != 1)} cannot be checked yet (--resume finishes it)"
+        text = ngettext(
+            "; game {game} was stopped before its private deck was revealed: its {n} move cannot be"
+            " checked yet (--resume finishes it)",
+            "; game {game} was stopped before its private deck was revealed: its {n} moves cannot be"
+            " checked yet (--resume finishes it)",
+            n,
         )
+        line += text.format(game=len(rec.games), n=n)
     print(line)
     return 0
 
@@ -494,7 +544,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
 
     names = [n.strip() for n in args.bots.split(",")]
     if len(names) != 2:
-        raise UserError("--bots takes two levels, e.g. random,easy", exit_code=2)
+        raise UserError(_("--bots takes two levels, e.g. random,easy"), exit_code=2)
     try:
         bots = [make_bot(n, seed) for seed, n in enumerate(names)]
     except ValueError as e:
@@ -503,14 +553,14 @@ def _run_selfplay(args: argparse.Namespace) -> int:
     seed = args.seed
     if seed is None:
         seed = new_seed()
-        print(f"seed {seed.hex()}")
+        print(_("seed {seed}").format(seed=seed.hex()))
     match = Match(seed, args.target, players=(f"{names[0]} bot", f"{names[1]} bot"))
     cap = args.games or SELFPLAY_GAMES
     progress = sys.stderr.isatty()
 
     def show(m: Match) -> None:
-        line = f"\rgame {m.game_number}: scores {m.scores[0]}-{m.scores[1]}"
-        print(line, end="", file=sys.stderr, flush=True)
+        line = _("game {game}: scores {a}-{b}").format(game=m.game_number, a=m.scores[0], b=m.scores[1])
+        print("\r" + line, end="", file=sys.stderr, flush=True)
 
     try:
         play_match(match, bots, max_games=cap, on_game_over=show if progress else None)
@@ -520,16 +570,17 @@ def _run_selfplay(args: argparse.Namespace) -> int:
         try:
             path = record.save(match, args.record)
         except OSError as e:
-            raise StorageError(f"cannot write the record {args.record}: {e.strerror or e}") from None
+            raise StorageError(_cannot_write(args.record, e)) from None
     if args.games is None and not match.over:
-        print(
-            f"stopped after {cap} games, the default cap, with nobody at {args.target} "
+        text = _(
+            "stopped after {n} games, the default cap, with nobody at {target} "
             "(a drawn game scores nothing): --games N plays more"
         )
-    print(
-        f"{match.game_number} game(s), {match.total_moves} moves, scores "
-        f"{match.scores[0]}-{match.scores[1]}; record written to {path}"
-    )
+        print(text.format(n=cap, target=args.target))
+    games = ngettext("{n} game", "{n} games", match.game_number).format(n=match.game_number)
+    moves = ngettext("{n} move", "{n} moves", match.total_moves).format(n=match.total_moves)
+    text = _("{games}, {moves}, scores {a}-{b}; record written to {path}")
+    print(text.format(games=games, moves=moves, a=match.scores[0], b=match.scores[1], path=path))
     return 0
 
 
@@ -618,7 +669,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_last(f"p2p-spite: {e}", gone=e.exit_code == EXIT_HANGUP)
         return e.exit_code
     except KeyboardInterrupt:
-        _say_last("p2p-spite: interrupted")
+        _say_last("p2p-spite: " + _("interrupted"))
         return 130
     except BrokenPipeError:
         # The reader went away (``p2p-spite replay FILE | head``): stop quietly,

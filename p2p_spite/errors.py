@@ -1,7 +1,11 @@
 """The errors of p2p-spite, under one root: :class:`SpiteError`.
 
 The CLI catches only the root: it prints the message as one line and exits with
-the error's ``exit_code``.  Anything else that escapes is a bug and shows as one
+the error's ``exit_code``.  An error of the network or the storage carries what
+happened as data (``news``, a :mod:`p2p_spite.news` type), which
+:mod:`p2p_spite.ui.networds` words in the language spoken (``str()`` of such an
+error asks it too); the interface's own errors (a bad address typed, ...) carry
+their line, in the language already.  Anything else that escapes is a bug and shows as one
 (a traceback), never as a user's mistake.
 
 * :class:`UserError`: something the user can fix (bad address, unreadable file...).
@@ -19,6 +23,8 @@ that reaches the CLI is a bug.
 
 from __future__ import annotations
 
+from .news import News, StorageProblem
+
 # Exit codes of play, host and join (README "Exit codes"); 2 is a usage error, 130 Ctrl-C.
 EXIT_FINISHED = 0  # the match ended, or you left it
 EXIT_ERROR = 1
@@ -31,10 +37,18 @@ class SpiteError(Exception):
 
     exit_code: int = 1
 
-    def __init__(self, message: str, exit_code: int | None = None) -> None:
+    def __init__(self, message: str | News, exit_code: int | None = None) -> None:
+        self.news: News | None = None if isinstance(message, str) else message
         super().__init__(message)
         if exit_code is not None:
             self.exit_code = exit_code
+
+    def __str__(self) -> str:
+        if self.news is None:
+            return super().__str__()
+        from .ui.networds import news_words  # (the words are the interface's; imported when asked)
+
+        return news_words(self.news)
 
 
 class UserError(SpiteError):
@@ -42,7 +56,11 @@ class UserError(SpiteError):
 
 
 class StorageError(UserError):
-    """This side cannot write what it must keep (the record, the journal)."""
+    """This side cannot write what it must keep (the record, the journal): ``problem``."""
+
+    @property
+    def problem(self) -> StorageProblem | None:
+        return self.news if isinstance(self.news, StorageProblem) else None
 
 
 class SessionClosed(SpiteError):

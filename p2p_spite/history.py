@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .engine import Match
-from .plaintext import shown_path
+from .i18n import _, ngettext, pgettext
+from .plaintext import clean_name, shown_path
 from .storage import record
 from .storage.journal import journal_path, journal_port
 from .storage.paths import data_dir
@@ -128,30 +129,47 @@ def scan(folder: Path | None = None) -> tuple[list[Entry], list[Path]]:
     return entries, bad
 
 
+def _results() -> dict[str, str]:
+    return {
+        "finished": pgettext("match", "finished"),
+        "unfinished": pgettext("match", "unfinished"),
+        "won": pgettext("match", "won"),
+        "lost": pgettext("match", "lost"),
+        "stopped": pgettext("match", "stopped"),
+    }
+
+
 def describe(e: Entry) -> str:
     """One line: when, who (ours first), the result and score (ours first), games, resumable."""
-    from .ui.text import clean_name
-
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.mtime))
-    a, b = (clean_name(n) or f"seat {i}" for i, n in enumerate(e.players))
+    a, b = (clean_name(n) or _("seat {n}").format(n=i) for i, n in enumerate(e.players))
     if e.seat is None:
-        who = f"{a} vs {b}"
+        who = _("{a} vs {b}").format(a=a, b=b)
         score = f"{e.scores[0]}-{e.scores[1]}"
         result = "finished" if e.finished else "unfinished"
     else:
-        who = f"{(a, b)[e.seat]} vs {(a, b)[1 - e.seat]}"  # ours first
+        who = _("{a} vs {b}").format(a=(a, b)[e.seat], b=(a, b)[1 - e.seat])  # ours first
         mine, theirs = e.scores[e.seat], e.scores[1 - e.seat]
         score = f"{mine}-{theirs}"
         if e.winner is not None:
             result = "won" if e.winner == e.seat else "lost"
         else:
             result = "stopped" if e.finished else "unfinished"
+    words = _results()
+    wide = max(map(len, words.values()))
     won, lost, drawn = e.games
-    games = f"games {won}-{lost}" + (f", {drawn} drawn" if drawn else "")
-    line = f"{when}  {who:<22}  {result:<10} {score:<7}  {games}"
+    if drawn:
+        games = ngettext("games {won}-{lost}, {n} drawn", "games {won}-{lost}, {n} drawn", drawn).format(
+            won=won, lost=lost, n=drawn
+        )
+    else:
+        games = _("games {won}-{lost}").format(won=won, lost=lost)
+    line = f"{when}  {who:<22}  {words[result]:<{wide}} {score:<7}  {games}"
     if e.resumable:
         how = "join HOST" if e.seat == 1 else "host" if e.port is None else f"host --port {e.port}"
-        line += f"  resumable: p2p-spite {how} --resume {shown_path(e.path)}"
+        line += "  " + _("resumable: {command}").format(
+            command=f"p2p-spite {how} --resume {shown_path(e.path)}"
+        )
     return line
 
 
@@ -161,13 +179,22 @@ def totals(entries: list[Entry]) -> str:
     lost = sum(1 for e in mine if e.winner is not None and e.winner != e.seat)
     gw, gl, gd = (sum(e.games[i] for e in mine) for i in range(3))
     open_ = sum(1 for e in mine if not e.finished)
-    text = f"matches: {won} won, {lost} lost"
     if open_:
-        text += f", {open_} unfinished"
-    text += f"; games: {gw} won, {gl} lost, {gd} drawn"
+        text = ngettext(
+            "matches: {won} won, {lost} lost, {open} unfinished",
+            "matches: {won} won, {lost} lost, {open} unfinished",
+            open_,
+        ).format(won=won, lost=lost, open=open_)
+    else:
+        text = _("matches: {won} won, {lost} lost").format(won=won, lost=lost)
+    text += _("; games: {won} won, {lost} lost, {drawn} drawn").format(won=gw, lost=gl, drawn=gd)
     left_out = len(entries) - len(mine)
     if left_out:
-        text += f" ({left_out} record{'s' * (left_out != 1)} of unknown side not counted)"
+        text += ngettext(
+            " ({n} record of unknown side not counted)",
+            " ({n} records of unknown side not counted)",
+            left_out,
+        ).format(n=left_out)
     return text
 
 

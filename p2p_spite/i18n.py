@@ -123,6 +123,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _translation.ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the language spoken, as meant in ``context`` (one English word, two
+    meanings: a match ``lost`` and a connection ``lost``)."""
+    return _translation.pgettext(context, message)
+
+
 def N_(message: str) -> str:
     """Marks ``message`` for the catalogs (``scripts/i18n extract``); looked up later by :func:`_`."""
     return message
@@ -196,6 +202,7 @@ __all__ = [
     "language",
     "languages_line",
     "ngettext",
+    "pgettext",
     "setup",
     "take_option",
 ]

@@ -25,10 +25,13 @@ from .core.keys import new_join_code
 from .core.messages import DEFAULT_PORT
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
+from .i18n import _, ngettext
 from .net.discovery import Announcement, Announcer, HeardHost
 from .net.localaddr import dial_form, lan_addresses
 from .net.matches import Matches
 from .net.session import NetSession
+from .news import News
+from .plaintext import clean_name
 from .runner import run_main
 from .session import (
     ChatReceived,
@@ -48,7 +51,20 @@ from .storage.paths import default_record_path
 
 
 def _say(text: str) -> None:
+    """A line for the person at the terminal (broken between words there, as a terminal
+    would cut it mid-word; whole when read by a program)."""
+    if sys.stdout.isatty():
+        from .ui.text import wrapped
+
+        text = wrapped(text)
     print(text, flush=True)
+
+
+def _warn(news: News) -> None:
+    """What the host tells before the match begins (a stranger's connection dropped...)."""
+    from .ui.networds import news_words
+
+    print("p2p-spite: " + _("warning: {news}").format(news=news_words(news)), file=sys.stderr, flush=True)
 
 
 def _check_bot(level: str | None) -> None:
@@ -57,42 +73,49 @@ def _check_bot(level: str | None) -> None:
     from .bots import LEVELS
 
     if level not in LEVELS:
-        raise UserError(f"unknown bot level {level!r} (choose from {', '.join(LEVELS)})", exit_code=2)
+        raise UserError(
+            _("unknown bot level {level} (choose from {levels})").format(
+                level=repr(level), levels=", ".join(LEVELS)
+            ),
+            exit_code=2,
+        )
 
 
 def _progress(matches: Matches, several: bool = False) -> Callable[[Event], None]:
     """What a headless side prints of its events (``several``: it may play more than
     one match, each told when it starts and ends)."""
-    from .ui.words import Voice, game_result
+    from .ui.networds import news_words
+    from .ui.words import Voice, connection_words, game_result
 
     names = matches.names
 
     def show(ev: Event) -> None:
         if isinstance(ev, GameStarted):
             if several and ev.game == 1 and len(matches.played) > 1:
-                _say(f"match {len(matches.played)} started; seed drawn by both: {matches.current.seed.hex()}")
-            _say(f"game {ev.game} started")
+                text = _("match {n} started; seed drawn by both: {seed}")
+                _say(text.format(n=len(matches.played), seed=matches.current.seed.hex()))
+            _say(_("game {game} started").format(game=ev.game))
         elif isinstance(ev, MatchEnded) and several:
             n, (a, b) = len(matches.played), ev.scores
-            _say(f"match {n} over: {names[0]} {a}, {names[1]} {b}; record: {ev.record_path or '-'}")
+            text = _("match {n} over: {name0} {a}, {name1} {b}; record: {path}")
+            _say(text.format(n=n, name0=names[0], a=a, name1=names[1], b=b, path=ev.record_path or "-"))
         elif isinstance(ev, GameEnded):
             result = game_result(ev.result, Voice(names))
-            _say(f"game {ev.game}: {result}; scores {ev.scores[0]}-{ev.scores[1]}")
+            text = _("game {game}: {result}; scores {a}-{b}")
+            _say(text.format(game=ev.game, result=result, a=ev.scores[0], b=ev.scores[1]))
         elif isinstance(ev, ChatReceived):
             _say(f"<{names[ev.seat]}> {ev.text}")
         elif isinstance(ev, Notice):
-            print(f"p2p-spite: {ev.text}", file=sys.stderr, flush=True)
-        elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.RECONNECTING:
-            _say(ev.detail or "the connection was lost: reconnecting")
-        elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CONNECTED:
-            _say(ev.detail or "connected again")
+            print(f"p2p-spite: {news_words(ev.news)}", file=sys.stderr, flush=True)
+        elif isinstance(ev, ConnectionChanged) and ev.state in (LinkState.RECONNECTING, LinkState.CONNECTED):
+            _say(news_words(ev.news) if ev.news is not None else connection_words(ev.state))
 
     return show
 
 
 def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
     """The exit code of a session that failed, and the news to print (None: an error line)."""
-    from .ui.text import peer_left
+    from .ui.words import peer_left
 
     left = peer_left(ending)
     if left is not None:
@@ -115,16 +138,19 @@ def _final(matches: Matches, code: int, told: bool = False) -> int:
     if session.failure is not None:
         code, news = _failure_exit(session.ending)
         if news is None:
-            print(f"p2p-spite: {session.failure}", file=sys.stderr, flush=True)
+            from .ui.networds import news_words
+
+            print(f"p2p-spite: {news_words(session.failure)}", file=sys.stderr, flush=True)
         elif not told:
             _say(news)
-    _say(f"final scores: {names[0]} {m.scores[0]}, {names[1]} {m.scores[1]}")
+    text = _("final scores: {a} {x}, {b} {y}")
+    _say(text.format(a=names[0], x=m.scores[0], b=names[1], y=m.scores[1]))
     if m.winner is not None:
-        _say(f"match won by {names[m.winner]} (seat {m.winner})")
+        _say(_("match won by {name} (seat {seat})").format(name=names[m.winner], seat=m.winner))
     if _drop_empty_record(session):
-        _say("no move was played: no record kept")
+        _say(_("no move was played: no record kept"))
     elif session.record_path:
-        _say(f"record: {session.record_path}")
+        _say(_("record: {path}").format(path=session.record_path))
     return code
 
 
@@ -188,10 +214,11 @@ def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: b
         tail = f" --code {code}"
     if private:
         tail += " --private"
-    addresses = lan_addresses(bind) or ["THIS-MACHINE'S-ADDRESS"]
-    intro = ["the other player types:"] if len(addresses) > 1 else []
-    lead = "  " if intro else "the other player types: "
-    return intro + [f"{lead}p2p-spite join {dial_form(a, port, DEFAULT_PORT)}{tail}" for a in addresses]
+    addresses = lan_addresses(bind) or [_("THIS-MACHINE'S-ADDRESS")]
+    commands = [f"p2p-spite join {dial_form(a, port, DEFAULT_PORT)}{tail}" for a in addresses]
+    if len(commands) == 1:
+        return [_("the other player types: {command}").format(command=commands[0])]
+    return [_("the other player types:")] + [f"  {c}" for c in commands]
 
 
 def run_host(args: argparse.Namespace) -> int:
@@ -204,9 +231,9 @@ def run_host(args: argparse.Namespace) -> int:
     target = args.target
     resume = load_saved(args.resume) if args.resume is not None else None
     if args.code and args.no_code:
-        raise UserError("--code and --no-code do not go together", exit_code=2)
+        raise UserError(_("--code and --no-code do not go together"), exit_code=2)
     if args.code is not None and not args.code.strip():
-        raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
+        raise UserError(_("--code is empty (the host prints the code to give)"), exit_code=2)
     if resume is not None and not args.code:
         code = None  # a resumed match keeps its setting: its code's key is in the record, or no code
     else:
@@ -217,19 +244,20 @@ def run_host(args: argparse.Namespace) -> int:
     private = resume.private if resume is not None else args.private  # (a resumed match keeps its deck)
 
     def listening(host: str, port: int) -> None:
-        _say(f"listening on {host}:{port}" if ":" not in host else f"listening on [{host}]:{port}")
+        where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+        _say(_("listening on {address}").format(address=where))
         if code is not None:
-            _say(f"join code: {code}")
+            _say(_("join code: {code}").format(code=code))
         elif resume is not None:
             _say(
-                "join code: the same as before (resumed match)"
+                _("join code: the same as before (resumed match)")
                 if resume.code_key is not None
-                else "no join code (the resumed match had none)"
+                else _("no join code (the resumed match had none)")
             )
         for line in join_lines(args.bind, port, code, resume is not None, private):
             _say(line)
         if seed is not None:
-            _say(f"seed: {seed.hex()}")
+            _say(_("seed: {seed}").format(seed=seed.hex()))
         if not args.no_announce:
             needed = code is not None or (resume is not None and resume.code_key is not None)
             ann = Announcement(args.name, port, needed, private)
@@ -256,6 +284,7 @@ def run_host(args: argparse.Namespace) -> int:
                     watchers=args.watchers,
                 ),
                 on_listening=listening,
+                on_warning=_warn,
             )
         except BaseException:
             if announcer[0] is not None:
@@ -266,8 +295,11 @@ def run_host(args: argparse.Namespace) -> int:
                 announcer[0].say(replace(announced[0], playing=True))
             else:
                 announcer[0].stop()
-        deck = "; private deck" if session.private else ""
-        _say(f"{session.peer_name} joined; seed {session.seed.hex()}{deck}")
+        if session.private:
+            text = _("{name} joined; seed {seed}; private deck")
+        else:
+            text = _("{name} joined; seed {seed}")
+        _say(text.format(name=session.peer_name, seed=session.seed.hex()))
         try:
             return await _drive(
                 session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches
@@ -285,7 +317,7 @@ def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer 
 
     target = announce_target(bind)
     if target is None:
-        _say("not announced on the local network (announcements are IPv4 only): give your address")
+        _say(_("not announced on the local network (announcements are IPv4 only): give your address"))
         return None
     source, destination = target
     udp = discovery or discovery_port()
@@ -293,13 +325,20 @@ def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer 
     try:
         announcer.start()
     except OSError as e:
-        why = e.strerror or e
-        print(f"p2p-spite: not announced on the local network: {why}", file=sys.stderr, flush=True)
+        text = _("not announced on the local network: {why}").format(why=e.strerror or e)
+        print(f"p2p-spite: {text}", file=sys.stderr, flush=True)
         return None
-    where = "on this machine only" if destination.startswith("127.") else "on the local network"
     # a joiner listens on the default discovery port unless told otherwise: say how
     finder = "p2p-spite join" if udp == DEFAULT_DISCOVERY_PORT else f"p2p-spite join --discovery-port {udp}"
-    _say(f"announced {where}: '{finder}' with no address finds this host (--no-announce: not)")
+    if destination.startswith("127."):
+        text = _(
+            "announced on this machine only: '{command}' with no address finds this host (--no-announce: not)"
+        )
+    else:
+        text = _(
+            "announced on the local network: '{command}' with no address finds this host (--no-announce: not)"
+        )
+    _say(text.format(command=finder))
     return announcer
 
 
@@ -310,17 +349,17 @@ def _look(seconds: float, discovery: int | None) -> list[HeardHost]:
     try:
         return asyncio.run(listen(seconds, port))
     except OSError as e:
-        raise UserError(f"cannot listen for hosts on UDP port {port}: {e.strerror or e}") from None
+        raise UserError(
+            _("cannot listen for hosts on UDP port {port}: {why}").format(port=port, why=e.strerror or e)
+        ) from None
 
 
 def _host_lines(found: list[HeardHost], numbered: bool = False) -> list[str]:
     """``NAME  ADDR:PORT  code needed|no code[  private deck][  playing]``, the columns
     aligned (``playing``: its match is under way, to watch, not to join)."""
-    from .ui.text import clean_name
-
     names = [clean_name(h.name) or "?" for h in found]
     places = [f"{h.address}:{h.port}" for h in found]
-    tags = ["  ".join(["private deck"] * h.private + ["playing"] * h.playing) for h in found]
+    tags = ["  ".join([_("private deck")] * h.private + [_("playing")] * h.playing) for h in found]
     wn, wp = max(map(len, names)), max(map(len, places))
     wc = max(len(_code_words(h.code_needed)) for h in found) if any(tags) else 0
     lines = []
@@ -331,14 +370,14 @@ def _host_lines(found: list[HeardHost], numbered: bool = False) -> list[str]:
 
 
 def _code_words(needed: bool) -> str:
-    return "code needed" if needed else "no code"
+    return _("code needed") if needed else _("no code")
 
 
 def run_hosts(seconds: float, discovery: int | None) -> int:
     """The ``hosts`` command: exit 0 with one line per host heard, 1 when none was."""
     found = _look(seconds, discovery)
     if not found:
-        _say(f"no p2p-spite host heard on the local network in {seconds:g} s")
+        _say(_("no p2p-spite host heard on the local network in {seconds} s").format(seconds=f"{seconds:g}"))
         return 1
     for line in _host_lines(found):
         _say(line)
@@ -349,18 +388,16 @@ def _ask(question: str) -> str:
     try:
         return input(question)
     except EOFError:
-        raise UserError("no answer (end of input)") from None
+        raise UserError(_("no answer (end of input)")) from None
 
 
 def choose_host(args: argparse.Namespace) -> tuple[str, int]:
     """``join`` or ``watch`` with no address: the host heard on the LAN (asking which one
     when several, and the join code when it needs one and none was given).  A host
     whose match is under way is one to watch, not to join."""
-    from .ui.text import clean_name
-
     ask = args.bot is None and sys.stdin.isatty()
     command = args.command
-    _say(f"looking for hosts on the local network ({args.wait:g} s)...")
+    _say(_("looking for hosts on the local network ({seconds} s)...").format(seconds=f"{args.wait:g}"))
     found = _look(args.wait, args.discovery_port)
     playing = [h for h in found if h.playing]
     if command == "join":
@@ -370,41 +407,52 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
         more = f" (and {len(playing) - 1} more)" if len(playing) > 1 else ""
         raise UserError(f"{name}{more} is playing a match already: p2p-spite watch to watch it")
     if not found:
-        raise UserError(
-            f"no p2p-spite host found on the local network in {args.wait:g} s: "
-            f"give its address (p2p-spite {command} HOST)"
+        text = _(
+            "no p2p-spite host found on the local network in {seconds} s: "
+            "give its address (p2p-spite {command} HOST)"
         )
+        raise UserError(text.format(seconds=f"{args.wait:g}", command=command))
     pick = found[0]
     if len(found) > 1:
         for line in _host_lines(found, numbered=ask):
             _say(line)
         if not ask:
-            raise UserError(f"{len(found)} hosts found: choose one, e.g. p2p-spite {command} ADDRESS:PORT")
+            text = ngettext(
+                "{n} host found: choose one, e.g. p2p-spite {command} ADDRESS:PORT",
+                "{n} hosts found: choose one, e.g. p2p-spite {command} ADDRESS:PORT",
+                len(found),
+            )
+            raise UserError(text.format(n=len(found), command=command))
         while True:
-            answer = _ask(f"which one? (1-{len(found)}) ").strip()
+            answer = _ask(_("which one? (1-{n}) ").format(n=len(found))).strip()
             if answer.isdigit() and 1 <= int(answer) <= len(found):
                 pick = found[int(answer) - 1]
                 break
-    name = clean_name(pick.name) or "the host"
+    name = clean_name(pick.name) or _("the host")
     if pick.private:  # as the host's own join line says: insist on it (an impostor is refused)
         args.private = True
-    _say(f"found {name} at {pick.address}:{pick.port}{': a private deck' if pick.private else ''}")
+    where = f"{pick.address}:{pick.port}"
+    if pick.private:
+        _say(_("found {name} at {address}: a private deck").format(name=name, address=where))
+    else:
+        _say(_("found {name} at {address}").format(name=name, address=where))
     if pick.code_needed and not args.code and not args.no_code and args.resume is None:
         if not ask:
-            raise UserError(f"{name} needs a join code: add --code CODE (the host printed it)", exit_code=2)
-        args.code = _ask("join code (the host printed it): ").strip() or None
+            text = _("{name} needs a join code: add --code CODE (the host printed it)")
+            raise UserError(text.format(name=name), exit_code=2)
+        args.code = _ask(_("join code (the host printed it): ")).strip() or None
         if args.code is None:
-            raise UserError("no join code given")
+            raise UserError(_("no join code given"))
     return pick.address, pick.port
 
 
 def _code_again(wrong: bool) -> str:
     """A person at a terminal whose join code the host wanted or refused: asked for it."""
     if wrong:
-        _say("that join code is wrong")
-    code = _ask("join code (the host printed it; Enter to stop): ").strip()
+        _say(_("that join code is wrong"))
+    code = _ask(_("join code (the host printed it; Enter to stop): ")).strip()
     if not code:
-        raise UserError("no join code given")
+        raise UserError(_("no join code given"))
     return code
 
 
@@ -415,17 +463,18 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     from .storage.resume import load_saved
 
     if args.code and args.no_code:
-        raise UserError("--code and --no-code do not go together", exit_code=2)
+        raise UserError(_("--code and --no-code do not go together"), exit_code=2)
     if args.code is not None and not args.code.strip():
-        raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
+        raise UserError(_("--code is empty (the host prints the code to give)"), exit_code=2)
     resume = load_saved(args.resume) if args.resume is not None else None
 
     async def main() -> int:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if resume is not None:
-            _say(f"reconnecting to {where} to resume the match (for up to {args.grace:.0f} s)...")
+            text = _("reconnecting to {address} to resume the match (for up to {seconds} s)...")
+            _say(text.format(address=where, seconds=f"{args.grace:.0f}"))
         else:
-            _say(f"connecting to {where}...")
+            _say(_("connecting to {address}...").format(address=where))
         # a person at a terminal is asked for the join code (again, if it was wrong)
         ask = args.bot is None and resume is None and not args.no_code and sys.stdin.isatty()
         while True:
@@ -451,19 +500,24 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
                 args.code = _code_again(e.wrong)
         who = session.peer_name
         if session.seed_by is SeedOrigin.HOST:
-            seed = f"the host chose the seed: {session.seed.hex()}"
+            seed = _("the host chose the seed: {seed}").format(seed=session.seed.hex())
         elif session.seed_by is SeedOrigin.BOTH:
-            seed = f"seed drawn by both: {session.seed.hex()}"
+            seed = _("seed drawn by both: {seed}").format(seed=session.seed.hex())
         else:  # a record from before the seed's origin was kept
-            seed = f"seed {session.seed.hex()}"
+            seed = _("seed {seed}").format(seed=session.seed.hex())
         m = session.match
         if resume is not None:
             ply = m.game.ply  # the moves of the game under way, not of the whole match
-            note = f"back in {who}'s match at game {m.game_number}, {ply} move{'s' * (ply != 1)} in; {seed}"
+            text = ngettext(
+                "back in {name}'s match at game {game}, {n} move in; {seed}",
+                "back in {name}'s match at game {game}, {n} moves in; {seed}",
+                ply,
+            )
+            note = text.format(name=who, game=m.game_number, n=ply, seed=seed)
         else:
-            note = f"joined {who}'s match; {seed}"
+            note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
         if session.private:
-            note += "; private deck: no one sees a hidden card"
+            note += _("; private deck: no one sees a hidden card")
         _say(note)
         return await _drive(
             session, args.bot, args.bot_seed, notes=(note,), takebacks=args.takebacks, matches=args.matches
@@ -572,7 +626,7 @@ async def play_against_computer(
         if not port.done():
             if host_task.done():
                 host_task.result()  # raises why it could not listen
-            raise UserError("could not listen on 127.0.0.1")
+            raise UserError(_("could not listen on {address}").format(address="127.0.0.1"))
         if private:
             computer = await _start_computer(port.result(), join_code, level, scratch)
             session = await _joined_by(host_task, computer, scratch, PRIVATE_SETUP_TIMEOUT)
@@ -629,7 +683,7 @@ async def _start_computer(port: int, code: str, level: str, scratch: Path) -> as
                 start_new_session=True, env=env,
             )  # fmt: skip
     except OSError as e:
-        raise UserError(f"cannot start the computer's program: {e.strerror or e}") from None
+        raise UserError(_("cannot start the computer's program: {why}").format(why=e.strerror or e)) from None
     assert proc.stdin is not None
     spec = {"port": port, "code": code, "level": level, "record": str(scratch / "bot.json")}
     proc.stdin.write(json.dumps(spec).encode() + b"\n")
@@ -646,7 +700,9 @@ async def _joined_by(
     under way); a UserError if that process stops first or does not join in time."""
     gone = asyncio.create_task(computer.wait())
     try:
-        done, _ = await asyncio.wait({host_task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        done, _pending = await asyncio.wait(
+            {host_task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
     finally:
         gone.cancel()
     if host_task in done:
@@ -656,9 +712,12 @@ async def _joined_by(
             lines = (scratch / "computer.log").read_text(errors="replace").strip().splitlines()
         except OSError:
             lines = []
-        why = f": {lines[-1].removeprefix('p2p-spite: ')}" if lines else f" (exit code {computer.returncode})"
-        raise UserError(f"the computer's program stopped before the match began{why}")
-    raise UserError(f"the computer did not join within {timeout:.0f} s")
+        if lines:
+            text = _("the computer's program stopped before the match began: {why}")
+            raise UserError(text.format(why=lines[-1].removeprefix("p2p-spite: ")))
+        text = _("the computer's program stopped before the match began (exit code {code})")
+        raise UserError(text.format(code=computer.returncode))
+    raise UserError(_("the computer did not join within {seconds} s").format(seconds=f"{timeout:.0f}"))
 
 
 async def _end_computer(computer: asyncio.subprocess.Process, patience: float) -> None:
@@ -688,7 +747,7 @@ def computer_main() -> int:
         port, code, level = int(spec["port"]), str(spec["code"]), str(spec["level"])
         path = Path(str(spec["record"]))
     except (ValueError, KeyError, TypeError):
-        print("p2p-spite: the computer was not told where to join", file=sys.stderr)
+        print("p2p-spite: " + _("the computer was not told where to join"), file=sys.stderr)
         return 2
 
     async def main() -> int:
@@ -734,7 +793,7 @@ def run_play(
     _check_bot(level)
     name = name or default_name()
     if private:  # its first deal takes a second or two: say what is going on meanwhile
-        _say("dealing a private deck with the computer, a program of its own on 127.0.0.1...")
+        _say(_("dealing a private deck with the computer, a program of its own on 127.0.0.1..."))
     played: list[Matches] = []
 
     async def person(session: Session) -> int:

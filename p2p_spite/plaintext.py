@@ -22,6 +22,12 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
+def clean_name(name: str, most: int = MAX_NAME) -> str:
+    """A name safe to print: printable characters only (no escape codes, no
+    newlines), runs of blanks made one space, at most ``most`` characters."""
+    return " ".join(printable(name).split())[:most]
+
+
 def shown_path(path: str | os.PathLike[str]) -> str:
     """A file's path as a shell word, safe to print and to type back as shown: quoted
     when the shell needs it; a name with characters that are not printable (escape codes,
@@ -41,4 +47,4 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     return "$'" + "".join(out) + "'"
 
 
-__all__ = ["MAX_CHAT", "MAX_NAME", "printable", "shown_path"]
+__all__ = ["MAX_CHAT", "MAX_NAME", "clean_name", "printable", "shown_path"]

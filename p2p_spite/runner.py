@@ -15,8 +15,13 @@ from collections.abc import Coroutine
 from typing import Any
 
 from .errors import UserError
+from .i18n import _
 
-_STOPPERS = {signal.SIGHUP: "the terminal closed", signal.SIGTERM: "terminated"}
+_STOPPERS = (signal.SIGHUP, signal.SIGTERM)
+
+
+def _stopped(sig: signal.Signals) -> str:
+    return _("stopped: the terminal closed") if sig is signal.SIGHUP else _("stopped: terminated")
 
 
 def run_main(main: Coroutine[Any, Any, int]) -> int:
@@ -48,14 +53,14 @@ def run_main(main: Coroutine[Any, Any, int]) -> int:
     except asyncio.CancelledError:
         if caught:
             sig = caught[0]
-            raise UserError(f"stopped: {_STOPPERS[sig]}", exit_code=128 + int(sig)) from None
+            raise UserError(_stopped(sig), exit_code=128 + int(sig)) from None
         raise
     except (OSError, EOFError) as e:
         # The terminal closed before (or without) its SIGHUP reaching us: the full screen
         # met the end of its input, then an I/O error writing to it.  (The session was
         # closed, and so its record saved, on the way out.)
         if caught or isinstance(e, EOFError) or e.errno == errno.EIO:
-            raise UserError(f"stopped: {_STOPPERS[signal.SIGHUP]}", exit_code=EXIT_HANGUP) from None
+            raise UserError(_stopped(signal.SIGHUP), exit_code=EXIT_HANGUP) from None
         raise
 
 

@@ -15,6 +15,7 @@ from enum import Enum, StrEnum
 from typing import Protocol
 
 from .engine import Card, Move, Played, PlayerView, Result
+from .news import News, Repeated, StorageProblem
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,19 +149,22 @@ class LinkState(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ConnectionChanged:
-    """The connection's new ``state``; a LOST one that stops the session says why in ``ending``."""
+    """The connection's new ``state``, and its news (lost: redialing for 60 s; the peer
+    is back), as data (:mod:`p2p_spite.news`; the interface words it); a LOST one that
+    stops the session says why in ``news`` and ``ending``."""
 
     state: LinkState
-    detail: str = ""
+    news: News | None = None
     ending: Ending | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Notice:
     """Something to tell the player that changes nothing in the match, e.g. a
-    stranger's connection the host dropped while the match went on."""
+    stranger's connection the host dropped while the match went on (``news``: what,
+    as data; the interface words it)."""
 
-    text: str
+    news: News | Repeated
 
 
 class Rematch(Enum):
@@ -191,13 +195,15 @@ class WatchersChanged:
 class SessionFailed:
     """The match cannot go on (peer vanished, desync, a peer's illegal move...).
 
-    ``message`` is one line for the user; ``ending`` says why, as data.  The record
-    was saved first.
+    ``news`` says why for the user (as data: the interface words it), ``ending`` why
+    for the code.  The record was saved first (``record_path``), unless ``unsaved``
+    says why it could not be.
     """
 
-    message: str
+    news: News
     record_path: str | None = None
     ending: Ending | None = None
+    unsaved: StorageProblem | None = None
 
 
 Event = (

@@ -243,3 +243,21 @@ def test_argparse_speaks_the_language(capsys: pytest.CaptureFixture[str]) -> Non
         cli.main(["host", "--help"])  # and English again, as written
     out = capsys.readouterr().out
     assert out.startswith("usage: p2p-spite host") and "show this help message and exit" in out
+
+
+def test_polish_counts_of_the_command_lines_take_three_forms() -> None:
+    i18n.setup("pl")
+    try:
+        ok = [i18n.ngettext("ok: {n} game", "ok: {n} games", n).format(n=n) for n in (1, 3, 5, 22, 25)]
+        assert ok == ["ok: 1 partia", "ok: 3 partie", "ok: 5 partii", "ok: 22 partie", "ok: 25 partii"]
+        moves = [i18n.ngettext(", {n} move", ", {n} moves", n).format(n=n) for n in (1, 53, 12)]
+        assert moves == [", 1 ruch", ", 53 ruchy", ", 12 ruchów"]
+        opened = "matches: {won} won, {lost} lost, {open} unfinished"
+        left = [i18n.ngettext(opened, opened, n).format(won=0, lost=1, open=n) for n in (1, 2, 7)]
+        assert [t.rsplit(", ", 1)[1] for t in left] == [
+            "1 nieskończony",
+            "2 nieskończone",
+            "7 nieskończonych",
+        ]
+    finally:
+        i18n.setup("en")

@@ -272,3 +272,31 @@ def test_two_bots_play_two_matches_in_a_row_and_history_lists_each(tmp_path: Pat
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.strip().splitlines()) == 5, r.stdout  # four records, then the totals
     assert "matches: 2 won, 2 lost" in r.stdout, r.stdout
+
+
+@pytest.mark.slow
+def test_a_polish_host_and_a_spanish_joiner_play_one_match_each_in_their_language(tmp_path: Path) -> None:
+    seed = "00" * 31 + "03"
+    host = spawn(
+        ["--lang", "pl", "host", "--bind", "127.0.0.1", "--port", "0", "--record", "h.json", "--no-code",
+         "--seed", seed, "--games", "2", "--bot", "easy", "--name", "Ania"],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        port = int(reader(host).wait(r"^nasłuchuję na .*:(\d+)$", 20).group(1))
+        join = spawn(
+            ["join", f"127.0.0.1:{port}", "--lang", "es", "--record", "j.json", "--no-code", "--bot", "easy",
+             "--name", "Beto"],
+            tmp_path,
+        )  # fmt: skip
+        (jrc, jout, jerr), (hrc, hout, herr) = finish_all([join, host], TIMEOUT)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert (hrc, jrc) == (0, 0), (herr, jerr)
+    assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()  # one record
+    assert "Beto dołącza; ziarno" in hout and "partia 1 się zaczęła" in hout and "wynik końcowy:" in hout
+    assert "te has unido al encuentro de Ania" in jout and "empieza la partida 1" in jout
+    assert "puntuación final:" in jout and "registro: j.json" in jout
+    rec = json.loads((tmp_path / "h.json").read_text())
+    assert rec["players"] == ["Ania", "Beto"] and len(rec["games"]) == 2

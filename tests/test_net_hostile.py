@@ -21,8 +21,10 @@ from p2p_spite.core.protocol import PROTOCOL_VERSION, LocalConfig
 from p2p_spite.core.wire import MAX_FRAME, ProtocolError, Refusal, encode
 from p2p_spite.engine import Move
 from p2p_spite.net import HostSettings, JoinSettings, NetSession, host_session, join_session
+from p2p_spite.news import CannotKeepRecord, Owed, Stalled, WeStopped
 from p2p_spite.session import EndCause, Ending, Event, LinkState, SessionFailed
 from p2p_spite.storage import record
+from p2p_spite.ui.networds import news_words
 from tests.support.net import RawPeer
 
 SEED = bytes(range(32))
@@ -50,7 +52,7 @@ async def _host(tmp: Path, warnings: list[str], **kw: Any) -> tuple[asyncio.Task
                 **kw,
             ),
             on_listening=lambda h, p: ready.set_result(p),
-            on_warning=warnings.append,
+            on_warning=lambda news: warnings.append(news_words(news)),
         )
     )
     port = await ready
@@ -327,11 +329,13 @@ def test_a_hostile_peer_mid_match_changes_nothing(tmp_path: Path, what: str) -> 
         before = _snapshot(host)
         await attack(host, peer)
         failed = await _expect_failure(host)
-        assert failed.message and "\n" not in failed.message
+        said = news_words(failed.news)
+        assert said and "\n" not in said
         cause = EndCause.CONNECTION_LOST if attack is _dropped_mid_frame else EndCause.PEER_BROKE_PROTOCOL
         assert failed.ending is not None and failed.ending.cause is cause
         if attack is _wrong_digest:
-            assert "desync" in failed.message and failed.ending.code == "desync"
+            assert isinstance(failed.news, WeStopped) and failed.news.code == "desync"
+            assert failed.ending.code == "desync"
         digest, position, _text = _snapshot(host)
         assert (digest, position) == before[:2]
         # the record on disk replays to exactly the state before the attack
@@ -376,7 +380,8 @@ def test_a_peer_that_claims_actions_it_never_sends_is_stopped_in_time(
         failed = await _expect_failure(host)
         assert waited >= 0.5, waited
         assert failed.ending == Ending(EndCause.PEER_BROKE_PROTOCOL, "Eve", Refusal.POSITION)
-        assert "claimed actions it did not send" in failed.message
+        assert failed.news == Stalled("Eve", Owed.CATCH_UP, 0.5)
+        assert "claimed actions it did not send" in news_words(failed.news)
         assert _snapshot(host)[:2] == before[:2]  # the move was not played
         got = await peer.read_all(3.0)
         assert b"refuse" in got and b"position" in got
@@ -401,7 +406,8 @@ def test_a_peer_that_floods_pings_and_never_reads_is_dropped(tmp_path: Path) -> 
         ping = encode({"t": "ping", "k": 1})
         peer.writer.write(ping * 20_000)  # and never read a byte
         failed = await _expect_failure(host)
-        assert "flood" in failed.message and "\n" not in failed.message
+        assert isinstance(failed.news, WeStopped) and failed.news.code == "flood"
+        assert "\n" not in news_words(failed.news)
         assert failed.ending == Ending(EndCause.PEER_BROKE_PROTOCOL, "Eve", Refusal.FLOOD)
         assert link.transport.get_write_buffer_size() <= MAX_SEND_BUFFER
         assert _snapshot(host)[:2] == before[:2]
@@ -528,7 +534,8 @@ def test_a_chat_flood_is_refused(tmp_path: Path) -> None:
         seen = []
         while not isinstance(ev := await asyncio.wait_for(host.next_event(), 5), SessionFailed):
             seen.append(ev)
-        assert "flood" in ev.message and "\n" not in ev.message
+        assert isinstance(ev.news, WeStopped) and ev.news.code == "flood"
+        assert "\n" not in news_words(ev.news)
         assert len([e for e in seen if isinstance(e, ChatReceived)]) <= CHAT_BURST
         assert _snapshot(host)[:2] == before[:2]
         got = await peer.read_all(3.0)
@@ -582,7 +589,7 @@ def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
         notices: list[Notice] = []
 
         def told() -> int:  # how many drops the notices account for
-            counts = (re.search(r"dropped ([\d,]+) more", n.text) for n in notices)
+            counts = (re.search(r"dropped ([\d,]+) more", news_words(n.news)) for n in notices)
             return sum(int(m.group(1).replace(",", "")) if m else 1 for m in counts)
 
         end = loop.time() + 10
@@ -592,9 +599,9 @@ def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
                 if isinstance(ev, Notice):
                     notices.append(ev)
         assert told() == 20, notices
-        assert "dropped a connection" in notices[0].text
+        assert "dropped a connection" in news_words(notices[0].news)
         assert len(notices) <= 2 + crowd / 5.0, (crowd, notices)  # the first, then one per window
-        assert "from 127.0.0.1" in notices[-1].text
+        assert "from 127.0.0.1" in news_words(notices[-1].news)
         await joiner.close()
         await host.close()
 
@@ -631,8 +638,8 @@ def test_a_disk_error_is_one_clean_failure(tmp_path: Path, whose: str) -> None:
         else:
             await host.play(host.core.match.game.legal_moves()[0])
         failed = await _expect_failure(host)
-        assert "cannot write the record" in failed.message and "No space left" in failed.message
-        assert "\n" not in failed.message
+        assert isinstance(failed.news, CannotKeepRecord) and "No space left" in failed.news.problem.why
+        assert "\n" not in news_words(failed.news)
         assert failed.ending is not None and failed.ending.cause is EndCause.STORAGE
         assert failed.record_path is not None  # the record itself could still be written
         rec = record.verify(record.load(failed.record_path))

@@ -11,6 +11,7 @@ from p2p_spite.bots.driver import run_bot
 from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.session import ConnectionChanged, Event, GameStarted, MatchEnded, MovePlayed, Notice
 from p2p_spite.storage import record
+from p2p_spite.ui.networds import news_words
 
 
 def test_host_and_bot_in_one_loop(tmp_path: Path) -> None:
@@ -82,5 +83,5 @@ def test_a_stranger_during_the_match_is_a_notice_not_stderr(
 
     seen = asyncio.run(asyncio.wait_for(main(), 60))
     notices = [e for e in seen if isinstance(e, Notice)]
-    assert notices and "dropped a connection" in notices[0].text
+    assert notices and "dropped a connection" in news_words(notices[0].news)
     assert capsys.readouterr().err == ""

@@ -31,6 +31,7 @@ from p2p_spite.fairdeck.deck import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.session import NetSession
+from p2p_spite.news import CannotKeepRecord
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from p2p_spite.storage import record
 from p2p_spite.storage.keeper import RecordKeeper
@@ -397,7 +398,7 @@ def test_a_tape_line_that_cannot_be_written_ends_the_match_with_the_storage_endi
         with contextlib.suppress(SessionClosed):
             await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), 10)
         failed = await asyncio.wait_for(_failure(mover), 10)
-        assert "cannot write the record" in failed.message and "No space left" in failed.message
+        assert isinstance(failed.news, CannotKeepRecord) and "No space left" in failed.news.problem.why
         assert failed.ending is not None and failed.ending.cause is EndCause.STORAGE
         assert len(mover.core.private.sent) > sent  # the intent was made ...
         theirs = await asyncio.wait_for(_failure(other), 10)

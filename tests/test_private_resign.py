@@ -21,6 +21,7 @@ from p2p_spite.net.reconnect import HEARTBEAT
 from p2p_spite.net.session import NetSession
 from p2p_spite.session import GameEnded, GameStarted, MatchEnded, SessionFailed
 from p2p_spite.storage import record
+from p2p_spite.ui.networds import news_words
 
 LIMIT = 60  # seconds for any wait on the peer (a private deal is about a second of curve work)
 
@@ -168,7 +169,8 @@ def test_a_peer_that_goes_mute_at_the_deal_is_given_up_within_the_deadline(
         t0 = loop.time()
         failed = await _until(host, SessionFailed)
         took = loop.time() - t0
-        assert "stopped sending the private deck's messages" in failed.message, failed.message
+        said = news_words(failed.news)
+        assert "stopped sending the private deck's messages" in said, said
         assert failed.ending.code == "stalled"
         assert 1.5 <= took <= 10, took
         for s in (host, joiner):
@@ -196,7 +198,8 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
         mover.make = lambda *a, **k: None  # type: ignore[method-assign]  # announces, never makes it
         await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
         failed = await _until(honest, SessionFailed)
-        assert "stopped sending the private deck's messages" in failed.message, failed.message
+        said = news_words(failed.news)
+        assert "stopped sending the private deck's messages" in said, said
         for s in sessions:
             with contextlib.suppress(SessionClosed):
                 await asyncio.wait_for(s.close("quit"), LIMIT)
@@ -252,7 +255,8 @@ def test_a_peer_that_keeps_its_secret_after_resigning_is_stopped_and_recorded(tm
         deck._send = withhold  # type: ignore[method-assign]
         await asyncio.wait_for(resigner.resign(), LIMIT)
         failed = await _until(honest, SessionFailed)
-        assert "no secret of game 1 before game 2" in failed.message, failed.message
+        said = news_words(failed.news)
+        assert "no secret of game 1 before game 2" in said, said
         for s in sessions:
             with contextlib.suppress(SessionClosed):
                 await asyncio.wait_for(s.close("quit"), LIMIT)

@@ -14,6 +14,7 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Match, Move, PlayerView, view
+from p2p_spite.news import ConnectionLost, PeerLeft
 from p2p_spite.session import (
     ConnectionChanged,
     EndCause,
@@ -166,11 +167,13 @@ def test_a_failed_session_is_said_and_quit_needs_no_question() -> None:
         async with running(s, pace=0.5) as (app, inp):
             g = s.match.game
             s.play_other(next(m for m in g.legal_moves() if m.target == SIDE))
-            s.inject(SessionFailed("Bob vanished (no answer for 30 s)", "/tmp/r.json"))
+            s.inject(SessionFailed(ConnectionLost("Bob", 30), "/tmp/r.json"))
             # The queued move shows at once (no pacing), then the failure.
             await until(lambda: app.failed, timeout=2)
             assert app.view is not None and app.view.ply == 1
-            assert "cannot go on: Bob vanished" in texts(app)
+            assert "cannot go on: the connection to Bob was lost and did not come back within 30 s" in texts(
+                app
+            )
             assert "/tmp/r.json" in texts(app)
             inp.send_text("quit\r")
             await until(lambda: s.closed == "quit")
@@ -185,14 +188,8 @@ def test_a_peer_who_quits_on_purpose_left_the_match_not_lost_the_connection() ->
         async with running(s) as (app, _inp):
             # As the network session reports a peer's goodbye.
             bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
-            s.inject(ConnectionChanged(LinkState.LOST, "Bob left the match (quit)", bye))
-            s.inject(
-                SessionFailed(
-                    "Bob left the match (quit); record saved to /tmp/r.json",
-                    "/tmp/r.json",
-                    bye,
-                )
-            )
+            s.inject(ConnectionChanged(LinkState.LOST, PeerLeft("Bob", "quit"), bye))
+            s.inject(SessionFailed(PeerLeft("Bob", "quit"), "/tmp/r.json", bye))
             await until(lambda: app.failed, timeout=2)
             said = texts(app)
             assert "Bob left the match." in said.splitlines()

@@ -150,3 +150,32 @@ def test_the_move_lines_hint_keeps_whole_words(lang: str) -> None:
                 assert shown.count("(") == shown.count(")") and len(shown.split()) >= 2
 
     run(main())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_line_prompts_help_breaks_between_words_for_80_columns(
+    lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from p2p_spite.ui import lineplay
+    from p2p_spite.ui import text as plain
+
+    i18n.setup(lang)
+    try:
+        text = lineplay.help_text()
+        assert max(map(len, text.splitlines())) <= plain.LINE_WIDTH < 80
+        monkeypatch.setattr(plain, "LINE_WIDTH", 10_000)
+        assert text.split() == lineplay.help_text().split()  # every word whole, in order
+    finally:
+        i18n.setup("en")
+
+
+def test_a_long_line_of_the_prompt_breaks_between_words_under_its_mark() -> None:
+    from p2p_spite.ui.text import LINE_WIDTH, wrapped
+
+    words = " ".join(["Środek"] * 30)
+    lines = wrapped(words, "-- ").splitlines()
+    assert len(lines) > 1 and all(len(line) <= LINE_WIDTH for line in lines)
+    assert lines[0].startswith("-- Środek") and all(line.startswith("   Środek") for line in lines[1:])
+    assert " ".join(lines).split() == ["--", *words.split()]
+    assert wrapped("x" * 200, "-- ") == "-- " + "x" * 200  # nowhere to break: left whole
+    assert wrapped("short\nlines", "== ") == "== short\n   lines"

@@ -12,6 +12,7 @@ from typing import IO
 
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, SIDE, EndReason, Match, PlayerView, Result, rank, view
+from p2p_spite.news import PeerLeft
 from p2p_spite.plaintext import MAX_CHAT
 from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, LinkState, SessionFailed
 from p2p_spite.ui.board import hand_order
@@ -246,14 +247,8 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
             v = _my_view(s)
             s.inject(GameEnded(1, Result(1, 1, EndReason.PAYOFF), (0, 1), v))
             bye = Ending(EndCause.PEER_LEFT, "Bob", reason="quit")
-            s.inject(ConnectionChanged(LinkState.LOST, "Bob left the match (quit)", bye))
-            s.inject(
-                SessionFailed(
-                    "Bob left the match (quit); record saved to /tmp/r.json",
-                    "/tmp/r.json",
-                    bye,
-                )
-            )
+            s.inject(ConnectionChanged(LinkState.LOST, PeerLeft("Bob", "quit"), bye))
+            s.inject(SessionFailed(PeerLeft("Bob", "quit"), "/tmp/r.json", bye))
             assert await d.result() == 1
             said = d.said()
             assert ", 1 point." in said and "1 points" not in said

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from p2p_spite.engine import SIDE, Match, view
-from p2p_spite.plaintext import MAX_CHAT
+from p2p_spite.plaintext import MAX_CHAT, clean_name
 from p2p_spite.session import EndCause, Ending
 from p2p_spite.ui.board import BoardInfo, render_board
 from p2p_spite.ui.replay import Replay, print_listing, text_listing
-from p2p_spite.ui.text import clean_name, clip_text, peer_left, points, unicode_ok
+from p2p_spite.ui.text import clip_text, points, unicode_ok
+from p2p_spite.ui.words import peer_left
 from tests.support.ui import LocalSession, find_seed, run, running, texts, until
 
 ROOT = Path(__file__).resolve().parent.parent

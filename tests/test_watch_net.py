@@ -33,6 +33,7 @@ from p2p_spite.session import (
 )
 from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.storage import record
+from p2p_spite.ui.networds import news_words
 from tests.support.net import finish_all, read_code, reader, spawn, wait_listening
 
 CODE = "ABCD2345"
@@ -79,7 +80,7 @@ class Match:
                     games=games,
                 ),
                 on_listening=lambda _h, p: self.port.set_result(p),
-                on_warning=self.warnings.append,
+                on_warning=lambda news: self.warnings.append(news_words(news)),
             )
         )  # fmt: skip
 

@@ -110,7 +110,11 @@ class PeerRefused(ProtocolError):
 
 class PeerLeft(ProtocolError):
     """The peer said ``bye`` before the handshake was done: no match with it on this
-    connection (in play a ``bye`` is an event, :class:`PeerBye`)."""
+    connection (in play a ``bye`` is an event, :class:`PeerBye`); ``reason``: its own."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"it said goodbye during the handshake: {reason or 'no reason given'}")
+        self.reason = reason
 
 
 # -- events that are about the link, not the game ------------------------------
@@ -458,7 +462,7 @@ class Endpoint:
 
     def _on_bye(self, msg: Bye) -> None:
         if self.phase not in (Phase.PLAY, Phase.AGAIN):  # the handshake is not done: it ends here
-            raise PeerLeft(f"it said goodbye during the handshake: {msg.reason or 'no reason given'}")
+            raise PeerLeft(msg.reason)
         self._events.append(PeerBye(msg.reason))
         self.phase = Phase.CLOSED
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +19,22 @@ from ..core.watch import WatcherDoor
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
+from ..news import (
+    CannotDial,
+    CannotListen,
+    ConnectionDropped,
+    DealSeen,
+    DropKind,
+    HandshakeFailed,
+    HostRefused,
+    HostStopped,
+    News,
+    RefusedHost,
+    SavedMatchUnusable,
+)
+from ..news import (
+    Dial as Dialing,
+)
 from ..plaintext import shown_path
 from ..storage.keeper import RecordKeeper
 from ..storage.paths import default_record_path
@@ -31,11 +46,7 @@ from .session import NetSession
 from .settings import HostSettings, JoinSettings, Settings, nth_record_path
 from .watch import Doorway, WatchHub, WatchLink
 
-Warn = Callable[[str], None]
-
-
-def _stderr_warning(text: str) -> None:
-    print(f"p2p-spite: warning: {text}", file=sys.stderr, flush=True)
+Warn = Callable[[News], None]  # what the host tells before the match (the caller words it)
 
 
 def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
@@ -169,6 +180,7 @@ def _keeper_for(
 
 def _core_from_saved(saved: Saved, seat: int) -> GameCore:
     match = Match(saved.seed, saved.target, saved.players)
+    where = shown_path(saved.path) if saved.path else ""
     try:
         if saved.private:  # the deck of each game, or the tape of its private deck (core/private.py)
             core = GameCore(match, seat, saved.match_id, saved.max_games)
@@ -181,13 +193,12 @@ def _core_from_saved(saved: Saved, seat: int) -> GameCore:
             )
         core.requests = set(saved.requests)
     except IllegalMoveError as e:
-        raise UserError(f"the saved match does not replay: {e.reason}") from None
+        raise UserError(SavedMatchUnusable(where, detail=str(e.reason))) from None
     except ProtocolError as e:
-        raise UserError(f"the saved match's private deck does not replay: {e}") from None
+        raise UserError(SavedMatchUnusable(where, detail=str(e), private=True)) from None
     if core.finished:
         sc = core.match.scores
-        where = shown_path(saved.path) if saved.path else "that record"
-        raise UserError(f"{where}: the match is already over ({sc[0]}-{sc[1]})")
+        raise UserError(SavedMatchUnusable(where, over=True, scores=(sc[0], sc[1])))
     return core
 
 
@@ -195,7 +206,7 @@ async def host_session(
     settings: HostSettings,
     *,
     on_listening: Callable[[str, int], None] | None = None,
-    on_warning: Warn | None = _stderr_warning,
+    on_warning: Warn | None = None,
 ) -> NetSession:
     """Listen on ``settings.bind``:``port`` (``""`` = all interfaces, port 0 = any free
     one) and return a session once a peer has joined and the handshake is done.
@@ -206,7 +217,7 @@ async def host_session(
     must give (None: no code).  ``resume``: continue a saved match
     (:func:`~p2p_spite.storage.resume.load_saved`; the record is written back to
     its file unless ``record_path`` says otherwise).  Connections that fail the
-    handshake are dropped with ``on_warning(text)`` and the host keeps waiting.
+    handshake are dropped with ``on_warning(news)`` and the host keeps waiting.
     The listening socket stays open for the whole match so that a joiner who
     lost the connection can come back within ``grace`` seconds.  Up to ``watchers``
     watchers may watch (net/watch.py), from before the match begins to its end.
@@ -234,10 +245,10 @@ async def host_session(
     except (OSError, OverflowError) as e:
         where = fmt_addr((bind or "*", port))
         if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
-            raise UserError(f"port {port} is taken: use --port N or --port 0") from None
+            raise UserError(CannotListen(where, port, taken=True)) from None
         if isinstance(e, OSError) and e.errno == errno.EADDRNOTAVAIL:
-            raise UserError(f"cannot listen on {where}: {bind} is not an address of this machine") from None
-        raise UserError(f"cannot listen on {where}: {getattr(e, 'strerror', None) or e}") from None
+            raise UserError(CannotListen(where, port, not_here=bind)) from None
+        raise UserError(CannotListen(where, port, detail=str(getattr(e, "strerror", None) or e))) from None
     real = sock.getsockname()
     shown = str(real[0])
     if not bind and shown == "::":
@@ -287,13 +298,13 @@ class _Host:
         self.held: GameCore | None = None  # a seeded match a first handshake cut short agreed
         self.abandon: asyncio.TimerHandle | None = None  # giving up on the joiner who saw the deal
 
-    def warn(self, text: str, merged: bool = False) -> None:
+    def warn(self, news: News, merged: bool = False) -> None:
         """Before the match: ``on_warning``; during it: a Notice for the driver
         (printing to stderr would scribble over a full-screen interface)."""
         if self.session is not None:
-            self.session.notice(text, merged=merged)
+            self.session.notice(news, merged=merged)
         elif self.on_warning is not None:
-            self.on_warning(text)
+            self.on_warning(news)
 
     def new_door(self) -> Doorway:
         """The protocol of each accepted connection: a player's link, unless its first
@@ -313,27 +324,27 @@ class _Host:
     def leave_door(self, link: WatchLink) -> None:
         self.door.leave(link)
 
-    def dropped_watcher(self, link: WatchLink, kind: str, line: str) -> None:
-        self.dropped(link, kind, line)
+    def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None:
+        self.dropped(link, line)
 
     def admit(self, link: Link) -> bool:
         ok, victim = self.door.admit(link, address_key(link.peer))
         if victim is not None:
-            victim.drop("crowded out", "by newer connections while it had not authenticated")
+            victim.drop(DropKind.CROWDED_OUT, "by newer connections while it had not authenticated")
         return ok
 
-    def dropped(self, link: Link | WatchLink, kind: str, line: str) -> None:
-        text = self.strangers.drop(address_key(link.peer), kind, line)
-        if text is not None:
-            self.warn(text)
+    def dropped(self, link: Link | WatchLink, line: ConnectionDropped) -> None:
+        told = self.strangers.drop(address_key(link.peer), line.kind, line)
+        if told is not None:
+            self.warn(told)
         if self.report is None and self.strangers.due is not None:
             self.report = self.loop.call_at(self.strangers.due, self.summary)
 
     def summary(self, now: bool = False) -> None:
         self.stop_reports()
-        text = self.strangers.summary(now=now)
-        if text is not None:
-            self.warn(text, merged=True)
+        summary = self.strangers.summary(now=now)
+        if summary is not None:
+            self.warn(summary, merged=True)
         if self.strangers.due is not None:
             self.report = self.loop.call_at(self.strangers.due, self.summary)
 
@@ -350,12 +361,7 @@ class _Host:
     def give_up(self, who: str) -> None:
         if not self.winner.done():
             self.winner.set_exception(
-                UserError(
-                    f"{who or 'the joiner'} left during the seed exchange, after the deal was fixed "
-                    f"(it may have seen it), and did not come back within {self.grace:g} s: the match is "
-                    "stopped (nothing was played)",
-                    EXIT_PEER_LEFT,
-                )
+                UserError(DealSeen(host=False, peer=who, seconds=self.grace), EXIT_PEER_LEFT)
             )
 
     def hold(self, link: Link) -> None:
@@ -402,11 +408,7 @@ class _Host:
         except (ProtocolError, ConnectionError, TimeoutError, OSError) as e:
             self.door.leave(link)
             self.hold(link)
-            if isinstance(e, PeerRefused):
-                self.dropped(link, "refused the match", f"{link.peer_label} refused the match: {e}")
-            else:
-                line = f"dropped a connection from {link.peer_label}: {_describe(e)}"
-                self.dropped(link, link.dropped_as or _kind(e), line)
+            self.dropped(link, _dropped(link, e))
             return
         self.door.leave(link)
         sess = self.session
@@ -440,23 +442,32 @@ def resume_path(saved: Saved, record_path: str | Path | None) -> str | Path | No
     return record_path if record_path is not None else saved.path
 
 
-def _describe(e: BaseException) -> str:
-    if isinstance(e, RemoteProtocolError):
-        return "someone tried a wrong join code" if e.code is Refusal.BAD_CODE else f"protocol error: {e}"
-    if isinstance(e, TimeoutError):
-        return str(e) if isinstance(e, HelloTimeout) else "no handshake in time"
+def _described(e: BaseException) -> str:
+    """A failed handshake's cause, as the protocol or the system put it."""
+    if isinstance(e, TimeoutError) and not str(e):
+        return "timeout"
     return str(e) or type(e).__name__
 
 
-def _kind(e: BaseException) -> str:
-    """A few words for a dropped connection, to count it by in the merged warnings."""
+def _dropped(link: Link, e: BaseException) -> ConnectionDropped:
+    """What to tell of a connection dropped during its handshake (its kind counts it in
+    the merged warnings)."""
+    who = link.peer_label
+    if link.dropped_as is not None:
+        return ConnectionDropped(who, link.dropped_as)
+    if isinstance(e, PeerRefused):
+        return ConnectionDropped(who, DropKind.REFUSED_MATCH, e.code.value, str(e))
     if isinstance(e, RemoteProtocolError):
-        return "wrong join code" if e.code is Refusal.BAD_CODE else f"protocol errors ({e.code})"
+        if e.code is Refusal.BAD_CODE:
+            return ConnectionDropped(who, DropKind.WRONG_CODE)
+        return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value, str(e))
+    if isinstance(e, HelloTimeout):
+        return ConnectionDropped(who, DropKind.NO_HELLO, seconds=e.seconds)
     if isinstance(e, TimeoutError):
-        return "no hello in time" if isinstance(e, HelloTimeout) else "no handshake in time"
+        return ConnectionDropped(who, DropKind.NO_HANDSHAKE)
     if isinstance(e, PeerLeft):
-        return "said goodbye during the handshake"
-    return "closed during the handshake"
+        return ConnectionDropped(who, DropKind.SAID_GOODBYE)
+    return ConnectionDropped(who, DropKind.CLOSED, detail=str(e) or type(e).__name__)
 
 
 def _stage(link: Link | WatchLink) -> int:
@@ -480,8 +491,8 @@ class CodeRefused(UserError):
     """The host wants a join code this side did not give (``wrong`` False) or refused the
     one given (``wrong`` True): a person can be asked for it and dial again."""
 
-    def __init__(self, message: str, wrong: bool) -> None:
-        super().__init__(message)
+    def __init__(self, news: News, wrong: bool) -> None:
+        super().__init__(news)
         self.wrong = wrong
 
 
@@ -489,7 +500,11 @@ _CODE_REFUSALS = frozenset({Refusal.BAD_CODE, Refusal.CODE_NEEDED})
 
 
 class _ConnectFailed(ConnectionError):
-    """No TCP connection at all (refused, unreachable, timed out)."""
+    """No TCP connection at all (refused, unreachable, timed out): ``news`` says which."""
+
+    def __init__(self, news: CannotDial) -> None:
+        super().__init__(news.where)
+        self.news = news
 
 
 async def join_session(settings: JoinSettings) -> NetSession:
@@ -542,15 +557,12 @@ class _Joiner:
         try:
             _t, link = await asyncio.wait_for(loop.create_connection(new_link, self.host, self.port), timeout)
         except TimeoutError:
-            raise _ConnectFailed(
-                f"cannot reach {where}: no answer in {timeout:g} s (is the address right? a firewall?)"
-            ) from None
+            raise _ConnectFailed(CannotDial(where, Dialing.NO_ANSWER, seconds=timeout)) from None
         except ConnectionRefusedError:
-            raise _ConnectFailed(
-                f"nobody is hosting at {where} (is the host running? is the port right?)"
-            ) from None
+            raise _ConnectFailed(CannotDial(where, Dialing.NOBODY)) from None
         except (OSError, OverflowError) as e:
-            raise _ConnectFailed(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
+            why = str(getattr(e, "strerror", None) or e)
+            raise _ConnectFailed(CannotDial(where, Dialing.OTHER, detail=why)) from None
         try:
             await link.handshaken
         except BaseException:
@@ -563,16 +575,14 @@ class _Joiner:
             raise
         return link
 
-    def abandoned(self, how: str = "") -> UserError | None:
+    def abandoned(
+        self, then: HostRefused | HostStopped | RefusedHost | HandshakeFailed | None = None
+    ) -> UserError | None:
         """Once we have revealed our half of the seed, the host knows the deal: it may not
         throw it away (and we never draw a new half for this match), whatever it does then
-        (``how``: what it did, if more than leaving)."""
+        (``then``: what it did, if more than leaving)."""
         if self.resume is None and self.deal is not None and self.deal.revealed:
-            return UserError(
-                f"the host left after it had your half of the seed{f' ({how})' if how else ''}, so it may "
-                "have seen the deal: the match is stopped (nothing was played; start a new one if you wish)",
-                EXIT_PEER_LEFT,
-            )
+            return UserError(DealSeen(host=True, then=then), EXIT_PEER_LEFT)
         return None
 
     async def first_link(self, grace: float) -> Link:
@@ -588,46 +598,46 @@ class _Joiner:
                 return await self.dial(self.core, self.deal)
             except _ConnectFailed as e:
                 if resume is None and not connected_once:
-                    raise UserError(str(e)) from None
-                problem = str(e)
+                    raise UserError(e.news) from None
+                problem: News = e.news
             except PeerRefused as e:
                 self.deal = self.last_deal or self.deal
-                if (told := self.abandoned(f"it refused: {e}")) is not None:
+                refused = HostRefused(e.code.value, str(e))
+                if (told := self.abandoned(refused)) is not None:
                     raise told from None
                 if e.code in _CODE_REFUSALS:
-                    raise CodeRefused(f"the host refused: {e}", wrong=e.code is Refusal.BAD_CODE) from None
+                    raise CodeRefused(refused, wrong=e.code is Refusal.BAD_CODE) from None
                 if e.code is Refusal.NO_MATCH and resume is None and connected_once:
                     self.core = None  # the host forgot the half-agreed match: start afresh
                     self.deal = None
-                    problem = str(e)
+                    problem = refused
                 else:
-                    raise UserError(f"the host refused: {e}") from None
+                    raise UserError(refused) from None
             except PeerLeft as e:
                 self.deal = self.last_deal or self.deal
-                raise self.abandoned(str(e)) or UserError(f"the host at {where} stopped: {e}") from None
+                left = HostStopped(where, e.reason)
+                raise self.abandoned(left) or UserError(left) from None
             except RemoteProtocolError as e:
                 self.deal = self.last_deal or self.deal
-                if (told := self.abandoned(f"then broke the protocol: {e}")) is not None:
+                ours = RefusedHost(where, e.code.value, str(e))
+                if (told := self.abandoned(ours)) is not None:
                     raise told from None
                 if e.code in _FOREIGN:  # a frame length from HTTP's or SSH's first bytes says nothing
-                    detail = f" ({e})" if e.code == "decode" else ""
-                    problem = f"that is not a p2p-spite host: {where} speaks another protocol{detail}"
-                    raise UserError(problem) from None
+                    detail = str(e) if e.code == "decode" else ""
+                    raise UserError(RefusedHost(where, e.code.value, detail, foreign=True)) from None
                 if e.code is Refusal.CODE_NEEDED:  # (we saw its hello ask for one)
-                    raise CodeRefused(f"refused the host at {where}: {e}", wrong=False) from None
-                raise UserError(f"refused the host at {where}: {e}") from None
+                    raise CodeRefused(ours, wrong=False) from None
+                raise UserError(ours) from None
             except TimeoutError:
                 self.deal = self.last_deal or self.deal
-                stalled = f"it did not finish the handshake within {HANDSHAKE_TIMEOUT:g} s"
-                raise self.abandoned(stalled) or UserError(
-                    f"the host at {where} did not answer the handshake"
-                ) from None
+                stalled = HandshakeFailed(where, timeout=True, seconds=HANDSHAKE_TIMEOUT)
+                raise self.abandoned(stalled) or UserError(stalled) from None
             except (ConnectionError, OSError) as e:
                 connected_once = True
                 if resume is None:
                     self.core = self.last_core  # go on with the match the handshake may have agreed ...
                     self.deal = self.last_deal  # ... or with the same commitments
-                problem = f"the handshake with {where} failed: {_describe(e)}"
+                problem = HandshakeFailed(where, _described(e))
             if loop.time() + backoff.delay > deadline:
                 raise self.abandoned() or UserError(problem)
             await backoff.wait()

@@ -17,6 +17,8 @@ from ..core.wire import Refusal
 from ..engine import IllegalMoveError
 from ..errors import StorageError
 from ..fairdeck import OrderError
+from ..news import Keeping, RecordNotAmended, SecretNotRevealed, Stalled, StorageProblem
+from ..news import Owed as OwedKind
 from ..session import Event, Notice
 
 if TYPE_CHECKING:
@@ -28,8 +30,12 @@ DECK_CHECK = 1.0  # seconds between two looks at that deadline
 DECK_DEBT = "deck"  # the debt of a private-deck peer that owes a deck message (Owed)
 
 
-def one_line(e: BaseException) -> str:
-    return " ".join(str(e).split()) or type(e).__name__
+def problem_of(e: BaseException) -> StorageProblem:
+    """What a StorageError says (the record keeper's), or an OSError's words."""
+    if isinstance(e, StorageError) and e.problem is not None:
+        return e.problem
+    why = getattr(e, "strerror", None) or " ".join(str(e).split()) or type(e).__name__
+    return StorageProblem(Keeping.RECORD, "", why)
 
 
 class DeckSide:
@@ -104,12 +110,7 @@ class DeckSide:
         game = deck.awaiting_reveal
         if game is not None:
             deck.give_up_reveal()
-            session.put(
-                Notice(
-                    f"{session.peer_name} did not reveal its secret of game {game}: its deck order is not "
-                    "in the record (every card shown was proven when it was shown)"
-                )
-            )
+            session.put(Notice(SecretNotRevealed(session.peer_name, game)))
             self.late_outcome()
 
     async def leave(self) -> None:
@@ -148,7 +149,7 @@ class DeckSide:
             try:
                 keeper.amend()
             except StorageError as e:
-                self.session.put(Notice(f"cannot write the record: {one_line(e)}"))
+                self.session.put(Notice(RecordNotAmended(problem_of(e))))
 
     # -- inside ---------------------------------------------------------------------
 
@@ -175,10 +176,7 @@ class DeckSide:
         the match."""
         deck, session = self.deck, self.session
         mark: tuple[int, int, object] | None = None
-        line = (
-            f"{session.peer_name} stopped sending the private deck's messages "
-            f"({DECK_DEADLINE:g} s without one it owed)"
-        )
+        stalled = Stalled(session.peer_name, OwedKind.DECK, DECK_DEADLINE)
         while not session.closed_for_play:
             await asyncio.sleep(DECK_CHECK)
             link = session.link
@@ -188,7 +186,7 @@ class DeckSide:
                 session.peer.owed.paid(DECK_DEBT)
                 mark = now
             if owes:
-                session.peer.owed.owe(DECK_DEBT, line, DECK_DEADLINE, Refusal.STALLED)
+                session.peer.owed.owe(DECK_DEBT, stalled, Refusal.STALLED)
 
 
 __all__ = ["DECK_CHECK", "DECK_DEADLINE", "REVEAL_WAIT", "DeckSide"]

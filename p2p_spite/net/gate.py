@@ -26,6 +26,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
+from ..news import ConnectionDropped, DropKind, DropsSummary
+
 MAX_PENDING: Final = 32  # connections a host handshakes with at once
 MAX_PER_ADDRESS: Final = 4  # ... of which from one address (an IPv6 /64 counts as one)
 HELLO_TIMEOUT: Final = 3.0  # seconds a new connection has to send a valid hello
@@ -141,14 +143,14 @@ class StrangerLog:
         self._window = first
         self._until: float | None = None  # the end of the window now open
         self._started = 0.0
-        self._kinds: Counter[str] = Counter()
+        self._kinds: Counter[DropKind] = Counter()
         self._addresses: Counter[str] = Counter()
         self._unlisted = 0  # drops from addresses beyond the MAX_ADDRESSES_TOLD counted
         self.total = 0  # every drop so far
 
-    def drop(self, address: str, kind: str, line: str) -> str | None:
-        """A connection from ``address`` was dropped (``kind``: a few words, ``line``:
-        the whole story).  Returns the line to tell now, or None (counted for later)."""
+    def drop(self, address: str, kind: DropKind, line: ConnectionDropped) -> ConnectionDropped | None:
+        """A connection from ``address`` was dropped (``kind``: why, to count it by; ``line``:
+        the whole story).  Returns the news to tell now, or None (counted for later)."""
         self.total += 1
         now = self._clock()
         if self._until is None or (now >= self._until and not self._kinds):
@@ -168,8 +170,8 @@ class StrangerLog:
         """When :meth:`summary` has something to tell (clock time), or None."""
         return self._until if self._kinds else None
 
-    def summary(self, *, now: bool = False) -> str | None:
-        """At the end of a window (or ``now``: before it ends): one line for the drops
+    def summary(self, *, now: bool = False) -> DropsSummary | None:
+        """At the end of a window (or ``now``: before it ends): the news of the drops
         counted in it (None if none); the next window opens."""
         at = self._clock()
         if self._until is None or (at < self._until and not now):
@@ -179,18 +181,21 @@ class StrangerLog:
             self._until = None
             return None
         span = at - self._started
-        top = self._addresses.most_common(3)
-        where = ", ".join(f"{k:,} from {a}" for a, k in top)
+        top = tuple(self._addresses.most_common(3))
         others = len(self._addresses) - len(top)
-        if others or self._unlisted:
-            rest = n - sum(k for _, k in top)
-            where += f" and {rest:,} from {'more than ' * bool(self._unlisted)}{others:,} more"
-        why = ", ".join(f"{k:,} {kind}" for kind, k in self._kinds.most_common())
+        news = DropsSummary(
+            n=n,
+            seconds=span,
+            top=top,
+            rest=n - sum(k for _, k in top),
+            others=others,
+            at_least=bool(self._unlisted),
+            kinds=tuple(self._kinds.most_common()),
+        )
         self._kinds.clear()
         self._addresses.clear()
         self._unlisted = 0
         self._window = min(self._window * 2, self.most)
         self._started = at
         self._until = at + self._window
-        s = "s" if n != 1 else ""
-        return f"dropped {n:,} more connection{s} in {span:.0f} s ({where}): {why}"
+        return news

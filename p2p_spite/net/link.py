@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from ..core.protocol import Endpoint, Handshaken, NeedData, Phase, PlayEvent
 from ..core.wire import ProtocolError
 from ..errors import StorageError
+from ..news import DropKind
 from ..session import Event
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
@@ -48,6 +49,10 @@ class LinkOwner(Protocol):
 class HelloTimeout(TimeoutError):
     """A new connection sent no valid hello in time (the host's first, short deadline)."""
 
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no hello within {seconds:g} s")
+        self.seconds = seconds
+
 
 class Link(asyncio.Protocol):
     """One TCP connection and its protocol endpoint."""
@@ -74,7 +79,7 @@ class Link(asyncio.Protocol):
         self._hello_timer: asyncio.TimerHandle | None = None
         self.last_rx = asyncio.get_running_loop().time()
         self.connected_at = self.last_rx  # (connection_made sets it again)
-        self.dropped_as: str | None = None  # why the host's door dropped this connection
+        self.dropped_as: DropKind | None = None  # why the host's door dropped this connection
         self.overflowed = False  # the peer stopped reading and our send buffer went over the bound
 
     # asyncio callbacks
@@ -89,7 +94,7 @@ class Link(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(HANDSHAKE_TIMEOUT, self._handshake_timeout)
         if self._admit is not None and not self._admit(self):
-            self.drop("turned away", "every handshake slot holds an authenticated connection")
+            self.drop(DropKind.TURNED_AWAY, "every handshake slot holds an authenticated connection")
             return
         if self._hello_deadline is not None:
             self._hello_timer = loop.call_later(self._hello_deadline, self._hello_timeout)
@@ -139,7 +144,7 @@ class Link(asyncio.Protocol):
     def _hello_timeout(self) -> None:
         self._hello_timer = None
         if not self.handshaken.done() and self.endpoint.phase is Phase.HELLO:
-            self.fail(HelloTimeout(f"no hello within {self._hello_deadline:g} s"))
+            self.fail(HelloTimeout(self._hello_deadline or 0.0))
 
     def hand_over(self) -> None:
         """The host's door gave this connection to a watcher (net/watch.py) before the
@@ -151,11 +156,11 @@ class Link(asyncio.Protocol):
         if not self.handshaken.done():
             self.handshaken.cancel()
 
-    def drop(self, kind: str, why: str) -> None:
-        """The host's door drops this connection at once (``kind``: a few words for the console)."""
+    def drop(self, kind: DropKind, why: str) -> None:
+        """The host's door drops this connection at once (``kind``: why, for the console)."""
         self.dropped_as = kind
         if self.error is None:
-            self.error = ConnectionError(f"{kind} ({why})")
+            self.error = ConnectionError(f"{kind.value} ({why})")
         if self.transport is not None:
             self.transport.abort()
 

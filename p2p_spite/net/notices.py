@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from ..news import ChatFlood, News, Repeated
 from ..session import ChatReceived, Event, Notice
 
 NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
@@ -20,34 +21,34 @@ class Notices:
         self._put = put
         self.every = every
         self._until = 0.0  # no notice before this (loop time) ...
-        self._held_text = ""  # ... the last one held back, and how many were
+        self._held: News | None = None  # ... the last one held back, and how many were
         self._held_count = 0
         self._timer: asyncio.TimerHandle | None = None
 
-    def tell(self, text: str, *, merged: bool = False) -> None:
-        """``merged``: ``text`` already sums up many (the door's counts): told at once."""
+    def tell(self, news: News, *, merged: bool = False) -> None:
+        """``merged``: ``news`` already sums up many (the door's counts): told at once."""
         if merged:
-            self._put(Notice(text))
+            self._put(Notice(news))
             return
         loop = asyncio.get_running_loop()
         now = loop.time()
         if now >= self._until and not self._held_count:
             self._until = now + self.every
-            self._put(Notice(text))
+            self._put(Notice(news))
             return
-        self._held_text = text
+        self._held = news
         self._held_count += 1
         if self._timer is None:
             self._timer = loop.call_later(max(0.0, self._until - now), self._release)
 
     def _release(self) -> None:
         self._timer = None
-        n, text = self._held_count, self._held_text
-        if not n:
+        n, news = self._held_count, self._held
+        if not n or news is None:
             return
         self._held_count = 0
         self._until = asyncio.get_running_loop().time() + self.every
-        self._put(Notice(text if n == 1 else f"{text} (and {n - 1} more like it)"))
+        self._put(Notice(news if n == 1 else Repeated(news, n - 1)))
 
     def stop(self) -> None:
         """No more notices (the ones held back are not told)."""
@@ -102,7 +103,7 @@ class Outbox:
         """The peer's chat line, unless more wait than the driver reads (one notice says so)."""
         if not self.chats.admit():
             if self.chats.dropped == 1:
-                self.notices.tell(f"{peer_name}'s chat comes faster than it is read: dropping some")
+                self.notices.tell(ChatFlood(peer_name))
             return
         self.put(ev)
 

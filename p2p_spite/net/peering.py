@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 from ..core.game import Action
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
+from ..news import Owed as OwedKind
+from ..news import PeerBack, Stalled
+from ..session import EndCause
 from .link import HANDSHAKE_TIMEOUT, Link
 from .owed import Owed
 
@@ -73,13 +76,12 @@ class Peering:
         self.session.acks.lost()
         return True
 
-    def back_words(self, link: Link) -> str:
+    def back_news(self, link: Link) -> PeerBack:
         """The news of the peer coming back over ``link``."""
         hs = link.handshaken.result()
         who = self.session.peer_name
-        if hs.peer_name and hs.peer_name != who:
-            who = f"{who} (now calling itself {hs.peer_name})"
-        return f"{who} is back; going on from action {hs.resumed_at}"
+        renamed = hs.peer_name if hs.peer_name and hs.peer_name != who else ""
+        return PeerBack(who, hs.resumed_at, renamed)
 
     def replace(self) -> None:
         """A returning peer's link takes over: the old one (if we had not noticed it was
@@ -112,12 +114,8 @@ class Peering:
         the one before (its pings do not put it off)."""
         link = self.link
         if link is not None and link.endpoint.catching_up:
-            self.owed.owe(
-                CATCH_UP,
-                f"{self.session.peer_name} claimed actions it did not send within {HANDSHAKE_TIMEOUT:g} s",
-                HANDSHAKE_TIMEOUT,
-                Refusal.POSITION,
-            )
+            stalled = Stalled(self.session.peer_name, OwedKind.CATCH_UP, HANDSHAKE_TIMEOUT)
+            self.owed.owe(CATCH_UP, stalled, Refusal.POSITION)
 
     def caught_action(self, link: Link) -> None:
         """An action the peer's sync claimed came: the next has its deadline afresh."""
@@ -191,7 +189,7 @@ class Peering:
                 await asyncio.wait_for(asyncio.shield(link.closed), LINGER)
             link.transport.close()
 
-    def _overdue(self, line: str, code: Refusal) -> None:
+    def _overdue(self, what: Stalled, code: Refusal) -> None:
         """The peer did not pay what it owes in time: refuse it and stop the match."""
         s, link = self.session, self.link
         if link is None or s.closed_for_play:
@@ -199,9 +197,11 @@ class Peering:
         deck = s.core.private
         if code is Refusal.STALLED and deck is not None:
             deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
-        e = RemoteProtocolError(line, code)
+        owed = "a private-deck message" if what.owed is OwedKind.DECK else "the actions claimed"
+        e = RemoteProtocolError(f"{owed} did not come within {what.seconds:g} s", code)  # (the wire's msg)
         link.endpoint.refuse(e.code, str(e))
-        s.link_protocol_error(link, e)
+        link.fail(e)
+        s.give_up(what, EndCause.PEER_BROKE_PROTOCOL, code)
 
 
 __all__ = ["CATCH_UP", "LINGER", "Peering"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..core.protocol import PeerRefused, Phase
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
+from ..news import ConnectionLost, News, PeerStopped, Redialing, WeStopped
 from ..session import EndCause
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class ReconnectOwner(Protocol):
     """What a :class:`Reconnector` needs of its session."""
 
     peer_name: str
-    failure: str | None
+    failure: News | None
 
     @property
     def link(self) -> Link | None: ...
@@ -80,10 +81,10 @@ class ReconnectOwner(Protocol):
     def relink(self, link: Link) -> None:
         """A new link to the same peer, its handshake done: play on over it."""
 
-    def give_up(self, message: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
+    def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
         """The peer cannot be got back: stop the match."""
 
-    def waited_out(self, message: str) -> None:
+    def waited_out(self, news: News) -> None:
         """The grace period ended without a link."""
 
 
@@ -110,16 +111,15 @@ class Reconnector:
         self._dialer: asyncio.Task[None] | None = None
         self._beat: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(self._heartbeat())
 
-    def lost(self) -> str:
+    def lost(self) -> Redialing:
         """The link was lost mid-match: wait for the peer (redial it, on the joiner's
-        side) for the grace period.  Returns the line that says so."""
+        side) for the grace period.  Returns the news that says so."""
         loop = asyncio.get_running_loop()
         if self._grace_timer is None:
             self._grace_timer = loop.call_later(self.grace, self._grace_over)
         if self.redial is not None and (self._dialer is None or self._dialer.done()):
             self._dialer = loop.create_task(self._redial())
-        what = "redialing" if self.redial is not None else "keeping the seat open"
-        return f"the connection to {self.owner.peer_name} was lost; {what} for up to {self.grace:g} s"
+        return Redialing(self.owner.peer_name, self.grace, redial=self.redial is not None)
 
     def back(self) -> None:
         """The peer is back: the grace period ends."""
@@ -150,9 +150,7 @@ class Reconnector:
             return
         if self._dialer is not None:
             self._dialer.cancel()
-        owner.waited_out(
-            f"the connection to {owner.peer_name} was lost and did not come back within {self.grace:g} s"
-        )
+        owner.waited_out(ConnectionLost(owner.peer_name, self.grace))
 
     async def _redial(self) -> None:
         assert self.redial is not None
@@ -163,15 +161,13 @@ class Reconnector:
                 link = await self.redial()
             except PeerRefused as e:
                 if e.code in FATAL_REFUSALS:
-                    owner.give_up(
-                        f"{owner.peer_name} refused to go on: {e}", EndCause.PEER_REFUSED, e.code, str(e)
-                    )
+                    stopped = PeerStopped(owner.peer_name, e.code.value, str(e), resuming=True)
+                    owner.give_up(stopped, EndCause.PEER_REFUSED, e.code, str(e))
                     return
             except RemoteProtocolError as e:
                 if e.code in FATAL_REFUSALS:
-                    owner.give_up(
-                        f"cannot go on with {owner.peer_name}: {e}", EndCause.PEER_BROKE_PROTOCOL, e.code
-                    )
+                    refused = WeStopped(owner.peer_name, e.code.value, str(e), resuming=True)
+                    owner.give_up(refused, EndCause.PEER_BROKE_PROTOCOL, e.code)
                     return
             except (OSError, ConnectionError, TimeoutError, ProtocolError):
                 pass

@@ -29,9 +29,17 @@ from ..core.protocol import (
     TakenBack,
 )
 from ..core.seat import CoreSeat
-from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
+from ..core.wire import ProtocolError, Refusal
 from ..engine import Match, Move, Played
 from ..errors import SessionClosed, StorageError
+from ..news import (
+    CannotKeepRecord,
+    ConnectionLost,
+    News,
+    PeerLeft,
+    PeerStopped,
+    WeStopped,
+)
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -47,7 +55,7 @@ from ..session import (
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .again import Again, Successor
-from .deckside import DeckSide, one_line
+from .deckside import DeckSide, problem_of
 from .link import Link, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
@@ -103,7 +111,7 @@ class NetSession(CoreSeat):
         self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
         self.acks = Acks(max(hs.resumed_at, hs.peer_position))  # what the peer holds of our actions
         self.life = Life.PLAYING
-        self.failure: str | None = None  # the line for the user when the session failed ...
+        self.failure: News | None = None  # why the session failed, for the user ...
         self.ending: Ending | None = None  # ... and why, as data
         self.peer = Peering(self, server)  # the connection of the moment (and the host's listener)
         self.outbox = Outbox(self.peer.stirred.set)  # what the driver is told
@@ -243,7 +251,7 @@ class NetSession(CoreSeat):
         if self.deck is not None:
             self.deck.wake.set()
         if was is Life.PLAYING:
-            self.put(ConnectionChanged(LinkState.CLOSED, reason))
+            self.put(ConnectionChanged(LinkState.CLOSED))
         await self._shutdown(reason)
 
     async def next_event(self) -> Event:
@@ -306,11 +314,11 @@ class NetSession(CoreSeat):
         self._check_open()
         return self.outbox.seen
 
-    def notice(self, text: str, *, merged: bool = False) -> None:
+    def notice(self, news: News, *, merged: bool = False) -> None:
         """Tell the driver something that changes nothing in the match (throttled:
-        :class:`~p2p_spite.net.notices.Notices`; ``merged``: ``text`` already sums up
+        :class:`~p2p_spite.net.notices.Notices`; ``merged``: ``news`` already sums up
         many, told at once)."""
-        self.outbox.notices.tell(text, merged=merged)
+        self.outbox.notices.tell(news, merged=merged)
 
     def make(self, action: Action, *, unseen: bool = False) -> None:
         """Make an action of this seat's (checked legal).  ``unseen``: the protocol made it,
@@ -349,22 +357,19 @@ class NetSession(CoreSeat):
         try:
             path = self.keeper.close() if self.keeper is not None else None
         except StorageError as e:
-            self._fail(
-                f"the match is over but its record could not be written: {one_line(e)}",
-                ending(self.peer_name, EndCause.STORAGE),
-                save=False,
-            )
+            why = CannotKeepRecord(problem_of(e), over=True)
+            self._fail(why, ending(self.peer_name, EndCause.STORAGE), save=False)
             return
         self.life = Life.OVER if self.life is Life.PLAYING else Life.CLOSED_OVER
         self.put(self.core.end_event(str(path) if path else None))
 
     def link_storage_failed(self, link: Link | None, e: BaseException) -> None:
         """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
-        text = f"cannot write the record: {one_line(e)}"
+        problem = problem_of(e)
         if link is not None:
             link.endpoint.refuse(Refusal.STORAGE, "cannot write its record (a disk error)")
-            link.fail(ConnectionError(text))
-        self.give_up(f"stopped the match: {text}", EndCause.STORAGE)
+            link.fail(ConnectionError(f"cannot write the record: {problem.why}"))
+        self.give_up(CannotKeepRecord(problem), EndCause.STORAGE)
 
     def write_pending(self) -> None:
         """(Link.flush, before any byte leaves: the private deck's tape, DeckSide.write_pending.)"""
@@ -389,8 +394,7 @@ class NetSession(CoreSeat):
             self.takeback.event(link, ev)
         elif isinstance(ev, PeerBye):
             if self.life is Life.PLAYING:
-                why = ev.reason or "no reason given"
-                self.give_up(f"{self.peer_name} left the match ({why})", EndCause.PEER_LEFT, reason=ev.reason)
+                self.give_up(PeerLeft(self.peer_name, ev.reason), EndCause.PEER_LEFT, reason=ev.reason)
             link.fail(ConnectionError("bye"))
         elif isinstance(ev, RematchReceived):
             if self.again.ours is None:
@@ -424,7 +428,7 @@ class NetSession(CoreSeat):
             return
         if self.grace <= 0:
             if self.life is Life.PLAYING:
-                self.give_up(f"the connection to {self.peer_name} was lost", EndCause.CONNECTION_LOST)
+                self.give_up(ConnectionLost(self.peer_name), EndCause.CONNECTION_LOST)
             return
         self.put(ConnectionChanged(LinkState.RECONNECTING, self.reconnect.lost()))
 
@@ -439,36 +443,36 @@ class NetSession(CoreSeat):
     def relink(self, link: Link) -> None:
         """The peer is back (it dialed the host again, or the joiner redialed it)."""
         self.reconnect.back()
-        self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_words(link)))
+        self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_news(link)))
         self.peer.attach(link)
 
-    def give_up(self, message: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
-        self._fail(message, ending(self.peer_name, cause, code, reason))
+    def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
+        self._fail(news, ending(self.peer_name, cause, code, reason))
 
-    def waited_out(self, message: str) -> None:
+    def waited_out(self, news: News) -> None:
         if self.ended:
             self.acks.back.set()  # close() stops waiting for the last acknowledgement
             return
-        self.give_up(message, EndCause.CONNECTION_LOST)
+        self.give_up(news, EndCause.CONNECTION_LOST)
 
-    def _fail(self, message: str, ending: Ending, *, save: bool = True) -> None:
+    def _fail(self, news: News, ending: Ending, *, save: bool = True) -> None:
         if self.life not in (Life.PLAYING, Life.CLOSED) or self.failure is not None:
             return  # (a session closed by this side may still fail while it says goodbye)
         if self.life is Life.PLAYING:
             self.life = Life.FAILED
-        self.failure = message
+        self.failure = news
         self.ending = ending
         if self.deck is not None:
             self.deck.wake.set()
-        path = None
+        path, unsaved = None, None
         if self.keeper is not None and save:
             deck = self.core.private
             try:  # a private game in play resumes from its journal's tape: it is kept
                 path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
             except StorageError as e:
-                message += f" ({one_line(e)})"
-        self.put(ConnectionChanged(LinkState.LOST, message, ending))
-        self.put(SessionFailed(message + (f"; record saved to {path}" if path else ""), path, ending))
+                unsaved = problem_of(e)
+        self.put(ConnectionChanged(LinkState.LOST, news, ending))
+        self.put(SessionFailed(news, path, ending, unsaved))
         self.peer.close_transport()
         self.reconnect.halt()
 
@@ -485,16 +489,11 @@ def ending(peer: str, cause: EndCause, code: Refusal | None = None, reason: str 
     return Ending(cause, peer, code.value if code is not None else None, reason)
 
 
-def refused(e: ProtocolError, peer: str) -> tuple[str, Ending]:
-    """The line and the typed cause for a refusal, by us (RemoteProtocolError) or the peer."""
+def refused(e: ProtocolError, peer: str) -> tuple[News, Ending]:
+    """The news and the typed cause for a refusal, by us (RemoteProtocolError) or the peer."""
     if isinstance(e, PeerRefused):
-        return f"{peer} stopped the match: {e}", ending(peer, EndCause.PEER_REFUSED, e.code, str(e))
-    if isinstance(e, RemoteProtocolError):
-        msg = f"stopped the match: {peer} broke the protocol: {e}"
-        if e.code in (Refusal.ILLEGAL_MOVE, Refusal.DESYNC, Refusal.HISTORY, Refusal.BEHIND):
-            msg = f"stopped the match: {e}"
-        return msg, ending(peer, EndCause.PEER_BROKE_PROTOCOL, e.code)
-    return f"stopped the match: {e}", ending(peer, EndCause.PEER_BROKE_PROTOCOL, e.code)
+        return PeerStopped(peer, e.code.value, str(e)), ending(peer, EndCause.PEER_REFUSED, e.code, str(e))
+    return WeStopped(peer, e.code.value, str(e)), ending(peer, EndCause.PEER_BROKE_PROTOCOL, e.code)
 
 
 class _Steps:

@@ -34,6 +34,7 @@ from ..core.watch import (
 from ..core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import public_view
 from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
+from ..news import ConnectionDropped, DropKind, HostRefused
 from ..session import (
     ConnectionChanged,
     Event,
@@ -113,7 +114,7 @@ class WatchHost(Protocol):
 
     def leave_door(self, link: WatchLink) -> None: ...
 
-    def dropped_watcher(self, link: WatchLink, kind: str, line: str) -> None: ...
+    def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None: ...
 
 
 class WatchLink(asyncio.Protocol):
@@ -178,8 +179,8 @@ class WatchLink(asyncio.Protocol):
 
     def _refused(self, e: ProtocolError) -> None:
         if not self.watching:
-            kind = "wrong join code" if e.code is Refusal.BAD_CODE else f"watcher refused ({e.code})"
-            self.host.dropped_watcher(self, kind, f"refused a watcher from {self.peer_label}: {e}")
+            kind = DropKind.WRONG_CODE if e.code is Refusal.BAD_CODE else DropKind.PROTOCOL
+            self.host.dropped_watcher(self, ConnectionDropped(self.peer_label, kind, e.code.value, str(e)))
         self.close()
 
     def send(self, frame: bytes) -> None:
@@ -195,7 +196,7 @@ class WatchLink(asyncio.Protocol):
         if not out or t is None or t.is_closing():
             return
         if t.get_write_buffer_size() + len(out) > MAX_WATCH_BUFFER:
-            self.drop("stopped reading", f"more than {MAX_WATCH_BUFFER // 1024} KiB unread")
+            self.drop(DropKind.STOPPED_READING, f"more than {MAX_WATCH_BUFFER // 1024} KiB unread")
             return
         t.write(out)
 
@@ -209,13 +210,13 @@ class WatchLink(asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
 
-    def drop(self, kind: str, why: str) -> None:
+    def drop(self, kind: DropKind, why: str) -> None:
         """Drop at once (the door's victim, a watcher that stopped reading, fell silent or
-        was late); the host's console is told (``kind``: a few words to count it by)."""
+        was late); the host's console is told (``kind``: what to count it by)."""
         if self.transport is None or self.transport.is_closing():
             return
         self.hub.leave(self)
-        self.host.dropped_watcher(self, kind, f"dropped a watcher from {self.peer_label}: {kind} ({why})")
+        self.host.dropped_watcher(self, ConnectionDropped(self.peer_label, kind, detail=why))
         self.transport.abort()
 
     def _quiet(self) -> None:
@@ -224,11 +225,11 @@ class WatchLink(asyncio.Protocol):
         self._silence = asyncio.get_running_loop().call_later(WATCHER_SILENCE, self._silent)
 
     def _silent(self) -> None:
-        self.drop("silent", f"nothing from it in {WATCHER_SILENCE:g} s")
+        self.drop(DropKind.SILENT, f"nothing from it in {WATCHER_SILENCE:g} s")
 
     def _late(self) -> None:
         self._deadline = None
-        self.drop("no handshake in time", f"not let in within {HANDSHAKE_TIMEOUT:g} s")
+        self.drop(DropKind.NO_HANDSHAKE, f"not let in within {HANDSHAKE_TIMEOUT:g} s")
 
     def connection_lost(self, exc: Exception | None) -> None:
         for timer in (self._deadline, self._silence):
@@ -470,7 +471,8 @@ async def watch_match(*, host: str, port: int, code: str | None = None, timeout:
     if stopped is not None and stopped.refusal in _CODE_REFUSALS:
         from .connect import CodeRefused  # (connect.py imports this module)
 
-        raise CodeRefused(stopped.message, wrong=stopped.refusal == Refusal.BAD_CODE.value)
+        refused = HostRefused(stopped.refusal, stopped.message)
+        raise CodeRefused(refused, wrong=stopped.refusal == Refusal.BAD_CODE.value)
     return client
 
 

@@ -27,6 +27,7 @@ from ..engine import DEFAULT_TARGET, GameState, Illegal, IllegalMoveError, Match
 from ..engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN, EndReason
 from ..errors import SpiteError
 from ..fairdeck import DeckStream, GameDeck, private_game
+from ..news import BadRecord, Keeping, StorageProblem
 from ..plaintext import printable, shown_path
 
 FORMAT = "p2p-spite-record"
@@ -76,16 +77,15 @@ class RecordError(SpiteError, ValueError):
         move: int | None = None,
         bad_move: Any = None,
         why: Illegal | None = None,
+        unreadable: StorageProblem | None = None,
     ) -> None:
         self.reason = reason
         self.game = game
         self.move = move
         self.bad_move = bad_move
         self.why = why  # the rules' reason, with the position's facts, when they refused bad_move
-        where = ""
-        if game is not None:
-            where = f"game {game}, move {move}: " if move is not None else f"game {game}: "
-        super().__init__(where + reason)
+        # (the words, in the language spoken: p2p_spite.ui.networds)
+        super().__init__(unreadable if unreadable is not None else BadRecord(reason, game, move))
 
 
 @dataclass
@@ -240,7 +240,9 @@ def load(path: str | os.PathLike[str]) -> Record:
         with open_regular(path) as f:
             raw = f.read(MAX_RECORD_BYTES + 1)
     except OSError as e:
-        raise RecordError(f"cannot read {shown_path(path)}: {e.strerror or e}") from None
+        why = str(e.strerror or e)
+        problem = StorageProblem(Keeping.FILE, shown_path(path), why, reading=True)
+        raise RecordError(f"cannot read {shown_path(path)}: {why}", unreadable=problem) from None
     if len(raw) > MAX_RECORD_BYTES:
         raise RecordError(f"larger than {MAX_RECORD_BYTES} bytes")
     return loads(raw)

@@ -13,6 +13,7 @@ from ..engine import Match, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import UserError
 from ..fairdeck import GameDeck
+from ..news import NotResumable
 from ..plaintext import shown_path
 from . import record as recordmod
 from .journal import journal_path, read_journal_tail
@@ -81,17 +82,14 @@ def load_saved(path: Path) -> Saved:
     rec = recordmod.load(path)
     recordmod.verify(rec, in_play=True, keep_all=False)  # raises RecordError naming the problem
     if rec.private and rec.games and rec.games[-1].result is None and rec.games[-1].deck is not None:
-        raise UserError(
-            f"{path}: a player left this private match in the middle of game {len(rec.games)} and both "
-            "secrets were revealed, so it cannot be resumed (start a new match)"
-        )
+        raise UserError(NotResumable(shown_path(path), len(rec.games)))
     mid = rec.extra.get("match_id")
     try:
         match_id = bytes.fromhex(mid) if isinstance(mid, str) else b""
     except ValueError:
         match_id = b""
     if len(match_id) != 16:
-        raise UserError(f"{shown_path(path)} is not the record of a network match (no match_id)")
+        raise UserError(NotResumable(shown_path(path)))
     mg = rec.extra.get("max_games")
     max_games = mg if type(mg) is int and mg > 0 else None
     actions = record_actions(rec, drop=True)

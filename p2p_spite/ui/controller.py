@@ -25,7 +25,8 @@ from typing import Any, Protocol
 from ..engine import IllegalMoveError, Move, PlayerView
 from ..errors import SessionClosed
 from ..i18n import _
-from ..plaintext import MAX_CHAT
+from ..news import StorageProblem
+from ..plaintext import MAX_CHAT, clean_name
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -48,10 +49,11 @@ from ..session import (
 )
 from .board import Slots, hand_slots
 from .commands import Again, Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
+from .networds import news_words, storage_words
 from .notation import NotationError, move_notation, parse_move
 from .question import Question, QuestionKind, Questions
 from .takebacks import PLAY_TIMEOUT, Takebacks
-from .text import clean_name, clip_text, peer_left, points
+from .text import clip_text, points
 from .words import (
     Style,
     Voice,
@@ -64,6 +66,7 @@ from .words import (
     hint_words,
     match_over,
     move_words,
+    peer_left,
     refusal,
     rematch_words,
     scores_line,
@@ -399,7 +402,7 @@ class Controller:
                 self.say(Style.INFO, watchers_words(ev.count))
             self.watchers = ev.count
         else:
-            self.say(Style.INFO, ev.text)
+            self.say(Style.INFO, news_words(ev.news))
         self.port.changed()
 
     def show(self, ev: Event) -> None:
@@ -428,7 +431,7 @@ class Controller:
             if ev.deck_proven:
                 self.say(Style.EVENT, deck_proven(self.voice))
         elif isinstance(ev, SessionFailed):
-            self._failed(ev.message, ev.record_path, ev.ending)
+            self._failed(news_words(ev.news), ev.record_path, ev.ending, ev.unsaved)
         elif isinstance(ev, MatchEnded):
             self._match_ended(ev)
         self.port.changed()
@@ -486,9 +489,15 @@ class Controller:
             return
         self.connection = ev.state
         bad = ev.state in (LinkState.LOST, LinkState.RECONNECTING)
-        self.say(Style.ERROR if bad else Style.INFO, connection_words(ev.state, ev.detail))
+        self.say(Style.ERROR if bad else Style.INFO, connection_words(ev.state, ev.news))
 
-    def _failed(self, message: str, record_path: str | None = None, ending: Ending | None = None) -> None:
+    def _failed(
+        self,
+        why: str,
+        record_path: str | None = None,
+        ending: Ending | None = None,
+        unsaved: StorageProblem | None = None,
+    ) -> None:
         self.finished = True
         self.failed = True
         left = peer_left(ending)
@@ -497,8 +506,12 @@ class Controller:
             self.say(Style.EVENT, left)
         else:
             self.connection = LinkState.LOST
-            self.say(Style.ERROR, _("The match cannot go on: {why}").format(why=message))
-        if record_path and (left is not None or record_path not in message):
+            self.say(Style.ERROR, _("The match cannot go on: {why}").format(why=why))
+        if unsaved is not None:
+            self.say(
+                Style.ERROR, _("The record could not be saved: {why}").format(why=storage_words(unsaved))
+            )
+        elif record_path:
             self.say(Style.INFO, _("The record is saved in {path}").format(path=record_path))
         if self.leave_words:
             self.say(Style.INFO, self.leave_words)

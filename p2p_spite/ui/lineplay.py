@@ -40,14 +40,15 @@ from .commands import Again, is_yes, parse_command
 from .controller import Controller
 from .notation import syntax_help
 from .question import Question, QuestionKind
-from .text import card_label
+from .text import card_label, wrapped
 from .words import Style
 
 
 def help_text() -> str:
-    """What ``help`` prints (and the game's start)."""
+    """What ``help`` prints (and the game's start), each paragraph wrapped between words."""
     return "\n".join(
-        (
+        wrapped(paragraph)
+        for paragraph in (
             _("moves: {syntax}").format(syntax=syntax_help()),
             _(
                 "a card's name (7h, 10s, kd) always means the same card; a hand number keeps its card "
@@ -177,7 +178,7 @@ class _LinePlayer:
     # -- the controller's Port --------------------------------------------------
 
     def say(self, style: Style, text: str) -> None:
-        self.out(_MARKS.get(style, "") + text)
+        self.out(wrapped(text, _MARKS.get(style, "")))
 
     def show_help(self) -> None:
         self.out(help_text())

@@ -40,6 +40,7 @@ from ..engine import (
 )
 from ..engine.refusals import NoSuchSeat, NotYourTurn
 from ..i18n import _, ngettext
+from ..plaintext import clean_name
 from ..storage import record as recordmod
 from ..storage.resume import replay_with_journal
 from .board import (
@@ -54,7 +55,7 @@ from .board import (
     move_highlight,
     width_of,
 )
-from .text import DOT, RULE, VBAR, clean_name
+from .text import DOT, RULE, VBAR
 from .words import Voice, game_result, move_words, refusal, scores_line, short_status, unfinished
 
 SIDE_PANE_MIN_COLS = 112

@@ -4,8 +4,8 @@
   letters and ASCII when the locale is not UTF-8 (``LC_ALL=C``).  Python's
   UTF-8 mode makes ``sys.stdout.encoding`` say UTF-8 even then, so the locale
   variables decide first.
-* Text from elsewhere made safe to print: names (a record or a peer may carry
-  escape codes and newlines), echoed lines cut to a sane length.
+* Text from elsewhere made safe to print: echoed lines cut to a sane length
+  (names: :func:`p2p_spite.plaintext.clean_name`).
 * Small pieces of words: ``1 point`` / ``3 points`` (in the language spoken, :mod:`p2p_spite.i18n`).
 """
 
@@ -14,13 +14,14 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Mapping
 
 from ..engine import Card
 from ..engine.cards import SUIT_CHARS, SUIT_SYMBOLS, card_symbol
-from ..i18n import _, ngettext
-from ..plaintext import MAX_NAME, printable
-from ..session import EndCause, Ending, LinkState
+from ..i18n import ngettext
+from ..plaintext import printable
+from ..session import LinkState
 
 MAX_ECHO = 200  # a line typed back in an error message
 
@@ -73,12 +74,6 @@ def card_label(card: Card) -> str:
     return card_symbol(card, SUITS)
 
 
-def clean_name(name: str, most: int = MAX_NAME) -> str:
-    """A name safe to print: printable characters only (no escape codes, no
-    newlines), runs of blanks made one space, at most ``most`` characters."""
-    return " ".join(printable(name).split())[:most]
-
-
 def clip_text(text: str, most: int = MAX_ECHO) -> str:
     """``text`` made printable and cut to ``most`` characters (with ``…`` when cut)."""
     text = printable(text)
@@ -87,34 +82,51 @@ def clip_text(text: str, most: int = MAX_ECHO) -> str:
     return text[: most - 1] + ("…" if UNICODE else "~")
 
 
+LINE_WIDTH = (
+    79  # a line of plain words (the line prompt's words, wrapped between words (an 80-column terminal)
+)
+
+
+def wrapped(text: str, lead: str = "") -> str:
+    """``text`` after ``lead``, its lines broken between words to fit LINE_WIDTH (the
+    continuations indented under the text): a terminal would cut them mid-word.  A line
+    with a word too long for any line (a pasted URL in a chat) is left as it is."""
+    indent = " " * len(lead) if lead else "  "
+    out = []
+    for line in text.split("\n"):
+        fits = len(lead) + len(line) <= LINE_WIDTH
+        if fits or max(map(len, line.split() or [""])) > LINE_WIDTH - len(indent):
+            out.append(lead + line)
+        else:
+            out.append(
+                textwrap.fill(
+                    line,
+                    LINE_WIDTH,
+                    initial_indent=lead,
+                    subsequent_indent=indent,
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
+        lead = " " * len(lead)
+    return "\n".join(out)
+
+
 def points(n: int) -> str:
     """``1 point``, ``0 points``, ``12 points``."""
     return ngettext("{n} point", "{n} points", n).format(n=n)
 
 
-def peer_left(ending: Ending | None) -> str | None:
-    """``Ann left the match.`` when the session stopped because the peer left on
-    purpose (its goodbye, ``EndCause.PEER_LEFT``); None for any other ending.  A
-    reason other than a plain quit is kept."""
-    if ending is None or ending.cause is not EndCause.PEER_LEFT:
-        return None
-    who = clean_name(ending.peer) or _("The other player")
-    why = clean_name(ending.reason, 200)
-    if why in ("quit", ""):
-        return _("{who} left the match.").format(who=who)
-    return _("{who} left the match ({why}).").format(who=who, why=why)
-
-
 __all__ = [
     "BACK",
     "DOT",
+    "LINE_WIDTH",
     "PROMPT",
     "RULE",
     "UNICODE",
     "card_label",
-    "clean_name",
     "clip_text",
-    "peer_left",
     "points",
     "unicode_ok",
+    "wrapped",
 ]

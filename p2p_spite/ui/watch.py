@@ -23,6 +23,7 @@ from prompt_toolkit.output import Output
 from ..engine import PublicView
 from ..errors import EXIT_ERROR, UserError
 from ..i18n import _
+from ..plaintext import clean_name
 from ..spectator import Spectator, SpectatorEvent, TableShown, Watching, WatchStopped
 from .board import (
     COMPACT_MIN_WIDTH,
@@ -36,7 +37,7 @@ from .board import (
     width_of,
 )
 from .replay import screen_size, too_small_note
-from .text import DOT, RULE, clean_name
+from .text import DOT, RULE
 from .words import (
     Voice,
     game_begins,

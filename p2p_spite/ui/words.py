@@ -19,7 +19,9 @@ from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, 
 from ..engine import refusals as no
 from ..engine.state import STACK_COMPLETE
 from ..i18n import _, ngettext
-from ..session import LinkState, Rematch
+from ..news import News, PeerLeft
+from ..session import EndCause, Ending, LinkState, Rematch
+from .networds import news_words
 from .text import card_label, points
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -410,15 +412,25 @@ def short_status(result: Result | None, voice: Voice) -> str:
     return _("you won") if voice.is_me(w) else _("{name} won").format(name=voice.names[w])
 
 
-def connection_words(state: LinkState, detail: str = "") -> str:
-    """``Connection lost: reconnecting... (redialing in 2 s)``."""
+def connection_words(state: LinkState, news: News | None = None) -> str:
+    """``Connection lost: reconnecting... (the connection to Bob was lost; redialing for
+    up to 60 s)``: the state, and the network's news of it."""
     text = {
         LinkState.CONNECTED: _("Connected."),
         LinkState.RECONNECTING: _("Connection lost: reconnecting..."),
         LinkState.LOST: _("The connection is lost."),
         LinkState.CLOSED: _("The connection is closed."),
     }[state]
-    return text + (f" ({detail})" if detail else "")
+    return text + (f" ({news_words(news)})" if news is not None else "")
+
+
+def peer_left(ending: Ending | None) -> str | None:
+    """``Ann left the match.`` when the session stopped because the peer left on
+    purpose (its goodbye, ``EndCause.PEER_LEFT``); None for any other ending.  A
+    reason other than a plain quit is kept."""
+    if ending is None or ending.cause is not EndCause.PEER_LEFT:
+        return None
+    return news_words(PeerLeft(ending.peer, ending.reason))
 
 
 def connection_state(state: LinkState) -> str:
@@ -494,6 +506,7 @@ __all__ = [
     "hint_words",
     "match_over",
     "move_words",
+    "peer_left",
     "refusal",
     "rematch_words",
     "scores_line",

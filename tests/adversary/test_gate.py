@@ -23,6 +23,8 @@ from p2p_spite.core.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
 from p2p_spite.core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
 from p2p_spite.net import HostSettings, gate, host_session
 from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
+from p2p_spite.news import ConnectionDropped, DropKind
+from p2p_spite.ui.networds import news_words
 from tests.adversary.siege import siege
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
 
@@ -135,7 +137,7 @@ def test_a_silent_connection_is_dropped_after_the_first_hello_deadline(tmp_path:
             host_session(
                 HostSettings(bind=ADDR, port=0, record_path=tmp_path / "h.json"),
                 on_listening=lambda _h, p: ready.set_result(p),
-                on_warning=warnings.append,
+                on_warning=lambda news: warnings.append(news_words(news)),
             )
         )
         port = await ready
@@ -194,14 +196,19 @@ def test_a_full_door_makes_room_at_the_most_crowded_address() -> None:
     assert door.admit("v1", "V") == (True, "joiner")  # one each: only now is the oldest of all dropped
 
 
+def _dropped(peer: str, kind: DropKind) -> ConnectionDropped:
+    return ConnectionDropped(peer, kind)
+
+
 def test_a_crowd_from_countless_addresses_is_counted_in_bounded_memory() -> None:
     now = [0.0]
     log = StrangerLog(lambda: now[0])
     for i in range(5000):
-        log.drop(f"2001:db8:{i:x}::/64", "no hello in time", "first")
+        log.drop(f"2001:db8:{i:x}::/64", DropKind.NO_HELLO, _dropped("first", DropKind.NO_HELLO))
     assert len(log._addresses) == gate.MAX_ADDRESSES_TOLD
     now[0] = 10
-    text = log.summary()
+    summary = log.summary()
+    text = news_words(summary) if summary is not None else None
     assert text is not None and text.startswith("dropped 4,999 more connections in 10 s (1 from "), text
     assert text.endswith("and 4,996 from more than 997 more): 4,999 no hello in time"), text
 
@@ -222,22 +229,28 @@ def test_the_warnings_about_strangers_come_in_a_few_merged_lines() -> None:
     lines: list[str] = []
     for i in range(12_000):  # 100 drops a second for two minutes
         now[0] = i / 100
-        text = log.drop("127.0.0.2", "crowded out", f"dropped a connection from 127.0.0.2:{i}")
-        if text is not None:
-            lines.append(text)
+        told = log.drop("127.0.0.2", DropKind.CROWDED_OUT, _dropped(f"127.0.0.2:{i}", DropKind.CROWDED_OUT))
+        if told is not None:
+            lines.append(news_words(told))
         due = log.due
         if due is not None and now[0] >= due:
-            lines.append(log.summary() or "")
-    assert lines[0] == "dropped a connection from 127.0.0.2:0"
+            summary = log.summary()
+            lines.append(news_words(summary) if summary is not None else "")
+    assert lines[0].startswith("dropped a connection from 127.0.0.2:0: crowded out")
     assert len(lines) <= 6, lines  # windows of 5, 10, 20, 40, 60 s
     assert "dropped 500 more connections in 5 s (500 from 127.0.0.2): 500 crowded out" in lines[1]
     now[0] += 100
     assert log.summary() is not None  # the last window's count
-    assert log.drop("10.0.0.9", "no hello in time", "counted") is None  # a window is open
+    assert (
+        log.drop("10.0.0.9", DropKind.NO_HELLO, _dropped("10.0.0.9:1", DropKind.NO_HELLO)) is None
+    )  # (open)
     now[0] += 100
-    assert log.summary() == "dropped 1 more connection in 100 s (1 from 10.0.0.9): 1 no hello in time"
+    summary = log.summary()
+    assert summary is not None
+    assert news_words(summary) == "dropped 1 more connection in 100 s (1 from 10.0.0.9): 1 no hello in time"
     now[0] += 200  # a quiet window (nothing in it), then a single stranger: told at once again
-    assert log.drop("10.0.0.9", "no hello in time", "one more") == "one more"
+    one_more = _dropped("10.0.0.9:2", DropKind.NO_HELLO)
+    assert log.drop("10.0.0.9", DropKind.NO_HELLO, one_more) is one_more
 
 
 # -- hostile hellos and setups (item 4) -------------------------------------------------------------

@@ -139,7 +139,7 @@ def _stalls(p: Hostile) -> None:
 @pytest.mark.parametrize(
     ("then", "how"),
     [
-        (_refuses, "it refused: no"),
+        (_refuses, "it refused: the two histories of the match differ (no)"),
         (_says_bye, "it said goodbye during the handshake: no"),
         (_breaks_the_protocol, "then broke the protocol"),
         pytest.param(_stalls, "did not finish the handshake within 15 s", marks=pytest.mark.slow),

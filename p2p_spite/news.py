@@ -1,0 +1,384 @@
+"""What the network and the storage have to tell the player, as data.
+
+The network layer (and the record keeping under it) says what happened with one
+of these small frozen types: a notice (a stranger's connection dropped, the
+peer's chat coming too fast), a connection's news (lost: redialing; the peer is
+back), why a match stopped (the peer left, refused, went silent, cheated; a
+record that cannot be written), or why a command could not start (nobody is
+hosting there, the port is taken).  It never writes the sentence: the words, in
+the language spoken, are made in one place, :mod:`p2p_spite.ui.networds`.
+
+The fields are facts: names (as the peer gave them: printed only after
+:func:`~p2p_spite.plaintext.clean_name`), addresses, seconds, counts, and a
+refusal's code (the wire's word, ``net.wire.Refusal``).  ``detail`` fields hold
+the protocol's own description of a fault (docs/protocol.md: the text of a
+``refuse``), which is technical and language-neutral like the wire itself.
+
+Standard library only; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+# -- the record and the journal ------------------------------------------------------------
+
+
+class Keeping(Enum):
+    """What could not be written or read."""
+
+    RECORD = "record"  # the match's record (JSON)
+    JOURNAL = "journal"  # the journal beside it
+    FILE = "file"  # a file the user named (a record to resume, ...)
+
+
+@dataclass(frozen=True, slots=True)
+class StorageProblem:
+    """``path`` cannot be written (or read, ``reading``): ``why`` is the system's words
+    (``strerror``: "No space left on device"), as the system gave them."""
+
+    what: Keeping
+    path: str
+    why: str
+    reading: bool = False
+
+
+# -- notices: nothing in the match changes ---------------------------------------------------
+
+
+class DropKind(Enum):
+    """Why the host dropped a stranger's connection (counted by kind in a summary)."""
+
+    REFUSED_MATCH = "refused the match"  # it refused our terms
+    WRONG_CODE = "wrong join code"
+    PROTOCOL = "protocol errors"  # its bytes broke the protocol (``code`` says how)
+    NO_HELLO = "no hello in time"
+    NO_HANDSHAKE = "no handshake in time"
+    SAID_GOODBYE = "said goodbye during the handshake"
+    CLOSED = "closed during the handshake"
+    CROWDED_OUT = "crowded out"  # by newer connections while it had not authenticated
+    TURNED_AWAY = "turned away"  # every handshake slot holds an authenticated connection
+    STOPPED_READING = "stopped reading"  # a watcher that left too much unread
+    SILENT = "silent"  # a watcher that sent nothing for too long
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionDropped:
+    """The host dropped the connection from ``peer`` (an address) during its handshake."""
+
+    peer: str
+    kind: DropKind
+    code: str = ""  # PROTOCOL, REFUSED_MATCH: the refusal's code
+    detail: str = ""  # the protocol's words for it, or the system's
+    seconds: float = 0.0  # NO_HELLO: the deadline it missed
+
+
+@dataclass(frozen=True, slots=True)
+class DropsSummary:
+    """``n`` more connections dropped in ``seconds``: the addresses most of them came
+    from (``(address, count)``), ``rest`` more from ``others`` more addresses (``at_least``:
+    more addresses than were counted), and how many of each kind."""
+
+    n: int
+    seconds: float
+    top: tuple[tuple[str, int], ...]
+    rest: int
+    others: int
+    at_least: bool
+    kinds: tuple[tuple[DropKind, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatFlood:
+    """``peer``'s chat comes faster than the player reads it: some is dropped."""
+
+    peer: str
+
+
+@dataclass(frozen=True, slots=True)
+class SecretNotRevealed:
+    """A private game's end: ``peer`` did not reveal its secret of ``game``, so its deck
+    order is not in the record (every card shown was proven when it was shown)."""
+
+    peer: str
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordNotAmended:
+    """The record, closed already, could not take a late private-deck outcome."""
+
+    problem: StorageProblem
+
+
+# -- the connection during a match ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Redialing:
+    """The connection to ``peer`` was lost: this side redials (``redial``) or keeps the
+    seat open, for up to ``seconds``."""
+
+    peer: str
+    seconds: float
+    redial: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PeerBack:
+    """``peer`` is back (``now_called``: under another name), going on from ``action``."""
+
+    peer: str
+    action: int
+    now_called: str = ""
+
+
+# -- why a match stopped --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PeerLeft:
+    """``peer`` said goodbye before the end (``reason``: its own word, ``quit`` usually)."""
+
+    peer: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PeerStopped:
+    """``peer`` refused this side and stopped the match (``code``, and its own ``detail``);
+    ``resuming``: it refused to go on after a reconnection."""
+
+    peer: str
+    code: str
+    detail: str = ""
+    resuming: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WeStopped:
+    """This side refused what ``peer`` sent and stopped the match (``code``: why, ``detail``:
+    the protocol's words); ``resuming``: when it came back."""
+
+    peer: str
+    code: str
+    detail: str = ""
+    resuming: bool = False
+
+
+class Owed(Enum):
+    """What a peer owed and did not send in time (pings do not count)."""
+
+    DECK = "deck"  # the private deck's next message (its key, pass, a share, its secret)
+    CATCH_UP = "catch-up"  # the actions its sync claimed
+
+
+@dataclass(frozen=True, slots=True)
+class Stalled:
+    """``peer`` did not send what it ``owed`` within ``seconds``: this side stopped the match."""
+
+    peer: str
+    owed: Owed
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLost:
+    """The connection to ``peer`` was lost (``seconds``: and did not come back within
+    them; 0: this side was not to wait)."""
+
+    peer: str
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CannotKeepRecord:
+    """This side cannot write its record: it stopped the match (``over``: the match was
+    over already, only its record is missing)."""
+
+    problem: StorageProblem
+    over: bool = False
+
+
+# -- why a command could not start or go on --------------------------------------------------
+
+
+class Dial(Enum):
+    """How dialing the host failed before any handshake."""
+
+    NO_ANSWER = "no-answer"  # no answer in ``seconds`` (a wrong address, a firewall)
+    NOBODY = "nobody"  # the connection was refused: nobody listens there
+    OTHER = "other"  # the system's words in ``detail``
+
+
+@dataclass(frozen=True, slots=True)
+class CannotDial:
+    where: str
+    how: Dial
+    seconds: float = 0.0
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HostRefused:
+    """The host refused this side during the handshake (``code``, its own ``detail``)."""
+
+    code: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HostStopped:
+    """The host at ``where`` said goodbye during the handshake (``reason``: its own word)."""
+
+    where: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedHost:
+    """This side refused the host at ``where`` (``code``: why; ``foreign``: it speaks
+    another protocol altogether)."""
+
+    where: str
+    code: str
+    detail: str = ""
+    foreign: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandshakeFailed:
+    """The handshake with ``where`` did not finish (``timeout``: not within ``seconds``)."""
+
+    where: str
+    detail: str = ""
+    timeout: bool = False
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DealSeen:
+    """The peer left (or refused, or broke the protocol: ``then``) after it had this
+    side's half of the seed, so it may have seen the deal: the match is stopped before a
+    move.  ``host``: the host did (we are the joiner); else the joiner, who did not come
+    back within ``seconds``."""
+
+    host: bool
+    peer: str = ""
+    seconds: float = 0.0
+    then: HostRefused | HostStopped | RefusedHost | HandshakeFailed | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CannotListen:
+    """The host cannot listen on ``where`` (``taken``: the port is in use; ``not_here``:
+    ``bind`` is not an address of this machine; else the system's ``detail``)."""
+
+    where: str
+    port: int = 0
+    taken: bool = False
+    not_here: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SavedMatchUnusable:
+    """A record given to ``--resume`` cannot be taken up (``over``: the match is over,
+    ``scores`` then; else it does not replay, ``detail`` says where)."""
+
+    path: str
+    over: bool = False
+    scores: tuple[int, int] = (0, 0)
+    detail: str = ""
+    private: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BadRecord:
+    """A record that is malformed or does not replay: where (``game``, ``move``, from
+    1 and 0 as the record counts them), and ``reason``, the validator's technical
+    words about the file's JSON (language-neutral, like the file itself)."""
+
+    reason: str
+    game: int | None = None
+    move: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NotResumable:
+    """``path`` cannot be resumed: it is no network match's record (``game`` 0), or a
+    player left its private game ``game`` midway and both secrets were revealed."""
+
+    path: str
+    game: int = 0
+
+
+News = (
+    ConnectionDropped
+    | DropsSummary
+    | ChatFlood
+    | SecretNotRevealed
+    | RecordNotAmended
+    | Redialing
+    | PeerBack
+    | PeerLeft
+    | PeerStopped
+    | WeStopped
+    | Stalled
+    | ConnectionLost
+    | CannotKeepRecord
+    | StorageProblem
+    | CannotDial
+    | HostRefused
+    | HostStopped
+    | RefusedHost
+    | HandshakeFailed
+    | DealSeen
+    | CannotListen
+    | SavedMatchUnusable
+    | NotResumable
+    | BadRecord
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Repeated:
+    """``news``, and ``more`` like it held back meanwhile (the notices are throttled)."""
+
+    news: News
+    more: int
+
+
+__all__ = [
+    "BadRecord",
+    "CannotDial",
+    "CannotKeepRecord",
+    "CannotListen",
+    "ChatFlood",
+    "ConnectionDropped",
+    "ConnectionLost",
+    "DealSeen",
+    "Dial",
+    "DropKind",
+    "DropsSummary",
+    "HandshakeFailed",
+    "HostRefused",
+    "HostStopped",
+    "Keeping",
+    "News",
+    "NotResumable",
+    "Owed",
+    "PeerBack",
+    "PeerLeft",
+    "PeerStopped",
+    "RecordNotAmended",
+    "Redialing",
+    "RefusedHost",
+    "Repeated",
+    "SavedMatchUnusable",
+    "SecretNotRevealed",
+    "Stalled",
+    "StorageProblem",
+    "WeStopped",
+]

@@ -23,6 +23,7 @@ from .bots import DEFAULT_LEVEL
 from .core.handshake import SeedOrigin
 from .core.keys import new_join_code
 from .core.messages import DEFAULT_PORT
+from .core.private import PrivateDeck
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .i18n import _, ngettext
@@ -162,7 +163,7 @@ def _drop_empty_record(session: NetSession) -> bool:
     path = session.record_path
     if not path or m.total_moves or any(r is not None for r in m.results):
         return False
-    deck = session.core.private
+    deck = PrivateDeck.of(session.core)
     if deck is not None and any(isinstance(o, dict) for o in deck.outcomes):
         return False  # the evidence of a cheat caught at the deal is kept
     from .storage.journal import journal_path

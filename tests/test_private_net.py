@@ -23,7 +23,7 @@ from p2p_spite.core.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckI
 from p2p_spite.core.private import PrivateDeck, public_digest
 from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.wire import ProtocolError, Refusal, encode
-from p2p_spite.engine import CENTER, HAND, SIDE, Move
+from p2p_spite.engine import CENTER, HAND, SIDE, GameState, Match, Move
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
@@ -52,9 +52,11 @@ class Seat:
     def __init__(self, ep: Endpoint, tape: RecordKeeper | None = None) -> None:
         self.ep = ep
         core = ep.core
-        assert core is not None and core.private is not None
+        assert core is not None
+        deck = PrivateDeck.of(core)
+        assert deck is not None
         self.core: GameCore = core
-        self.deck: PrivateDeck = core.private
+        self.deck: PrivateDeck = deck
         self.events: list[Any] = []
         self.tamper: Tamper | None = None
         self.frames: list[dict[str, Any]] = []  # every deck message this side sent
@@ -295,8 +297,9 @@ def test_a_false_deal_pass_is_refused_before_any_card_is_shown(tmp_path: Path, a
     holder: list[RecordKeeper] = []
 
     def keeper(core: GameCore) -> RecordKeeper:
-        assert core.private is not None
-        k = RecordKeeper(path, core.match, core.match_id, None, private=core.private.outcomes)
+        deck = PrivateDeck.of(core)
+        assert deck is not None
+        k = RecordKeeper(path, core.match, core.match_id, None, private=deck.outcomes)
         holder.append(k)
         return k
 
@@ -389,22 +392,23 @@ def test_a_tape_line_that_cannot_be_written_ends_the_match_with_the_storage_endi
             assert isinstance(ev, GameStarted), ev
         mover = sessions[host.core.match.game.turn]
         other = sessions[1 - mover.core.seat]
-        assert mover.keeper is not None and mover.core.private is not None
+        deck = PrivateDeck.of(mover.core)
+        assert mover.keeper is not None and deck is not None
         full = os.open("/dev/full", os.O_WRONLY)
         assert mover.keeper._fd is not None
         os.close(mover.keeper._fd)  # from now on its journal is on a full disk
         mover.keeper._fd = full
-        sent = len(mover.core.private.sent)
+        sent = len(deck.sent)
         with contextlib.suppress(SessionClosed):
             await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), 10)
         failed = await asyncio.wait_for(_failure(mover), 10)
         assert isinstance(failed.news, CannotKeepRecord) and "No space left" in failed.news.problem.why
         assert failed.ending is not None and failed.ending.cause is EndCause.STORAGE
-        assert len(mover.core.private.sent) > sent  # the intent was made ...
+        assert len(deck.sent) > sent  # the intent was made ...
         theirs = await asyncio.wait_for(_failure(other), 10)
         assert theirs.ending is not None and theirs.ending.cause is not EndCause.STORAGE
-        deck = other.core.private
-        assert deck is not None and len(deck._received[1]) == sent and deck.pending is None  # ... not sent
+        peer = PrivateDeck.of(other.core)
+        assert peer is not None and len(peer._received[1]) == sent and peer.pending is None  # ... not sent
         assert not escaped, escaped
         for s in sessions:
             await s.close("quit")
@@ -453,3 +457,25 @@ def test_a_peer_that_reveals_in_the_middle_of_a_game_cannot_play_on() -> None:
     t.pump()
     _refused(t, 1 - turn, Refusal.DECK_ORDER)
     assert honest.deck.pending is None
+
+
+def test_the_private_deck_of_a_core_is_its_deck_or_none() -> None:
+    t = Table()
+    seat = t.seats[0]
+    assert PrivateDeck.of(seat.core) is seat.deck
+    seeded = GameCore(Match(b"s" * 32), 0, bytes(16))
+    assert PrivateDeck.of(seeded) is None
+
+    class Other:  # some other deck on the core: a bug, said at once
+        installed = True
+
+        def before_commit(self, action: Action) -> None: ...
+        def digest_after(self, action: Action) -> bytes: ...  # type: ignore[empty-body]
+        def digest(self, st: GameState) -> bytes: ...  # type: ignore[empty-body]
+        def committed(self, action: Action) -> None: ...
+        def after_action(self) -> None: ...
+        def next_game(self) -> list[Event]: ...  # type: ignore[empty-body]
+
+    seeded.private = Other()
+    with pytest.raises(TypeError, match="not a PrivateDeck"):
+        PrivateDeck.of(seeded)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from p2p_spite.core.messages import DeckBody, DeckBytes
+from p2p_spite.core.private import PrivateDeck
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import Reveal, from_wire
 from p2p_spite.net import HostSettings, JoinSettings, deckside, host_session, join_session
@@ -62,7 +63,7 @@ async def _pair(tmp_path: Path, games: int, heartbeat: float = HEARTBEAT) -> tup
 
 def _watch_reveals(s: NetSession, log: list[tuple[int, bool]]) -> None:
     """Log (game, over) for every Reveal this seat sends: was its game over when it went?"""
-    deck = s.core.private
+    deck = PrivateDeck.of(s.core)
     assert deck is not None
     send = deck._send
 
@@ -143,7 +144,7 @@ def test_a_player_resigns_off_turn_in_a_private_match(tmp_path: Path) -> None:
 
 def _mute_deck(s: NetSession) -> None:
     """A modified peer that keeps its connection (and its pings) but sends no more deck messages."""
-    deck = s.core.private
+    deck = PrivateDeck.of(s.core)
     assert deck is not None
     deck.port = None  # what it makes is kept, never sent
 
@@ -244,7 +245,7 @@ def test_a_peer_that_keeps_its_secret_after_resigning_is_stopped_and_recorded(tm
             await _until(s, GameStarted)
         resigner = sessions[host.core.match.game.turn]
         honest = sessions[1 - resigner.core.seat]
-        deck = resigner.core.private
+        deck = PrivateDeck.of(resigner.core)
         assert deck is not None
         send = deck._send
 

@@ -14,14 +14,11 @@ import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Generic, NoReturn, Protocol, TypeVar
+from typing import Final, Generic, NoReturn, Protocol, TypeVar
 
-from ..engine import IllegalMoveError, Match, Move, Played, PlayerView, takeback, view
+from ..engine import GameState, IllegalMoveError, Match, Move, Played, PlayerView, takeback, view
 from ..engine.refusals import Illegal, MatchIsOver, PlaysForOther, PrivateNoTakeback
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed, MoveTakenBack
-
-if TYPE_CHECKING:
-    from .private import PrivateDeck
 
 RESIGN = "resign"
 
@@ -171,6 +168,43 @@ def action_tag(key: bytes, match_id: bytes, n: int, history_after: bytes) -> byt
     ).digest()
 
 
+class DeckHooks(Protocol):
+    """What the core asks of a private-deck match's deck (``GameCore.private``: the
+    seat's :class:`~p2p_spite.core.private.PrivateDeck`, which the code that drives it
+    gets with ``PrivateDeck.of(core)``): each game is dealt from it, and every action
+    made goes through it (:meth:`GameCore.commit`, :meth:`GameCore.settle`)."""
+
+    @property
+    def installed(self) -> bool:
+        """The match's current game is dealt from the deck (its GameStarted is out)."""
+        ...
+
+    def before_commit(self, action: Action) -> None:
+        """``action`` is about to be made: RemoteProtocolError unless it may be."""
+        ...
+
+    def digest_after(self, action: Action) -> bytes:
+        """The state digest after ``action``, nothing changed."""
+        ...
+
+    def digest(self, st: GameState) -> bytes:
+        """The state digest of ``st`` (what both seats know of it)."""
+        ...
+
+    def committed(self, action: Action) -> None:
+        """``action`` is made (the engine applied it)."""
+        ...
+
+    def after_action(self) -> None:
+        """The action just made is sent (ours) or about to be acknowledged (the peer's):
+        what the deck owes now goes out after it."""
+        ...
+
+    def next_game(self) -> list[Event]:
+        """The match dealt its next game: the events of its start, once they are known."""
+        ...
+
+
 class GameCore:
     """The match as this seat knows it, plus the events a driver should see.
 
@@ -205,7 +239,7 @@ class GameCore:
         self._game_start = 0  # the number of the current game's first action
         self.finished = False  # the match is over (target reached or max_games played)
         match.keep_current_only()
-        self.private: PrivateDeck | None = None  # a private-deck match's deck (core/private.py)
+        self.private: DeckHooks | None = None  # a private-deck match's deck (core/private.py)
         self._check_finished()
 
     # -- queries ---------------------------------------------------------------

@@ -181,6 +181,14 @@ class PrivateDeck:
         self._unwritten: list[TapeEntry] = []
         self._repeats = REPEATS  # messages the peer may send again on this connection (after a cut)
 
+    @staticmethod
+    def of(core: GameCore) -> PrivateDeck | None:
+        """The private deck of ``core``'s match (None: a seeded match)."""
+        deck = core.private
+        if deck is not None and not isinstance(deck, PrivateDeck):
+            raise TypeError(f"the match's deck is a {type(deck).__name__}, not a PrivateDeck")
+        return deck
+
     # -- state -----------------------------------------------------------------------
 
     @property

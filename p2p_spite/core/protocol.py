@@ -63,6 +63,7 @@ from .messages import (
     Undo,
     clean_text,
 )
+from .private import PrivateDeck
 from .rematch import Handover, RematchLedger, RematchReceived
 from .takebacks import MAX_TAKEBACKS, TakebackAnswered, TakebackLedger, TakebackRequested, TakenBack
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
@@ -554,7 +555,7 @@ class Endpoint:
             )
         if c.finished or game < g.game or g.result is not None or g.turn != c.seat:
             return
-        if c.private is not None and not c.private.resign_requested(game):
+        if (deck := PrivateDeck.of(c)) is not None and not deck.resign_requested(game):
             return  # our announced move first: the deck makes the resignation due after it
         self._events.append(ActionDue(c.check_resign(1 - c.seat, c.seat)))
 
@@ -595,9 +596,10 @@ class Endpoint:
     def _on_deck(self, msg: Deck) -> None:
         c = self.core
         assert c is not None
-        if c.private is None:
+        deck = PrivateDeck.of(c)
+        if deck is None:
             raise RemoteProtocolError("a private-deck message in a seeded match", Refusal.UNEXPECTED)
-        c.private.on_deck(msg.body)
+        deck.on_deck(msg.body)
 
     def _on_chat(self, msg: Chat) -> None:
         c = self.core

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
 from ..core.messages import HOST, JOIN
-from ..core.private import resume_core
+from ..core.private import PrivateDeck, resume_core
 from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
 from ..core.watch import WatcherDoor
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
@@ -169,7 +169,8 @@ def _keeper_for(
     """The record keeper of ``core`` (``played``: a resumed match's actions so far;
     ``port``: the host's listening port, for its journal)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
-    private = core.private.outcomes if core.private is not None else None
+    deck = PrivateDeck.of(core)
+    private = deck.outcomes if deck is not None else None
     keeper = RecordKeeper(
         path, core.match, core.match_id, core.max_games, code_key, origin, played, private=private
     )

@@ -9,6 +9,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from ..core.game import Action
+from ..core.private import PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
 from ..news import Owed as OwedKind
@@ -48,7 +49,7 @@ class Peering:
         self.catch_up_end = hs.peer_position
         s.acks.back.set()
         self.stirred.set()
-        deck = s.core.private
+        deck = PrivateDeck.of(s.core)
         if link.endpoint.phase is Phase.PLAY:
             # An action made between the handshake's history check and now went
             # nowhere (the session had no link): send it before anything else.
@@ -194,7 +195,7 @@ class Peering:
         s, link = self.session, self.link
         if link is None or s.closed_for_play:
             return
-        deck = s.core.private
+        deck = PrivateDeck.of(s.core)
         if code is Refusal.STALLED and deck is not None:
             deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
         owed = "a private-deck message" if what.owed is OwedKind.DECK else "the actions claimed"

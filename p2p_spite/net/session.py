@@ -14,6 +14,7 @@ from collections.abc import Callable
 from enum import Enum
 
 from ..core.game import Action, Committed, GameCore
+from ..core.private import PrivateDeck
 from ..core.protocol import (
     Acked,
     ActionDue,
@@ -124,7 +125,7 @@ class NetSession(CoreSeat):
             dead_after=settings.dead_after,
         )
         self.again = Again(successor, self._retire, settings.rematch_wait)  # another match on this connection
-        self.deck = DeckSide(self, core.private) if core.private is not None else None
+        self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
         self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         for ev in core.start_events():
             self.put(ev)
@@ -186,9 +187,9 @@ class NetSession(CoreSeat):
         core = self.core
         core.check_move(move, core.seat)
         action = Action(core.match.game_number, core.seat, move)
-        if core.private is not None:
+        if (deck := PrivateDeck.of(core)) is not None:
             # an action we announced before a restart is binding: it is the one we make
-            action = core.private.own_pending() or action
+            action = deck.own_pending() or action
             if self.deck is not None and not await self.deck.announced(action):
                 return
         self.make(action)
@@ -339,7 +340,7 @@ class NetSession(CoreSeat):
         evs = core.settle(done, _Steps(self, link), received=received is not None, tag=tag)
         if evs is None:
             return  # a write failed: the session has stopped
-        deck = core.private
+        deck = PrivateDeck.of(core)
         for ev in evs:
             self.put(ev)
         if unseen:
@@ -466,7 +467,7 @@ class NetSession(CoreSeat):
             self.deck.wake.set()
         path, unsaved = None, None
         if self.keeper is not None and save:
-            deck = self.core.private
+            deck = PrivateDeck.of(self.core)
             try:  # a private game in play resumes from its journal's tape: it is kept
                 path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
             except StorageError as e:

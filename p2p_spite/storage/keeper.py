@@ -29,7 +29,7 @@ from typing import Any
 
 from ..core.game import Action, GameCore
 from ..core.handshake import SeedOrigin
-from ..core.private import GameOutcome, TapeEntry
+from ..core.private import GameOutcome, PrivateDeck, TapeEntry
 from ..engine import Match
 from ..engine.state import WIN_RESIGN
 from ..errors import StorageError
@@ -85,8 +85,8 @@ def carried(core: GameCore) -> str:
         if tag is not None and core.authors[k] != core.seat and core.actions[k].game >= first:
             lines.append(dump_line(TagLine(k, tag)))
     lines.extend(dump_line(RequestLine(g)) for g in sorted(core.requests) if g == core.match.game_number)
-    if core.private is not None:  # the private deck's tape of this game and the one before
-        lines.extend(dump_line(TapeLine(e)) for e in core.private.entries)
+    if (deck := PrivateDeck.of(core)) is not None:  # the private deck's tape of this game and the one before
+        lines.extend(dump_line(TapeLine(e)) for e in deck.entries)
     return "".join(lines)
 
 

@@ -82,8 +82,8 @@ class Seat:
 
     @property
     def fd(self) -> FairDeck:
-        assert self.deck.deck is not None
-        return self.deck.deck
+        assert self.deck.now.deck is not None
+        return self.deck.now.deck
 
 
 class Table:
@@ -277,9 +277,9 @@ def test_an_announced_hand_card_must_be_the_card_its_slot_holds() -> None:
     # claim a card that fits anywhere (a King on center 0) but is not the one in the slot
     king = next(c for c in (12, 25, 38, 51, 64, 77, 90, 103) if c != real)
     move = Move(seat, HAND, king, CENTER, 0)
-    n = mover.deck._next_index
+    n = mover.deck.mail.next_index
     mover.ep.send_message(DeckIntent(1, n, move, slot))
-    mover.deck.pending = None
+    mover.deck.intents.pending = None
     mover.fd.play_hand(seat, slot, "center", 0)  # the liar's own deck shows its card
     for m in mover.fd.outgoing():
         mover.ep.send_message(DeckBytes(1, n + 1, to_wire(m)))
@@ -398,17 +398,18 @@ def test_a_tape_line_that_cannot_be_written_ends_the_match_with_the_storage_endi
         assert mover.keeper._fd is not None
         os.close(mover.keeper._fd)  # from now on its journal is on a full disk
         mover.keeper._fd = full
-        sent = len(deck.sent)
+        sent = len(deck.mail.sent)
         with contextlib.suppress(SessionClosed):
             await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), 10)
         failed = await asyncio.wait_for(_failure(mover), 10)
         assert isinstance(failed.news, CannotKeepRecord) and "No space left" in failed.news.problem.why
         assert failed.ending is not None and failed.ending.cause is EndCause.STORAGE
-        assert len(deck.sent) > sent  # the intent was made ...
+        assert len(deck.mail.sent) > sent  # the intent was made ...
         theirs = await asyncio.wait_for(_failure(other), 10)
         assert theirs.ending is not None and theirs.ending.cause is not EndCause.STORAGE
         peer = PrivateDeck.of(other.core)
-        assert peer is not None and len(peer._received[1]) == sent and peer.pending is None  # ... not sent
+        assert peer is not None and len(peer.mail._received[1]) == sent  # ... not sent
+        assert peer.intents.pending is None
         assert not escaped, escaped
         for s in sessions:
             await s.close("quit")
@@ -431,7 +432,7 @@ def test_a_resignation_announced_instead_of_made_is_refused_and_shows_nothing() 
     turn = t.turn()
     hostile, honest = t.seats[turn], t.seats[1 - turn]
     before = len(honest.frames)
-    hostile.ep._out += encode({"t": "deck", "g": 1, "i": hostile.deck._next_index, "m": None, "s": None})
+    hostile.ep._out += encode({"t": "deck", "g": 1, "i": hostile.deck.mail.next_index, "m": None, "s": None})
     t.pump()
     _refused(t, 1 - turn, Refusal.DECK_ORDER)
     sent = [from_wire(f["b"]) for f in honest.frames[before:] if f.get("b") is not None]
@@ -453,10 +454,10 @@ def test_a_peer_that_reveals_in_the_middle_of_a_game_cannot_play_on() -> None:
     assert honest.fd.left and honest.fd.peer_revealed and hostile.fd.peer_revealed
     move = hostile.core.match.game.legal_moves()[0]
     slot = hostile.fd.slot_of(move.arg) if move.source == HAND and move.arg is not None else None
-    hostile.ep.send_message(DeckIntent(1, hostile.deck._next_index, move, slot))
+    hostile.ep.send_message(DeckIntent(1, hostile.deck.mail.next_index, move, slot))
     t.pump()
     _refused(t, 1 - turn, Refusal.DECK_ORDER)
-    assert honest.deck.pending is None
+    assert honest.deck.intents.pending is None
 
 
 def test_the_private_deck_of_a_core_is_its_deck_or_none() -> None:

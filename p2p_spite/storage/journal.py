@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..core.game import Action
-from ..core.private import TapeEntry
+from ..core.tape import TapeEntry
 from ..errors import UserError
 from ..news import Keeping, StorageProblem
 from ..plaintext import shown_path

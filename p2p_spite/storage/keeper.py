@@ -29,7 +29,9 @@ from typing import Any
 
 from ..core.game import Action, GameCore
 from ..core.handshake import SeedOrigin
-from ..core.private import GameOutcome, PrivateDeck, TapeEntry
+from ..core.outcomes import GameOutcome
+from ..core.private import PrivateDeck
+from ..core.tape import TapeEntry
 from ..engine import Match
 from ..engine.state import WIN_RESIGN
 from ..errors import StorageError
@@ -86,7 +88,7 @@ def carried(core: GameCore) -> str:
             lines.append(dump_line(TagLine(k, tag)))
     lines.extend(dump_line(RequestLine(g)) for g in sorted(core.requests) if g == core.match.game_number)
     if (deck := PrivateDeck.of(core)) is not None:  # the private deck's tape of this game and the one before
-        lines.extend(dump_line(TapeLine(e)) for e in deck.entries)
+        lines.extend(dump_line(TapeLine(e)) for e in deck.tape.entries)
     return "".join(lines)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.game import KEY_BYTES, RESIGN, Action
 from ..core.messages import DECK_MSG, Deck, DeckBytes
-from ..core.private import SECRET_BYTES, TapeEntry, TapeKind
+from ..core.tape import SECRET_BYTES, TapeEntry, TapeKind
 from ..core.wire import RemoteProtocolError
 from ..engine import Move, move_from_json
 from ..fairdeck import MAX_WIRE

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.game import Action
 from ..core.handshake import SeedOrigin
-from ..core.private import TapeEntry
+from ..core.tape import TapeEntry
 from ..engine import Match, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
 from ..errors import UserError

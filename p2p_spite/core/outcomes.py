@@ -37,10 +37,27 @@ class Outcomes:
         while len(self.outcomes) < game:
             self.outcomes.append(None)
 
-    def ended(self, game: int, result: GameDeck | None) -> None:
-        """Game ``game`` ended on the board: its deck as known so far (None: to come)."""
-        self._pad(game)
-        self.outcomes[game - 1] = result
+    def moved(self) -> bool:
+        """An action was made in the game in play (the engine applied it, the table shows
+        it): True if it ended the game, whose deck (as far as it is known: after a
+        resignation, both reveal now) goes into the record."""
+        now = self.now
+        table, deck = now.table, now.deck
+        assert table is not None and deck is not None
+        if deck.left and deck.result is not None:  # an action that crossed a leave: the deck with it
+            try:
+                again = deck.recheck()
+            except CheatError as e:
+                self.set(now.game, e.evidence)
+            else:
+                self.set(now.game, again)
+        if table.state.result is None:
+            return False
+        if not deck.over:  # a resignation: now that it is made, both reveal (after_action)
+            deck.end()
+        self._pad(now.game)
+        self.outcomes[now.game - 1] = deck.result
+        return True
 
     def set(self, game: int, outcome: GameOutcome) -> None:
         """The outcome of ``game`` is known (a game left in the middle keeps only the

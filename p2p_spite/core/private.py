@@ -95,6 +95,26 @@ def public_digest(st: GameState) -> bytes:
     return h.digest()
 
 
+def _take_bytes(b: bytes, deck: FairDeck | None, ends: Outcomes) -> None:
+    """The peer's fairdeck message ``b`` to ``deck``: what the deck refuses is refused to
+    the peer (RemoteProtocolError), a cheat it catches goes into the record (``ends``)."""
+    assert deck is not None
+    game = deck.head.game
+    try:
+        m = from_wire(b)
+        if m.head.game != game:
+            raise OrderError(f"a private-deck message of game {m.head.game} in game {game}'s frame")
+        deck.receive(m)
+    except WireError as e:
+        raise RemoteProtocolError(f"a malformed private-deck message: {e}", Refusal.DECK_FORMAT) from None
+    except OrderError as e:
+        raise RemoteProtocolError(f"a private-deck message out of order: {e}", Refusal.DECK_ORDER) from None
+    except ProofError as e:
+        raise RemoteProtocolError(f"a false share: {e}", Refusal.BAD_SHARE) from None
+    except CheatError as e:
+        ends.convict(e, game)
+
+
 class PrivateDeck:
     """Seat ``core.seat``'s private deck, game after game (see the module's text): the
     game in play (``now``), its ``tape``, its ``mail``, the action under way
@@ -221,7 +241,7 @@ class PrivateDeck:
             return  # sent again after a reconnection: we have it
         prev = ends.prev
         if prev is not None and g == prev.head.game and b is not None:
-            self._take_bytes(b, prev)  # the peer's secret of the game it resigned (or we did)
+            _take_bytes(b, prev, ends)  # the peer's secret of the game it resigned (or we did)
             if prev.result is not None:
                 ends.set(g, prev.result)
                 ends.prev = None
@@ -235,7 +255,7 @@ class PrivateDeck:
                 f"no secret of game {prev.head.game} before game {g}", Refusal.DECK_ORDER
             )
         elif b is not None:
-            self._take_bytes(b, now.deck)
+            _take_bytes(b, now.deck, ends)
             deck, table = now.deck, now.table
             over = table is not None and (table.state.result is not None or (deck is not None and deck.left))
             if deck is not None and deck.result is not None and over:  # (after a resignation, or a leave)
@@ -246,25 +266,6 @@ class PrivateDeck:
         self.mail.took(seen, msg)
         self.tape.note(TapeEntry(TapeKind.TAKEN, g, self.core.position, i, msg))
         self._pump()
-
-    def _take_bytes(self, b: bytes, deck: FairDeck | None) -> None:
-        assert deck is not None
-        game = deck.head.game
-        try:
-            m = from_wire(b)
-            if m.head.game != game:
-                raise OrderError(f"a private-deck message of game {m.head.game} in game {game}'s frame")
-            deck.receive(m)
-        except WireError as e:
-            raise RemoteProtocolError(f"a malformed private-deck message: {e}", Refusal.DECK_FORMAT) from None
-        except OrderError as e:
-            raise RemoteProtocolError(
-                f"a private-deck message out of order: {e}", Refusal.DECK_ORDER
-            ) from None
-        except ProofError as e:
-            raise RemoteProtocolError(f"a false share: {e}", Refusal.BAD_SHARE) from None
-        except CheatError as e:
-            self.ends.convict(e, game)
 
     def _outcome_came(self) -> None:
         if self.on_outcome is not None:
@@ -387,21 +388,10 @@ class PrivateDeck:
     def committed(self, action: Action) -> None:
         """``action`` is made (the engine applied it)."""
         self.intents.pending = None
-        now = self.now
-        table, deck = now.table, now.deck
-        assert table is not None and deck is not None
+        table = self.now.table
+        assert table is not None
         table.refresh(table.state)
-        if deck.left and deck.result is not None:  # an action that crossed a leave: the deck with it
-            try:
-                again = deck.recheck()
-            except CheatError as e:
-                self.ends.set(now.game, e.evidence)
-            else:
-                self.ends.set(now.game, again)
-        if table.state.result is not None:
-            if not deck.over:  # a resignation: now that it is made, both reveal (after_action)
-                deck.end()
-            self.ends.ended(now.game, deck.result)
+        if self.ends.moved():
             m = self.core.match
             limit = self.core.max_games
             self._next_due = not m.over and (limit is None or m.game_number < limit)

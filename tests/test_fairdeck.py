@@ -29,8 +29,8 @@ from p2p_spite.fairdeck import (
     to_wire,
 )
 from p2p_spite.fairdeck import group as grp
-from p2p_spite.fairdeck.deck import _reencrypt, derive_key
 from p2p_spite.fairdeck.proofs import Proof, prove_key, prove_share, verify_key, verify_share
+from p2p_spite.fairdeck.scheme import _reencrypt, derive_key
 from p2p_spite.fairdeck.shuffle import ShuffleProof
 from p2p_spite.fairdeck.wire import Header, Share
 
@@ -227,7 +227,7 @@ def test_a_point_off_the_curve_is_refused(dealt_pair: Pair) -> None:
 
 
 def _shares_from(decks: list[FairDeck], seat: int) -> Shares:
-    decks[seat]._owe.extend(s for s in decks[seat].hands[1 - seat])
+    decks[seat].shares._owe.extend(s for s in decks[seat].hands[1 - seat])
     msgs = [m for m in decks[seat].outgoing() if isinstance(m, Shares)]
     assert msgs
     return msgs[0]
@@ -249,11 +249,11 @@ def test_a_false_share_is_refused_and_changes_nothing() -> None:
     (good,) = held
     first = good.shares[0]
     lie = replace(good, shares=(replace(first, d=grp.add(first.d, grp.G)), *good.shares[1:]))
-    awaited = set(decks[0]._await)
+    awaited = set(decks[0].shares._await)
     with pytest.raises(ProofError) as e:
         decks[0].receive(from_wire(to_wire(lie)))
     assert e.value.seat == 1 and e.value.slot == first.slot
-    assert decks[0]._await == awaited and not decks[0].cards
+    assert decks[0].shares._await == awaited and not decks[0].cards
     decks[0].receive(good)  # the true shares are still taken afterwards
     assert len(decks[0].cards) == 7  # its hand and both pay-off tops
 
@@ -261,8 +261,8 @@ def test_a_false_share_is_refused_and_changes_nothing() -> None:
 def test_a_share_replayed_for_another_card_is_refused(dealt: list[FairDeck]) -> None:
     d0, d1 = dealt
     a, b = d0.hands[1][0], d0.hands[1][1]
-    d0._owe.extend([a, b])
-    d1._await.update([a, b])
+    d0.shares._owe.extend([a, b])
+    d1.shares._await.update([a, b])
     real = next(m for m in d0.outgoing() if isinstance(m, Shares))
     share_a = next(s for s in real.shares if s.slot == a)
     replayed = Shares(real.head, (replace(share_a, slot=b),))
@@ -285,7 +285,7 @@ def test_messages_at_the_wrong_moment_are_refused(dealt: list[FairDeck]) -> None
     with pytest.raises(OrderError):
         d1.receive(unproven(d0.head, 0, 0, d1.rounds[0].passes[0]))  # the deal is done
     unsolicited = d1.stock[-1]
-    d0._owe.append(unsolicited)
+    d0.shares._owe.append(unsolicited)
     msg = next(m for m in d0.outgoing() if isinstance(m, Shares))
     with pytest.raises(OrderError, match="not owed"):
         d1.receive(msg)
@@ -610,8 +610,8 @@ def test_a_stack_completed_by_a_hidden_card_does_not_keep_it_in_play(dealt: list
     card = d0.card(slot)
     assert card is not None and card == d1.card(slot)
     for d in dealt:
-        assert d._live.get(card) != slot
-        assert all(any(s in pile for pile in _piles(d)) for s in d._live.values())
+        assert d.shares._live.get(card) != slot
+        assert all(any(s in pile for pile in _piles(d)) for s in d.shares._live.values())
 
 
 def _piles(d: FairDeck) -> list[list[int]]:
@@ -634,7 +634,11 @@ def test_a_restarted_seat_fed_another_pass_leaks_no_permutation() -> None:
     # the host makes its pass again with another secret (a valid, different pass), and the
     # restarted joiner (same secret, its journal lost the first pass) answers it
     other = FairDeck(MATCH, 1, 0, bytes([8]) * 32)
-    other.keys, other._joint, other._their_base = decks[0].keys, decks[0]._joint, decks[0]._their_base
+    other.keys, other._joint, other.shares.their_base = (
+        decks[0].keys,
+        decks[0]._joint,
+        decks[0].shares.their_base,
+    )
     other._x = decks[0]._x
     (second_pass,) = [m for m in other.outgoing() if isinstance(m, Shuffle)]
     reborn = FairDeck(MATCH, 1, 1, SECRETS[1])

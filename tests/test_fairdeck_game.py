@@ -21,7 +21,7 @@ from p2p_spite.fairdeck import (
     to_wire,
 )
 from p2p_spite.fairdeck import group as grp
-from p2p_spite.fairdeck.deck import _reencrypt
+from p2p_spite.fairdeck.scheme import _reencrypt
 from p2p_spite.fairdeck.sim import PrivateTable
 from p2p_spite.fairdeck.table import SeatGame
 from p2p_spite.storage import record

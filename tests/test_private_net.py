@@ -27,7 +27,7 @@ from p2p_spite.engine import CENTER, HAND, SIDE, GameState, Match, Move
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
-from p2p_spite.fairdeck.deck import _reencrypt, card_point
+from p2p_spite.fairdeck.scheme import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.session import NetSession

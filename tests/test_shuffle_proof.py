@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p_spite.fairdeck import group as grp
-from p2p_spite.fairdeck.deck import (
-    _reencrypt_all,
+from p2p_spite.fairdeck.scheme import (
     card_point,
     derive_permutation,
     derive_randomness,
     pass_input_digest,
+    reencrypt_all,
 )
 from p2p_spite.fairdeck.shuffle import ShuffleProof, generators, prove, verify
 from p2p_spite.fairdeck.wire import Ciphertext, Header
@@ -42,7 +42,7 @@ def a_pass(ins: list[Ciphertext], seed: int) -> tuple[list[Ciphertext], list[int
     rng.shuffle(perm)
     rs = [rng.randrange(1, grp.N) for _ in ins]
     pads = list(zip(grp.base_g().mul_many(rs), KEY.mul_many(rs), strict=True))
-    return list(_reencrypt_all([ins[i] for i in perm], pads)), perm, rs
+    return list(reencrypt_all([ins[i] for i in perm], pads)), perm, rs
 
 
 def deck(n: int, seed: int = 1) -> list[Ciphertext]:
@@ -82,14 +82,14 @@ def test_a_pass_that_changes_the_cards_is_refused(cheat: str) -> None:
     outs, perm, rs = a_pass(ins, 5)
     bad = list(outs)
     if cheat == "duplicate":  # a second copy of the card at position 0, re-encrypted
-        bad[5] = _reencrypt_all([bad[0]], [(grp.base_g().mul(9), KEY.mul(9))])[0]
+        bad[5] = reencrypt_all([bad[0]], [(grp.base_g().mul(9), KEY.mul(9))])[0]
     elif cheat == "replace":  # a card that is not in the deck
         bad[5] = encrypt(77, 9)
     elif cheat == "foreign":  # a re-encryption of a ciphertext that is not among the inputs
         other = deck(1, seed=99)[0]
-        bad[5] = _reencrypt_all([other], [(grp.base_g().mul(9), KEY.mul(9))])[0]
+        bad[5] = reencrypt_all([other], [(grp.base_g().mul(9), KEY.mul(9))])[0]
     else:  # one position passed on with other randomness than claimed
-        bad[5] = _reencrypt_all([bad[5]], [(grp.base_g().mul(9), KEY.mul(9))])[0]
+        bad[5] = reencrypt_all([bad[5]], [(grp.base_g().mul(9), KEY.mul(9))])[0]
     assert not verify(CTX, KEY, ins, bad, prove(b"s", CTX, KEY, ins, bad, perm, rs))
 
 
@@ -167,7 +167,7 @@ def test_two_passes_of_one_seat_over_different_inputs_share_no_randomness() -> N
         perm = derive_permutation(secret, head, 0, d, 20)
         rs = derive_randomness(secret, head, 0, d, 20)
         pads = list(zip(grp.base_g().mul_many(rs), KEY.mul_many(rs), strict=True))
-        outs = _reencrypt_all([ins[i] for i in perm], pads)
+        outs = reencrypt_all([ins[i] for i in perm], pads)
         diffs.append({grp.sub(o[0], i[0]) for o in outs for i in ins})
     assert not diffs[0] & diffs[1]
 

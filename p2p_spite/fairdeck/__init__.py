@@ -7,9 +7,11 @@ peer's messages (``from_wire``) and sends what ``outgoing()`` returns
 and limits.
 """
 
+from .check import GameDeck
 from .dealing import DeckStream, private_game
-from .deck import FairDeck, GameDeck, card_of_point, card_point
+from .deck import FairDeck
 from .errors import CheatError, FairDeckError, OrderError, ProofError, WireError
+from .scheme import card_of_point, card_point
 from .wire import MAX_WIRE, KeyShare, Message, Reveal, Shares, Shuffle, from_wire, to_wire
 
 __all__ = [

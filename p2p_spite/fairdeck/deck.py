@@ -24,132 +24,50 @@ key, permutations, re-encryption randomness, proof nonces) derives from its
 32-byte game secret, which is journaled locally and revealed only when the
 game is over; then each side recomputes the other's shuffles and knows
 every card (:class:`GameDeck`).
+
+Its parts: what a secret gives and the cards as points (:mod:`.scheme`), the
+decryption shares owed, awaited and checked (:class:`~.shares.ShareBook`, the deck's
+``shares``), and the end-of-game check (:func:`~.check.check_game`).  The deck
+itself keeps the keys, the rounds of shuffling and the piles, and the order of it all.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
-
-from ..engine.rng import Stream
+from .check import GameDeck, Round, check_game
 from .errors import CheatError, OrderError, ProofError, WireError
-from .group import FixedBase, G, Point, add, add_many, base_g, encode, hash_to_scalar, msm, mul, neg
-from .proofs import frame, prove_key, prove_share, verify_key, verify_share
+from .group import FixedBase, Point, add, base_g
+from .proofs import prove_key, verify_key
+from .scheme import (
+    DECK,
+    card_point,
+    ctx,
+    derive_key,
+    derive_permutation,
+    derive_randomness,
+    pass_input_digest,
+    proof_seed,
+    reencrypt_all,
+    shuffle_context,
+)
+from .shares import ShareBook
 from .shuffle import prove as prove_shuffle
 from .shuffle import verify as verify_shuffle
 from .wire import (
     MATCH_ID_BYTES,
-    MAX_SHARES,
     SECRET_BYTES,
     Ciphertext,
     Header,
     KeyShare,
     Message,
     Reveal,
-    Share,
     Shares,
     Shuffle,
     to_wire,
 )
 
-DECK = 104
 PAYOFF, HAND = 20, 5
 CENTERS, SIDES = 3, 4
 STACK_COMPLETE = 12
-
-_CARD_POINTS: list[tuple[int, int]] = []
-_CARD_OF: dict[tuple[int, int], int] = {}
-
-
-def card_point(card: int) -> Point:
-    """The group element of card id ``card``: ``(card + 1) * G``."""
-    if not _CARD_POINTS:
-        pt: Point = None
-        for c in range(DECK):
-            pt = add(pt, G)
-            assert pt is not None
-            _CARD_POINTS.append(pt)
-            _CARD_OF[pt] = c
-    return _CARD_POINTS[card]
-
-
-def card_of_point(pt: Point) -> int | None:
-    card_point(0)
-    return None if pt is None else _CARD_OF.get(pt)
-
-
-def _ctx(*parts: bytes | int) -> bytes:
-    return frame(*(p if isinstance(p, bytes) else p.to_bytes(4, "big") for p in parts))
-
-
-def derive_key(secret: bytes, head: Header) -> int:
-    return hash_to_scalar(secret, b"key", head.match_id, _ctx(head.game, head.seat))
-
-
-def pass_input_digest(inputs: Sequence[Ciphertext]) -> bytes:
-    """What binds a pass to its input: SHA-256 over the label and the input's
-    ciphertexts (33 zero bytes for the deal's trivial C1)."""
-    h = hashlib.sha256(frame(b"p2p-spite/fairdeck/v2/pass-input", len(inputs).to_bytes(4, "big")))
-    for c1, c2 in inputs:
-        h.update(_enc_or_zero(c1) + _enc_or_zero(c2))
-    return h.digest()
-
-
-def _enc_or_zero(pt: Point) -> bytes:
-    return bytes(33) if pt is None else encode(pt)
-
-
-def _pass_key(secret: bytes, head: Header, rnd: int, digest: bytes, label: bytes) -> bytes:
-    return hmac.new(
-        secret, _ctx(label, head.match_id, head.game, head.seat, rnd, digest), hashlib.sha256
-    ).digest()
-
-
-def derive_permutation(secret: bytes, head: Header, rnd: int, digest: bytes, n: int) -> list[int]:
-    """The permutation of a seat's pass in round ``rnd`` over the input whose
-    :func:`pass_input_digest` is ``digest``: ``out[j] = in[perm[j]]``,
-    Fisher-Yates driven by SPEC's stream keyed with an HMAC of the secret.  A
-    pass made again over another input (a restarted seat fed a different
-    input) has a permutation and randomness of its own: two passes never
-    share either, so nothing of them cancels out."""
-    perm = list(range(n))
-    Stream(_pass_key(secret, head, rnd, digest, b"perm"), 1).shuffle(perm)
-    return perm
-
-
-def derive_randomness(secret: bytes, head: Header, rnd: int, digest: bytes, n: int) -> list[int]:
-    """The re-encryption randomness of the pass's positions 0..n-1."""
-    key = _pass_key(secret, head, rnd, digest, b"reenc")
-    return [hash_to_scalar(key, b"reenc", j.to_bytes(4, "big")) for j in range(n)]
-
-
-def _proof_seed(secret: bytes, head: Header, rnd: int, digest: bytes) -> bytes:
-    return _pass_key(secret, head, rnd, digest, b"shuffle-proof")
-
-
-def shuffle_context(head: Header, rnd: int) -> bytes:
-    """What a pass's proof is bound to besides its input and output: the match,
-    the game, the shuffling seat and the round."""
-    return _ctx(b"shuffle", head.match_id, head.game, head.seat, rnd)
-
-
-class GameDeck(NamedTuple):
-    """What the end-of-game check establishes (and a version-2 record keeps)."""
-
-    deal: list[int]  # the 104 card ids in SPEC's deal layout (deck[0:20] is seat 0's pay-off, ...)
-    reshuffles: list[list[int]]  # the stock after each reshuffle, bottom to top
-
-
-@dataclass
-class _Round:
-    inputs: list[Ciphertext]
-    input_slots: list[int] | None  # None: the deal (the canonical deck)
-    passes: list[tuple[Ciphertext, ...]] = field(default_factory=list)
-    slots: list[int] = field(default_factory=list)
 
 
 def _canonical() -> list[Ciphertext]:
@@ -173,28 +91,20 @@ class FairDeck:
         self.other = 1 - seat
         self._secret = secret
         self._x = derive_key(secret, self.head)
-        self._key_ctx = [_ctx(b"key", match_id, game, s) for s in (0, 1)]
+        self._key_ctx = [ctx(b"key", match_id, game, s) for s in (0, 1)]
         point, proof = prove_key(self._x, self._key_ctx[seat])
         self.keys: list[Point] = [None, None]
         self.keys[seat] = point
         self._key_msg = KeyShare(self.head, point, proof)
-        self._their_base: FixedBase | None = None
         self._joint: FixedBase | None = None
-        self.cts: list[Ciphertext] = []
-        self.rounds: list[_Round] = [_Round(_canonical(), None)]
+        self.cts: list[Ciphertext] = []  # (the shares read it: extended, never replaced)
+        self.rounds: list[Round] = [Round(_canonical(), None)]
         self.payoff: list[list[int]] = [[], []]
         self.hands: list[list[int]] = [[], []]
         self.sides: list[list[list[int]]] = [[[] for _ in range(SIDES)] for _ in range(2)]
         self.center: list[list[int]] = [[] for _ in range(CENTERS)]
         self.stock: list[int] = []
-        self.cards: dict[int, int] = {}  # slot -> card id, for every card this seat knows
-        self._live: dict[int, int] = {}  # card id -> slot, known cards still in play
-        self._retired: set[int] = set()  # slots that went into a reshuffle
-        self._mine: dict[int, Point] = {}  # slot -> our share (cached)
-        self._theirs: dict[int, Point] = {}  # slot -> their verified share
-        self._owe: list[int] = []
-        self._sent: set[int] = set()
-        self._await: set[int] = set()
+        self.shares = ShareBook(self.head, self._x, point, self.cts)
         self._key_sent = False
         self._reveal_sent = False
         self.dealt = False
@@ -202,7 +112,6 @@ class FairDeck:
         self.left = False  # a seat left the game before its end: both reveal, the game is over
         self._their_secret: bytes | None = None
         self.result: GameDeck | None = None
-        self._ready_shares: dict[int, Share] = {}
 
     # -- state ---------------------------------------------------------------
 
@@ -214,13 +123,18 @@ class FairDeck:
     @property
     def settled(self) -> bool:
         """Nothing is owed or awaited: every card the rules show is shown."""
-        return self.dealt and not self.shuffling and not self._owe and not self._await
+        return self.dealt and not self.shuffling and self.shares.quiet
 
     def owes_us(self) -> bool:
         """Is the other seat's next message due: its pass of this round, or a share we await?"""
         if self._joint is not None and self.shuffling and len(self.rounds[-1].passes) == self.other:
             return True
-        return bool(self._await)
+        return self.shares.awaiting
+
+    @property
+    def cards(self) -> dict[int, int]:
+        """Slot -> card id, for every card this seat knows."""
+        return self.shares.cards
 
     def card(self, slot: int) -> int | None:
         return self.cards.get(slot)
@@ -246,11 +160,7 @@ class FairDeck:
         rnd = self.rounds[-1]
         if self._joint is not None and len(rnd.passes) == self.seat and len(rnd.passes) < 2:
             out.append(self._shuffle())
-        if self._owe:
-            owe = sorted(self._owe)
-            self._owe.clear()
-            for i in range(0, len(owe), MAX_SHARES):
-                out.append(Shares(self.head, tuple(self._share(s) for s in owe[i : i + MAX_SHARES])))
+        out += self.shares.outgoing()
         if self.over and not self._reveal_sent and (not self.shuffling or self.left):
             self._reveal_sent = True
             out.append(Reveal(self.head, self._secret))
@@ -270,7 +180,7 @@ class FairDeck:
         elif isinstance(msg, Shuffle):
             self._on_shuffle(msg)
         elif isinstance(msg, Shares):
-            self._on_shares(msg)
+            self.shares.receive(msg)
         else:
             self._on_reveal(msg)
 
@@ -285,7 +195,7 @@ class FairDeck:
         if joint is None:
             raise ProofError("key share cancels ours", self.other)
         self.keys[self.other] = msg.point
-        self._their_base = FixedBase(msg.point)
+        self.shares.their_base = FixedBase(msg.point)
         self._joint = FixedBase(joint)
 
     def _on_shuffle(self, msg: Shuffle) -> None:
@@ -336,9 +246,9 @@ class FairDeck:
         perm = derive_permutation(self._secret, self.head, r, digest, len(inputs))
         rs = derive_randomness(self._secret, self.head, r, digest, len(inputs))
         pads = list(zip(base_g().mul_many(rs), self._joint.mul_many(rs), strict=True))
-        deck = _reencrypt_all([inputs[i] for i in perm], pads)
+        deck = reencrypt_all([inputs[i] for i in perm], pads)
         proof = prove_shuffle(
-            _proof_seed(self._secret, self.head, r, digest),
+            proof_seed(self._secret, self.head, r, digest),
             shuffle_context(self.head, r),
             self._joint,
             inputs,
@@ -358,43 +268,10 @@ class FairDeck:
         be made ahead: its randomness derives from its input.)
         Nothing is sent; what it computes is what would be computed later.
         Returns how many items it computed (0: nothing left to do)."""
-        done = 0
         if self.dealt and not self.shuffling and not self.over:
             ahead = self.stock[-cards:] + [p[-2] for p in self.payoff if len(p) >= 2]
-            for slot in ahead:
-                if slot not in self._ready_shares and slot not in self._sent:
-                    self._ready_shares[slot] = self._prove(slot)
-                    done += 1
-        return done
-
-    def _check_pass(
-        self,
-        cur: list[Ciphertext],
-        perm: list[int],
-        sent: tuple[Ciphertext, ...],
-        rs: list[int],
-        secret: bytes,
-        r: int,
-    ) -> None:
-        """Does the other seat's pass of round ``r`` re-encrypt ``cur`` permuted,
-        as its revealed secret says?  On failure, the first wrong position is
-        the evidence of a CheatError.  (The end-of-game check first tries all the
-        passes in one batch, and comes here only when that fails.)"""
-        assert self._joint is not None
-        if _batch_holds([(cur, perm, sent, rs)], self._joint):
-            return
-        pads = list(zip(base_g().mul_many(rs), self._joint.mul_many(rs), strict=True))
-        evidence: dict[str, object] = {"game": self.head.game, "round": r, "secret": secret.hex()}
-        for j, expected in enumerate(_reencrypt_all([cur[i] for i in perm], pads)):
-            if expected != sent[j]:
-                evidence.update(position=j, sent=_ct_hex(sent[j]), expected=_ct_hex(expected))
-                raise CheatError(
-                    "reveal",
-                    self.other,
-                    f"round {r}: position {j} of the shuffle is not what the revealed secret gives",
-                    evidence,
-                )
-        raise CheatError("reveal", self.other, f"round {r}: the shuffle does not hold", evidence)
+            return self.shares.prove_ahead(ahead)
+        return 0
 
     def _deal(self) -> None:
         self.payoff = [list(range(0, 20)), list(range(20, 40))]
@@ -403,70 +280,8 @@ class FairDeck:
         self.dealt = True
         for seat in (0, 1):
             for s in self.hands[seat]:
-                self._to_holder(s, seat)
-            self._to_both(self.payoff[seat][-1])
-
-    def _my_share(self, slot: int) -> Point:
-        ready = self._ready_shares.get(slot)
-        if ready is not None:
-            return ready.d
-        d = self._mine.get(slot)
-        if d is None:
-            d = self._mine[slot] = mul(self._x, self.cts[slot][0])
-        return d
-
-    def _prove(self, slot: int) -> Share:
-        c1 = self.cts[slot][0]
-        d, proof = prove_share(self._x, self.keys[self.seat], c1, self._share_ctx(self.seat, slot))
-        return Share(slot, d, proof)
-
-    def _share(self, slot: int) -> Share:
-        share = self._ready_shares.pop(slot, None) or self._prove(slot)
-        self._mine[slot] = share.d
-        self._sent.add(slot)
-        return share
-
-    def _share_ctx(self, seat: int, slot: int) -> bytes:
-        h = self.head
-        return _ctx(b"share", h.match_id, h.game, seat, slot, encode(self.cts[slot][1]))
-
-    def _on_shares(self, msg: Shares) -> None:
-        for sh in msg.shares:
-            if sh.slot not in self._await:
-                raise OrderError(f"a share for slot {sh.slot}, which is not owed")
-        checked: list[Share] = []
-        for sh in msg.shares:
-            assert self._their_base is not None
-            c1 = self.cts[sh.slot][0]
-            if not verify_share(self._their_base, c1, sh.d, sh.proof, self._share_ctx(self.other, sh.slot)):
-                raise ProofError("decryption share proof does not verify", self.other, sh.slot)
-            checked.append(sh)
-        for sh in checked:  # all verified: now take them
-            self._await.discard(sh.slot)
-            self._theirs[sh.slot] = sh.d
-            self._learn(sh.slot)
-
-    def _learn(self, slot: int) -> None:
-        c2 = self.cts[slot][1]
-        m = add(c2, neg(add(self._my_share(slot), self._theirs[slot])))
-        card = card_of_point(m)
-        if card is None:
-            raise CheatError(  # the other seat's share completed it: its message made the non-card
-                "not-a-card",
-                self.other,
-                f"slot {slot} decrypts to a point that is no card",
-                {"slot": slot, "game": self.head.game},
-            )
-        if card in self._live and self._live[card] != slot:
-            raise CheatError(
-                "duplicate",
-                self.other,
-                f"card {card} shows in slot {slot} and in slot {self._live[card]}",
-                {"card": card, "slots": [self._live[card], slot], "game": self.head.game},
-            )
-        self.cards[slot] = card
-        if slot not in self._retired:  # a stack's last card may be shown after its reshuffle began
-            self._live[card] = slot
+                self.shares.to_holder(s, seat)
+            self.shares.to_both(self.payoff[seat][-1])
 
     def _on_reveal(self, msg: Reveal) -> None:
         if self.result is not None:
@@ -501,18 +316,6 @@ class FairDeck:
         if self.over and not self.left:  # (after a leave, the moves that crossed it go on)
             raise OrderError("the game is over")
 
-    def _to_holder(self, slot: int, seat: int) -> None:
-        if seat == self.seat:
-            self._await.add(slot)
-        else:
-            self._owe.append(slot)
-
-    def _to_both(self, slot: int) -> None:
-        if slot not in self._sent and slot not in self._owe:
-            self._owe.append(slot)
-        if slot not in self._theirs:
-            self._await.add(slot)
-
     def draw(self, seat: int) -> int:
         """Seat ``seat`` takes the stock's top card into its hand (only the
         holder will know it); gives the slot."""
@@ -523,7 +326,7 @@ class FairDeck:
             raise OrderError("a draw from an empty stock (the game is a draw)")
         slot = self.stock.pop()
         self.hands[seat].append(slot)
-        self._to_holder(slot, seat)
+        self.shares.to_holder(slot, seat)
         return slot
 
     def play_hand(self, seat: int, slot: int, target: str, index: int) -> None:
@@ -536,7 +339,7 @@ class FairDeck:
         pile = self._target(seat, target, index)
         self.hands[seat].remove(slot)
         pile.append(slot)
-        self._to_both(slot)
+        self.shares.to_both(slot)
 
     def play_payoff(self, seat: int, center: int) -> None:
         self._ready()
@@ -546,7 +349,7 @@ class FairDeck:
         target = self._target(seat, "center", center)
         target.append(pile.pop())
         if pile:
-            self._to_both(pile[-1])
+            self.shares.to_both(pile[-1])
 
     def play_side(self, seat: int, side: int, center: int) -> None:
         self._ready()
@@ -571,16 +374,10 @@ class FairDeck:
         if not 0 <= center < CENTERS or len(self.center[center]) != STACK_COMPLETE:
             raise OrderError(f"center stack {center} is not complete")
         slots = self.stock + self.center[center]
-        for s in self.center[center]:
-            card = self.cards.get(s)
-            if card is not None and self._live.get(card) == s:
-                del self._live[card]
-        for s in slots:
-            self._ready_shares.pop(s, None)
-        self._retired.update(slots)
+        self.shares.retire(self.center[center], slots)
         self.center[center] = []
         self.stock = []
-        self.rounds.append(_Round([self.cts[s] for s in slots], slots))
+        self.rounds.append(Round([self.cts[s] for s in slots], slots))
 
     def end(self) -> None:
         """The game is over (won, drawn or resigned): both reveal their secrets."""
@@ -601,101 +398,6 @@ class FairDeck:
     # -- the end-of-game check ---------------------------------------------------
 
     def _verify(self, their_secret: bytes) -> GameDeck:
-        o = self.other
-        their_head = Header(self.head.match_id, self.head.game, o)
-        x = derive_key(their_secret, their_head)
-        if base_g().mul(x) != self.keys[o]:
-            raise CheatError(
-                "key",
-                o,
-                "the revealed secret does not give the key share that was sent",
-                {"game": self.head.game, "secret": their_secret.hex(), "key": encode(self.keys[o]).hex()},
-            )
-        secrets_by_seat = {self.seat: self._secret, o: their_secret}
-        heads = {self.seat: self.head, o: their_head}
-        plain: dict[int, int] = {}
-        theirs: list[tuple[int, list[Ciphertext], list[int], tuple[Ciphertext, ...], list[int]]] = []
-        for r, rnd in enumerate(self.rounds):
-            if len(rnd.passes) < 2:  # a reshuffle the game ended in the middle of: it dealt nothing
-                break
-            cur = rnd.inputs
-            cur_plain = list(range(DECK)) if rnd.input_slots is None else [plain[s] for s in rnd.input_slots]
-            for step in (0, 1):
-                digest = pass_input_digest(cur)
-                perm = derive_permutation(secrets_by_seat[step], heads[step], r, digest, len(cur))
-                sent = rnd.passes[step]
-                if step == o:
-                    theirs.append(
-                        (r, cur, perm, sent, derive_randomness(their_secret, their_head, r, digest, len(cur)))
-                    )
-                cur_plain = [cur_plain[perm[j]] for j in range(len(cur))]
-                cur = list(sent)
-            for j, s in enumerate(rnd.slots):
-                plain[s] = cur_plain[j]
-        assert self._joint is not None
-        if not _batch_holds(
-            [t[1:] for t in theirs], self._joint
-        ):  # one batch for the game; then pass by pass
-            for r, cur, perm, sent, rs in theirs:
-                self._check_pass(cur, perm, sent, rs, their_secret, r)
-            raise CheatError(  # every pass holds alone: only with probability 2**-64
-                "reveal",
-                o,
-                "the shuffles do not hold together",
-                {"game": self.head.game, "secret": their_secret.hex()},
-            )
-        for slot, card in self.cards.items():
-            if plain[slot] != card:  # cannot happen while the shares' proofs are sound
-                raise CheatError(
-                    "share",
-                    o,
-                    f"slot {slot} was shown as card {card}, but holds {plain[slot]}",
-                    {"game": self.head.game, "slot": slot},
-                )
-        deal = [plain[s] for s in range(DECK)]
-        return GameDeck(deal, [[plain[s] for s in rnd.slots] for rnd in self.rounds[1:]])
-
-
-def _batch_holds(
-    passes: list[tuple[list[Ciphertext], list[int], tuple[Ciphertext, ...], list[int]]], joint: FixedBase
-) -> bool:
-    """For every pass ``(cur, perm, sent, rs)``: does every ``sent[j]``
-    re-encrypt ``cur[perm[j]]`` with randomness ``rs[j]``?  One random linear
-    combination of all the equations of all the passes (64-bit weights from
-    ``secrets``, drawn after everything is fixed) holds with any wrong
-    position with probability at most 2**-64."""
-    pairs: list[tuple[Point, Point]] = []
-    rs_all: list[int] = []
-    for cur, perm, sent, rs in passes:
-        for j, (o1, o2) in enumerate(sent):
-            i1, i2 = cur[perm[j]]
-            pairs += ((o1, neg(i1)), (o2, neg(i2)))
-        rs_all += rs
-    points: list[tuple[int, int]] = []
-    for d in add_many(pairs):
-        if d is None:
-            return False
-        points.append(d)
-    weights = [secrets.randbits(64) for _ in points]
-    a = sum(weights[2 * j] * r for j, r in enumerate(rs_all))
-    b = sum(weights[2 * j + 1] * r for j, r in enumerate(rs_all))
-    return msm(weights, points, 64) == add(base_g().mul(a), joint.mul(b))
-
-
-def _reencrypt(ct: Ciphertext, pad: tuple[Point, Point]) -> Ciphertext:
-    """One ciphertext re-encrypted (tests build cheating passes with it)."""
-    return _reencrypt_all([ct], [pad])[0]
-
-
-def _reencrypt_all(cts: list[Ciphertext], pads: list[tuple[Point, Point]]) -> tuple[Ciphertext, ...]:
-    """``(C1 + R, C2 + S)`` for each ciphertext and its pad ``(R, S) = (r*G, r*Y)``,
-    all the additions with one inversion."""
-    pairs: list[tuple[Point, Point]] = []
-    for (c1, c2), (r1, r2) in zip(cts, pads, strict=True):
-        pairs += ((c1, r1), (c2, r2))
-    flat = add_many(pairs)
-    return tuple(zip(flat[0::2], flat[1::2], strict=True))
-
-
-def _ct_hex(ct: Ciphertext) -> str:
-    return (encode(ct[0]) + encode(ct[1])).hex()
+        return check_game(
+            self.head, self._secret, their_secret, self.keys[self.other], self.rounds, self._joint, self.cards
+        )

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..engine import Move, PlayerView, Result
-from .deck import FairDeck, GameDeck
+from .check import GameDeck
+from .deck import FairDeck
 from .table import SeatGame
 from .wire import Message, from_wire, to_wire
 

@@ -22,8 +22,9 @@ import copy
 
 from ..engine import CENTER, HAND, PAYOFF, GameState, Move, PlayerView, Stream, view
 from ..engine.cards import Card
-from .deck import DECK, FairDeck
+from .deck import FairDeck
 from .errors import OrderError
+from .scheme import DECK
 
 HIDDEN = 1000  # the stand-in for the card in slot s is HIDDEN + s (card ids are 0..103)
 

@@ -23,6 +23,7 @@ from typing import Any
 from p2p_spite.cli import main
 from p2p_spite.fairdeck import deck as fd
 from p2p_spite.fairdeck import group as grp
+from p2p_spite.fairdeck import scheme
 from p2p_spite.fairdeck.shuffle import prove
 from p2p_spite.fairdeck.wire import Shuffle
 
@@ -30,7 +31,7 @@ ATTACKS = ("own-order", "duplicate", "replace", "foreign", "mute")
 
 
 def _reenc(ct: Any, joint: grp.FixedBase, r: int) -> Any:
-    return fd._reencrypt(ct, (grp.base_g().mul(r), joint.mul(r)))
+    return scheme._reencrypt(ct, (grp.base_g().mul(r), joint.mul(r)))
 
 
 def install(attack: str) -> None:
@@ -48,15 +49,17 @@ def install(attack: str) -> None:
         deck = list(msg.deck)
         if attack == "own-order" and rnd == 0:
             rs = [1000 + j for j in range(len(deck))]
-            deck = [(grp.base_g().mul(r), grp.add(fd.card_point(j), joint.mul(r))) for j, r in enumerate(rs)]
+            deck = [
+                (grp.base_g().mul(r), grp.add(scheme.card_point(j), joint.mul(r))) for j, r in enumerate(rs)
+            ]
             proof = prove(
-                b"cheat", fd.shuffle_context(self.head, rnd), joint, inputs, deck, list(range(104)), rs
+                b"cheat", scheme.shuffle_context(self.head, rnd), joint, inputs, deck, list(range(104)), rs
             )
             msg = Shuffle(msg.head, rnd, self.seat, tuple(deck), proof)
         elif attack == "duplicate" and rnd == 0:
             deck[0] = _reenc(deck[1], joint, 99)
         elif attack == "replace" and rnd == 0:
-            deck[0] = _reenc((None, fd.card_point(0)), joint, 99)
+            deck[0] = _reenc((None, scheme.card_point(0)), joint, 99)
         elif attack == "foreign" and rnd >= 1:
             deck[0] = _reenc(self.cts[self.payoff[1 - self.seat][-2]], joint, 99)
         else:
@@ -84,7 +87,7 @@ def _mute() -> None:
 
     def outgoing(self: fd.FairDeck) -> list[Any]:
         out = honest(self)
-        if self.dealt and len(self._sent) >= 7:
+        if self.dealt and len(self.shares._sent) >= 7:
             muted.append(True)
             return []
         return out

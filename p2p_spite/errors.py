@@ -23,6 +23,8 @@ that reaches the CLI is a bug.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .news import News, StorageProblem
 
 # Exit codes of play, host and join (README "Exit codes"); 2 is a usage error, 130 Ctrl-C.
@@ -44,11 +46,20 @@ class SpiteError(Exception):
             self.exit_code = exit_code
 
     def __str__(self) -> str:
-        if self.news is None:
-            return super().__str__()
-        from .ui.networds import news_words  # (the words are the interface's; imported when asked)
+        if self.news is None or _wording is None:
+            return super().__str__() or repr(self.news)
+        return _wording(self.news)
 
-        return news_words(self.news)
+
+# How an error's news is worded: the interface's wording module gives itself here when
+# it is imported (ui/networds.py), so that this, the lowest module, imports nothing above.
+_wording: Callable[[News], str] | None = None
+
+
+def set_wording(words: Callable[[News], str]) -> None:
+    """``str()`` of an error that carries news gives ``words(news)``."""
+    global _wording
+    _wording = words
 
 
 class UserError(SpiteError):

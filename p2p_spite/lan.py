@@ -459,7 +459,8 @@ def _code_again(wrong: bool) -> str:
 
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
-    from .net.connect import CodeRefused, join_session
+    from .net.connect import join_session
+    from .net.gate import CodeRefused
     from .net.settings import JoinSettings
     from .storage.resume import load_saved
 
@@ -537,7 +538,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
         raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
 
     async def main() -> int:
-        from .net.connect import CodeRefused
+        from .net.gate import CodeRefused
 
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         full = fullscreen_ok()

@@ -18,7 +18,7 @@ from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, pub
 from p2p_spite.errors import EXIT_PEER_LEFT
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import watch as watchnet
-from p2p_spite.net.connect import CodeRefused
+from p2p_spite.net.gate import CodeRefused
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.settings import HostSettings, JoinSettings
 from p2p_spite.net.watch import WatchClient, watch_match

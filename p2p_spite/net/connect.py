@@ -39,7 +39,16 @@ from ..plaintext import shown_path
 from ..storage.keeper import RecordKeeper
 from ..storage.paths import default_record_path
 from ..storage.resume import Saved
-from .gate import AUTHENTICATED, CONNECTED, GREETED, HELLO_TIMEOUT, Door, StrangerLog, address_key
+from .gate import (
+    AUTHENTICATED,
+    CONNECTED,
+    GREETED,
+    HELLO_TIMEOUT,
+    CodeRefused,
+    Door,
+    StrangerLog,
+    address_key,
+)
 from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
 from .reconnect import Backoff, Dial
 from .session import NetSession
@@ -486,15 +495,6 @@ def _stage(link: Link | WatchLink) -> int:
 # What a first handshake meets when the other end speaks something else (HTTP, SSH...):
 # bytes that are no frame of ours, or a hello of another program.
 _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
-
-
-class CodeRefused(UserError):
-    """The host wants a join code this side did not give (``wrong`` False) or refused the
-    one given (``wrong`` True): a person can be asked for it and dial again."""
-
-    def __init__(self, news: News, wrong: bool) -> None:
-        super().__init__(news)
-        self.wrong = wrong
 
 
 _CODE_REFUSALS = frozenset({Refusal.BAD_CODE, Refusal.CODE_NEEDED})

@@ -26,7 +26,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
-from ..news import ConnectionDropped, DropKind, DropsSummary
+from ..errors import UserError
+from ..news import ConnectionDropped, DropKind, DropsSummary, News
 
 MAX_PENDING: Final = 32  # connections a host handshakes with at once
 MAX_PER_ADDRESS: Final = 4  # ... of which from one address (an IPv6 /64 counts as one)
@@ -41,6 +42,15 @@ GREETED: Final = 1  # a valid hello, not authenticated yet (join code, resume pr
 AUTHENTICATED: Final = 2  # past the join code and the resume proof: never dropped to make room
 
 C = TypeVar("C")
+
+
+class CodeRefused(UserError):
+    """The host wants a join code this side did not give (``wrong`` False) or refused the
+    one given (``wrong`` True): a person can be asked for it and dial again."""
+
+    def __init__(self, news: News, wrong: bool) -> None:
+        super().__init__(news)
+        self.wrong = wrong
 
 
 def address_key(peer: Any) -> str:

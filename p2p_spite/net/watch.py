@@ -47,7 +47,7 @@ from ..session import (
     SessionFailed,
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
-from .gate import AUTHENTICATED, GREETED
+from .gate import AUTHENTICATED, GREETED, CodeRefused
 from .link import HANDSHAKE_TIMEOUT, Link, fmt_addr, no_delay
 from .session import NetSession
 
@@ -469,8 +469,6 @@ async def watch_match(*, host: str, port: int, code: str | None = None, timeout:
         await client.close()
         raise UserError(f"the host at {where} did not answer the handshake") from None
     if stopped is not None and stopped.refusal in _CODE_REFUSALS:
-        from .connect import CodeRefused  # (connect.py imports this module)
-
         refused = HostRefused(stopped.refusal, stopped.message)
         raise CodeRefused(refused, wrong=stopped.refusal == Refusal.BAD_CODE.value)
     return client

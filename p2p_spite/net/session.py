@@ -140,10 +140,6 @@ class NetSession(CoreSeat):
         return str(self.keeper.path) if self.keeper is not None else None
 
     @property
-    def connected(self) -> bool:
-        return self.peer.link is not None
-
-    @property
     def link(self) -> Link | None:
         """The connection to the peer (None while it is lost)."""
         return self.peer.link
@@ -171,10 +167,6 @@ class NetSession(CoreSeat):
         return await self.acks.wait(
             n, timeout, through_reconnects=through_reconnects, stopped=stopped, linked=linked
         )
-
-    @property
-    def grace(self) -> float:
-        return self.reconnect.grace
 
     async def play(self, move: Move) -> None:
         """Play ``move`` (IllegalMoveError if it is not legal).  A move chosen on a board

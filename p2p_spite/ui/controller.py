@@ -39,7 +39,6 @@ from ..session import (
     MovePlayed,
     MoveTakenBack,
     Notice,
-    Rematch,
     RematchAnswered,
     Session,
     SessionFailed,
@@ -47,6 +46,7 @@ from ..session import (
     TakebackRefused,
     WatchersChanged,
 )
+from .again import PlayAgain
 from .board import Slots, hand_slots
 from .commands import Again, Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint
 from .networds import news_words, storage_words
@@ -68,7 +68,6 @@ from .words import (
     move_words,
     peer_left,
     refusal,
-    rematch_words,
     scores_line,
     watchers_words,
 )
@@ -76,9 +75,6 @@ from .words import (
 CHAT_TIMEOUT = 5.0
 HINT_TIMEOUT = 15.0
 CLOSE_TIMEOUT = 5.0
-# seconds the session may take to settle a rematch once this side answered (the peer's
-# own answer has its deadline in the session: this only bounds a session that hangs)
-REMATCH_TIMEOUT = 900.0
 
 
 class Port(Protocol):
@@ -153,7 +149,7 @@ class Controller:
         self.failed = False  # the match could not go on (peer left, connection lost, desync)
         self.left = False  # the player left (quit)
         self.over = False  # no other match follows (asked and settled, or failed)
-        self.peer_again: bool | None = None  # the peer's answer to "another match?", if it came
+        self.again = PlayAgain(self)  # "another match?", both ways
         self.hinted: tuple[PlayerView, Move] | None = None  # the hint offered, and for which view
         self.questions = Questions(port.changed)  # the question the next line answers
         self.takebacks = Takebacks(self)  # undo, both ways
@@ -166,7 +162,7 @@ class Controller:
             Hint: self._hint,
             Undo: self.takebacks.undo,
             PlayText: self._play_text,
-            Again: self._again,
+            Again: self.again.ask,
         }
 
     # -- the state shown ----------------------------------------------------------
@@ -341,40 +337,6 @@ class Controller:
                 return
         await self.leave()
 
-    async def _again(self, cmd: Again) -> None:
-        """At the match's end: ask for another match, answer the session, and say how it
-        settled.  Our own no leaves; a new match's events follow a yes from both."""
-        if not self.finished or self.failed or self.over:
-            return
-        if self.peer_again is False:
-            yes: bool | None = False  # (the peer said no first: not asked)
-        else:
-            question = _("Play another match? [y/N]")
-            yes = await self.questions.ask(QuestionKind.AGAIN, question, _("Another match? [y/N]"))
-        if yes and self.peer_again is None:
-            self.say(Style.INFO, _("Waiting for {name}'s answer...").format(name=self.opp_name))
-        try:
-            settled = await asyncio.wait_for(self.session.rematch(bool(yes)), REMATCH_TIMEOUT)
-        except Exception:  # (a session that hung or broke: no other match)
-            settled = Rematch.GONE
-        peer, self.peer_again = self.peer_again, None
-        if self.left:
-            return  # (the player left meanwhile: nothing more to say)
-        if settled is Rematch.STARTED:
-            self.match_number += 1
-            self.say(Style.EVENT, rematch_words(settled, self.opp_name, self.match_number) or "")
-            return
-        self.over = True
-        if not yes and peer is not False:  # our own no: the match is left at once
-            await self.leave()
-            return
-        told = rematch_words(settled, self.opp_name, self.match_number)
-        if told is not None and not (settled is Rematch.DECLINED and peer is False):  # (told when it came)
-            self.say(Style.INFO, told)
-        if self.leave_words:
-            self.say(Style.INFO, self.leave_words)
-        self.port.changed()
-
     async def leave(self) -> None:
         """A deliberate quit: the peer is told, the record saved."""
         self.left = True
@@ -393,7 +355,7 @@ class Controller:
         elif isinstance(ev, ConnectionChanged):
             self._connection(ev)
         elif isinstance(ev, RematchAnswered):
-            self._peer_answered(ev.yes)
+            self.again.peer_answered(ev.yes)
         elif isinstance(ev, WatchersChanged):
             # said when more watch than ever before in this match: watchers that come and
             # go again and again (a stranger's loop) cannot fill the messages
@@ -435,17 +397,6 @@ class Controller:
         elif isinstance(ev, MatchEnded):
             self._match_ended(ev)
         self.port.changed()
-
-    def _peer_answered(self, yes: bool) -> None:
-        """The peer's answer to "another match?" (ours may still be asked)."""
-        self.peer_again = yes
-        if yes:
-            self.say(Style.INFO, _("{name} would like another match.").format(name=self.opp_name))
-            return
-        self.say(Style.INFO, rematch_words(Rematch.DECLINED, self.opp_name, self.match_number) or "")
-        q = self.question
-        if q is not None and q.kind is QuestionKind.AGAIN:
-            self.questions.answer(None)  # withdrawn: there is nothing left to agree to
 
     def _new_match(self) -> None:
         """The next match's first game is shown: the state of the last one goes."""

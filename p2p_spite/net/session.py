@@ -233,7 +233,7 @@ class NetSession(CoreSeat):
             return
         self.again.lost()  # (a yes to another match waiting for the peer's answer: no more)
         if self.life is Life.OVER and self.acked < self.core.position:
-            await self.wait_acked(self.core.position, self.grace, through_reconnects=True)
+            await self.wait_acked(self.core.position, self.reconnect.grace, through_reconnects=True)
         if self.deck is not None:
             if self.life is Life.OVER:
                 await self.deck.wait_reveal()
@@ -419,7 +419,7 @@ class NetSession(CoreSeat):
         settled = self.life is Life.OVER and self.acked >= self.core.position
         if settled:
             return
-        if self.grace <= 0:
+        if self.reconnect.grace <= 0:
             if self.life is Life.PLAYING:
                 self.give_up(ConnectionLost(self.peer_name), EndCause.CONNECTION_LOST)
             return

@@ -17,7 +17,7 @@ from .bots import DEFAULT_LEVEL, LEVELS, make_bot
 from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
-from .errors import SpiteError, StorageError, UserError
+from .errors import SpiteError, StorageError, UserError, set_wording
 from .history import describe, latest, records_dir, scan, totals
 from .i18n import _, ngettext
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
@@ -656,6 +656,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _flush_per_line()
     lang, rest = i18n.take_option(sys.argv[1:] if argv is None else argv)
     i18n.setup(i18n.choose(lang))
+    from .ui.networds import news_words
+
+    set_wording(news_words)  # an error's news, in the language chosen
     parser = build_parser()
     args = parser.parse_args(rest)
     run = getattr(args, "run", None)

@@ -51,8 +51,8 @@ class SpiteError(Exception):
         return _wording(self.news)
 
 
-# How an error's news is worded: the interface's wording module gives itself here when
-# it is imported (ui/networds.py), so that this, the lowest module, imports nothing above.
+# How an error's news is worded: the program gives the interface's wording here when it
+# starts (cli.main: ui/networds.py), so that this, the lowest module, imports nothing above.
 _wording: Callable[[News], str] | None = None
 
 

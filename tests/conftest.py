@@ -26,6 +26,11 @@ from types import FrameType
 
 import pytest
 
+from p2p_spite.errors import set_wording
+from p2p_spite.ui.networds import news_words
+
+set_wording(news_words)  # as the program does when it starts (cli.main)
+
 TEST_TIMEOUT = float(os.environ.get("P2P_SPITE_TEST_TIMEOUT", "240"))
 SUITE_TIMEOUT = float(os.environ.get("P2P_SPITE_SUITE_TIMEOUT", "1500"))
 

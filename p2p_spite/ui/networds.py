@@ -13,7 +13,7 @@ No prompt_toolkit, no session: data in, text out.
 from __future__ import annotations
 
 from .. import news as n
-from ..errors import SpiteError, set_wording
+from ..errors import SpiteError
 from ..i18n import _, ngettext
 from ..plaintext import clean_name, printable
 
@@ -340,7 +340,5 @@ def error_words(e: SpiteError) -> str:
     """The one line an error ends a command with (without the ``p2p-spite:`` before it)."""
     return news_words(e.news) if e.news is not None else str(e)
 
-
-set_wording(news_words)  # str() of an error that carries news says it in these words
 
 __all__ = ["error_words", "news_words", "refusal_words", "storage_words"]

@@ -5,16 +5,13 @@ other player's answer told, and how it settled.  One part of the
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from ..i18n import _
 from ..session import Rematch
 from .commands import Again
 from .question import QuestionKind
+from .seat import Seat
 from .words import Style, rematch_words
-
-if TYPE_CHECKING:
-    from .controller import Controller
 
 # seconds the session may take to settle a rematch once this side answered (the peer's
 # own answer has its deadline in the session: this only bounds a session that hangs)
@@ -24,7 +21,7 @@ REMATCH_TIMEOUT = 900.0
 class PlayAgain:
     """Another match for the controller ``ctl``'s seat."""
 
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Seat) -> None:
         self.ctl = ctl
         self.peer: bool | None = None  # the peer's answer to "another match?", if it came
 

@@ -228,7 +228,7 @@ class GameApp:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(self.session.close("quit"), 5)
 
-    # -- what the controller asks of the screen (controller.Port) -------------------
+    # -- what the controller asks of the screen (seat.Port) -------------------
 
     def say(self, style: Style, text: str) -> None:
         """Add a message line of ``style``."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from ..engine import IllegalMoveError, Move, PlayerView
 from ..errors import SessionClosed
@@ -52,6 +52,7 @@ from .commands import Again, Chat, Command, Enter, Help, Hint, PlayText, Quit, R
 from .networds import news_words, storage_words
 from .notation import NotationError, move_notation, parse_move
 from .question import Question, QuestionKind, Questions
+from .seat import Port
 from .takebacks import PLAY_TIMEOUT, Takebacks
 from .text import clip_text, points
 from .words import (
@@ -75,35 +76,6 @@ from .words import (
 CHAT_TIMEOUT = 5.0
 HINT_TIMEOUT = 15.0
 CLOSE_TIMEOUT = 5.0
-
-
-class Port(Protocol):
-    """What an interface gives the controller: where its words go, and the few
-    things only the interface can do."""
-
-    def say(self, style: Style, text: str) -> None:
-        """Show one message line."""
-
-    def show_help(self) -> None:
-        """Show the help (each interface has its own keys to explain)."""
-
-    def offer(self, text: str) -> None:
-        """A line ready for Enter to play (the hint): the full screen fills its move line."""
-
-    def next_game(self) -> bool:
-        """Enter between games: show the game held back, if one is (True: one was)."""
-
-    def holding(self) -> bool:
-        """Is a new game held back until Enter (the finished one on screen)?"""
-
-    async def played(self, before: PlayerView) -> None:
-        """A move of ours was taken by the session (the full screen waits for it to show)."""
-
-    def leave(self) -> None:
-        """The player left: stop reading lines."""
-
-    def changed(self) -> None:
-        """The state shown changed (redraw, or prompt again)."""
 
 
 class Controller:

@@ -6,7 +6,6 @@ interfaces."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from ..engine import IllegalMoveError
 from ..engine import refusals as no
@@ -15,10 +14,8 @@ from ..session import MoveTakenBack, TakebackAsked, TakebackRefused
 from .board import Slots
 from .commands import Undo
 from .question import QuestionKind
+from .seat import Seat
 from .words import Style, refusal, takeback_asked, takeback_question, taken_back_words
-
-if TYPE_CHECKING:
-    from .controller import Controller
 
 PLAY_TIMEOUT = 10.0  # seconds for the session to take a move, a resignation or a takeback
 
@@ -26,7 +23,7 @@ PLAY_TIMEOUT = 10.0  # seconds for the session to take a move, a resignation or 
 class Takebacks:
     """The takebacks of the controller ``ctl``'s seat, both ways."""
 
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Seat) -> None:
         self.ctl = ctl
         self.asking = False  # our takeback waits for the other player's answer
         self._slots_before: list[Slots] = []  # the hand as numbered before each of our moves this turn

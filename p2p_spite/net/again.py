@@ -13,37 +13,38 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Generic, Protocol, TypeVar
 
 from ..core.protocol import Endpoint, Phase
 from ..session import Rematch
 from .link import Link
 
-if TYPE_CHECKING:
-    from .session import NetSession
-
 REMATCH_WAIT = 300.0  # seconds a side that said yes waits for the other's answer (pings do not count)
 
 
-class Successor(Protocol):
+S = TypeVar("S")  # the session type of the next match (a NetSession)
+S_co = TypeVar("S_co", covariant=True)
+
+
+class Successor(Protocol[S_co]):
     """How the next match on a connection is made (:mod:`p2p_spite.net.connect`)."""
 
     def endpoint(self) -> Endpoint:
         """The next match's endpoint: a new handshake, nothing agreed yet."""
         ...
 
-    async def session(self, link: Link) -> NetSession:
+    async def session(self, link: Link) -> S_co:
         """The next match's session, once ``link``'s handshake is done (its own deadline)."""
         ...
 
 
-class Again:
+class Again(Generic[S]):
     """This side's answer, the peer's, and the handover to the next match (``successor``
     None: no other match on this connection; ``retire``: called once both said yes, when
     this match's session stops sending; ``wait``: seconds a yes waits for the peer's answer)."""
 
     def __init__(
-        self, successor: Successor | None, retire: Callable[[], None], wait: float = REMATCH_WAIT
+        self, successor: Successor[S] | None, retire: Callable[[], None], wait: float = REMATCH_WAIT
     ) -> None:
         self.successor = successor
         self.retire = retire
@@ -53,7 +54,7 @@ class Again:
         self.gone = False  # the peer left, or the connection was lost, before the next match
         self.next_link: Link | None = None  # the next match's link (both said yes)
         self.handed = False  # the transport is the next link's
-        self.next: NetSession | None = None  # the next match, once its handshake is done
+        self.next: S | None = None  # the next match, once its handshake is done
         self._news = asyncio.Event()  # the peer answered, or is gone
 
     @property

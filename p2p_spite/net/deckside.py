@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..core.game import Action
+from ..core.game import Action, GameCore
 from ..core.messages import DeckBody
 from ..core.private import PrivateDeck
 from ..core.protocol import Phase
@@ -20,9 +20,9 @@ from ..fairdeck import OrderError
 from ..news import Keeping, RecordNotAmended, SecretNotRevealed, Stalled, StorageProblem
 from ..news import Owed as OwedKind
 from ..session import Event, Notice
-
-if TYPE_CHECKING:
-    from .session import NetSession
+from ..storage.keeper import RecordKeeper
+from .link import Link
+from .owed import Owed
 
 REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret after a resignation
 DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (pings do not count)
@@ -38,12 +38,38 @@ def problem_of(e: BaseException) -> StorageProblem:
     return StorageProblem(Keeping.RECORD, "", why)
 
 
+class _Owes(Protocol):
+    owed: Owed
+
+
+class DeckSession(Protocol):
+    """What the private deck's side reads of its :class:`~.session.NetSession`."""
+
+    core: GameCore
+    keeper: RecordKeeper | None
+    peer_name: str
+
+    @property
+    def peer(self) -> _Owes: ...
+
+    @property
+    def link(self) -> Link | None: ...
+
+    @property
+    def ended(self) -> bool: ...
+
+    @property
+    def closed_for_play(self) -> bool: ...
+
+    def put(self, ev: Event) -> None: ...
+
+
 class DeckSide:
     """The private deck of ``session``'s match.  As the deck's port, what it sends goes
     on the link of the moment; what it sends while the link is lost goes again after
     the reconnection (PrivateDeck.resync)."""
 
-    def __init__(self, session: NetSession, deck: PrivateDeck) -> None:
+    def __init__(self, session: DeckSession, deck: PrivateDeck) -> None:
         self.session = session
         self.deck = deck
         self.wake = asyncio.Event()  # the deck moved on (or the session stopped)

@@ -6,30 +6,45 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..core.game import Action
+from ..core.game import Action, GameCore
 from ..core.private import PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
+from ..news import News, PeerBack, Stalled
 from ..news import Owed as OwedKind
-from ..news import PeerBack, Stalled
 from ..session import EndCause
-from .link import HANDSHAKE_TIMEOUT, Link
+from .acks import Acks
+from .deckside import DeckSide
+from .link import HANDSHAKE_TIMEOUT, Link, LinkOwner
 from .owed import Owed
-
-if TYPE_CHECKING:
-    from .session import NetSession
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
+
+
+class PeeringSession(LinkOwner, Protocol):
+    """What the link of the moment reads and does of its :class:`~.session.NetSession`."""
+
+    core: GameCore
+    peer_name: str
+    acks: Acks
+    deck: DeckSide | None
+
+    @property
+    def closed_for_play(self) -> bool: ...
+
+    def make(self, action: Action, *, unseen: bool = False) -> None: ...
+
+    def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None: ...
 
 
 class Peering:
     """``session``'s link to the peer (``link``: None while it is lost); the host's
     ``server`` stays open for a joiner coming back until the match stops."""
 
-    def __init__(self, session: NetSession, server: asyncio.AbstractServer | None = None) -> None:
+    def __init__(self, session: PeeringSession, server: asyncio.AbstractServer | None = None) -> None:
         self.session = session
         self.server = server
         self.link: Link | None = None

@@ -102,7 +102,7 @@ class NetSession(CoreSeat):
         server: asyncio.AbstractServer | None = None,
         dial: Dial | None = None,
         seed_by: SeedOrigin | None = SeedOrigin.BOTH,
-        successor: Successor | None = None,
+        successor: Successor[NetSession] | None = None,
     ) -> None:
         hs = link.handshaken.result()
         self.core = core

@@ -6,20 +6,42 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..core.game import Action
+from ..core.game import Action, GameCore
 from ..core.protocol import MAX_TAKEBACKS, Phase, TakebackAnswered, TakebackRequested, TakenBack
 from ..engine import IllegalMoveError, Played
 from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from ..errors import StorageError
-from ..session import TakebackAsked, TakebackRefused, Takebacks
+from ..session import Event, TakebackAsked, TakebackRefused, Takebacks
+from ..storage.keeper import RecordKeeper
+from .acks import Acks
 from .link import Link
-
-if TYPE_CHECKING:
-    from .session import NetSession
+from .notices import Outbox
+from .peering import Peering
 
 AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
+
+
+class TakebackSession(Protocol):
+    """What taking back reads and does of its :class:`~.session.NetSession`."""
+
+    core: GameCore
+    keeper: RecordKeeper | None
+    acks: Acks
+    outbox: Outbox
+
+    @property
+    def peer(self) -> Peering: ...
+
+    @property
+    def closed_for_play(self) -> bool: ...
+
+    def put(self, ev: Event) -> None: ...
+
+    def make(self, action: Action, *, unseen: bool = False) -> None: ...
+
+    def link_storage_failed(self, link: Link | None, e: BaseException) -> None: ...
 
 
 class TakebackSide:
@@ -28,7 +50,7 @@ class TakebackSide:
     the link our last undo went out on until the peer acknowledged it (no action of ours
     before then), and an action due meanwhile."""
 
-    def __init__(self, session: NetSession) -> None:
+    def __init__(self, session: TakebackSession) -> None:
         self.session = session
         self.takebacks = Takebacks.ASK
         self.peer_answers_at_once = False  # the peer is the computer: ask() waits for it

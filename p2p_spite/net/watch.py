@@ -286,7 +286,9 @@ class WatchHub:
         self._scores = scores
         for link in list(self.links):
             link.send(self._intro)
-        self._show(now)
+        deck = session.core.private
+        if deck is None or deck.installed:  # (a private deal being made: its GameStarted shows it)
+            self._show(now)
         self.on_count = session.watched_by
         if self.links:
             self._counted()

@@ -172,6 +172,7 @@ class Owed(Enum):
 
     DECK = "deck"  # the private deck's next message (its key, pass, a share, its secret)
     CATCH_UP = "catch-up"  # the actions its sync claimed
+    UNDO_ACK = "undo-ack"  # its acknowledgement of our undo (our next action waits for it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -213,7 +213,9 @@ class Peering:
         deck = PrivateDeck.of(s.core)
         if code is Refusal.STALLED and deck is not None:
             deck.give_up_reveal()  # (if it was the secret it owed, the record says so)
-        owed = "a private-deck message" if what.owed is OwedKind.DECK else "the actions claimed"
+        owed = {OwedKind.DECK: "a private-deck message", OwedKind.UNDO_ACK: "the ack of an undo"}.get(
+            what.owed, "the actions claimed"
+        )
         e = RemoteProtocolError(f"{owed} did not come within {what.seconds:g} s", code)  # (the wire's msg)
         link.endpoint.refuse(e.code, str(e))
         link.fail(e)

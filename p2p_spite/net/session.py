@@ -382,7 +382,7 @@ class NetSession(CoreSeat):
                 self.make(ev.action, unseen=True)
         elif isinstance(ev, Acked):
             self.acks.got(ev.n)
-            self.takeback.acked()
+            self.takeback.acked(link)
         elif isinstance(ev, TakebackRequested | TakebackAnswered | TakenBack):
             self.takeback.event(link, ev)
         elif isinstance(ev, PeerBye):

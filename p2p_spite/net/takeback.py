@@ -10,9 +10,12 @@ from typing import Protocol
 
 from ..core.game import Action, GameCore
 from ..core.protocol import MAX_TAKEBACKS, Phase, TakebackAnswered, TakebackRequested, TakenBack
+from ..core.wire import Refusal
 from ..engine import IllegalMoveError, Played
 from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from ..errors import StorageError
+from ..news import Owed as OwedKind
+from ..news import Stalled
 from ..session import Event, TakebackAsked, TakebackRefused, Takebacks
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
@@ -21,6 +24,8 @@ from .notices import Outbox
 from .peering import Peering
 
 AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
+UNDO_ACK = "undo-ack"  # the debt of a peer that has our undo and has not acknowledged it (Owed)
+UNDO_ACK_DEADLINE = 15.0  # seconds it may take (its pings do not count)
 
 
 class TakebackSession(Protocol):
@@ -30,6 +35,7 @@ class TakebackSession(Protocol):
     keeper: RecordKeeper | None
     acks: Acks
     outbox: Outbox
+    peer_name: str
 
     @property
     def peer(self) -> Peering: ...
@@ -141,8 +147,11 @@ class TakebackSide:
             return True
         return False
 
-    def acked(self) -> None:
-        """The peer acknowledged: an action kept for after our undo is made now."""
+    def acked(self, link: Link) -> None:
+        """The peer acknowledged: once it has our undo, its debt is paid, and an action kept
+        for after the undo is made now."""
+        if not link.endpoint.takebacks.undo_unacked:
+            self.session.peer.owed.paid(UNDO_ACK)
         due, self._due_after_undo = self._due_after_undo, None
         if due is not None and not self.session.closed_for_play:
             self.session.make(due, unseen=True)
@@ -187,6 +196,10 @@ class TakebackSide:
         link.endpoint.send_undo(n)
         link.flush()
         self._undo_link = link
+        # our next action waits for the peer's ack of the undo: a debt with a deadline, which
+        # its pings do not put off (a link lost forgives it: the next sync settles the undo)
+        stalled = Stalled(s.peer_name, OwedKind.UNDO_ACK, UNDO_ACK_DEADLINE)
+        s.peer.owed.owe(UNDO_ACK, stalled, Refusal.STALLED)
         self._put_taken_back(core.seat, played)
 
     def _taken_back_by_peer(self, link: Link, ev: TakenBack) -> None:

@@ -175,6 +175,10 @@ def _stalled(s: n.Stalled) -> str:
             "stopped the match: {name} stopped sending the private deck's messages "
             "({seconds} s without one it owed)"
         ).format(**f)
+    if s.owed is n.Owed.UNDO_ACK:
+        return _(
+            "stopped the match: {name} did not acknowledge the move taken back within {seconds} s"
+        ).format(**f)
     return _("stopped the match: {name} claimed actions it did not send within {seconds} s").format(**f)
 
 

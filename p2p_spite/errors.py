@@ -23,9 +23,10 @@ that reaches the CLI is a bug.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
-from .news import News, StorageProblem
+from .news import Keeping, News, StorageProblem
 
 # Exit codes of play, host and join (README "Exit codes"); 2 is a usage error, 130 Ctrl-C.
 EXIT_FINISHED = 0  # the match ended, or you left it
@@ -72,6 +73,16 @@ class StorageError(UserError):
     @property
     def problem(self) -> StorageProblem | None:
         return self.news if isinstance(self.news, StorageProblem) else None
+
+
+def storage_problem(
+    e: BaseException, what: Keeping = Keeping.RECORD, path: str | os.PathLike[str] = "", reading: bool = False
+) -> StorageProblem:
+    """What a StorageError says, or an OSError's words (on one line) as a StorageProblem."""
+    if isinstance(e, StorageError) and e.problem is not None:
+        return e.problem
+    why = getattr(e, "strerror", None) or " ".join(str(e).split()) or type(e).__name__
+    return StorageProblem(what, os.fspath(path), why, reading)
 
 
 class SessionClosed(SpiteError):

@@ -15,10 +15,10 @@ from ..core.private import PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal
 from ..engine import IllegalMoveError
-from ..errors import StorageError
+from ..errors import StorageError, storage_problem
 from ..fairdeck import OrderError
-from ..news import Keeping, RecordNotAmended, SecretNotRevealed, Stalled, StorageProblem
 from ..news import Owed as OwedKind
+from ..news import RecordNotAmended, SecretNotRevealed, Stalled
 from ..session import Event, Notice
 from ..storage.keeper import RecordKeeper
 from .link import Link
@@ -28,14 +28,6 @@ REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret 
 DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (pings do not count)
 DECK_CHECK = 1.0  # seconds between two looks at that deadline
 DECK_DEBT = "deck"  # the debt of a private-deck peer that owes a deck message (Owed)
-
-
-def problem_of(e: BaseException) -> StorageProblem:
-    """What a StorageError says (the record keeper's), or an OSError's words."""
-    if isinstance(e, StorageError) and e.problem is not None:
-        return e.problem
-    why = getattr(e, "strerror", None) or " ".join(str(e).split()) or type(e).__name__
-    return StorageProblem(Keeping.RECORD, "", why)
 
 
 class _Owes(Protocol):
@@ -175,7 +167,7 @@ class DeckSide:
             try:
                 keeper.amend()
             except StorageError as e:
-                self.session.put(Notice(RecordNotAmended(problem_of(e))))
+                self.session.put(Notice(RecordNotAmended(storage_problem(e))))
 
     # -- inside ---------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from ..core.protocol import (
 from ..core.seat import CoreSeat
 from ..core.wire import ProtocolError, Refusal
 from ..engine import Match, Move, Played
-from ..errors import SessionClosed, StorageError
+from ..errors import SessionClosed, StorageError, storage_problem
 from ..news import (
     CannotKeepRecord,
     ConnectionLost,
@@ -56,7 +56,7 @@ from ..session import (
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .again import Again, Successor
-from .deckside import DeckSide, problem_of
+from .deckside import DeckSide
 from .link import Link, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
@@ -350,7 +350,7 @@ class NetSession(CoreSeat):
         try:
             path = self.keeper.close() if self.keeper is not None else None
         except StorageError as e:
-            why = CannotKeepRecord(problem_of(e), over=True)
+            why = CannotKeepRecord(storage_problem(e), over=True)
             self._fail(why, ending(self.peer_name, EndCause.STORAGE), save=False)
             return
         self.life = Life.OVER if self.life is Life.PLAYING else Life.CLOSED_OVER
@@ -358,7 +358,7 @@ class NetSession(CoreSeat):
 
     def link_storage_failed(self, link: Link | None, e: BaseException) -> None:
         """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
-        problem = problem_of(e)
+        problem = storage_problem(e)
         if link is not None:
             link.endpoint.refuse(Refusal.STORAGE, "cannot write its record (a disk error)")
             link.fail(ConnectionError(f"cannot write the record: {problem.why}"))
@@ -463,7 +463,7 @@ class NetSession(CoreSeat):
             try:  # a private game in play resumes from its journal's tape: it is kept
                 path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
             except StorageError as e:
-                unsaved = problem_of(e)
+                unsaved = storage_problem(e)
         self.put(ConnectionChanged(LinkState.LOST, news, ending))
         self.put(SessionFailed(news, path, ending, unsaved))
         self.peer.close_transport()

@@ -10,8 +10,8 @@ from typing import BinaryIO
 
 from ..core.game import Action
 from ..core.tape import TapeEntry
-from ..errors import UserError
-from ..news import Keeping, StorageProblem
+from ..errors import UserError, storage_problem
+from ..news import Keeping
 from ..plaintext import shown_path
 from . import record as recordmod
 from .lines import MAX_JOURNAL_LINE, ActionLine, KeyLine, PortLine, RequestLine, TagLine, TapeLine, parse_line
@@ -19,10 +19,6 @@ from .lines import MAX_JOURNAL_LINE, ActionLine, KeyLine, PortLine, RequestLine,
 # The journal holds the games since the last rewrite (up to half the match), at about
 # three times the record's bytes per move.
 MAX_JOURNAL_BYTES = 2 * recordmod.MAX_RECORD_BYTES
-
-
-def _unreadable(path: Path, e: OSError) -> StorageProblem:
-    return StorageProblem(Keeping.JOURNAL, shown_path(path), str(e.strerror or e), reading=True)
 
 
 def journal_path(record_path: Path) -> Path:
@@ -62,9 +58,7 @@ def read_journal_tail(path: Path, start: int) -> JournalTail:
     except FileNotFoundError:
         pass
     except OSError as e:
-        raise UserError(
-            StorageProblem(Keeping.JOURNAL, shown_path(path), str(e.strerror or e), reading=True)
-        ) from None
+        raise UserError(storage_problem(e, Keeping.JOURNAL, shown_path(path), reading=True)) from None
     return tail
 
 
@@ -145,6 +139,4 @@ def iter_journal(path: Path, start: int, offset: int = 0) -> Iterator[Action]:
     except FileNotFoundError:
         return
     except OSError as e:
-        raise UserError(
-            StorageProblem(Keeping.JOURNAL, shown_path(path), str(e.strerror or e), reading=True)
-        ) from None
+        raise UserError(storage_problem(e, Keeping.JOURNAL, shown_path(path), reading=True)) from None

@@ -34,8 +34,8 @@ from ..core.private import PrivateDeck
 from ..core.tape import TapeEntry
 from ..engine import Match
 from ..engine.state import WIN_RESIGN
-from ..errors import StorageError
-from ..news import Keeping, StorageProblem
+from ..errors import StorageError, storage_problem
+from ..news import Keeping
 from . import record as recordmod
 from .journal import iter_journal, journal_path
 from .lines import KeyLine, PortLine, RequestLine, TagLine, TapeLine, action_text, dump_line
@@ -43,13 +43,6 @@ from .record import game_text
 from .resume import match_actions
 
 FSYNC_EVERY = 0.5  # seconds
-
-
-def _problem(
-    what: Keeping, path: str | os.PathLike[str], e: Exception, reading: bool = False
-) -> StorageProblem:
-    why = getattr(e, "strerror", None) or str(e) or type(e).__name__
-    return StorageProblem(what, os.fspath(path), why, reading)
 
 
 FRESH_JOURNAL_BYTES = 1024 * 1024  # a smaller journal is kept whole at a rewrite
@@ -163,7 +156,7 @@ class RecordKeeper:
             # (appending after a torn last line would merge it with the next one)
             self._fd = os.open(jp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         except OSError as e:
-            raise StorageError(_problem(Keeping.JOURNAL, jp, e)) from None
+            raise StorageError(storage_problem(e, Keeping.JOURNAL, jp)) from None
         self._mark = (self._position, 0)
 
     def save(self) -> Path:
@@ -171,7 +164,7 @@ class RecordKeeper:
         try:
             return self._rewrite()
         except OSError as e:
-            raise StorageError(_problem(Keeping.RECORD, self.path, e)) from None
+            raise StorageError(storage_problem(e, Keeping.RECORD, self.path)) from None
 
     def _rewrite(self) -> Path:
         old = self._written
@@ -310,7 +303,7 @@ class RecordKeeper:
                 raise
             recordmod.fsync_dir(jp.parent)
         except OSError as e:
-            raise StorageError(_problem(Keeping.JOURNAL, jp, e)) from None
+            raise StorageError(storage_problem(e, Keeping.JOURNAL, jp)) from None
         if self._fd is not None:
             os.close(self._fd)
         self._fd = fd
@@ -327,7 +320,7 @@ class RecordKeeper:
                 self._last_sync = now
                 os.fsync(self._fd)
         except OSError as e:
-            raise StorageError(_problem(Keeping.JOURNAL, journal_path(self.path), e)) from None
+            raise StorageError(storage_problem(e, Keeping.JOURNAL, journal_path(self.path))) from None
 
     def game_over(self, match: Match) -> None:
         """A game ended: rewrite the record when it is due, and then start the journal
@@ -339,7 +332,7 @@ class RecordKeeper:
                 big = self._fd is not None and os.fstat(self._fd).st_size > FRESH_JOURNAL_BYTES
             except OSError as e:
                 raise StorageError(
-                    _problem(Keeping.JOURNAL, journal_path(self.path), e, reading=True)
+                    storage_problem(e, Keeping.JOURNAL, journal_path(self.path), reading=True)
                 ) from None
             if big:
                 self._fresh_journal()
@@ -358,7 +351,7 @@ class RecordKeeper:
                 game.update(recordmod.private_keys(self.private, g))
             recordmod.write_atomic(path, recordmod.dumps(data))
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise StorageError(_problem(Keeping.RECORD, path, e)) from None
+            raise StorageError(storage_problem(e, Keeping.RECORD, path)) from None
 
     def _outcome_due(self, games: int) -> bool:
         """A private game finished whose deck has not come yet (the peer's secret follows a

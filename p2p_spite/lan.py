@@ -742,8 +742,10 @@ def computer_main() -> int:
     record; it joins, plays headless and exits (0: the match ended, 1: it did not)."""
     import json
 
-    from .errors import SpiteError
+    from .errors import SpiteError, set_wording
+    from .ui.networds import news_words
 
+    set_wording(news_words)  # (its own program: cli.main did not run here)
     try:
         spec = json.loads(sys.stdin.readline())
         port, code, level = int(spec["port"]), str(spec["code"]), str(spec["level"])

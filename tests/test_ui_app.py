@@ -246,6 +246,32 @@ def test_resign_asks_then_the_game_goes_to_the_opponent() -> None:
     run(main())
 
 
+def test_another_match_waits_for_enter_and_the_move_line_says_so() -> None:
+    """Both said yes: the finished match stays on screen, and the move line asks for
+    Enter (not "(match over) quit to leave") until the next match's first game shows."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0), target=1)
+        async with running(s, wait_between_games=True) as (app, inp):
+            inp.send_text("resign\r")
+            await until(lambda: app.confirm is not None)
+            inp.send_text("y\r")
+            await until(lambda: app.confirm is not None and "another match" in app.confirm.text)
+            inp.send_text("y\r")
+            await until(lambda: app.waiting_next_game)
+            assert app.finished and "Match 2 begins." in texts(app)
+            line = "".join(f[1] for f in screen.prompt_text(app))
+            assert line.startswith("Enter: next match") and "match over" not in line
+            assert screen.placeholder(app) == "Enter to start the next match"
+            inp.send_text("h1 c1\r")
+            await until(lambda: "This match is over: press Enter to start the next one." in texts(app))
+            inp.send_text("\r")
+            await until(lambda: app.view is not None and not app.finished and app.view.game == 1)
+            assert "".join(f[1] for f in screen.prompt_text(app)).startswith("your move")
+
+    run(main())
+
+
 def test_hint_fills_in_a_legal_move() -> None:
     async def main() -> None:
         s = LocalSession(find_seed(0))

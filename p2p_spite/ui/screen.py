@@ -110,6 +110,8 @@ def prompt_text(app: GameScreen) -> StyleAndTextTuples:
         question = c.text if len(c.text) <= app.cols() - 6 else c.short
         return [("class:input.confirm", question + " ")]
     v = app.view
+    if app.finished and app.waiting_next_game:  # another match agreed: its first game waits
+        return [("class:input.prompt", _("Enter: next match") + f" {P} ")]
     if app.finished:
         return [("class:input.prompt", _("(match over)") + f" {P} ")]
     if app.waiting_next_game:
@@ -135,6 +137,8 @@ def _placeholder_words(app: GameScreen) -> str:
     v = app.view
     if app.confirm is not None:
         return ""
+    if app.finished and app.waiting_next_game:
+        return _("Enter to start the next match")
     if app.finished:
         return _("quit to leave")
     if app.waiting_next_game:

@@ -12,7 +12,14 @@ import pytest
 from p2p_spite.bots.driver import run_bot
 from p2p_spite.core.protocol import SeedOrigin
 from p2p_spite.net import HostSettings, JoinSettings, Matches, NetSession, host_session, join_session
-from p2p_spite.session import GameStarted, MatchEnded, Rematch, RematchAnswered
+from p2p_spite.session import (
+    ConnectionChanged,
+    GameStarted,
+    LinkState,
+    MatchEnded,
+    Rematch,
+    RematchAnswered,
+)
 from p2p_spite.storage import record
 
 LIMIT = 60.0
@@ -98,6 +105,24 @@ def test_a_no_is_told_and_a_yes_after_it_starts_nothing(tmp_path: Path) -> None:
             assert await joiner.next_event() == RematchAnswered(False)
         assert await joiner.rematch(True) is Rematch.DECLINED
         await asyncio.gather(host.close(), joiner.close())
+
+    asyncio.run(asyncio.wait_for(main(), LIMIT))
+
+
+def test_a_bot_of_one_match_says_no_at_once_and_its_leaving_is_told(tmp_path: Path) -> None:
+    """``join --bot`` (one match) answers no before it leaves, so a person on the other
+    side is told rather than asked; and that the peer left shows (the toolbar's closed)."""
+
+    async def main() -> None:
+        host, joiner = await _pair(tmp_path, 1)
+        bot = asyncio.create_task(run_bot(joiner, "easy", matches=1))
+        await host.resign()
+        await _until(host, MatchEnded)
+        assert await _until(host, RematchAnswered) == RematchAnswered(False)
+        assert await _until(host, ConnectionChanged) == ConnectionChanged(LinkState.CLOSED)
+        assert await host.rematch(True) is Rematch.DECLINED
+        assert await bot == 0
+        await host.close()
 
     asyncio.run(asyncio.wait_for(main(), LIMIT))
 

@@ -26,9 +26,10 @@ async def run_bot(
     every takeback it is asked for (a side told ``--takebacks never`` refuses
     before asking).  At a match's end it answers the offer of another one: yes
     while fewer than ``matches`` were played (None: always yes, the computer a
-    person plays), else no (1: it does not answer, and leaves as a bot always
-    did).  The session is closed before returning.  ``on_event`` sees every
-    event (for printing).  ValueError if the level is unknown.
+    person plays), else no, so that a person on the other side is told at once
+    rather than asked (a peer that offers no other match hears nothing).  The
+    session is closed before returning.  ``on_event`` sees every event (for
+    printing).  ValueError if the level is unknown.
     """
     bot = make_bot(level, seed)
     played = 0
@@ -45,8 +46,6 @@ async def run_bot(
                 on_event(ev)
             if isinstance(ev, MatchEnded):
                 played += 1
-                if matches == 1:
-                    return 0  # (a single match: no answer, the end as before, bye)
                 wanted = matches is None or played < matches
                 if await session.rematch(wanted) is not Rematch.STARTED:
                     return 0

@@ -417,7 +417,8 @@ class NetSession(CoreSeat):
         if self.life not in _LIVE:
             return
         settled = self.life is Life.OVER and self.acked >= self.core.position
-        if settled:
+        if settled:  # the peer left after the end (its bye, or another match refused)
+            self.put(ConnectionChanged(LinkState.CLOSED))
             return
         if self.reconnect.grace <= 0:
             if self.life is Life.PLAYING:

@@ -414,6 +414,8 @@ class Controller:
             self.connection = LinkState.CLOSED
             return
         self.connection = ev.state
+        if ev.state is LinkState.CLOSED and self.finished:
+            return  # (the peer left after the match's end: the toolbar says so, and no more)
         bad = ev.state in (LinkState.LOST, LinkState.RECONNECTING)
         self.say(Style.ERROR if bad else Style.INFO, connection_words(ev.state, ev.news))
 

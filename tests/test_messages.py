@@ -32,8 +32,8 @@ EXAMPLES: list[m.Message] = [
     m.TakebackAnswer(6, True),
     m.TakebackAnswer(0, False),
     m.Undo(6, H),
-    m.Rematch(bytes(range(16)), True),
-    m.Rematch(bytes(16), False),
+    m.RematchAnswer(bytes(range(16)), True),
+    m.RematchAnswer(bytes(16), False),
     m.Ack(9),
     m.Chat("hi there"),
     m.Ping(7),
@@ -78,7 +78,7 @@ def test_the_key_order_is_the_documented_one() -> None:
     assert list(m.TakebackRequest(3).to_wire()) == ["t", "n"]
     assert list(m.TakebackAnswer(3, True).to_wire()) == ["t", "n", "ok"]
     assert list(m.Undo(3, H).to_wire()) == ["t", "n", "d"]
-    assert list(m.Rematch(bytes(16), True).to_wire()) == ["t", "match", "yes"]
+    assert list(m.RematchAnswer(bytes(16), True).to_wire()) == ["t", "match", "yes"]
 
 
 def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
@@ -102,9 +102,9 @@ def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
         (m.ResignAction, {"t": "resign", "n": 0, "d": H, "g": 0, "s": 1}),
         (m.ResignAction, {"t": "resign", "n": 0, "d": H, "g": 1, "s": 2}),
         (m.ResignRequest, {"t": "resign-request", "g": 10_001}),
-        (m.Rematch, {"t": "rematch", "match": bytes(15), "yes": True}),
-        (m.Rematch, {"t": "rematch", "match": bytes(16), "yes": 1}),
-        (m.Rematch, {"t": "rematch", "match": bytes(16)}),
+        (m.RematchAnswer, {"t": "rematch", "match": bytes(15), "yes": True}),
+        (m.RematchAnswer, {"t": "rematch", "match": bytes(16), "yes": 1}),
+        (m.RematchAnswer, {"t": "rematch", "match": bytes(16)}),
         (m.Ack, {"t": "ack", "n": "3"}),
         (m.TakebackRequest, {"t": "takeback", "n": 10_000_001}),
         (m.TakebackAnswer, {"t": "takeback-answer", "n": 0, "ok": None}),

@@ -427,7 +427,7 @@ class Undo(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Rematch(Message):
+class RematchAnswer(Message):
     """After a match's end, the sender's answer to "play another match?" (``match``: the
     id of the match just over; docs/protocol.md, *Playing again*)."""
 
@@ -620,7 +620,7 @@ MESSAGES: Final[dict[str, type[Message]]] = {
         TakebackRequest,
         TakebackAnswer,
         Undo,
-        Rematch,
+        RematchAnswer,
         Ack,
         Chat,
         Deck,

@@ -52,7 +52,7 @@ from .messages import (
     Pong,
     Proof,
     Refuse,
-    Rematch,
+    RematchAnswer,
     ResignAction,
     ResignRequest,
     Reveal,
@@ -559,7 +559,7 @@ class Endpoint:
             return  # our announced move first: the deck makes the resignation due after it
         self._events.append(ActionDue(c.check_resign(1 - c.seat, c.seat)))
 
-    def _on_rematch(self, msg: Rematch) -> None:
+    def _on_rematch(self, msg: RematchAnswer) -> None:
         core = self.core
         assert core is not None
         self._events.append(self.rematch.on_answer(msg, core))
@@ -629,7 +629,7 @@ _HANDLERS: dict[type[Message], tuple[frozenset[Phase], _Handler]] = {
     Undo: (_PLAYING, Endpoint._on_undo),
     Ack: (_PLAYING, Endpoint._on_ack),
     Chat: (frozenset({Phase.PLAY, Phase.AGAIN}), Endpoint._on_chat),
-    Rematch: (_PLAYING, Endpoint._on_rematch),
+    RematchAnswer: (_PLAYING, Endpoint._on_rematch),
     Deck: (_PLAYING, Endpoint._on_deck),
     Ping: (_AFTER_HELLO, Endpoint._on_ping),
     Pong: (_AFTER_HELLO, Endpoint._on_pong),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .game import GameCore
-from .messages import Message, Rematch
+from .messages import Message, RematchAnswer
 from .wire import LocalProtocolError, Refusal, RemoteProtocolError
 
 
@@ -49,9 +49,9 @@ class RematchLedger:
         if self.ours is not None:
             raise LocalProtocolError("another match was answered already")
         self.ours = yes
-        self._send(Rematch(core.match_id, yes))
+        self._send(RematchAnswer(core.match_id, yes))
 
-    def on_answer(self, msg: Rematch, core: GameCore) -> RematchReceived:
+    def on_answer(self, msg: RematchAnswer, core: GameCore) -> RematchReceived:
         """The peer's answer: after the end, once, for this match."""
         if not core.finished:
             raise RemoteProtocolError("an offer of another match before this one is over", Refusal.SEQUENCE)

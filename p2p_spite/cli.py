@@ -273,8 +273,10 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     h.add_argument(
         "--port",
         type=_port,
-        default=DEFAULT_PORT,
-        help=_("port (default {port}; 0: any free)").format(port=DEFAULT_PORT),
+        default=None,
+        help=_("port (default {port}, or with --resume the match's own; 0: any free)").format(
+            port=DEFAULT_PORT
+        ),
     )
     h.add_argument("--name", default="host", help="your name, shown to the peer")
     g = h.add_mutually_exclusive_group()

@@ -226,6 +226,7 @@ def run_host(args: argparse.Namespace) -> int:
     _check_bot(args.bot)
     from .net.connect import host_session
     from .net.settings import HostSettings
+    from .storage.journal import journal_path, journal_port
     from .storage.resume import load_saved
 
     seed: bytes | None = args.seed
@@ -240,6 +241,10 @@ def run_host(args: argparse.Namespace) -> int:
     else:
         code = None if args.no_code else (args.code or new_join_code())
 
+    port = args.port
+    if port is None:  # a resumed match listens where it did: the joiner redials that port
+        saved = journal_port(journal_path(args.resume)) if args.resume is not None else None
+        port = saved or DEFAULT_PORT
     announcer: list[Announcer | None] = [None]
     announced: list[Announcement] = []
     private = resume.private if resume is not None else args.private  # (a resumed match keeps its deck)
@@ -270,7 +275,7 @@ def run_host(args: argparse.Namespace) -> int:
             session = await host_session(
                 HostSettings(
                     bind=args.bind,
-                    port=args.port,
+                    port=port,
                     name=args.name,
                     seed=seed,
                     target=target or DEFAULT_TARGET,

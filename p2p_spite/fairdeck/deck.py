@@ -358,6 +358,32 @@ class FairDeck:
         target = self._target(seat, "center", center)
         target.append(self.sides[seat][side].pop())
 
+    def take_back(self, seat: int, slot: int, center: int, *, hand_at: int | None, side: int | None) -> None:
+        """Seat ``seat`` takes back its card of ``slot``, the top of center ``center``: into
+        its hand at index ``hand_at`` (a hand card: shown to both when it was played, it is
+        known to both now), or onto its side stack ``side``.  It shows nothing, and nothing
+        is owed or awaited for it; a card played from the hand again later owes no share
+        (both were sent).  OrderError, nothing changed, unless the deck is settled."""
+        self._ready()
+        if self.over or not self.settled:
+            raise OrderError("a takeback while cards are being shown, or after the game")
+        if not 0 <= center < CENTERS or not self.center[center] or self.center[center][-1] != slot:
+            raise OrderError(f"slot {slot} is not the top of center {center}")
+        if hand_at is not None:
+            if slot not in self.cards or not 0 <= hand_at <= len(self.hands[seat]):
+                raise OrderError(f"slot {slot} cannot go back into the hand at {hand_at}")
+            self.center[center].pop()
+            self.hands[seat].insert(hand_at, slot)
+            return
+        if side is None or not 0 <= side < SIDES:
+            raise OrderError(f"no side stack {side}")
+        self.center[center].pop()
+        self.sides[seat][side].append(slot)
+
+    def shown_slot(self, card: int) -> int | None:
+        """The slot where card ``card`` lies, if this seat has been shown it and it is in play."""
+        return self.shares.slot_of_card(card)
+
     def _target(self, seat: int, target: str, index: int) -> list[int]:
         if target == "center" and 0 <= index < CENTERS:
             return self.center[index]

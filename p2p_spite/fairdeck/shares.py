@@ -50,6 +50,10 @@ class ShareBook:
         """A share of the other seat is awaited."""
         return bool(self._await)
 
+    def slot_of_card(self, card: int) -> int | None:
+        """The slot of card ``card``, if this seat knows it and it is still in play."""
+        return self._live.get(card)
+
     def to_holder(self, slot: int, seat: int) -> None:
         """The card in ``slot`` goes to ``seat`` alone."""
         if seat == self.seat:

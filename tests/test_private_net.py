@@ -23,7 +23,8 @@ from p2p_spite.core.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckI
 from p2p_spite.core.private import PrivateDeck, public_digest
 from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.wire import ProtocolError, Refusal, encode
-from p2p_spite.engine import CENTER, HAND, SIDE, GameState, Match, Move
+from p2p_spite.engine import CENTER, HAND, SIDE, GameState, Match, Move, Played
+from p2p_spite.engine.refusals import Illegal
 from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
@@ -476,6 +477,8 @@ def test_the_private_deck_of_a_core_is_its_deck_or_none() -> None:
         def committed(self, action: Action) -> None: ...
         def after_action(self) -> None: ...
         def next_game(self) -> list[Event]: ...  # type: ignore[empty-body]
+        def takeback_refusal(self, played: Played) -> Illegal | None: ...
+        def taken_back(self, played: Played, at: int) -> None: ...
 
     seeded.private = Other()
     with pytest.raises(TypeError, match="not a PrivateDeck"):

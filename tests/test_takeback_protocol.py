@@ -11,7 +11,6 @@ import pytest
 
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.core.messages import HOST, JOIN
-from p2p_spite.core.private import PrivateDeck
 from p2p_spite.core.protocol import (
     MAX_TAKEBACKS,
     Endpoint,
@@ -22,7 +21,6 @@ from p2p_spite.core.protocol import (
 )
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import PAYOFF, SIDE, Match, Move
-from p2p_spite.engine.refusals import PrivateNoTakeback
 from p2p_spite.session import MovePlayed
 from tests.positions import quiet_moves
 from tests.support.net import drain, pair, pump
@@ -337,19 +335,6 @@ def test_the_requests_move_is_shown_and_then_taken_back() -> None:
     _, e_off = pump(p.on, p.off)
     kinds = [type(e) for e in e_off]
     assert kinds.index(MovePlayed) < kinds.index(TakebackRequested)
-
-
-def test_a_private_match_takes_no_move_back() -> None:
-    """Neither side's engine takes a move back in a private-deck match (docs/fairness.md),
-    and a request there is refused before anything else is looked at."""
-    p = Pair()
-    p.play(quiet_moves(p.onc.match)[0])
-    for c in (p.onc, p.offc):
-        c.private = PrivateDeck(c)
-    assert p.onc.takeback_refusal(p.onc.seat) == PrivateNoTakeback()
-    before = p.state(p.offc)
-    e = _refused_by(p.off, {"t": "takeback", "n": 0})
-    assert e.code is Refusal.UNEXPECTED and p.state(p.offc) == before
 
 
 def test_an_undo_lost_with_the_connection_leaves_the_move_on_both_sides() -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final, Generic, NoReturn, Protocol, TypeVar
 
 from ..engine import GameState, IllegalMoveError, Match, Move, Played, PlayerView, takeback, view
-from ..engine.refusals import Illegal, MatchIsOver, PlaysForOther, PrivateNoTakeback
+from ..engine.refusals import Illegal, MatchIsOver, PlaysForOther
 from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed, MoveTakenBack
 
 RESIGN = "resign"
@@ -202,6 +202,14 @@ class DeckHooks(Protocol):
 
     def next_game(self) -> list[Event]:
         """The match dealt its next game: the events of its start, once they are known."""
+        ...
+
+    def takeback_refusal(self, played: Played) -> Illegal | None:
+        """Why the deck cannot take back ``played``, the last move (the rules allow it), now."""
+        ...
+
+    def taken_back(self, played: Played, at: int) -> None:
+        """``played`` was taken back (the engine did it; ``at`` actions were made before)."""
         ...
 
 
@@ -421,9 +429,16 @@ class GameCore:
         turn, its last move of the turn, one that showed it no card (the engine's rule)."""
         if self.finished:
             return MatchIsOver()
-        if self.private is not None:
-            return PrivateNoTakeback()
-        return self.match.takeback_refusal(seat)
+        why = self.match.takeback_refusal(seat)
+        last = self.match.last_played()
+        if why is None and self.private is not None and last is not None:
+            why = self.private.takeback_refusal(last)  # (a private deck: nothing under way)
+        return why
+
+    def state_digest(self) -> bytes:
+        """The state digest of the game now (a private deck's: what both seats know)."""
+        g = self.match.game
+        return g.digest() if self.private is None else self.private.digest(g)
 
     def digest_after_takeback(self, seat: int) -> bytes:
         """The state digest once ``seat``'s last move is taken back (checked possible), without
@@ -432,7 +447,7 @@ class GameCore:
         assert last is not None
         g = self.match.game.copy()
         takeback.take_back(g, last)
-        return g.digest()
+        return g.digest() if self.private is None else self.private.digest(g)
 
     def take_back(self, seat: int) -> Played:
         """``seat`` takes back the last action, its move (IllegalMoveError, nothing changed, if it
@@ -442,6 +457,8 @@ class GameCore:
         if why is not None:
             raise IllegalMoveError([], why)
         played = self.match.take_back(seat)
+        if self.private is not None:
+            self.private.taken_back(played, self._position)  # its deck too
         for w in (self.actions, self.history, self.digests, self.tags, self.authors):
             w.pop()
         self._position -= 1

@@ -59,6 +59,7 @@ class Pending:
     move: Move
     slot: int | None  # the hand card's slot
     stage: Stage = Stage.BEGUN
+    at: int | None = None  # where the hand card was in the deck's hand (a takeback puts it back there)
 
 
 class Intents:
@@ -139,6 +140,14 @@ class Intents:
                 raise RemoteProtocolError(
                     "deck: a hand move names a slot of the mover's hand", Refusal.DECK_ORDER
                 )
+            # a card both know (played, then taken back) lies in one slot, and that slot holds it
+            shown, known = deck.card(slot), deck.shown_slot(move.arg) if type(move.arg) is int else None
+            if (shown is not None and shown != move.arg) or (known is not None and known != slot):
+                raise RemoteProtocolError(
+                    f"the move names card {move.arg} in slot {slot}, but the deck shows "
+                    f"{'card ' + str(shown) if shown is not None else 'it in slot ' + str(known)}",
+                    Refusal.ILLEGAL_MOVE,
+                )
         elif slot is not None:
             raise RemoteProtocolError("deck: only a hand move names a slot", Refusal.MALFORMED)
         # Check the move before any card is shown for it (an illegal pay-off move must
@@ -172,6 +181,8 @@ class Intents:
             seat, source, arg, target, index = p.move
             if source == HAND:
                 assert p.slot is not None
+                hand = deck.hands[seat]
+                p.at = hand.index(p.slot) if p.slot in hand else None
                 deck.play_hand(seat, p.slot, target, index)
             elif p.move.source == "payoff":
                 deck.play_payoff(seat, index)

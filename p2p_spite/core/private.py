@@ -50,7 +50,8 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from ..engine import GameState, IllegalMoveError
+from ..engine import GameState, IllegalMoveError, Played
+from ..engine.refusals import Illegal
 from ..fairdeck import (
     CheatError,
     FairDeck,
@@ -66,6 +67,7 @@ from ..fairdeck import (
 from ..fairdeck.table import SeatGame
 from ..session import Event
 from .deckmail import DeckMail, Resend
+from .deckundo import DeckUndo
 from .game import Action, GameCore
 from .intents import InPlay, Intents, Stage
 from .messages import DeckBody, DeckBytes, DeckIntent
@@ -129,6 +131,7 @@ class PrivateDeck:
         self.tape = Tape()
         self.mail = DeckMail(core)
         self.intents = Intents(core, self.now)
+        self.undo = DeckUndo(self.now, self.intents)
         self.ends = Outcomes(core.seat, self.now, self._outcome_came)
         self.on_change: Callable[[], None] | None = None  # the shell: an announced action may be ready
         self.on_outcome: Callable[[], None] | None = None  # the shell: a game's outcome came late
@@ -211,6 +214,7 @@ class PrivateDeck:
             return
         game, i = self.now.game, self.mail.next_index
         msg = DeckIntent(game, i, p.move, p.slot)
+        self.undo.undone = None
         self.tape.note(TapeEntry(TapeKind.OWN, game, self.core.position, i, msg))
         self.mail.next_index += 1
         self.intents.begin(p)
@@ -263,6 +267,7 @@ class PrivateDeck:
         else:
             assert isinstance(msg, DeckIntent)
             self.intents.take(msg)
+            self.undo.undone = None
         self.mail.took(seen, msg)
         self.tape.note(TapeEntry(TapeKind.TAKEN, g, self.core.position, i, msg))
         self._pump()
@@ -322,6 +327,7 @@ class PrivateDeck:
         now.deck = FairDeck(self.core.match_id, game, self.seat, secret)
         now.table = None
         self.intents.pending = None
+        self.undo.reset()
         self.mail.open(game)
         self._next_due = False
 
@@ -359,7 +365,10 @@ class PrivateDeck:
     # -- hooks of GameCore.commit -----------------------------------------------------------
 
     def before_commit(self, action: Action) -> None:
-        """``action`` is about to be made: it must be the one announced, its cards shown."""
+        """``action`` is about to be made: it must be the one announced, its cards shown (or
+        our own move taken back, that the peer catches us up with: DeckUndo.redo)."""
+        if not self.ready(action) and self.undo.redo(action):
+            self._pump()
         if not self.ready(action):
             raise RemoteProtocolError(
                 f"action {self.core.position} is not the action announced (or comes before its cards "
@@ -387,7 +396,8 @@ class PrivateDeck:
 
     def committed(self, action: Action) -> None:
         """``action`` is made (the engine applied it)."""
-        self.intents.pending = None
+        p, self.intents.pending = self.intents.pending, None
+        self.undo.committed(p)
         table = self.now.table
         assert table is not None
         table.refresh(table.state)
@@ -395,6 +405,20 @@ class PrivateDeck:
             m = self.core.match
             limit = self.core.max_games
             self._next_due = not m.over and (limit is None or m.game_number < limit)
+
+    def takeback_refusal(self, played: Played) -> Illegal | None:
+        """Why the deck cannot take back ``played``, the last move, now (DeckUndo.refusal)."""
+        return self.undo.refusal(played)
+
+    def taken_back(self, played: Played, at: int) -> None:
+        """``played`` was taken back (the engine did it; ``at`` actions were made before): the
+        deck too.  The tape's line for it is written only with the record that no longer
+        holds the move (RecordKeeper.withdraw starts the journal afresh with the tape)."""
+        self.undo.take_back(played)
+        self.tape.note(TapeEntry(TapeKind.UNDO, self.now.game, at), carried=True)
+        table = self.now.table
+        assert table is not None
+        table.refresh(table.state)
 
     # -- the end of a game -----------------------------------------------------------------
 
@@ -505,19 +529,37 @@ def resume_core(
         raise IllegalMoveError([], f"the private-deck tape starts at game {first}, not {match.game_number}")
     drv.tape.secrets = dict(keys)
     drv._start(first)
+
+    def make_at() -> bool:
+        """The action made at ``core.position``: the one that stands there, or, if the action
+        announced there differs, that one (binding: it was made, then taken back: the tape's
+        ``pu`` line follows).  False: none."""
+        k = core.position
+        p = drv.intents.pending
+        made = Action(drv.now.game, p.seat, p.move) if p is not None and p.stage == Stage.READY else None
+        if k < len(actions) and (made is None or actions[k] == made):
+            make(k)
+        elif made is not None:
+            core.apply(made)
+        else:
+            return False
+        return True
+
     for e in tape:
-        while n < len(actions) and core.position < e.at:
-            make(n)
-            n += 1
+        while core.position < e.at and make_at():
+            pass
         if e.kind is TapeKind.TAKEN:
             assert e.msg is not None
             drv.on_deck(e.msg)
         elif e.kind is TapeKind.OWN:
             assert isinstance(e.msg, DeckIntent)
             drv.announce(Action(e.game, drv.seat, e.msg.move))
-    while n < len(actions):
-        make(n)
-        n += 1
+        elif e.kind is TapeKind.UNDO:
+            if core.position != e.at or e.game != match.game_number:
+                raise IllegalMoveError([], f"a takeback on the tape after action {e.at - 1} does not replay")
+            core.take_back(match.game.turn)
+    while core.position < len(actions):
+        make(core.position)
     return core
 
 

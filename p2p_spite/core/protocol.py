@@ -45,6 +45,7 @@ from .messages import (
     Commit,
     Deck,
     DeckBody,
+    DeckIntent,
     Hello,
     Message,
     MoveAction,
@@ -327,8 +328,11 @@ class Endpoint:
         self._out += encode(msg.to_wire())
 
     def send_message(self, msg: DeckBody) -> None:
-        """Queue a private-deck message (core/private.py makes them)."""
+        """Queue a private-deck message (core/private.py makes them); an intent voids our
+        takeback request."""
         if self.phase is Phase.PLAY:
+            if isinstance(msg, DeckIntent):
+                self.takebacks.ours_announced()
             self._send(Deck(msg))
 
     def push_event(self, ev: Event) -> None:
@@ -600,6 +604,8 @@ class Endpoint:
         if deck is None:
             raise RemoteProtocolError("a private-deck message in a seeded match", Refusal.UNEXPECTED)
         deck.on_deck(msg.body)
+        if isinstance(msg.body, DeckIntent):
+            self.takebacks.peers_intent()  # its next action voids its takeback request
 
     def _on_chat(self, msg: Chat) -> None:
         c = self.core

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine import Played
+from ..engine import refusals as no
 from .game import Committed, GameCore
 from .messages import Message, TakebackAnswer, TakebackRequest, Undo
 from .wire import LocalProtocolError, Refusal, RemoteProtocolError
@@ -109,7 +110,13 @@ class TakebackLedger:
     def undo_sent(self, n: int, core: GameCore) -> None:
         """We took back action ``n`` (in the core, written down): tell the peer."""
         self._undo_unacked = True
-        self._send(Undo(n, core.match.game.digest()))
+        self._send(Undo(n, core.state_digest()))
+
+    def ours_announced(self) -> None:
+        """Our next action is announced (a private deck's intent): it voids our request, as
+        the action will."""
+        if self._asked is not None:
+            self._voided, self._asked = self._asked, None
 
     def ours_sent(self, core: GameCore) -> None:
         """An action of ours went out: it voids our request; at our turn's end, the count
@@ -128,6 +135,11 @@ class TakebackLedger:
         if done.played is None or done.played.turn_passed or core.match.game.result is not None:
             self._peer_asks = 0
 
+    def peers_intent(self) -> None:
+        """The peer announced its next action (a private deck's intent): it voids its request
+        (the cards shown for it stand, whatever the answer)."""
+        self._peer_asked = self._allowed = None
+
     def acked(self) -> None:
         """An ack came (the peer's acks of actions before our undo came before its answer)."""
         self._undo_unacked = False
@@ -137,8 +149,6 @@ class TakebackLedger:
         action (nothing of ours changes), then answered by the shell."""
         peer, n = 1 - c.seat, msg.n
         g = c.match.game
-        if c.private is not None:
-            raise RemoteProtocolError("a takeback request in a private-deck match", Refusal.UNEXPECTED)
         if c.finished or g.result is not None:
             raise RemoteProtocolError("a takeback request after the game ended", Refusal.UNEXPECTED)
         if g.turn != peer:
@@ -152,6 +162,9 @@ class TakebackLedger:
                 f"a takeback of action {n}: the last action is {c.position - 1}", Refusal.TAKEBACK
             )
         why = c.takeback_refusal(peer)
+        if isinstance(why, no.DeckBusy | no.GameIsOver):  # (a private deck: an action under way, a leave)
+            code = Refusal.DECK_ORDER if isinstance(why, no.DeckBusy) else Refusal.UNEXPECTED
+            raise RemoteProtocolError(f"a takeback while {why}", code)
         if why is not None:
             raise RemoteProtocolError(f"a takeback the rules refuse: {why}", Refusal.TAKEBACK)
         if self._peer_asks >= MAX_TAKEBACKS:

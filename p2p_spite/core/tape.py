@@ -2,8 +2,8 @@
 
 A seat's private deck (:mod:`p2p_spite.core.private`) notes on its :class:`Tape`, as
 :class:`TapeEntry` lines, its game secret of each game, every deck message it takes
-from the peer and every intent of its own, each with the number of actions made when
-it happened.  The shell takes the entries noted (:meth:`Tape.take_unwritten`) and
+from the peer, every intent of its own and every takeback, each with the number of
+actions made when it happened.  The shell takes the entries noted (:meth:`Tape.take_unwritten`) and
 writes them to the journal before any byte leaves; a restarted seat replays the tape
 between the actions it replays (``resume_core``), so that its deck is in the state it
 was and makes again exactly what it sent.  The journal's line codec is
@@ -28,14 +28,15 @@ class TapeKind(StrEnum):
     SECRET = "pk"  # this seat's game secret
     TAKEN = "pd"  # a deck message from the peer, taken
     OWN = "po"  # this seat's own intent
+    UNDO = "pu"  # the last action was taken back (``at``: the actions made before)
 
 
 @dataclass(frozen=True, slots=True)
 class TapeEntry:
     """One line of a seat's private-deck tape, in the journal: this seat's secret of
-    ``game`` (``secret``), a deck message from the peer it took, or its own intent
-    (``msg``, numbered ``index``); ``at`` is the number of actions made when it happened
-    (a restarted seat replays the tape between them)."""
+    ``game`` (``secret``), a deck message from the peer it took, its own intent (``msg``,
+    numbered ``index``), or a takeback of the last action; ``at`` is the number of actions
+    made when it happened (a restarted seat replays the tape between them)."""
 
     kind: TapeKind
     game: int
@@ -58,9 +59,12 @@ class Tape:
         self.secrets: dict[int, bytes] = {}  # a restarted seat: the secrets its tape holds
         self._unwritten: list[TapeEntry] = []  # noted, not yet taken by the shell
 
-    def note(self, e: TapeEntry) -> None:
+    def note(self, e: TapeEntry, *, carried: bool = False) -> None:
+        """``e`` happened.  ``carried``: the shell does not write it by itself; it goes into
+        the journal with the next one started afresh (a takeback's: with the record that no
+        longer holds the move, RecordKeeper.withdraw)."""
         self.entries.append(e)
-        if self.writing or e.kind is TapeKind.SECRET:
+        if not carried and (self.writing or e.kind is TapeKind.SECRET):
             self._unwritten.append(e)
 
     def take_unwritten(self) -> list[TapeEntry]:

@@ -248,11 +248,12 @@ class TakebackOffline(NoTakeback):
 
 
 @dataclass(frozen=True, slots=True)
-class PrivateNoTakeback(NoTakeback):
-    """A private-deck match takes no move back."""
+class DeckBusy(NoTakeback):
+    """A private-deck match: an action is under way (announced, its cards being shown), so
+    the move before it cannot be taken back now."""
 
     def __str__(self) -> str:
-        return "a private-deck match takes no move back"
+        return "the private deck is showing the cards of an action under way"
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +268,7 @@ class Refused(Illegal):
 
 __all__ = [
     "CompletedCenter",
+    "DeckBusy",
     "DoesNotFit",
     "EmptyPayoff",
     "EmptySide",
@@ -286,7 +288,6 @@ __all__ = [
     "OnlyHandToSide",
     "PayoffArg",
     "PlaysForOther",
-    "PrivateNoTakeback",
     "RefilledHand",
     "Refused",
     "ShowedPayoff",

@@ -49,6 +49,8 @@ class TakebackSession(Protocol):
 
     def link_storage_failed(self, link: Link | None, e: BaseException) -> None: ...
 
+    def write_pending(self) -> None: ...
+
 
 class TakebackSide:
     """How this side answers the peer's requests (``takebacks``), the peer's request
@@ -186,8 +188,9 @@ class TakebackSide:
         self._asking = None
         if core.position - 1 != n or core.takeback_refusal(core.seat) is not None:
             return  # (cannot happen: our action after the request voided it)
-        played = core.take_back(core.seat)
         try:
+            s.write_pending()  # (a private deck's tape so far: the journal started afresh holds it once)
+            played = core.take_back(core.seat)
             if s.keeper is not None:
                 s.keeper.withdraw(n)
         except StorageError as e:
@@ -206,6 +209,7 @@ class TakebackSide:
         """The peer took back its action (we allowed it): written down, acknowledged, shown."""
         s = self.session
         try:
+            s.write_pending()  # (the tape's takeback line goes into the journal started afresh)
             if s.keeper is not None:
                 s.keeper.withdraw(ev.n)
         except StorageError as e:

@@ -97,7 +97,8 @@ def action_text(n: int, a: Action, tag: bytes | None) -> str:
 @dataclass(frozen=True, slots=True)
 class TapeLine:
     """A private-deck tape entry (core/private.py): ``{"pk": g, "at": n, "k": secret}``,
-    ``{"pd"|"po": g, "at": n, "i": index, "b": hex}`` or ``... "i", "m", "s"}``."""
+    ``{"pd"|"po": g, "at": n, "i": index, "b": hex}`` or ``... "i", "m", "s"}``, or a
+    takeback, ``{"pu": g, "at": n}``."""
 
     entry: TapeEntry
 
@@ -106,6 +107,8 @@ class TapeLine:
         obj: dict[str, Any] = {e.kind.value: e.game, "at": e.at}
         if e.kind is TapeKind.SECRET:
             obj["k"] = e.secret.hex()
+            return obj
+        if e.kind is TapeKind.UNDO:
             return obj
         msg = e.msg
         assert msg is not None
@@ -146,7 +149,7 @@ def parse_line(line: bytes) -> JournalLine | None:
         if "port" in obj:
             port = obj["port"]
             return PortLine(port) if type(port) is int and 0 < port < 65536 else None
-        if "pk" in obj or "pd" in obj or "po" in obj:  # the private deck's tape (core/private.py)
+        if any(k.value in obj for k in TapeKind):  # the private deck's tape (core/private.py)
             tape = _tape_entry(obj)
             if tape is None:
                 raise ValueError("a bad tape line")
@@ -181,6 +184,8 @@ def _tape_entry(obj: dict[str, Any]) -> TapeEntry | None:
     if kind is TapeKind.SECRET:
         k = _hex(obj.get("k"), SECRET_BYTES)
         return None if k is None else TapeEntry(kind, g, at, secret=k)
+    if kind is TapeKind.UNDO:
+        return TapeEntry(kind, g, at) if at > 0 else None
     i = obj.get("i")
     if type(i) is not int:
         return None

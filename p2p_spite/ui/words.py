@@ -273,8 +273,8 @@ def refusal(why: no.Illegal, move: Move | None, voice: Voice) -> str:
             ).format(n=most)
         case no.TakebackOffline():
             return _("the connection is down: ask again once it is back")
-        case no.PrivateNoTakeback():
-            return _("a private-deck match takes no move back")
+        case no.DeckBusy():
+            return _("cards are still being shown for your next move: your last one cannot be taken back now")
         case no.GameIsOver():
             return _("the game is over")
         case no.MatchIsOver():

@@ -157,6 +157,8 @@ def test_back_to_the_turns_start_then_the_card_to_a_side_stack() -> None:
     _take_back(t, on, off)
     _take_back(t, on, off)
     assert [_snap(s) for s in t.seats] == before
+    # what was sent for the moves taken back goes, after a reconnection, before the action now in their place
+    assert all(r.at <= on.core.position for s in t.seats for r in s.deck.mail.sent)
     card = q[0].arg
     t.play(on.core.seat, Move(on.core.seat, HAND, card, SIDE, 0))
     assert t.error(0) is None and t.error(1) is None

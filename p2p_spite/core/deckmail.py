@@ -58,6 +58,12 @@ class DeckMail:
         """``msg`` of ``game`` is sent now (before action number ``core.position``)."""
         self.sent.append(Sent(game, self.core.position, msg))
 
+    def rewind(self, position: int) -> None:
+        """Action ``position`` was taken back: what was sent after it goes, in a resync,
+        before the action that takes its place (it was sent before that one)."""
+        for rec in self.sent:
+            rec.at = min(rec.at, position)
+
     def resync(self, port: Resend, peer_position: int) -> None:
         """Send again what this seat sent, between the actions the peer lacks (from
         ``peer_position`` on; they were sent in that order).  The peer skips what it has."""

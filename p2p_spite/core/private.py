@@ -415,6 +415,7 @@ class PrivateDeck:
         deck too.  The tape's line for it is written only with the record that no longer
         holds the move (RecordKeeper.withdraw starts the journal afresh with the tape)."""
         self.undo.take_back(played)
+        self.mail.rewind(at - 1)
         self.tape.note(TapeEntry(TapeKind.UNDO, self.now.game, at), carried=True)
         table = self.now.table
         assert table is not None

@@ -435,11 +435,16 @@ def _deck_state(core: Any) -> tuple[object, ...]:
 
 
 @pytest.mark.slow
-def test_a_private_takeback_over_tcp_survives_a_restart_and_both_records_verify(tmp_path: Path) -> None:
+@pytest.mark.parametrize("then", ["again", "discarded"])
+def test_a_private_takeback_over_tcp_survives_a_restart_and_both_records_verify(
+    tmp_path: Path, then: str
+) -> None:
     """Two sessions over 127.0.0.1: a hand card taken back; each side's record and journal,
     read back as ``--resume`` reads them (the process killed right there), rebuild exactly
     the deck, engine and tape that the live side holds; the game goes on, the card is played
-    again, the game ends, and both records pass the check ``replay --check`` makes."""
+    again (or discarded instead: another action where the one taken back was, which a restart
+    makes from the tape and takes back again), the game ends, and both records pass the
+    check ``replay --check`` makes."""
 
     async def main() -> None:
         host, joiner = await _private_pair(tmp_path)
@@ -470,12 +475,15 @@ def test_a_private_takeback_over_tcp_survives_a_restart_and_both_records_verify(
             again = _core_from_saved(saved, s.seat)
             assert _deck_state(again) == _deck_state(s.core)
             assert len(saved.actions) == s.core.position  # the move is not in the record
-        await on.play(m)  # the card again: its intent, no share
+        if then == "again":
+            await on.play(m)  # the card again: its intent, no share
+        else:
+            await on.play(Move(on.seat, HAND, m.arg, SIDE, 0))
         await _settled(host, joiner)
         for s in (host, joiner):
             saved = load_saved(Path(s.record_path or ""))
             assert _deck_state(_core_from_saved(saved, s.seat)) == _deck_state(s.core)
-        await on.resign()
+        await (on if then == "again" else off).resign()
         for s in (host, joiner):
             await asyncio.wait_for(_ended(s), 20)
         await asyncio.gather(host.close(), joiner.close())

@@ -243,8 +243,9 @@ class Session(Protocol):
         ``GameEnded.deck_proven``."""
         ...
 
-    def view(self) -> PlayerView:
-        """The current view of this seat (of the current game)."""
+    def view(self) -> PlayerView | None:
+        """The current view of this seat (of the current game); None while a private
+        game's deal is being made (there is no table yet: its GameStarted brings it)."""
         ...
 
     @property

@@ -132,7 +132,9 @@ class Table:
             if g.result is not None or not self.seats[0].deck.installed:
                 return
             t = g.turn
-            self.play(t, bots[t].choose(self.seats[t].core.view()))
+            v = self.seats[t].core.view()
+            assert v is not None  # (dealt: seat 0 has its deal installed, and so both)
+            self.play(t, bots[t].choose(v))
 
 
 @pytest.mark.slow
@@ -143,6 +145,7 @@ def test_a_private_game_over_the_protocol_shows_each_side_only_its_cards() -> No
     assert [type(e) for e in a.events] == [GameStarted] and [type(e) for e in b.events] == [GameStarted]
     for s in t.seats:
         v = s.core.view()
+        assert v is not None
         assert all(c < HIDDEN for c in v.hand) and len(v.hand) == 5
         other = s.core.match.game.hands[1 - s.core.seat]
         assert all(c >= HIDDEN for c in other), "the other hand is only stand-ins"
@@ -227,6 +230,7 @@ def test_deck_messages_at_the_wrong_moment_or_wrong_are_refused(attack: str) -> 
         msg = {"t": "deck", "g": 1, "i": n, "b": bytes(MAX_WIRE + 1)}
     elif attack == "other's move":  # announcing a move while the other seat is on turn
         v = honest.core.view()
+        assert v is not None
         mv = v.legal_moves()[0]
         msg = {"t": "deck", "g": 1, "i": n, "m": list(mv), "s": None}
     else:  # an action that was never announced

@@ -332,7 +332,9 @@ def test_a_whole_match_in_memory_gives_the_same_history_on_both_sides() -> None:
         seat = h.core.match.game.turn
         ep = eps[seat]
         assert ep.core is not None
-        move = bots[seat].choose(ep.core.view())
+        view = ep.core.view()
+        assert view is not None
+        move = bots[seat].choose(view)
         n = ep.core.position
         ep.core.apply(Action(ep.core.match.game_number, seat, move))
         ep.send_action(n)

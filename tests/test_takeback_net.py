@@ -114,7 +114,9 @@ def test_a_takeback_over_the_network_leaves_both_records_with_the_moves_that_sta
         assert refused.seat == off.seat and not refused.lost
         assert on.core.position == off.core.position == 1
         # the turn goes on: a discard, which cannot be taken back
-        discard = next(m for m in on.view().legal_moves() if m.target == SIDE)
+        now = on.view()
+        assert now is not None
+        discard = next(m for m in now.legal_moves() if m.target == SIDE)
         await on.play(discard)
         try:
             await on.take_back()

@@ -63,7 +63,8 @@ async def lineplay(
 
 
 def _my_view(s: LocalSession) -> PlayerView:
-    v: PlayerView = s.view()
+    v = s.view()
+    assert v is not None
     return v
 
 

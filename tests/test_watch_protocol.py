@@ -327,3 +327,16 @@ def test_a_host_message_out_of_place_is_refused_by_the_watcher(early: str) -> No
         events(w.next_event)
     assert e.value.code is Refusal.UNEXPECTED and w.phase is WatchPhase.CLOSED
     assert frames(w.data_to_send())[-1] == {"t": "refuse", "code": "unexpected", "msg": str(e.value)}
+
+
+def test_a_private_game_has_no_view_until_its_deal_is_shown() -> None:
+    """The engine holds a stand-in game dealt from the seed while a private deal is made:
+    the core never hands it out as the seat's view (nor so as the watchers' table)."""
+    from p2p_spite.core.game import GameCore
+    from p2p_spite.core.private import PrivateDeck
+
+    seeded = GameCore(Match(SEED, 30, ("Ann", "Bob")), 0, bytes(16))
+    assert seeded.view() is not None
+    private = GameCore(Match(SEED, 30, ("Ann", "Bob")), 0, bytes(16))
+    private.private = PrivateDeck(private)
+    assert private.view() is None and private.start_events() == []

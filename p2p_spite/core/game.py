@@ -265,7 +265,12 @@ class GameCore:
         """The first action still kept: the first of the previous game (0 in game 1)."""
         return self.actions.base
 
-    def view(self) -> PlayerView:
+    def view(self) -> PlayerView | None:
+        """This seat's view of the game in play; None while a private game's deal is being
+        made: the engine then holds a stand-in dealt from the seed, no one's cards, which
+        must never be shown (its GameStarted brings the real table)."""
+        if self.private is not None and not self.private.installed:
+            return None
         return view(self.match.game, self.seat)
 
     def start_events(self) -> list[Event]:

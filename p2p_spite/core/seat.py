@@ -35,7 +35,8 @@ class CoreSeat:
         """A private-deck match (docs/fairness.md)."""
         return self.core.private is not None
 
-    def view(self) -> PlayerView:
+    def view(self) -> PlayerView | None:
+        """The seat's view now (None: a private game's deal is being made)."""
         return self.core.view()
 
 

@@ -45,7 +45,7 @@ class Matches:
     def closed_for_play(self) -> bool:
         return self.current.closed_for_play
 
-    def view(self) -> PlayerView:
+    def view(self) -> PlayerView | None:
         return self.current.view()
 
     async def play(self, move: Move) -> None:

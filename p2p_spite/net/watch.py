@@ -280,15 +280,13 @@ class WatchHub:
         """The match is on: tell the watchers who plays and show them the table, then
         after every event of ``session``; its driver is told how many watch."""
         m = session.match
-        scores = (m.scores[0], m.scores[1])
-        now = TableShown(public_view(session.view()), scores, by_lot=m.game.by_lot and not m.game.ply)
         self._intro = watching_frame(session.names, m.target, session.core.max_games, session.private)
-        self._scores = scores
+        self._scores = (m.scores[0], m.scores[1])
         for link in list(self.links):
             link.send(self._intro)
-        deck = session.core.private
-        if deck is None or deck.installed:  # (a private deal being made: its GameStarted shows it)
-            self._show(now)
+        view = session.view()  # (None: a private deal being made; its GameStarted shows it)
+        if view is not None:
+            self._show(TableShown(public_view(view), self._scores, by_lot=m.game.by_lot and not m.game.ply))
         self.on_count = session.watched_by
         if self.links:
             self._counted()

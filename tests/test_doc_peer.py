@@ -27,7 +27,7 @@ import msgpack
 import pytest
 
 from tests.reference_spec import RefGame
-from tests.support.net import finish, read_code, spawn, wait_listening
+from tests.support.net import finish, read_code, reader, spawn, wait_listening
 from tests.test_protocol_vectors import DOC, history_root, move_key, resign_key, sha256, state_digest
 
 NAME = "Doc"
@@ -363,9 +363,12 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
     return record, h, taken
 
 
-def against_host(tmp_path: Path, games: int, cut_at: int | None = None) -> tuple[dict[str, Any], str]:
+def against_host(
+    tmp_path: Path, games: int, cut_at: int | None = None, watched: bool = False
+) -> tuple[dict[str, Any], str]:
     """Play a match against a real ``host --bot easy``; our record and the host's output.
-    The host's record must be byte for byte ours."""
+    The host's record must be byte for byte ours.  ``watched``: a ``p2p-spite watch``
+    watches it (the host counts it, and tells a joiner that asked: not us)."""
     host_record = tmp_path / "host.json"
     host = spawn(
         ["host", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", "--bot-seed", "3", "--name", "Ann",
@@ -375,6 +378,9 @@ def against_host(tmp_path: Path, games: int, cut_at: int | None = None) -> tuple
     try:
         port, _ = wait_listening(host)
         code = read_code(host)
+        watcher = spawn(["watch", f"127.0.0.1:{port}", "--code", code], tmp_path) if watched else None
+        if watcher is not None:
+            reader(watcher).wait(r"^in: the match at ", 20)  # counted from the start of the match
         record, _, taken = play_as_joiner(port, code, cut_at)
         assert taken > 0, "no move was taken back"
     except BaseException:
@@ -382,14 +388,18 @@ def against_host(tmp_path: Path, games: int, cut_at: int | None = None) -> tuple
         raise
     finally:
         rc, out, err = finish(host, 30)
+        if watcher is not None:
+            wrc, wout, werr = finish(watcher, 30)
     assert rc == 0, (out, err)
+    if watcher is not None:
+        assert wrc == 0 and "Watching Ann against Doc" in wout and "Traceback" not in werr, (wout, werr)
     assert host_record.read_text(encoding="utf-8") == record_text(record)
     return record, out
 
 
 @pytest.mark.slow
 def test_a_peer_written_from_the_documents_plays_a_game_with_the_real_host(tmp_path: Path) -> None:
-    record, _ = against_host(tmp_path, games=2)
+    record, _ = against_host(tmp_path, games=2, watched=True)  # (the host never tells us of it)
     assert len(record["games"]) == 2  # the next game is dealt by each side after the first ends
     assert all(len(g["moves"]) > 20 and g["result"] is not None for g in record["games"])
 

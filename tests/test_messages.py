@@ -15,6 +15,7 @@ H = bytes(range(32))
 EXAMPLES: list[m.Message] = [
     m.Hello(2, m.JOIN, "Bob", bytes(16), True, bytes(range(16)), True),
     m.Hello(2, m.HOST, "Ann", bytes(16), False),
+    m.Hello(2, m.JOIN, "Bob", bytes(16), False, watchers=True),
     m.Auth(H),
     m.Proof(H),
     m.Setup(bytes(16), H, 50, None, ("Ann", "Bob"), False),
@@ -34,6 +35,8 @@ EXAMPLES: list[m.Message] = [
     m.Undo(6, H),
     m.RematchAnswer(bytes(range(16)), True),
     m.RematchAnswer(bytes(16), False),
+    m.Watchers(0, 1),
+    m.Watchers(32, 32),
     m.Ack(9),
     m.Chat("hi there"),
     m.Ping(7),
@@ -79,6 +82,9 @@ def test_the_key_order_is_the_documented_one() -> None:
     assert list(m.TakebackAnswer(3, True).to_wire()) == ["t", "n", "ok"]
     assert list(m.Undo(3, H).to_wire()) == ["t", "n", "d"]
     assert list(m.RematchAnswer(bytes(16), True).to_wire()) == ["t", "match", "yes"]
+    joiner = m.Hello(2, m.JOIN, "Bob", bytes(16), False, watchers=True).to_wire()
+    assert list(joiner) == ["t", "proto", "app", "role", "name", "nonce", "code", "match", "deal", "watchers"]
+    assert msgpack.packb(m.Watchers(2, 4).to_wire()) == msgpack.packb({"t": "watchers", "n": 2, "most": 4})
 
 
 def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
@@ -106,6 +112,15 @@ def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
         (m.RematchAnswer, {"t": "rematch", "match": bytes(16), "yes": 1}),
         (m.RematchAnswer, {"t": "rematch", "match": bytes(16)}),
         (m.Ack, {"t": "ack", "n": "3"}),
+        (m.Watchers, {"t": "watchers", "n": -1, "most": 4}),  # negative
+        (m.Watchers, {"t": "watchers", "n": 5, "most": 4}),  # above the host's own limit
+        (m.Watchers, {"t": "watchers", "n": 2**64, "most": 4}),  # huge
+        (m.Watchers, {"t": "watchers", "n": 33, "most": 33}),  # a limit no host has
+        (m.Watchers, {"t": "watchers", "n": 0, "most": 0}),  # a host letting nobody in counts none
+        (m.Watchers, {"t": "watchers", "n": True, "most": 4}),  # wrong type
+        (m.Watchers, {"t": "watchers", "n": 1.0, "most": 4}),
+        (m.Watchers, {"t": "watchers", "n": "1", "most": 4}),
+        (m.Watchers, {"t": "watchers", "n": 1}),  # no limit
         (m.TakebackRequest, {"t": "takeback", "n": 10_000_001}),
         (m.TakebackAnswer, {"t": "takeback-answer", "n": 0, "ok": None}),
         (m.Undo, {"t": "undo", "n": 0, "d": H[:31]}),

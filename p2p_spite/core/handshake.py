@@ -207,6 +207,7 @@ class Handshake:
             returning,
             # a joiner returning to a deal it has not seen the seed of: the exchange again
             self.role is Role.JOIN and c is None and self.deal is not None,
+            watchers=self.role is Role.JOIN,  # the joiner's toolbar shows how many watch
         )
 
     # -- hello and the join code ---------------------------------------------------

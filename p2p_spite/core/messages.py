@@ -122,7 +122,8 @@ class Message:
 class Hello(Message):
     """The first message of each side.  ``match``: the match a returning joiner goes on
     with (never sent by the host); ``deal``: a returning joiner that has not seen the
-    seed of a cut seed exchange."""
+    seed of a cut seed exchange; ``watchers``: a joiner that shows how many watch (the
+    host may send it ``watchers``; the key is absent otherwise)."""
 
     T: ClassVar[str] = "hello"
     proto: int
@@ -133,6 +134,7 @@ class Hello(Message):
     match: bytes | None = None
     deal: bool = False
     app: str = APP
+    watchers: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -145,7 +147,7 @@ class Hello(Message):
             "code": self.code,
             "match": self.match,
             "deal": self.deal,
-        }
+        } | ({"watchers": True} if self.watchers else {})
 
     @classmethod
     def from_wire(cls, m: dict[str, Any], *, proto: int | None = None, role: Role | None = None) -> Self:
@@ -180,7 +182,8 @@ class Hello(Message):
         match = m.get("match")
         if match is not None and (type(match) is not bytes or len(match) != MATCH_ID_BYTES):
             raise RemoteProtocolError("hello: match must be 16 bytes or nil", Refusal.MALFORMED)
-        return cls(version, expected, name, nonce, code, match, m.get("deal") is True)
+        deal, watchers = m.get("deal") is True, m.get("watchers") is True
+        return cls(version, expected, name, nonce, code, match, deal, watchers=watchers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,6 +446,27 @@ class RematchAnswer(Message):
         return cls(_bin(m, "match", MATCH_ID_BYTES), _bool(m, "yes"))
 
 
+MAX_WATCHERS: Final = 32  # watchers a host may let in at once (host --watchers)
+
+
+@dataclass(frozen=True, slots=True)
+class Watchers(Message):
+    """Host to joiner: ``n`` watch the match now, of the ``most`` the host lets in
+    (docs/protocol.md, *Watchers*: only to a joiner whose hello asked for it)."""
+
+    T: ClassVar[str] = "watchers"
+    n: int
+    most: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "watchers", "n": self.n, "most": self.most}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        most = _int(m, "most", 1, MAX_WATCHERS)
+        return cls(_int(m, "n", 0, most), most)
+
+
 @dataclass(frozen=True, slots=True)
 class Ack(Message):
     """The sender has checked, applied and written down the first ``n`` actions."""
@@ -621,6 +645,7 @@ MESSAGES: Final[dict[str, type[Message]]] = {
         TakebackAnswer,
         Undo,
         RematchAnswer,
+        Watchers,
         Ack,
         Chat,
         Deck,

@@ -62,11 +62,13 @@ from .messages import (
     TakebackAnswer,
     TakebackRequest,
     Undo,
+    Watchers,
     clean_text,
 )
 from .private import PrivateDeck
 from .rematch import Handover, RematchLedger, RematchReceived
 from .takebacks import MAX_TAKEBACKS, TakebackAnswered, TakebackLedger, TakebackRequested, TakenBack
+from .watchcount import WATCHERS_BURST, WATCHERS_RATE, WatcherCounts
 from .wire import FrameDecoder, LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError, encode
 
 # pings: an honest peer sends one per heartbeat (2 s; tests go down to 0.05 s).  At most
@@ -241,6 +243,7 @@ class Endpoint:
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
         self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
         self.takebacks = TakebackLedger(self._send)  # taking back (docs/protocol.md, *Taking back*)
+        self.watchers = WatcherCounts(self._send, self.hs, RateLimit(WATCHERS_RATE, WATCHERS_BURST, clock))
 
     # -- what the handshake agreed ----------------------------------------------------
 
@@ -636,6 +639,7 @@ _HANDLERS: dict[type[Message], tuple[frozenset[Phase], _Handler]] = {
     Ack: (_PLAYING, Endpoint._on_ack),
     Chat: (frozenset({Phase.PLAY, Phase.AGAIN}), Endpoint._on_chat),
     RematchAnswer: (_PLAYING, Endpoint._on_rematch),
+    Watchers: (frozenset({Phase.PLAY, Phase.AGAIN}), lambda ep, msg: ep.push_event(ep.watchers.take(msg))),
     Deck: (_PLAYING, Endpoint._on_deck),
     Ping: (_AFTER_HELLO, Endpoint._on_ping),
     Pong: (_AFTER_HELLO, Endpoint._on_pong),

@@ -32,6 +32,7 @@ from .messages import (
     MAX_GAMES,
     MAX_POSITION,
     MAX_TARGET,
+    MAX_WATCHERS,
     MESSAGES,
     NONCE_BYTES,
     Auth,
@@ -57,7 +58,6 @@ from .protocol import (
 from .wire import FrameDecoder, LocalProtocolError, Refusal, RemoteProtocolError, encode
 
 DEFAULT_WATCHERS: Final = 4  # watchers a host lets in at once unless told otherwise
-MAX_WATCHERS: Final = 32
 WATCH: Final = "watch"  # the first message of a watcher's connection
 WATCHER_ROLE: Final = "watch"  # the watcher's MAC's role (the host's: WATCHED_ROLE)
 WATCHED_ROLE: Final = "watch-host"

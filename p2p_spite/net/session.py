@@ -51,7 +51,6 @@ from ..session import (
     Rematch,
     RematchAnswered,
     SessionFailed,
-    WatchersChanged,
 )
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
@@ -61,8 +60,9 @@ from .link import Link, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
 from .reconnect import Dial, Reconnector
-from .settings import Settings
+from .settings import HostSettings, Settings
 from .takeback import TakebackSide
+from .watchcount import CountTold
 
 
 class Life(Enum):
@@ -103,6 +103,7 @@ class NetSession(CoreSeat):
         dial: Dial | None = None,
         seed_by: SeedOrigin | None = SeedOrigin.BOTH,
         successor: Successor[NetSession] | None = None,
+        watched: Callable[[NetSession], None] | None = None,
     ) -> None:
         hs = link.handshaken.result()
         self.core = core
@@ -127,11 +128,16 @@ class NetSession(CoreSeat):
         self.again = Again(successor, self._retire, settings.rematch_wait)  # another match on this connection
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
         self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
+        most = settings.watchers if isinstance(settings, HostSettings) else 0
+        self.counted = CountTold(most, lambda: self.peer.link, self.put)  # how many watch: told
         for ev in core.start_events():
             self.put(ev)
         if core.finished:
             self._finish()
+        if watched is not None:  # the host's watchers: the table now, then every event
+            watched(self)  # (before the link brings the peer's first move)
         self.peer.attach(link)
+        self.counted.tell()
 
     # -- the Session contract ------------------------------------------------------
 
@@ -272,6 +278,7 @@ class NetSession(CoreSeat):
         """No more notices, heartbeats or private-deck deadlines."""
         self.outbox.notices.stop()
         self.reconnect.stop()
+        self.counted.stop()
         if self.deck is not None:
             self.deck.stop()
 
@@ -294,10 +301,6 @@ class NetSession(CoreSeat):
         """Call ``fn`` with every event from now on, as it is queued for the driver (the
         watchers' hub, net/watch.py: it must return at once, whatever its watchers do)."""
         self._observers.append(fn)
-
-    def watched_by(self, count: int) -> None:
-        """``count`` watchers watch the match now: the driver is told."""
-        self.put(WatchersChanged(count))
 
     async def _fresh(self) -> bool:
         """May a move the driver chose now be played?  Not if the driver has not yet seen
@@ -439,6 +442,7 @@ class NetSession(CoreSeat):
         self.reconnect.back()
         self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_news(link)))
         self.peer.attach(link)
+        self.counted.tell()  # (the joiner may have missed the last count)
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
         self._fail(news, ending(self.peer_name, cause, code, reason))

@@ -287,7 +287,7 @@ class WatchHub:
         view = session.view()  # (None: a private deal being made; its GameStarted shows it)
         if view is not None:
             self._show(TableShown(public_view(view), self._scores, by_lot=m.game.by_lot and not m.game.ply))
-        self.on_count = session.watched_by
+        self.on_count = session.counted.set
         if self.links:
             self._counted()
         session.observe(self.seen)

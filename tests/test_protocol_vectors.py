@@ -235,7 +235,24 @@ def recipe_vectors() -> dict[str, str]:
     # a watcher's MACs (the challenge nonce in the host nonce's place) and a table
     v["auth_watch"], v["auth_watch_host"] = auth_mac(key, "watch").hex(), auth_mac(key, "watch-host").hex()
     v["table_frame"] = table_frame_recipe().hex()
+    # how many watch (host -> joiner), and a watcher's first message that follows play again
+    v["watchers_frame"] = frame({"t": "watchers", "n": 2, "most": 4}).hex()
+    watch_msg = {
+        "t": "watch",
+        "proto": 2,
+        "app": "p2p-spite",
+        "nonce": bytes(16),
+        "code": False,
+        "again": True,
+    }
+    v["watch_frame"] = frame(watch_msg).hex()
     return v
+
+
+def frame(msg: dict[str, Any]) -> bytes:
+    """*Frames*: a big-endian u32 length, then the msgpack map."""
+    body: bytes = msgpack.packb(msg, use_bin_type=True)
+    return len(body).to_bytes(4, "big") + body
 
 
 def table_frame_recipe() -> bytes:
@@ -458,6 +475,16 @@ def test_the_journal_lines_are_the_documented_ones(tmp_path: Path) -> None:
         apply_kept(core, keeper, a, tag)  # game 1's end rewrites the record, then game 2 is dealt
     assert journal_path(path).read_bytes() == doc_block("journal").encode("ascii")
     keeper.close()
+
+
+def test_the_watcher_count_and_a_watch_that_follows_are_the_recipes_frames() -> None:
+    from p2p_spite.core.messages import Watchers
+    from p2p_spite.core.wire import encode
+
+    vectors = recipe_vectors()
+    assert encode(Watchers(2, 4).to_wire()).hex() == vectors["watchers_frame"]
+    hello = watch.WatchHello(2, bytes(16), False, again=True)
+    assert encode(hello.to_wire()).hex() == vectors["watch_frame"]
 
 
 def test_a_watchers_table_is_the_recipes_frame() -> None:

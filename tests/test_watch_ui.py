@@ -151,3 +151,30 @@ def test_a_move_taken_back_is_told_as_taken_back() -> None:
     who = ("Ann", "Bob")[t.move.seat]
     assert told.text == f"     {who} took back {card_label(t.card)} from center {t.move.slot + 1}"
     assert told.seat == t.move.seat
+
+
+def test_a_next_match_on_the_connection_starts_afresh_and_only_the_last_ends_the_watch(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Two one-game matches in a row (the players played again): the second is told from
+    its deal, with its own end; a watch cut in the second is not complete."""
+    first, second = tables(games=1)[:-1], tables(games=1)
+    feed = Feed(first + second)
+    assert asyncio.run(print_watch(feed)) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out.count("Watching Ann against Bob, first to 500.") == 1
+    assert "They play again. Match 2: Ann against Bob, first to 500." in out
+    again = out.index("They play again. Match 2: Ann against Bob, first to 500.")
+    assert out[again + 1].startswith("Game 1 begins.")  # game 1 again: told, not taken as a repeat
+    assert sum(1 for ln in out if ln.startswith("Game 1: ")) == 2  # each match's game 1 has its end
+    assert sum(1 for ln in out if " wins the match " in ln or "The match " in ln) == 2
+
+    model = WatchModel()
+    for ev in first:
+        model.take(ev)
+    assert model.over
+    model.take(second[0])  # the next match's Watching
+    assert not model.over and model.table is None and model.matches == 2
+    cut = WatchStopped(False, "the connection was lost", 4)
+    with pytest.raises(UserError):
+        asyncio.run(print_watch(Feed([*first, *second[:5], cut])))

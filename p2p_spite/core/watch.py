@@ -107,14 +107,16 @@ def _card(v: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class WatchHello(Message):
-    """A watcher's first message: its version and whether it brings a join code (no name:
-    the players are never shown a stranger's words)."""
+    """A watcher's first message: its version, whether it brings a join code (no name:
+    the players are never shown a stranger's words) and whether it follows the next
+    match on the connection (``again``; the key is absent otherwise)."""
 
     T: ClassVar[str] = WATCH
     proto: int
     nonce: bytes
     code: bool
     app: str = APP
+    again: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -123,7 +125,7 @@ class WatchHello(Message):
             "app": self.app,
             "nonce": self.nonce,
             "code": self.code,
-        }
+        } | ({"again": True} if self.again else {})
 
     @classmethod
     def from_wire(cls, m: dict[str, Any], *, proto: int = PROTOCOL_VERSION) -> Self:
@@ -140,7 +142,7 @@ class WatchHello(Message):
         _check(type(nonce) is bytes and len(nonce) == NONCE_BYTES, "watch: nonce must be 16 bytes")
         _check(type(code) is bool, "watch: code must be true or false")
         assert isinstance(version, int) and isinstance(nonce, bytes)
-        return cls(version, nonce, bool(code))
+        return cls(version, nonce, bool(code), again=m.get("again") is True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,6 +452,7 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
         self.phase = DoorPhase.WATCH
         self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._peer_nonce = b""
+        self.again = False  # the watcher follows the next match on the connection
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
         self._pings = RateLimit(PING_RATE, PING_BURST, clock)
 
@@ -493,6 +496,7 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
 
     def _watch(self, hello: WatchHello) -> WatcherIn | None:
         self._peer_nonce = hello.nonce
+        self.again = hello.again
         if not self.allowed:
             raise RemoteProtocolError("this host lets nobody watch", Refusal.NO_WATCHERS)
         if self.code_key is None:
@@ -529,6 +533,7 @@ class WatchPhase(Enum):
     CODE = "code"  # waiting for the host's challenge, then its MAC
     WAITING = "waiting"  # let in: waiting for the match
     WATCHING = "watching"
+    BETWEEN = "between"  # the match is over (its last table came): the next one's watching, or bye
     CLOSED = "closed"
 
 
@@ -547,7 +552,7 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
 
     def initiate(self) -> None:
         """Queue the ``watch`` message (call once, right after connecting)."""
-        hello = WatchHello(self.proto, self._nonce, self.code_key is not None)
+        hello = WatchHello(self.proto, self._nonce, self.code_key is not None, again=True)
         self._out += encode(hello.to_wire())
 
     @property
@@ -595,14 +600,17 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
             )
             self.phase = WatchPhase.WAITING
             return None
-        if t == "watching" and phase is WatchPhase.WAITING:
+        if t == "watching" and phase in (WatchPhase.WAITING, WatchPhase.BETWEEN):
             shown_match = MatchShown.from_wire(m)
             self.phase = WatchPhase.WATCHING
+            self._game = 0  # (a next match starts again from game 1)
             return Watching(shown_match.players, shown_match.target, shown_match.games, shown_match.private)
         if t == "table" and phase is WatchPhase.WATCHING:
             table = Table.from_wire(m).shown
             _check(table.view.game >= self._game, "table: a game that went back", Refusal.SEQUENCE)
             self._game = table.view.game
+            if table.match_over:
+                self.phase = WatchPhase.BETWEEN
             return table
         if t in ("hello", "challenge", "auth", "watching", "table"):
             raise RemoteProtocolError(f"{t} at the wrong time", Refusal.UNEXPECTED)

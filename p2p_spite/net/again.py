@@ -56,6 +56,18 @@ class Again(Generic[S]):
         self.handed = False  # the transport is the next link's
         self.next: S | None = None  # the next match, once its handshake is done
         self._news = asyncio.Event()  # the peer answered, or is gone
+        self._then: list[Callable[[S | None], None]] = []  # told what follows (then())
+
+    def then(self, fn: Callable[[S | None], None]) -> None:
+        """Call ``fn`` once it is known what follows this match on its connection: the next
+        match (both said yes, its handshake done), or None: no other (a no, no answer, the
+        peer gone, the connection lost, this side leaving).  The watchers follow it."""
+        self._then.append(fn)
+
+    def _settled(self, nxt: S | None) -> None:
+        told, self._then = self._then, []
+        for fn in told:
+            fn(nxt)
 
     @property
     def agreed(self) -> bool:
@@ -74,6 +86,8 @@ class Again(Generic[S]):
         (a next link still in its handshake fails with it)."""
         self.gone = True
         self._news.set()
+        if not self.handed:  # (handed over: the next match's handshake tells, by answer())
+            self._settled(None)
         link = self.next_link
         if link is not None and not self.handed and not link.handshaken.done():
             link.connection_lost(exc or ConnectionError("the connection closed before the next match"))
@@ -101,6 +115,13 @@ class Again(Generic[S]):
     async def answer(self, yes: bool, link: Link | None, ended: bool) -> Rematch:
         """Give our answer on ``link`` (None: lost) once the match has ``ended``; a yes
         waits for the peer's (at most :attr:`wait` seconds), then for the next match."""
+        first = self.ours is None and ended
+        settled = await self._answer(yes, link, ended)
+        if first:
+            self._settled(self.next if settled is Rematch.STARTED else None)
+        return settled
+
+    async def _answer(self, yes: bool, link: Link | None, ended: bool) -> Rematch:
         if self.ours is not None or not ended:
             return Rematch.NOT_OFFERED
         self.ours = yes

@@ -76,11 +76,13 @@ def _session_on(
     origin: SeedOrigin | None = None,
     port: int | None = None,
     next_match: _NextMatch | None = None,
+    hub: WatchHub | None = None,
 ) -> NetSession:
     """The session of a link whose first handshake is done (``server``: the host's
     listener, kept for reconnections; ``dial``: how the joiner reconnects; ``origin``:
     who chose the seed, if an earlier, cut handshake agreed the match; ``next_match``:
-    how another match on this connection is made, None for the first)."""
+    how another match on this connection is made, None for the first; ``hub``: the
+    host's watchers, shown the match from its first event)."""
     hs = link.handshaken.result()
     core = link.endpoint.core
     assert core is not None
@@ -105,6 +107,7 @@ def _session_on(
         dial=dial,
         seed_by=origin,
         successor=next_match,
+        watched=hub.follow if hub is not None else None,
     )
 
 
@@ -157,9 +160,10 @@ class _NextMatch:
         self.number += 1
         path = nth_record_path(self.first_record, self.number)
         settings = replace(self.settings, record_path=path, resume=None)
+        hub = self.host.hub if self.host is not None else None  # (the watchers follow it)
         sess = _session_on(
             link, self.kind, settings, self.code_key, server=self.server, dial=self.dial, port=self.port,
-            next_match=self,
+            next_match=self, hub=hub,
         )  # fmt: skip
         if self.host is not None:
             self.host.session = sess
@@ -275,11 +279,12 @@ async def host_session(
         raise
     host.stop_waiting()
     host.summary(now=True)  # the drops held back so far are told before the match starts
-    sess = _session_on(link, "host", settings, config.code_key, server=server, port=int(real[1]))
+    sess = _session_on(
+        link, "host", settings, config.code_key, server=server, port=int(real[1]), hub=host.hub
+    )
     host.session = sess
     assert isinstance(sess.again.successor, _NextMatch)
     sess.again.successor.host = host  # (a joiner coming back in a later match is handed to it)
-    host.hub.follow(sess)
     return sess
 
 

@@ -241,13 +241,17 @@ class WatchLink(asyncio.Protocol):
 
 class WatchHub:
     """The host's watchers (at most ``most``; 0: none) and what they are shown: the
-    match's players, then the table, after every event of the host's session."""
+    match's players, then the table, after every event of the host's session; when
+    the players play again, the same of the next match to the watchers that follow it
+    (``again``), who are told nothing in between (docs/protocol.md, *Watchers*)."""
 
     def __init__(self, most: int, on_count: Callable[[int], None] | None = None) -> None:
         self.most = most
         self.on_count = on_count
         self.links: list[WatchLink] = []
         self.ended = False
+        self.between = False  # a match is over and another may follow on its connection
+        self._session: NetSession | None = None  # the match shown
         self._intro: bytes | None = None
         self._last: TableShown | None = None
         self._frame: bytes | None = None
@@ -255,7 +259,7 @@ class WatchHub:
 
     def admit(self, link: WatchLink) -> tuple[Refusal, str] | None:
         """Let ``link`` watch; or why not."""
-        if self.ended:
+        if self.ended or (self.between and not link.door.again):
             return Refusal.NO_MATCH, "the match is over"
         if len(self.links) >= self.most:
             return Refusal.WATCHERS_FULL, f"this match has its {self.most} watchers already"
@@ -277,9 +281,12 @@ class WatchHub:
             self.on_count(len(self.links))
 
     def follow(self, session: NetSession) -> None:
-        """The match is on: tell the watchers who plays and show them the table, then
-        after every event of ``session``; its driver is told how many watch."""
+        """The match is on (``session`` is being made, before its link brings the peer's
+        first move): tell the watchers who plays and show them the table, then after
+        every event of it; its driver is told how many watch.  The next match on the
+        connection, if the players play again, is followed the same way."""
         m = session.match
+        self._session, self.between, self._last, self._frame = session, False, None, None
         self._intro = watching_frame(session.names, m.target, session.core.max_games, session.private)
         self._scores = (m.scores[0], m.scores[1])
         for link in list(self.links):
@@ -290,11 +297,18 @@ class WatchHub:
         self.on_count = session.counted.set
         if self.links:
             self._counted()
-        session.observe(self.seen)
+        session.observe(lambda ev: self.seen(session, ev))
+        session.again.then(self._next)
 
-    def seen(self, ev: Event) -> None:
-        """An event of the host's session (the public part of its view only)."""
-        if self.ended or self._intro is None:
+    def _next(self, session: NetSession | None) -> None:
+        """What follows the match just over: nothing, and the watchers leave (the next
+        match, if any, is followed from its making on: follow)."""
+        if session is None and self.between and not self.ended:
+            self.end("the match is over")
+
+    def seen(self, session: NetSession, ev: Event) -> None:
+        """An event of the host's ``session`` (the public part of its view only)."""
+        if self.ended or self._intro is None or session is not self._session:
             return
         if isinstance(ev, GameStarted):
             self._scores = ev.scores
@@ -317,7 +331,10 @@ class WatchHub:
             if self._last is not None:
                 last = self._last
                 self._show(TableShown(last.view, ev.scores, match_over=True))
-            self.end("the match is over")
+            self.between = True  # (watchers that follow another match wait for it: _next)
+            for link in list(self.links):
+                if not link.door.again:
+                    link.bye("the match is over")
         elif isinstance(ev, SessionFailed):  # (why, as data: the host's own line names its files)
             self.end(f"the match stopped ({ev.ending.cause.value})" if ev.ending else "the match stopped")
         elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CLOSED:
@@ -351,7 +368,7 @@ class WatchClient(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self._events: asyncio.Queue[SpectatorEvent] = asyncio.Queue()
         self._stopped = False
-        self._over = False  # the match ended while we watched
+        self._over = False  # the match watched ended (the last one, unless another follows)
         self._timers: list[asyncio.TimerHandle] = []
         self._silence: asyncio.TimerHandle | None = None
         # past the join code (None), or how the watch stopped before that
@@ -404,6 +421,8 @@ class WatchClient(asyncio.Protocol):
                     break
                 if isinstance(ev, TableShown) and ev.match_over:
                     self._over = True
+                elif isinstance(ev, Watching):  # (the next match on the connection: not over yet)
+                    self._over = False
                 self._events.put_nowait(ev)
         except PeerRefused as e:
             self._stop(WatchStopped(False, f"the host refused: {e}", EXIT_ERROR, e.code.value))

@@ -68,7 +68,8 @@ class WatchModel:
     private: bool = False
     table: TableShown | None = None
     told: list[Told] = field(default_factory=list)  # the current game's lines (the screen's list)
-    over: bool = False  # the match ended
+    over: bool = False  # the match ended (the last one, unless another follows)
+    matches: int = 0  # the matches watched on this connection (the players may play again)
     stopped: WatchStopped | None = None
     _results: set[int] = field(default_factory=set)  # the games whose end was told
 
@@ -86,9 +87,13 @@ class WatchModel:
                 names = [f"{names[0]} {i + 1}" for i in range(2)]
             self.names = (names[0], names[1])
             self.target, self.private = ev.target, ev.private
-            line = _("Watching {a} against {b}, first to {target}.").format(
-                a=self.names[0], b=self.names[1], target=ev.target
-            )
+            self.matches += 1
+            if self.matches == 1:
+                line = _("Watching {a} against {b}, first to {target}.")
+            else:  # they play again: a new match, from its deal
+                self.table, self.over, self.told, self._results = None, False, [], set()
+                line = _("They play again. Match {n}: {a} against {b}, first to {target}.")
+            line = line.format(a=self.names[0], b=self.names[1], target=ev.target, n=self.matches)
             if ev.private:
                 line += " " + _("A private deck: only the cards shown to both players are seen.")
             out.append(Told(line))

@@ -175,6 +175,9 @@ def test_a_next_match_on_the_connection_starts_afresh_and_only_the_last_ends_the
     assert model.over
     model.take(second[0])  # the next match's Watching
     assert not model.over and model.table is None and model.matches == 2
+    model.take(second[1])  # its deal: the screen's list still names the new match first
+    said = [t.text for t in model.told]
+    assert said[0].startswith("They play again. Match 2:") and said[1].startswith("Game 1 begins.")
     cut = WatchStopped(False, "the connection was lost", 4)
     with pytest.raises(UserError):
         asyncio.run(print_watch(Feed([*first, *second[:5], cut])))

@@ -111,7 +111,8 @@ class WatchModel:
         out: list[Told] = []
         last = self.table
         if last is None or last.view.game != v.game:
-            self.told = []
+            if last is not None:  # (a match's first game keeps the line that named the match)
+                self.told = []
             if ev.move is None and v.ply == 0:
                 out.append(Told(game_begins(v.game, v.turn, ev.by_lot, voice)))
             else:

@@ -33,7 +33,7 @@ from p2p_spite.core.protocol import (
 )
 from p2p_spite.core.tape import TapeKind
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
-from p2p_spite.engine import HAND, PAYOFF, SIDE, Move, Played
+from p2p_spite.engine import HAND, PAYOFF, SIDE, Move, Played, PlayerView
 from p2p_spite.engine import refusals as no
 from p2p_spite.fairdeck import GameDeck, Shares, from_wire
 from p2p_spite.fairdeck.table import HIDDEN
@@ -47,6 +47,12 @@ from tests.positions import quiet_moves
 from tests.support.net import drain, pump
 from tests.test_private_net import Seat, Table, _refused
 from tests.test_takeback_net import _next
+
+
+def _v(view: PlayerView | None) -> PlayerView:
+    """A seat's view, once its deal is shown (None before: a private deal has no view)."""
+    assert view is not None
+    return view
 
 
 def _snap(s: Seat) -> tuple[object, ...]:
@@ -76,7 +82,7 @@ def _to_quiet(t: Table, most: int = 400) -> tuple[Seat, Seat, list[Move]]:
         q = quiet_moves(on.core.match)
         if q:
             return on, t.seats[1 - t.turn()], q
-        t.play(t.turn(), bots[t.turn()].choose(on.core.view()))
+        t.play(t.turn(), bots[t.turn()].choose(_v(on.core.view())))
         assert t.error(0) is None and t.error(1) is None
     raise AssertionError("no quiet move came")
 
@@ -148,7 +154,7 @@ def test_back_to_the_turns_start_then_the_card_to_a_side_stack() -> None:
         if len(q) >= 2:
             break
         t.play(on.core.seat, q[0])
-        t.play(on.core.seat, next(m for m in on.core.view().legal_moves() if m.target == SIDE))
+        t.play(on.core.seat, next(m for m in _v(on.core.view()).legal_moves() if m.target == SIDE))
     else:
         pytest.skip("no turn with two quiet moves in 20 turns")
     before = [_snap(s) for s in t.seats]
@@ -245,10 +251,10 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
         bots = [make_bot("easy", 1), make_bot("easy", 2)]
         for _ in range(400):
             on = t.seats[t.turn()]
-            pay = [mv for mv in on.core.view().legal_moves() if mv.source == PAYOFF]
+            pay = [mv for mv in _v(on.core.view()).legal_moves() if mv.source == PAYOFF]
             if pay:
                 break
-            t.play(t.turn(), bots[t.turn()].choose(on.core.view()))
+            t.play(t.turn(), bots[t.turn()].choose(_v(on.core.view())))
         else:
             pytest.skip("no pay-off move came")
         off = t.seats[1 - on.core.seat]
@@ -262,7 +268,7 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
         assert _snap(off) == before
         return
     if attack == "after-its-discard":
-        t.play(seat, next(mv for mv in on.core.view().legal_moves() if mv.target == SIDE))
+        t.play(seat, next(mv for mv in _v(on.core.view()).legal_moves() if mv.target == SIDE))
         before = _snap(off)
         _raw(on, {"t": "takeback", "n": on.core.position - 1})
         t.pump()
@@ -275,7 +281,7 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
     code: Refusal
     if attack == "intent-crosses-the-undo":
         _allowed(t, on, off)
-        nxt = q[1] if len(q) > 1 else next(mv for mv in on.core.view().legal_moves() if mv.target == SIDE)
+        nxt = q[1] if len(q) > 1 else next(mv for mv in _v(on.core.view()).legal_moves() if mv.target == SIDE)
         on.deck.announce(Action(1, seat, nxt))  # its next action announced: the allowance is void
         t.pump()
         assert t.error(off.core.seat) is None
@@ -283,7 +289,7 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
         _raw(on, {"t": "undo", "n": n, "d": off.core.digest_after_takeback(seat)})
         code = Refusal.FORGED
     elif attack == "request-while-its-intent-is-under-way":
-        nxt = q[1] if len(q) > 1 else next(mv for mv in on.core.view().legal_moves() if mv.target == SIDE)
+        nxt = q[1] if len(q) > 1 else next(mv for mv in _v(on.core.view()).legal_moves() if mv.target == SIDE)
         on.deck.announce(Action(1, seat, nxt))
         t.pump()
         before = _snap(off)
@@ -314,7 +320,7 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
             _raw(on, {"t": "deck", "g": 1, "i": i, "m": list(m), "s": other})
             code = Refusal.ILLEGAL_MOVE
         elif attack == "another-card-from-the-cards-slot":
-            hidden = next(c for c in on.core.view().hand if c != m.arg)
+            hidden = next(c for c in _v(on.core.view()).hand if c != m.arg)
             lie = Move(seat, HAND, hidden, m.target, m.slot)
             _raw(on, {"t": "deck", "g": 1, "i": i, "m": list(lie), "s": slot})
             code = Refusal.ILLEGAL_MOVE
@@ -354,7 +360,7 @@ def test_the_rules_refuse_a_takeback_of_a_move_that_showed_its_mover_a_card() ->
         if g.result is not None or seen == {"drew", "completed"}:
             break
         on = t.seats[t.turn()]
-        t.play(on.core.seat, bots[on.core.seat].choose(on.core.view()))
+        t.play(on.core.seat, bots[on.core.seat].choose(_v(on.core.view())))
         assert t.error(0) is None and t.error(1) is None
         off = t.seats[1 - on.core.seat]
         last: Played | None = off.core.match.last_played()
@@ -381,7 +387,7 @@ def test_our_own_takeback_is_refused_while_our_next_move_is_under_way() -> None:
     t.play(on.core.seat, q[0])
     assert on.core.takeback_refusal(on.core.seat) is None
     off.tamper = lambda msg: []  # the other side's shares do not come: the cards stay being shown
-    nxt = next(mv for mv in on.core.view().legal_moves() if mv.source == HAND and mv.target == SIDE)
+    nxt = next(mv for mv in _v(on.core.view()).legal_moves() if mv.source == HAND and mv.target == SIDE)
     on.deck.announce(Action(1, on.core.seat, nxt))
     assert on.core.takeback_refusal(on.core.seat) == no.DeckBusy()
 
@@ -456,7 +462,7 @@ def test_a_private_takeback_over_tcp_survives_a_restart_and_both_records_verify(
             on = host if g.turn == host.seat else joiner
             if quiet_moves(on.core.match):
                 break
-            await on.play(bots[on.seat].choose(on.view()))
+            await on.play(bots[on.seat].choose(_v(on.view())))
             await _settled(host, joiner)
         off = joiner if on is host else host
         m = quiet_moves(on.core.match)[0]

@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 from p2p_spite.engine import SIDE, PlayerView, rank
-from p2p_spite.session import RematchAnswered, WatchersChanged
+from p2p_spite.session import ConnectionChanged, LinkState, RematchAnswered, WatchersChanged
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.commands import Again, Chat, Enter, Hint, PlayText, Quit, Resign
 from p2p_spite.ui.controller import Controller
@@ -241,5 +241,9 @@ def test_watchers_are_counted_and_said_only_when_more_watch_than_before() -> Non
             "2 people are watching (they see only the cards shown to both of you).",
         ]
         assert ctl.watchers == 2
+        ctl.news(ConnectionChanged(LinkState.RECONNECTING))
+        assert ctl.watchers == 2  # (they still watch at the host while the joiner comes back)
+        ctl.news(ConnectionChanged(LinkState.CLOSED))
+        assert ctl.watchers == 0  # the toolbar no longer counts watchers of a closed connection
 
     run(main())

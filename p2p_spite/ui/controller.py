@@ -409,6 +409,8 @@ class Controller:
         self.port.changed()
 
     def _connection(self, ev: ConnectionChanged) -> None:
+        if ev.state in (LinkState.LOST, LinkState.CLOSED):
+            self.watchers = 0  # (the connection is gone: no count is kept; the joiner had the host's)
         left = peer_left(ev.ending) if ev.state is LinkState.LOST else None
         if left is not None:  # the peer quit on purpose: SessionFailed says so, once
             self.connection = LinkState.CLOSED

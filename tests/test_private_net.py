@@ -483,6 +483,7 @@ def test_the_private_deck_of_a_core_is_its_deck_or_none() -> None:
         def next_game(self) -> list[Event]: ...  # type: ignore[empty-body]
         def takeback_refusal(self, played: Played) -> Illegal | None: ...
         def taken_back(self, played: Played, at: int) -> None: ...
+        def resign_requested(self, game: int) -> bool: ...  # type: ignore[empty-body]
 
     seeded.private = Other()
     with pytest.raises(TypeError, match="not a PrivateDeck"):

@@ -212,6 +212,11 @@ class DeckHooks(Protocol):
         """``played`` was taken back (the engine did it; ``at`` actions were made before)."""
         ...
 
+    def resign_requested(self, game: int) -> bool:
+        """The peer asks us (on turn) to make its resignation of ``game``: True if it can be
+        made now; else our announced move comes first, and the resignation is due after it."""
+        ...
+
 
 class GameCore:
     """The match as this seat knows it, plus the events a driver should see.
@@ -325,6 +330,18 @@ class GameCore:
         if reason is not None:
             raise IllegalMoveError([], reason)
         return Action(g.game, seat)
+
+    def resign_request(self, game: int) -> Action | None:
+        """The peer, off turn, asks us to make its resignation of ``game`` (not a later game
+        than the one in play: the caller checks): the action to make now, or None -- the
+        request crossed the game's end, the turn passed to the peer (it resigns itself), or
+        a private deck's move of ours is under way (the deck makes it due after it)."""
+        g = self.match.game
+        if self.finished or game < g.game or g.result is not None or g.turn != self.seat:
+            return None
+        if self.private is not None and not self.private.resign_requested(game):
+            return None
+        return self.check_resign(1 - self.seat, self.seat)
 
     def own_tag(self, n: int) -> bytes:
         """Our tag on action ``n`` (one of ours, already applied)."""

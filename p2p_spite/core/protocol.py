@@ -549,22 +549,15 @@ class Endpoint:
         self._events.append(ActionReceived(n, done, tag))
 
     def _on_resign_request(self, msg: ResignRequest) -> None:
-        """The peer, off turn, resigns ``g``: if we are on turn in that game, its resignation
-        is our next action; if the game is over (the request crossed its end) or the turn has
-        passed to the peer (it will resign itself), there is nothing to do."""
+        """The peer, off turn, resigns ``g``: maybe our next action (``GameCore.resign_request``)."""
         c = self.core
         assert c is not None
-        game = msg.g
-        g = c.match.game
-        if game > g.game:
+        if msg.g > (now := c.match.game.game):
             raise RemoteProtocolError(
-                f"a resignation request for game {game} during game {g.game}", Refusal.SEQUENCE
+                f"a resignation request for game {msg.g} during game {now}", Refusal.SEQUENCE
             )
-        if c.finished or game < g.game or g.result is not None or g.turn != c.seat:
-            return
-        if (deck := PrivateDeck.of(c)) is not None and not deck.resign_requested(game):
-            return  # our announced move first: the deck makes the resignation due after it
-        self._events.append(ActionDue(c.check_resign(1 - c.seat, c.seat)))
+        if (action := c.resign_request(msg.g)) is not None:
+            self._events.append(ActionDue(action))
 
     def _on_rematch(self, msg: RematchAnswer) -> None:
         core = self.core

@@ -95,6 +95,7 @@ class Match:
                 private=self.private,
             )
         )
+        self.joiner = joiner
         host: NetSession = await self.host_task
 
         def seen(ev: Event) -> None:
@@ -210,6 +211,32 @@ def test_a_host_that_leaves_mid_match_ends_the_watch_with_its_reason(tmp_path: P
         assert isinstance(last, WatchStopped) and not last.complete
         assert last.exit_code == EXIT_PEER_LEFT and "the host left the match" in last.message
         assert not any(isinstance(e, TableShown) and e.match_over for e in seen)
+
+    run(main)
+
+
+def test_a_joiner_that_leaves_mid_match_is_named_in_the_watchers_goodbye(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, target=50)
+        client = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
+        seen: list[SpectatorEvent] = []
+        watching = asyncio.create_task(collect(client, seen))
+        leaving: list[asyncio.Task[None]] = []
+
+        def on_host(ev: Event) -> None:
+            if isinstance(ev, MovePlayed) and ev.view.ply == 10 and not leaving:
+                leaving.append(asyncio.create_task(m.joiner.close("quit")))
+
+        playing = asyncio.create_task(m.play(on_host))
+        await watching
+        await asyncio.gather(*leaving)
+        playing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
+        last = seen[-1]
+        assert isinstance(last, WatchStopped) and not last.complete
+        assert "the match stopped: Bob left the match" in last.message, last.message
+        assert "peer-left" not in last.message  # (words, not the cause's code)
 
     run(main)
 

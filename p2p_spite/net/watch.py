@@ -37,6 +37,8 @@ from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from ..news import ConnectionDropped, DropKind, HostRefused
 from ..session import (
     ConnectionChanged,
+    EndCause,
+    Ending,
     Event,
     GameEnded,
     GameStarted,
@@ -336,7 +338,7 @@ class WatchHub:
                 if not link.door.again:
                     link.bye("the match is over")
         elif isinstance(ev, SessionFailed):  # (why, as data: the host's own line names its files)
-            self.end(f"the match stopped ({ev.ending.cause.value})" if ev.ending else "the match stopped")
+            self.end(_stopped(ev.ending))
         elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CLOSED:
             self.end("the host left the match")
 
@@ -354,6 +356,22 @@ class WatchHub:
         for link in list(self.links):
             link.bye(reason)
         self.links.clear()
+
+
+def _stopped(ending: Ending | None) -> str:
+    """The host's goodbye to its watchers when the match stopped before its end (plain
+    words on the wire: the watcher shows them as the host's reason)."""
+    if ending is None:
+        return "the match stopped"
+    why = {
+        EndCause.PEER_LEFT: f"{ending.peer or 'the other player'} left the match",
+        EndCause.CONNECTION_LOST: "the players' connection was lost",
+        EndCause.PEER_BROKE_PROTOCOL: "a player's program broke the protocol",
+        EndCause.PEER_REFUSED: "a player's program was refused",
+        EndCause.DEAL_ABANDONED: "a player left during the deal",
+        EndCause.STORAGE: "the host cannot write its record",
+    }[ending.cause]
+    return f"the match stopped: {why}"
 
 
 # -- the watcher's side -------------------------------------------------------------

@@ -2,9 +2,11 @@
 (``python -m tests.adversary.taker MODE p2p-spite-args...``), for private-deck matches
 between two processes (tests/adversary/test_private_takebacks.py).
 
-After each move of its own that may be taken back, up to ``TAKEBACKS`` times in the
-match, its side asks the other to take it back (the other, a ``--bot``, allows), and
-plays on from the board the takeback gives (the bot may play the card again).  Modes:
+After each move of its own that may be taken back and is not the match's first action
+(taken back, it would leave no move standing, and a match with no move keeps no record
+to check), up to ``TAKEBACKS`` times in the match, its side asks the other to take it
+back (the other, a ``--bot``, allows), and plays on from the board the takeback gives
+(the bot may play the card again).  Modes:
 
 - ``honest``: nothing else;
 - ``lying-undo``: its first ``undo`` carries a digest that is not the state's;
@@ -38,7 +40,7 @@ def install(mode: str) -> None:
     async def play(self: NetSession, move: Any) -> None:
         await honest_play(self, move)
         core = self.core
-        if left[0] > 0 and core.takeback_refusal(core.seat) is None:
+        if left[0] > 0 and core.position >= 2 and core.takeback_refusal(core.seat) is None:
             left[0] -= 1
             undone.append(move)
             print(f"taker: asking to take back {list(move)}", file=sys.stderr, flush=True)

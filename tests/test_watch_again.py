@@ -170,7 +170,7 @@ def test_watch_follows_two_bot_matches_and_never_prints_a_seed(tmp_path: Path) -
             tmp_path,
         )  # fmt: skip
         procs.append(join)
-        (hrc, _hout, herr), (wrc, wout, werr), (jrc, _jout, jerr) = finish_all([host, watcher, join], 120)
+        (hrc, hout, herr), (wrc, wout, werr), (jrc, _jout, jerr) = finish_all([host, watcher, join], 120)
     finally:
         for p in procs:
             if p.poll() is None:
@@ -196,5 +196,12 @@ def test_watch_follows_two_bot_matches_and_never_prints_a_seed(tmp_path: Path) -
         assert ends, part[-3:]  # its final score
         for other in recs:  # no seed at all, and so none while its match was in play
             assert other.seed.hex() not in "\n".join(part)
+    for h, j in (("h.json", "j.json"), ("h-2.json", "j-2.json")):
+        assert (tmp_path / h).read_bytes() == (tmp_path / j).read_bytes()
+    assert recs[1].scores is not None
+    a, b = recs[1].scores
+    won = f"{('Ann', 'Bob')[b > a]} wins the match {max(a, b)}-{min(a, b)}."
+    assert lines[-1] in (won, f"The match stopped at {a}-{b}."), lines[-1]  # (--games 2 may stop it)
+    assert all(r.seed.hex() in hout for r in recs)  # (the host says them; the watcher never does)
     assert all(r.seed.hex() not in wout + werr for r in recs)
     assert "Traceback" not in herr + werr + jerr

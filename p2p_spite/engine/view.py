@@ -23,12 +23,13 @@ Stack = tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerView:
-    seat: int
+class _Table:
+    """The fields both views share: the table as anyone at it sees it.  Neither view
+    is the other's kind, so a seat's view, hand and all, cannot pass for a public one."""
+
     game: int
     turn: int
     ply: int
-    hand: tuple[Card, ...]
     hand_counts: tuple[int, int]
     payoff_tops: tuple[Card | None, Card | None]
     payoff_counts: tuple[int, int]
@@ -36,6 +37,14 @@ class PlayerView:
     center: tuple[Stack, Stack, Stack]
     stock_count: int
     result: Result | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView(_Table):
+    """What ``seat`` sees: the table, and its own hand."""
+
+    seat: int
+    hand: tuple[Card, ...]
 
     @property
     def opponent(self) -> int:
@@ -90,22 +99,11 @@ class PlayerView:
 
 
 @dataclass(frozen=True, slots=True)
-class PublicView:
+class PublicView(_Table):
     """What anyone at the table sees of a game: the cards face up for both players
     (the pay-off tops, the side stacks, the centers) and how many cards lie face
     down (each hand, each pay-off pile, the stock).  No hand, no stock order, no
     seed: a watcher who knew any of them could tell a player the hidden cards."""
-
-    game: int
-    turn: int
-    ply: int
-    hand_counts: tuple[int, int]
-    payoff_tops: tuple[Card | None, Card | None]
-    payoff_counts: tuple[int, int]
-    sides: tuple[tuple[Stack, Stack, Stack, Stack], tuple[Stack, Stack, Stack, Stack]]
-    center: tuple[Stack, Stack, Stack]
-    stock_count: int
-    result: Result | None
 
     def cards(self) -> list[Card]:
         """Every card face up, each once."""

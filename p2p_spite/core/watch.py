@@ -371,7 +371,10 @@ class _Side(Generic[E]):
     """What both ends of a watcher's connection do alike: frames in, events out (``E``,
     from ``_handle``), bytes out; a rule broken refuses the other end and closes."""
 
-    def __init__(self) -> None:
+    def __init__(self, code_key: bytes | None, proto: int) -> None:
+        self.code_key = code_key  # the join code's key, or None
+        self.proto = proto
+        self._nonce = secrets.token_bytes(NONCE_BYTES)  # this end's, for the code's proof
         self._decoder = FrameDecoder()
         self._out = bytearray()
 
@@ -445,12 +448,9 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
         clock: Callable[[], float] = time.monotonic,
         proto: int = PROTOCOL_VERSION,
     ) -> None:
-        self.code_key = code_key
+        super().__init__(code_key, proto)
         self.allowed = allowed
-        self.proto = proto
-        super().__init__()
         self.phase = DoorPhase.WATCH
-        self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._peer_nonce = b""
         self.again = False  # the watcher follows the next match on the connection
         self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
@@ -541,11 +541,8 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
     """The watcher's side of its connection (``code_key``: the join code's key, or None)."""
 
     def __init__(self, code_key: bytes | None, proto: int = PROTOCOL_VERSION) -> None:
-        self.code_key = code_key
-        self.proto = proto
-        super().__init__()
+        super().__init__(code_key, proto)
         self.phase = WatchPhase.HELLO
-        self._nonce = secrets.token_bytes(NONCE_BYTES)
         self._challenge = b""
         self._game = 0  # the game of the last table
         self._ping = 0

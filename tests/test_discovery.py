@@ -4,6 +4,7 @@ interface or to any address outside 127.0.0.0/8)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import socket
 import struct
@@ -23,6 +24,7 @@ from p2p_spite.net.discovery import (
     Announcement,
     Announcer,
     DiscoveryError,
+    HeardHost,
     HostTable,
     announce_target,
     decode,
@@ -244,11 +246,9 @@ def test_join_with_no_address_and_two_hosts_lists_them_and_asks_for_one(tmp_path
 def test_a_person_joining_with_no_address_is_asked_which_host_and_for_the_code(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import argparse
     import sys
 
     from p2p_spite import lan
-    from p2p_spite.net.discovery import HeardHost
 
     heard = [HeardHost("127.0.0.1", 5000, "Ann", True, 0.0), HeardHost("127.0.0.2", 4747, "Cy", False, 0.0)]
     monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
@@ -326,29 +326,40 @@ def test_the_join_line_of_a_private_host_insists_on_the_private_deck() -> None:
     ]
 
 
+def _listed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], heard: list[HeardHost]
+) -> list[str]:
+    """What ``hosts`` prints when it hears ``heard``."""
+    from p2p_spite import lan
+
+    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
+    assert lan.run_hosts(1.0, None) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def _args(command: str) -> argparse.Namespace:
+    """``command`` (join or watch) with no address, the code given, the bot playing."""
+    return argparse.Namespace(
+        command=command, bot="easy", wait=1.0, discovery_port=None, code="k7qp-3mxd", no_code=False,
+        resume=None, private=False,
+    )  # fmt: skip
+
+
 def test_hosts_and_join_say_which_host_is_private_and_join_insists_on_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import argparse
-
     from p2p_spite import lan
-    from p2p_spite.net.discovery import HeardHost
 
     heard = [
         HeardHost("127.0.0.1", 5000, "Ann", True, 0.0, private=True),
         HeardHost("127.0.0.2", 4747, "Cy", False, 0.0),
     ]
-    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
-    assert lan.run_hosts(1.0, None) == 0
-    assert capsys.readouterr().out.splitlines() == [
+    assert _listed(monkeypatch, capsys, heard) == [
         "Ann  127.0.0.1:5000  code needed  private deck",
         "Cy   127.0.0.2:4747  no code",
     ]
     monkeypatch.setattr(lan, "_look", lambda seconds, port: heard[:1])
-    args = argparse.Namespace(
-        command="join", bot="easy", wait=1.0, discovery_port=None, code="k7qp-3mxd", no_code=False,
-        resume=None, private=False,
-    )  # fmt: skip
+    args = _args("join")
     assert lan.choose_host(args) == ("127.0.0.1", 5000)
     assert args.private is True  # as if --private was typed: a host that is not private is refused
     assert "found Ann at 127.0.0.1:5000: a private deck" in capsys.readouterr().out
@@ -397,30 +408,18 @@ def test_a_match_under_way_is_announced_in_a_flag_of_its_own() -> None:
 def test_join_passes_a_match_under_way_by_and_watch_finds_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import argparse
-
     from p2p_spite import lan
-    from p2p_spite.net.discovery import HeardHost
 
     heard = [
         HeardHost("127.0.0.1", 5000, "Ann", True, 0.0, playing=True),
         HeardHost("127.0.0.2", 4747, "Cy", False, 0.0),
     ]
-    monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
-    assert lan.run_hosts(1.0, None) == 0
-    assert capsys.readouterr().out.splitlines() == [
+    assert _listed(monkeypatch, capsys, heard) == [
         "Ann  127.0.0.1:5000  code needed  playing",
         "Cy   127.0.0.2:4747  no code",
     ]
-
-    def args(command: str) -> argparse.Namespace:
-        return argparse.Namespace(
-            command=command, bot="easy", wait=1.0, discovery_port=None, code="k7qp-3mxd", no_code=False,
-            resume=None, private=False,
-        )  # fmt: skip
-
-    assert lan.choose_host(args("join")) == ("127.0.0.2", 4747)  # the only one waiting for a joiner
+    assert lan.choose_host(_args("join")) == ("127.0.0.2", 4747)  # the only one waiting for a joiner
     monkeypatch.setattr(lan, "_look", lambda seconds, port: heard[:1])
     with pytest.raises(UserError, match="Ann is playing a match already: p2p-spite watch to watch it"):
-        lan.choose_host(args("join"))
-    assert lan.choose_host(args("watch")) == ("127.0.0.1", 5000)
+        lan.choose_host(_args("join"))
+    assert lan.choose_host(_args("watch")) == ("127.0.0.1", 5000)

@@ -38,6 +38,13 @@ class Driver:
     async def wait_for(self, text: str, after: int = 0) -> None:
         await until(lambda: text in "\n".join(self.lines[after:]), timeout=5)
 
+    async def resign_to_the_end(self, after: int = 0) -> None:
+        """Resign the match's one game, confirmed, up to "another match?"."""
+        self.type("resign")
+        await self.wait_for("[y/N]", after=after)
+        self.type("y")
+        await self.wait_for("Play another match? [y/N]", after=after)
+
     async def result(self) -> int:
         assert self.task is not None
         async with asyncio.timeout(5):
@@ -331,10 +338,7 @@ def test_play_again_at_the_line_prompt_yes_then_no() -> None:
         s.core.max_games = 1
         async with lineplay(s) as d:
             await d.wait_for("your move> ")
-            d.type("resign")
-            await d.wait_for("[y/N]")
-            d.type("y")
-            await d.wait_for("Play another match? [y/N]")
+            await d.resign_to_the_end()
             n = len(d.lines)
             d.type("y")
             await d.wait_for("Match 2 begins.", after=n)
@@ -342,10 +346,7 @@ def test_play_again_at_the_line_prompt_yes_then_no() -> None:
             s.core.max_games = 1
             await d.wait_for("== Game 1", after=n)
             n = len(d.lines)
-            d.type("resign")
-            await d.wait_for("[y/N]", after=n)
-            d.type("y")
-            await d.wait_for("Play another match? [y/N]", after=n)
+            await d.resign_to_the_end(after=n)
             d.type("n")
             assert await d.result() == 0
             assert s.closed == "quit" and s.matches == 2
@@ -359,10 +360,7 @@ def test_end_of_input_at_the_play_again_question_is_a_no_and_exit_0() -> None:
         s.core.max_games = 1
         async with lineplay(s) as d:
             await d.wait_for("your move> ")
-            d.type("resign")
-            await d.wait_for("[y/N]")
-            d.type("y")
-            await d.wait_for("Play another match? [y/N]")
+            await d.resign_to_the_end()
             d.writer.close()
             assert await d.result() == 0
             assert "end of input: no other match" in d.said() and s.matches == 1

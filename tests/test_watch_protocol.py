@@ -226,6 +226,21 @@ def test_pings_are_answered_a_few_a_second_and_a_flood_is_refused() -> None:
     assert e.value.code is Refusal.FLOOD
 
 
+def test_a_flood_of_pongs_is_refused_as_one_of_pings_is() -> None:
+    now = [0.0]
+    door = WatcherDoor(None, True, clock=lambda: now[0])
+    w = WatchEndpoint(None)
+    w.initiate()
+    door.receive_data(w.data_to_send())
+    assert events(door.next_event) == [WatcherIn()]
+    door.receive_data(b"".join(encode({"t": "pong", "k": k}) for k in range(200)))
+    assert events(door.next_event) == []  # (within the burst)
+    door.receive_data(b"".join(encode({"t": "pong", "k": k}) for k in range(100)))
+    with pytest.raises(RemoteProtocolError) as e:
+        events(door.next_event)
+    assert e.value.code is Refusal.FLOOD
+
+
 def test_a_watcher_says_bye() -> None:
     door, w, _, _ = linked(None, None)
     w.bye("enough")

@@ -208,6 +208,24 @@ class RateLimit:
         return False
 
 
+class Liveness:
+    """A connection's pings and pongs from the other end (a player's or a watcher's):
+    together at most PING_RATE a second beyond a burst of PING_BURST (more: a flood);
+    a ping is answered PONG_RATE times a second at most, the others ignored."""
+
+    __slots__ = ("_pings", "_pongs")
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
+        self._pings = RateLimit(PING_RATE, PING_BURST, clock)
+
+    def heard(self, msg: Ping | Pong) -> Pong | None:
+        """The answer to ``msg``, if any (RemoteProtocolError: a flood)."""
+        if not self._pings.take():
+            raise RemoteProtocolError(f"{msg.T}s faster than {PING_RATE:g} a second", Refusal.FLOOD)
+        return Pong(msg.k) if isinstance(msg, Ping) and self._pongs.take() else None
+
+
 # -- the endpoint ---------------------------------------------------------------------
 
 
@@ -239,8 +257,7 @@ class Endpoint:
         self._started = False
         self._unacked: int | None = None  # an ActionReceived not acknowledged yet
         self.rematch = RematchLedger(self._send)  # another match on this connection
-        self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
-        self._pings = RateLimit(PING_RATE, PING_BURST, clock)
+        self._live = Liveness(clock)
         self._chats = RateLimit(CHAT_RATE, CHAT_BURST, clock)
         self.takebacks = TakebackLedger(self._send)  # taking back (docs/protocol.md, *Taking back*)
         self.watchers = WatcherCounts(self._send, self.hs, RateLimit(WATCHERS_RATE, WATCHERS_BURST, clock))
@@ -457,16 +474,10 @@ class Endpoint:
     def _on_refuse(self, msg: Refuse) -> None:
         raise PeerRefused(msg.msg, msg.code)
 
-    def _on_ping(self, msg: Ping) -> None:
-        if not self._pings.take():
-            raise RemoteProtocolError(f"pings faster than {PING_RATE:g} a second", Refusal.FLOOD)
-        if self._pongs.take():  # more than a few a second are not answered
-            self._send(Pong(msg.k))
-
-    def _on_pong(self, msg: Pong) -> None:
+    def _on_ping(self, msg: Ping | Pong) -> None:
         """Any data proves the peer alive: a pong only counts against the ping rate."""
-        if not self._pings.take():
-            raise RemoteProtocolError(f"pongs faster than {PING_RATE:g} a second", Refusal.FLOOD)
+        if (pong := self._live.heard(msg)) is not None:
+            self._send(pong)
 
     def _on_bye(self, msg: Bye) -> None:
         if self.phase not in (Phase.PLAY, Phase.AGAIN):  # the handshake is not done: it ends here
@@ -635,7 +646,7 @@ _HANDLERS: dict[type[Message], tuple[frozenset[Phase], _Handler]] = {
     Watchers: (frozenset({Phase.PLAY, Phase.AGAIN}), lambda ep, msg: ep.push_event(ep.watchers.take(msg))),
     Deck: (_PLAYING, Endpoint._on_deck),
     Ping: (_AFTER_HELLO, Endpoint._on_ping),
-    Pong: (_AFTER_HELLO, Endpoint._on_pong),
+    Pong: (_AFTER_HELLO, Endpoint._on_ping),
     Bye: (_AFTER_HELLO, Endpoint._on_bye),
     Refuse: (frozenset(Phase), Endpoint._on_refuse),
 }

@@ -45,16 +45,7 @@ from .messages import (
     clean_text,
     shown,
 )
-from .protocol import (
-    PING_BURST,
-    PING_RATE,
-    PONG_BURST,
-    PONG_RATE,
-    PROTOCOL_VERSION,
-    NeedData,
-    PeerRefused,
-    RateLimit,
-)
+from .protocol import PROTOCOL_VERSION, Liveness, NeedData, PeerRefused
 from .wire import FrameDecoder, LocalProtocolError, Refusal, RemoteProtocolError, encode
 
 DEFAULT_WATCHERS: Final = 4  # watchers a host lets in at once unless told otherwise
@@ -453,8 +444,7 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
         self.phase = DoorPhase.WATCH
         self._peer_nonce = b""
         self.again = False  # the watcher follows the next match on the connection
-        self._pongs = RateLimit(PONG_RATE, PONG_BURST, clock)
-        self._pings = RateLimit(PING_RATE, PING_BURST, clock)
+        self._live = Liveness(clock)
 
     @property
     def closed(self) -> bool:
@@ -471,13 +461,10 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
 
     def _handle(self, m: dict[str, Any]) -> WatcherIn | WatcherLeft | None:
         t = m["t"]
-        if t == "ping":
-            ping = Ping.from_wire(m)
-            _check(self._pings.take(), "pings come too fast", Refusal.FLOOD)
-            if self._pongs.take():
-                self._out += encode(Pong(ping.k).to_wire())
-            return None
-        if t == "pong":
+        if t in ("ping", "pong"):
+            pong = self._live.heard(Ping.from_wire(m) if t == "ping" else Pong.from_wire(m))
+            if pong is not None:
+                self._out += encode(pong.to_wire())
             return None
         if t == "bye":
             self.phase = DoorPhase.CLOSED

@@ -15,13 +15,14 @@ import pytest
 from p2p_spite.bots.driver import run_bot
 from p2p_spite.core.wire import FrameDecoder, encode
 from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, public_view
-from p2p_spite.errors import EXIT_PEER_LEFT
+from p2p_spite.errors import EXIT_PEER_LEFT, UserError
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net import watch as watchnet
 from p2p_spite.net.gate import CodeRefused
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.settings import HostSettings, JoinSettings
 from p2p_spite.net.watch import WatchClient, watch_match
+from p2p_spite.news import CannotDial, Dial
 from p2p_spite.session import (
     Event,
     GameStarted,
@@ -422,5 +423,20 @@ def test_a_watcher_that_never_proves_the_code_is_dropped_at_the_deadline(
         assert "no handshake in time" in m.warnings[0]
         writer.close()
         m.host_task.cancel()
+
+    run(main)
+
+
+def test_a_watcher_that_cannot_reach_the_host_is_told_as_a_joiner_is() -> None:
+    """The dial's failure is the joiner's news (CannotDial), worded and translated by the
+    interface, not a sentence made in the network layer."""
+
+    async def main() -> None:
+        with socket.socket() as s:  # a port nobody listens on (bound, not listening)
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+            with pytest.raises(UserError) as e:
+                await watch_match(host="127.0.0.1", port=port, timeout=5)
+        assert isinstance(e.value.news, CannotDial) and e.value.news.how is Dial.NOBODY
 
     run(main)

@@ -20,7 +20,6 @@ from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
 from ..news import (
-    CannotDial,
     CannotListen,
     ConnectionDropped,
     DealSeen,
@@ -31,9 +30,6 @@ from ..news import (
     News,
     RefusedHost,
     SavedMatchUnusable,
-)
-from ..news import (
-    Dial as Dialing,
 )
 from ..plaintext import shown_path
 from ..storage.keeper import RecordKeeper
@@ -49,7 +45,7 @@ from .gate import (
     StrangerLog,
     address_key,
 )
-from .link import HANDSHAKE_TIMEOUT, HelloTimeout, Link, fmt_addr
+from .link import HANDSHAKE_TIMEOUT, DialFailed, HelloTimeout, Link, connect_to, fmt_addr
 from .reconnect import Backoff, Dial
 from .session import NetSession
 from .settings import HostSettings, JoinSettings, Settings, nth_record_path
@@ -505,14 +501,6 @@ _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
 _CODE_REFUSALS = frozenset({Refusal.BAD_CODE, Refusal.CODE_NEEDED})
 
 
-class _ConnectFailed(ConnectionError):
-    """No TCP connection at all (refused, unreachable, timed out): ``news`` says which."""
-
-    def __init__(self, news: CannotDial) -> None:
-        super().__init__(news.where)
-        self.news = news
-
-
 async def join_session(settings: JoinSettings) -> NetSession:
     """Connect to ``settings.host``:``port`` and return the session once the handshake
     is done.
@@ -554,21 +542,12 @@ class _Joiner:
 
     async def dial(self, with_core: GameCore | None, with_deal: Deal | None = None) -> Link:
         """One connection and its handshake."""
-        where, timeout = self.where, self.timeout
-        loop = asyncio.get_running_loop()
+        where = self.where
 
         def new_link() -> Link:
             return Link(Endpoint(self.config, with_core, deal=with_deal), where)
 
-        try:
-            _t, link = await asyncio.wait_for(loop.create_connection(new_link, self.host, self.port), timeout)
-        except TimeoutError:
-            raise _ConnectFailed(CannotDial(where, Dialing.NO_ANSWER, seconds=timeout)) from None
-        except ConnectionRefusedError:
-            raise _ConnectFailed(CannotDial(where, Dialing.NOBODY)) from None
-        except (OSError, OverflowError) as e:
-            why = str(getattr(e, "strerror", None) or e)
-            raise _ConnectFailed(CannotDial(where, Dialing.OTHER, detail=why)) from None
+        link = await connect_to(new_link, self.host, self.port, self.timeout)
         try:
             await link.handshaken
         except BaseException:
@@ -602,7 +581,7 @@ class _Joiner:
         while True:
             try:
                 return await self.dial(self.core, self.deal)
-            except _ConnectFailed as e:
+            except DialFailed as e:
                 if resume is None and not connected_once:
                     raise UserError(e.news) from None
                 problem: News = e.news

@@ -11,12 +11,12 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..core.protocol import Endpoint, Handshaken, NeedData, Phase, PlayEvent
 from ..core.wire import ProtocolError
 from ..errors import StorageError
-from ..news import DropKind
+from ..news import CannotDial, Dial, DropKind
 from ..session import Event
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
@@ -247,3 +247,33 @@ def fmt_addr(addr: Any) -> str:
         host, port = addr[0], addr[1]
         return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
     return str(addr)
+
+
+class DialFailed(ConnectionError):
+    """No TCP connection at all (refused, unreachable, timed out): ``news`` says which."""
+
+    def __init__(self, news: CannotDial) -> None:
+        super().__init__(news.where)
+        self.news = news
+
+
+P = TypeVar("P", bound=asyncio.Protocol)
+
+
+async def connect_to(factory: Callable[[], P], host: str, port: int, timeout: float) -> P:
+    """Connect to ``host``:``port`` within ``timeout`` seconds: the protocol ``factory``
+    made (a player's link, a watcher's client), or DialFailed."""
+    where = fmt_addr((host, port))
+    try:
+        _t, protocol = await asyncio.wait_for(
+            asyncio.get_running_loop().create_connection(factory, host, port), timeout
+        )
+    except TimeoutError:
+        raise DialFailed(CannotDial(where, Dial.NO_ANSWER, seconds=timeout)) from None
+    except ConnectionRefusedError:
+        raise DialFailed(CannotDial(where, Dial.NOBODY)) from None
+    except (OSError, OverflowError) as e:
+        raise DialFailed(
+            CannotDial(where, Dial.OTHER, detail=str(getattr(e, "strerror", None) or e))
+        ) from None
+    return protocol

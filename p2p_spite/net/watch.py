@@ -34,7 +34,7 @@ from ..core.watch import (
 from ..core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import public_view
 from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
-from ..news import ConnectionDropped, DropKind, HostRefused
+from ..news import ConnectionDropped, DropKind, HandshakeFailed, HostRefused
 from ..session import (
     ConnectionChanged,
     EndCause,
@@ -50,7 +50,7 @@ from ..session import (
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from .gate import AUTHENTICATED, GREETED, CodeRefused
-from .link import HANDSHAKE_TIMEOUT, Link, fmt_addr, no_delay
+from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr, no_delay
 from .session import NetSession
 
 MAX_WATCH_BUFFER = 64 * 1024  # bytes queued for a watcher that does not read; more: it is dropped
@@ -489,22 +489,15 @@ async def watch_match(*, host: str, port: int, code: str | None = None, timeout:
     and pass its door: CodeRefused when the host wants a code not given, or another."""
     where = fmt_addr((host, port))
     key = derive_code_key(code) if code else None
-    loop = asyncio.get_running_loop()
     try:
-        _t, client = await asyncio.wait_for(
-            loop.create_connection(lambda: WatchClient(WatchEndpoint(key), where), host, port), timeout
-        )
-    except TimeoutError:
-        raise UserError(f"cannot reach {where}: no answer in {timeout:g} s") from None
-    except ConnectionRefusedError:
-        raise UserError(f"nobody is hosting at {where} (is the host running? is the port right?)") from None
-    except (OSError, OverflowError) as e:
-        raise UserError(f"cannot connect to {where}: {getattr(e, 'strerror', None) or e}") from None
+        client = await connect_to(lambda: WatchClient(WatchEndpoint(key), where), host, port, timeout)
+    except DialFailed as e:
+        raise UserError(e.news) from None
     try:
         stopped = await asyncio.wait_for(asyncio.shield(client.in_door), HANDSHAKE_TIMEOUT)
     except TimeoutError:
         await client.close()
-        raise UserError(f"the host at {where} did not answer the handshake") from None
+        raise UserError(HandshakeFailed(where, timeout=True, seconds=HANDSHAKE_TIMEOUT)) from None
     if stopped is not None and stopped.refusal in _CODE_REFUSALS:
         refused = HostRefused(stopped.refusal, stopped.message)
         raise CodeRefused(refused, wrong=stopped.refusal == Refusal.BAD_CODE.value)

@@ -315,6 +315,24 @@ class NotResumable:
     game: int = 0
 
 
+class WatchEnd(Enum):
+    """Why a watch stopped before the match's end (besides a refusal)."""
+
+    HOST_SILENT = "host-silent"  # nothing from the host, not even a pong, for ``seconds``
+    HOST_STOPPED = "host-stopped"  # the host said goodbye (``reason``: its own words)
+    LOST = "lost"  # the connection closed
+
+
+@dataclass(frozen=True, slots=True)
+class WatchCut:
+    """A watch of the match at ``where`` that stopped before the match's end."""
+
+    where: str
+    kind: WatchEnd
+    reason: str = ""
+    seconds: float = 0.0
+
+
 News = (
     ConnectionDropped
     | DropsSummary
@@ -340,6 +358,7 @@ News = (
     | SavedMatchUnusable
     | NotResumable
     | BadRecord
+    | WatchCut
 )
 
 
@@ -381,5 +400,7 @@ __all__ = [
     "SecretNotRevealed",
     "Stalled",
     "StorageProblem",
+    "WatchCut",
+    "WatchEnd",
     "WeStopped",
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .engine import Card, Move, PublicView
+from .news import News
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +42,12 @@ class TableShown:
 
 @dataclass(frozen=True, slots=True)
 class WatchStopped:
-    """The watch is over: ``complete`` when the match ended, else ``message`` says why
-    (the host left, refused us, the connection was lost) and ``exit_code`` is the
-    command's (errors.py: EXIT_PEER_LEFT, EXIT_LOST, EXIT_ERROR)."""
+    """The watch is over: ``complete`` when the match ended, else ``news`` says why
+    (the host left, refused us, the connection was lost; worded by the interface) and
+    ``exit_code`` is the command's (errors.py: EXIT_PEER_LEFT, EXIT_LOST, EXIT_ERROR)."""
 
     complete: bool
-    message: str = ""
+    news: News | None = None
     exit_code: int = 0
     refusal: str | None = None  # the host's refusal code (docs/protocol.md), if it refused us
 

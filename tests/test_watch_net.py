@@ -215,8 +215,9 @@ def test_a_player_who_leaves_mid_match_ends_the_watch_with_its_reason(
             await playing
         last = seen[-1]
         assert isinstance(last, WatchStopped) and not last.complete
-        assert last.exit_code == EXIT_PEER_LEFT and words in last.message, last.message
-        assert "peer-left" not in last.message  # (words, not the cause's code)
+        said = news_words(last.news) if last.news is not None else ""
+        assert last.exit_code == EXIT_PEER_LEFT and words in said, said
+        assert "peer-left" not in said  # (words, not the cause's code)
         assert not any(isinstance(e, TableShown) and e.match_over for e in seen)
 
     run(main)
@@ -356,7 +357,7 @@ def test_a_host_lets_in_as_many_watchers_as_it_says(tmp_path: Path) -> None:
         second = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
         refused = await asyncio.wait_for(second.next_event(), 10)
         assert isinstance(refused, WatchStopped) and not refused.complete
-        assert "watchers-full" in refused.message
+        assert refused.refusal == "watchers-full"
         await m.play()
         await collecting
         assert one[-1] == WatchStopped(True)
@@ -369,7 +370,7 @@ def test_a_host_with_no_watchers_and_a_wrong_code_turn_a_watcher_away(tmp_path: 
         m = Match(tmp_path, watchers=0)
         nobody = await watch_match(host="127.0.0.1", port=await m.port, code=CODE)
         ev = await asyncio.wait_for(nobody.next_event(), 10)
-        assert isinstance(ev, WatchStopped) and "no-watchers" in ev.message
+        assert isinstance(ev, WatchStopped) and ev.refusal == "no-watchers"
         (tmp_path / "other").mkdir()
         m2 = Match(tmp_path / "other")
         with pytest.raises(CodeRefused) as e:  # (on a terminal, the code is asked again)

@@ -13,6 +13,7 @@ from prompt_toolkit.output import DummyOutput
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import Match, public_view, view
 from p2p_spite.errors import UserError
+from p2p_spite.news import WatchCut, WatchEnd
 from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.ui.board import width_of
 from p2p_spite.ui.text import card_label
@@ -86,10 +87,10 @@ def test_headless_lines_tell_each_move_and_the_final_score(capsys: pytest.Captur
 
 
 def test_a_watch_cut_short_is_an_error_after_the_lines_so_far(capsys: pytest.CaptureFixture[str]) -> None:
-    events = [*tables()[:5], WatchStopped(False, "the host left")]
-    with pytest.raises(UserError, match="the host left"):
+    events = [*tables()[:5], WatchStopped(False, WatchCut("h:4747", WatchEnd.HOST_STOPPED, "quit"))]
+    with pytest.raises(UserError, match=r"the host stopped the watch \(quit\)"):
         asyncio.run(print_watch(Feed(events)))
-    assert "the host left" not in capsys.readouterr().out  # (said once, as the error)
+    assert "stopped the watch" not in capsys.readouterr().out  # (said once, as the error)
 
 
 def test_a_watcher_arriving_mid_game_is_told_where_the_game_is() -> None:
@@ -178,6 +179,6 @@ def test_a_next_match_on_the_connection_starts_afresh_and_only_the_last_ends_the
     model.take(second[1])  # its deal: the screen's list still names the new match first
     said = [t.text for t in model.told]
     assert said[0].startswith("They play again. Match 2:") and said[1].startswith("Game 1 begins.")
-    cut = WatchStopped(False, "the connection was lost", 4)
+    cut = WatchStopped(False, WatchCut("h:4747", WatchEnd.LOST), 4)
     with pytest.raises(UserError):
         asyncio.run(print_watch(Feed([*first, *second[:5], cut])))

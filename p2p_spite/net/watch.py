@@ -34,7 +34,7 @@ from ..core.watch import (
 from ..core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import public_view
 from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
-from ..news import ConnectionDropped, DropKind, HandshakeFailed, HostRefused
+from ..news import ConnectionDropped, DropKind, HandshakeFailed, HostRefused, RefusedHost, WatchCut, WatchEnd
 from ..session import (
     ConnectionChanged,
     EndCause,
@@ -417,7 +417,7 @@ class WatchClient(asyncio.Protocol):
 
     def _host_silent(self) -> None:
         self._stop(
-            WatchStopped(False, f"the host at {self.where} went silent for {HOST_SILENCE:g} s", EXIT_LOST)
+            WatchStopped(False, WatchCut(self.where, WatchEnd.HOST_SILENT, seconds=HOST_SILENCE), EXIT_LOST)
         )
         if self.transport is not None:
             self.transport.abort()
@@ -434,8 +434,8 @@ class WatchClient(asyncio.Protocol):
                     if self._over:
                         self._stop(WatchStopped(True))
                     else:
-                        why = ev.reason or "no reason given"
-                        self._stop(WatchStopped(False, f"the host stopped the watch ({why})", EXIT_PEER_LEFT))
+                        cut = WatchCut(self.where, WatchEnd.HOST_STOPPED, ev.reason)
+                        self._stop(WatchStopped(False, cut, EXIT_PEER_LEFT))
                     break
                 if isinstance(ev, TableShown) and ev.match_over:
                     self._over = True
@@ -443,9 +443,9 @@ class WatchClient(asyncio.Protocol):
                     self._over = False
                 self._events.put_nowait(ev)
         except PeerRefused as e:
-            self._stop(WatchStopped(False, f"the host refused: {e}", EXIT_ERROR, e.code.value))
+            self._stop(WatchStopped(False, HostRefused(e.code.value, str(e)), EXIT_ERROR, e.code.value))
         except ProtocolError as e:
-            self._stop(WatchStopped(False, f"refused the host at {self.where}: {e}", EXIT_ERROR))
+            self._stop(WatchStopped(False, RefusedHost(self.where, e.code.value, str(e)), EXIT_ERROR))
         self._flush()
         if self.endpoint.phase in (WatchPhase.WAITING, WatchPhase.WATCHING) and not self.in_door.done():
             self.in_door.set_result(None)
@@ -472,7 +472,7 @@ class WatchClient(asyncio.Protocol):
         if self._over:
             self._stop(WatchStopped(True))
         else:
-            self._stop(WatchStopped(False, f"the connection to {self.where} was lost", EXIT_LOST))
+            self._stop(WatchStopped(False, WatchCut(self.where, WatchEnd.LOST), EXIT_LOST))
 
     async def next_event(self) -> SpectatorEvent:
         return await self._events.get()
@@ -499,7 +499,7 @@ async def watch_match(*, host: str, port: int, code: str | None = None, timeout:
         await client.close()
         raise UserError(HandshakeFailed(where, timeout=True, seconds=HANDSHAKE_TIMEOUT)) from None
     if stopped is not None and stopped.refusal in _CODE_REFUSALS:
-        refused = HostRefused(stopped.refusal, stopped.message)
+        refused = stopped.news if isinstance(stopped.news, HostRefused) else HostRefused(stopped.refusal)
         raise CodeRefused(refused, wrong=stopped.refusal == Refusal.BAD_CODE.value)
     return client
 

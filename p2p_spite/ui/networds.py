@@ -284,6 +284,14 @@ def news_words(item: n.News | n.Repeated) -> str:
                     address=where
                 )
             return _("refused the host at {address}: {why}").format(address=where, why=_because(code, detail))
+        case n.WatchCut(where=where, kind=n.WatchEnd.HOST_SILENT, seconds=seconds):
+            return _("the host at {address} went silent for {seconds} s").format(
+                address=where, seconds=_seconds(seconds)
+            )
+        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, reason=reason):
+            return _("the host stopped the watch ({why})").format(why=_reason(reason))
+        case n.WatchCut(where=where, kind=n.WatchEnd.LOST):
+            return _("the connection to {address} was lost").format(address=where)
         case n.HandshakeFailed(where, detail, timeout):
             if timeout:
                 return _("the host at {address} did not answer the handshake").format(address=where)

@@ -36,6 +36,7 @@ from .board import (
     move_highlight,
     width_of,
 )
+from .networds import news_words
 from .replay import screen_size, too_small_note
 from .text import DOT, RULE
 from .words import (
@@ -102,7 +103,7 @@ class WatchModel:
         else:
             self.stopped = ev
             if not ev.complete:
-                out.append(Told(ev.message))
+                out.append(Told(_stop_words(ev)))
         self.told += out
         return out
 
@@ -161,7 +162,12 @@ def _ending(model: WatchModel) -> int:
     st = model.stopped
     if st is None or st.complete or model.over:
         return 0
-    raise UserError(st.message, st.exit_code or EXIT_ERROR)
+    raise UserError(_stop_words(st), st.exit_code or EXIT_ERROR)
+
+
+def _stop_words(st: WatchStopped) -> str:
+    """Why the watch stopped before the match's end, in the interface's language."""
+    return news_words(st.news) if st.news is not None else _("the watch stopped")
 
 
 async def print_watch(spectator: Spectator) -> int:
@@ -293,7 +299,7 @@ class WatchScreen:
             await self.spectator.close()
         st = self.model.stopped
         if st is not None and not st.complete and not self.model.over:
-            raise UserError(st.message, st.exit_code or EXIT_ERROR)
+            raise UserError(_stop_words(st), st.exit_code or EXIT_ERROR)
         return 0
 
 

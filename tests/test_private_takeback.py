@@ -208,6 +208,44 @@ def test_an_undo_lost_with_the_connection_leaves_the_move_on_both_decks() -> Non
     _finish_and_verify(t, t.turn())
 
 
+def test_an_undo_the_peer_acknowledged_cannot_come_back_at_a_sync() -> None:
+    """The other side acknowledged the undo, then (hostile) claims at the next sync that it
+    never had it: it tries to catch the requester up with the move taken back (the
+    requester's own, with its own tag).  Refused (forged): the move stays taken back."""
+    t = Table(games=1)
+    t.pump()
+    on, off, q = _to_quiet(t)
+    t.play(on.core.seat, q[0])
+    n = on.core.position - 1
+    on.ep.send_takeback_request()
+    t.pump()
+    assert off.ep.answer_takeback(n, True)
+    on.ep.receive_data(off.ep.data_to_send())
+    evs: list[Any] = []
+    drain(on.ep, evs)  # it takes back and sends its undo, which the hostile side reads ...
+    assert any(isinstance(e, TakebackAnswered) for e in evs) and on.core.position == n
+    on.ep.data_to_send()
+    _raw_in(on, {"t": "ack", "n": n})  # ... and acknowledges, but keeps the move
+    drain(on.ep, evs)
+    assert not on.ep.takebacks.undo_unacked and off.core.position == n + 1
+    after = _snap(on)
+    eps = [Endpoint(LocalConfig(s.ep.hs.role, s.ep.config.name, private=True), s.core) for s in t.seats]
+    for ep in eps:
+        ep.initiate()
+    got = pump(eps[0], eps[1])
+    hello = [next(e for e in g if isinstance(e, Handshaken)) for g in got]
+    t.seats = [Seat(ep) for ep in eps]
+    for s, h in zip(t.seats, hello, strict=True):
+        s.deck.resync(s.ep, h.peer_position)
+    t.pump()
+    _refused(t, on.core.seat, Refusal.FORGED)
+    assert _snap(t.seats[on.core.seat]) == after
+
+
+def _raw_in(s: Seat, msg: dict[str, Any]) -> None:
+    s.ep.receive_data(encode(msg))
+
+
 # -- hostile requesters ---------------------------------------------------------------------
 
 

@@ -358,3 +358,28 @@ def test_an_undo_lost_with_the_connection_leaves_the_move_on_both_sides() -> Non
     assert not any(isinstance(e, RemoteProtocolError) for e in e_on2 + e_off2), (e_on2, e_off2)
     assert p.onc.position == p.offc.position == 1 and p.onc.head == p.offc.head
     assert p.onc.match.moves[-1] == p.offc.match.moves[-1] == [m]
+
+
+def test_an_undo_the_peer_acknowledged_cannot_come_back_at_a_sync() -> None:
+    """The other side acknowledged the undo, then (hostile) keeps the move and, on the new
+    connection, claims to be one action ahead, to catch the requester up with the move it
+    took back (its own, with its own tag): refused (forged), the move stays taken back."""
+    p = Pair()
+    m = quiet_moves(p.onc.match)[0]
+    p.play(m)
+    p.ask()
+    p.off.answer_takeback(0, True)
+    e_on, _ = pump(p.on, p.off, rounds=1)  # the answer reaches the requester, which takes back
+    assert any(isinstance(e, TakebackAnswered) for e in e_on) and p.onc.position == 0
+    p.on.data_to_send()  # the undo, which the hostile side reads ...
+    p.on.receive_data(encode({"t": "ack", "n": 0}))  # ... and acknowledges, but keeps the move
+    drain(p.on, e_on)
+    assert p.offc.position == 1 and not any(isinstance(e, RemoteProtocolError) for e in e_on)
+    on2 = Endpoint(LocalConfig(p.on.hs.role, "Ann"), p.onc)
+    off2 = Endpoint(LocalConfig(p.off.hs.role, "Bob"), p.offc)
+    on2.initiate()
+    off2.initiate()
+    e_on2, _ = pump(on2, off2)
+    refused = [e for e in e_on2 if isinstance(e, RemoteProtocolError)]
+    assert refused and refused[0].code == Refusal.FORGED, e_on2
+    assert p.onc.position == 0 and p.onc.match.moves[-1] == []

@@ -253,6 +253,10 @@ class GameCore:
         self.finished = False  # the match is over (target reached or max_games played)
         match.keep_current_only()
         self.private: DeckHooks | None = None  # a private-deck match's deck (core/private.py)
+        # the history hash our own action just taken back gave (until the next action), and
+        # whether the peer acknowledged that undo: then it cannot catch us up with it again
+        self.withdrawn: bytes | None = None
+        self.undo_held = False
         self._check_finished()
 
     # -- queries ---------------------------------------------------------------
@@ -443,6 +447,7 @@ class GameCore:
         self._position = n + 1
         self.authors.append(author)
         self.tags.append(self.own_tag(n) if author == self.seat else tag)
+        self.withdrawn, self.undo_held = None, False
         self._check_finished()
         return Committed(action, played)
 
@@ -481,6 +486,7 @@ class GameCore:
         played = self.match.take_back(seat)
         if self.private is not None:
             self.private.taken_back(played, self._position)  # its deck too
+        self.withdrawn, self.undo_held = (self._head if seat == self.seat else None), False
         for w in (self.actions, self.history, self.digests, self.tags, self.authors):
             w.pop()
         self._position -= 1

@@ -543,6 +543,10 @@ class Endpoint:
                 raise RemoteProtocolError(
                     f"an action for this side's turn (action {n}) that this side did not make", Refusal.FORGED
                 )
+            if c.undo_held and c.withdrawn == chain(c.head, action):
+                raise RemoteProtocolError(
+                    f"action {n} again, which this side took back and the peer acknowledged", Refusal.FORGED
+                )
         claimed = self._catch_up_to
         caught_up = claimed is not None and n + 1 >= claimed[0]
         if claimed is not None and caught_up and not hmac.compare_digest(chain(c.head, action), claimed[1]):
@@ -582,7 +586,8 @@ class Endpoint:
         assert c is not None
         if msg.n > c.position:
             raise RemoteProtocolError(f"ack: n must be an integer in 0..{c.position}", Refusal.MALFORMED)
-        self.takebacks.acked()
+        if self.takebacks.acked():
+            c.undo_held = True  # it holds our undo: a sync cannot bring the action back
         self._events.append(Acked(msg.n))
 
     def _on_takeback(self, msg: TakebackRequest) -> None:

@@ -140,9 +140,11 @@ class TakebackLedger:
         (the cards shown for it stand, whatever the answer)."""
         self._peer_asked = self._allowed = None
 
-    def acked(self) -> None:
-        """An ack came (the peer's acks of actions before our undo came before its answer)."""
-        self._undo_unacked = False
+    def acked(self) -> bool:
+        """An ack came (the peer's acks of actions before our undo came before its answer):
+        True if it acknowledges our undo."""
+        held, self._undo_unacked = self._undo_unacked, False
+        return held
 
     def on_request(self, msg: TakebackRequest, c: GameCore) -> TakebackRequested:
         """The peer, on turn, asks to take back its action ``n``: checked as strictly as an

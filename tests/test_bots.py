@@ -487,11 +487,12 @@ def test_the_guarded_greedy_reply_covers_our_top_and_does_not_feed_it() -> None:
     assert lens_after(False) == [3, 3, 0]  # the 3 goes on the two: a second center takes the 4
 
 
-@pytest.mark.parametrize("config", [EXPERT_FIXED, dataclasses.replace(EXPERT_FIXED, future2=80.0)])
+@pytest.mark.parametrize("config", [EXPERT_FIXED, dataclasses.replace(EXPERT_FIXED, leaf=0.0)])
 def test_plain_discards_share_one_playout_with_the_same_scores(config: ExpertConfig) -> None:
     """expert scores all plain discards of a world from one reply: for every
     discard, exactly the score of its own playout (the reply does not depend on
-    which card went on which stack; only our next turn's prospects do)."""
+    which card went on which stack; only our next turn's prospects do), whether
+    those are valued by hard's search of the turn (``leaf``) or by reach tests."""
     state = GameState.deal(seed(94), 1)
     driver = [make_bot("hard", 0), make_bot("hard", 1)]
     bot = ExpertBot(2, config)
@@ -538,9 +539,10 @@ def test_climbs_agree_with_the_planners_reach_test() -> None:
 
 
 def test_expert_values_reaching_the_card_under_its_payoff_top() -> None:
-    """With ``future2``, of two discards that both leave the pay-off top
-    reachable, the one whose climb leaves more ranks in reach scores higher."""
-    bot = ExpertBot(1, dataclasses.replace(EXPERT_FIXED, future2=80.0))
+    """With the reach tests (``leaf=0``), of two discards that both leave the
+    pay-off top reachable, the one whose climb leaves more ranks in reach scores
+    higher."""
+    bot = ExpertBot(1, dataclasses.replace(EXPERT_FIXED, leaf=0.0))
     shares = [(r, 1 / 13) for r in range(13)]
     centers = [[0] * 2, [], []]  # a center of two cards takes a 3
     pile = cards("9D 4C")  # ... and then our pay-off 4 (top last)
@@ -557,6 +559,45 @@ def test_expert_values_reaching_the_card_under_its_payoff_top() -> None:
     assert keep_five > keep_nine > 0
     hand_without_three = [0] * 13
     assert bot._next_turn(pile, hand_without_three, stacks, centers, shares) == 0.0
+
+
+def test_expert_values_its_next_turn_with_hards_search() -> None:
+    """``leaf``: our next turn in a world is worth ``leaf`` times hard's best plan
+    for it: more when the pay-off top can be reached, more still when the card
+    that climbs to it is on a side stack rather than needed for the hand."""
+    bot = ExpertBot(1, EXPERT_FIXED)
+
+    def worth(hand: str, sides: tuple[str, str, str, str] = ("", "", "", "")) -> float:
+        # our pay-off top is a 4; a center of two cards takes a 3
+        state = make_state(
+            payoff=("9D 4C", "7H QH"),
+            hands=(hand, "6D 7D 8D 9H TH"),
+            sides=(sides, ("", "", "", "")),
+            center=("AH 2H", "", ""),
+        )
+        return bot._leaf_value(state, 0)
+
+    blocked = worth("9S 9C JS JC 8S")
+    reach = worth("3S 9C JS JC 8S")
+    assert reach > blocked + 0.5 * EXPERT_FIXED.leaf * 100  # about a pay-off card more
+    assert worth("9S 9C JS JC 8S", ("3S", "", "", "")) > blocked
+
+
+def test_expert_turns_to_reach_tests_late_in_a_long_turn() -> None:
+    """With its clock, ``expert`` values the next turn with hard's search only while
+    the turn has spent less than ``leaf_until``; then with the cheap reach tests."""
+    state = GameState.deal(seed(95), 1)
+    v = view(state, state.turn)
+    bot = ExpertBot(3, EXPERT, clock=lambda: 0.0)  # a clock that never moves: every world
+    bot._think(v)
+    assert bot.last_worlds == EXPERT.worlds and bot._use_leaf
+    bot._spent = EXPERT.leaf_until  # as if the turn's earlier moves had taken this long
+    bot._think(v)
+    assert bot.last_worlds == EXPERT.worlds and not bot._use_leaf
+    fixed = ExpertBot(3, EXPERT_FIXED)
+    fixed._spent = 1.0
+    fixed._think(v)
+    assert fixed.last_worlds == EXPERT.worlds and fixed._use_leaf  # no clock: always the search
 
 
 def test_expert_without_a_clock_is_deterministic() -> None:

@@ -81,8 +81,11 @@ class ExpertConfig:
     turn_budget: float | None = 0.2  # seconds of thinking per turn; None: deterministic
     win: float = 1000.0  # a game won in a world (lost: the opposite)
     payoff: float = 100.0  # per pay-off card played (by us: +, by the opponent: -)
-    future: float = 80.0  # our pay-off top reachable at our next turn (hand, side stacks, centers)
-    future2: float = 80.0  # ... plus this times the chance that the card under it is reachable after it
+    leaf: float = 0.8  # our next turn after the reply, valued by hard's search of it (times this)
+    leaf_nodes: int = 100  # ... capped at this many states
+    leaf_until: float = 0.1  # with the clock: only while the turn has spent less than this (seconds)
+    future: float = 80.0  # (leaf=0) our pay-off top reachable at our next turn (hand, side stacks, centers)
+    future2: float = 80.0  # (leaf=0) ... plus this times the chance that the card under it is reachable
     prior: float = 0.5  # plus this times the planner's own value of the candidate
     hurried_nodes: int = 300  # hard's search cap once the turn's budget is spent (hard: 2,500)
     # Experiments (scripts/bench_bots --set; docs/bots.md has what they measured):
@@ -116,10 +119,20 @@ class ExpertBot(PlannerBot):
         self.compared = 0  # decisions with several candidates ...
         self.cut_short = 0  # ... and those where the clock stopped before ``worlds`` worlds
         self._spent = 0.0  # thinking time spent in this turn so far
+        self._use_leaf = config.leaf > 0  # this decision values our next turn with ``leaf``
         self._next: tuple[int, int, int] | None = None  # (game, ply, seat) of our next view in this turn
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
         self._policy = dataclasses.replace(MEDIUM, node_limit=config.policy_nodes)
+        # hard's search without the opponent (the world's reply has been played), for ``leaf``
+        self._leaf = dataclasses.replace(
+            HARD,
+            node_limit=config.leaf_nodes,
+            threat=0.0,
+            samples=0,
+            look_at_opponent=False,
+            watch_opponent=False,
+        )
 
     def choose(self, view: PlayerView) -> Move:
         # A new turn, from the view alone: any view but the one right after our
@@ -179,6 +192,9 @@ class ExpertBot(PlannerBot):
         cfg = self.config
         me = view.seat
         rng = random.Random(f"expert {self.seed} {view.game} {view.ply}")
+        # hard's search for our next turn costs about 8 reach tests: late in a long
+        # turn the clock would cut it short, so the reach tests are used instead
+        self._use_leaf = cfg.leaf > 0 and (cfg.turn_budget is None or self._spent < cfg.leaf_until)
         shares = rank_shares(view) if cfg.future2 else []
         # Plain discards share one playout per world: the opponent's reply does not
         # depend on which hand card we put on which side stack.
@@ -238,6 +254,8 @@ class ExpertBot(PlannerBot):
         if result is not None:
             return self._result_score(result.winner, me)
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
+        if self._use_leaf:
+            return value + self._leaf_value(state, me)
         pile = state.payoff[me]
         if cfg.future and pile:
             hand = [0] * 13
@@ -265,6 +283,8 @@ class ExpertBot(PlannerBot):
         if result is not None:
             return [self._result_score(result.winner, me)] * len(discards)
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
+        if self._use_leaf:
+            return [value + self._leaf_value(_swap_discard(state, discards[0], m), me) for m in discards]
         pile = state.payoff[me]
         if not cfg.future or not pile:
             return [value] * len(discards)
@@ -280,6 +300,15 @@ class ExpertBot(PlannerBot):
             hand[r] += 1
             out.append(value + bonus)
         return out
+
+    def _leaf_value(self, state: GameState, me: int) -> float:
+        """Our next turn's prospects in a world after the opponent's reply: ``leaf``
+        times the value of hard's best plan for it (pay-off cards it plays, the
+        chance of reaching the top each one uncovers, cards cycled, the discard
+        that ends it; not the opponent's threat, with its hand in no view of ours)."""
+        v = view_of(state, me)
+        value, _ = search_view(_Search(v, self._leaf, self._rng), v)
+        return self.config.leaf * min(value, self.config.win)
 
     def _next_turn(
         self,
@@ -339,6 +368,22 @@ def rank_shares(view: PlayerView) -> list[tuple[int, float]]:
     """The ranks of the cards ``view``'s seat cannot see, each with its share of them."""
     pool = unseen_ranks(view)
     return [(r, pool.count(r) / len(pool)) for r in range(13) if r in pool]
+
+
+def _swap_discard(state: GameState, done: Move, other: Move) -> GameState:
+    """``state`` (after plain discard ``done`` and the opponent's reply) as if the
+    discard had been ``other``: the same refill and reply, another card on another
+    side stack (a copy; ``state`` itself when ``other`` is ``done``)."""
+    if other == done:
+        return state
+    seat, card = done.seat, other.hand_card
+    assert card is not None
+    out = state.copy()
+    hand = out.hands[seat]
+    hand.append(out.sides[seat][done.slot].pop())
+    hand.remove(card)
+    out.sides[seat][other.slot].append(card)
+    return out
 
 
 def _is_discard(plan: tuple[Move, ...]) -> bool:

@@ -182,19 +182,22 @@ class _Search:
         stacks = self.stacks
         worths = [self.card_worth(c, centers) for c in hand]
         total = sum(worths)
+        # the stacks a discard can land on: each nonempty one, and one empty one
+        targets: list[int] = []
+        empty_done = False
+        for s in range(4):
+            if len(stacks[s]) == depth[s]:
+                if empty_done:
+                    continue
+                empty_done = True
+            targets.append(s)
         for i, c in enumerate(hand):
             r = c % 13
             if r in seen:
                 continue
             seen.add(r)
             keep = total - worths[i]
-            empty_done = False
-            for s in range(4):
-                n = len(stacks[s]) - depth[s]
-                if n == 0:
-                    if empty_done:
-                        continue
-                    empty_done = True
+            for s in targets:
                 v = keep + self.discard_worth(c, stacks[s], depth[s])
                 if out is not None:
                     out.append((v, (Move(self.seat, HAND, c, SIDE, s),)))
@@ -342,8 +345,10 @@ class _Search:
         total = 0.0
         full = self.w.reveal >= 2
         bonus = self.w.reveal_bonus * self.w.payoff
+        reach = _reach_set(centers[0], counts, stacks) | _reach_set(centers[1], counts, stacks)
+        reach |= _reach_set(centers[2], counts, stacks)  # (bit r: what _can_reach says of rank r)
         for r, p in self.reveal:
-            if r == 12 or any(_can_reach(n, r, counts, stacks) for n in centers):
+            if r == 12 or reach >> r & 1:
                 if full:
                     total += p * self.search(hand, depth, centers, r, True, stock)[0]
                 else:

@@ -505,8 +505,9 @@ def test_plain_discards_share_one_playout_with_the_same_scores(config: ExpertCon
         world = sample_world(v, rng)
         assert world is not None
         shares = rank_shares(v)
-        alone = [bot._play_out(world.copy(), seat, (m,), shares) for m in discards]
-        assert bot._discard_outs(world.copy(), seat, discards, shares) == alone
+        leaf = config.leaf > 0
+        alone = [bot._play_out(world.copy(), seat, (m,), shares, leaf) for m in discards]
+        assert bot._discard_outs(world.copy(), seat, discards, shares, leaf) == alone
         checked += 1
         differ += len(set(alone)) > 1
         state.apply(driver[seat].choose(v))
@@ -590,14 +591,14 @@ def test_expert_turns_to_reach_tests_late_in_a_long_turn() -> None:
     v = view(state, state.turn)
     bot = ExpertBot(3, EXPERT, clock=lambda: 0.0)  # a clock that never moves: every world
     bot._think(v)
-    assert bot.last_worlds == EXPERT.worlds and bot._use_leaf
+    assert bot.last_worlds == EXPERT.worlds and bot.last_leaf
     bot._spent = EXPERT.leaf_until  # as if the turn's earlier moves had taken this long
     bot._think(v)
-    assert bot.last_worlds == EXPERT.worlds and not bot._use_leaf
+    assert bot.last_worlds == EXPERT.worlds and not bot.last_leaf
     fixed = ExpertBot(3, EXPERT_FIXED)
     fixed._spent = 1.0
     fixed._think(v)
-    assert fixed.last_worlds == EXPERT.worlds and fixed._use_leaf  # no clock: always the search
+    assert fixed.last_worlds == EXPERT.worlds and fixed.last_leaf  # no clock: always the search
 
 
 def test_expert_without_a_clock_is_deterministic() -> None:

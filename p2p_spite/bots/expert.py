@@ -15,10 +15,14 @@ the view), the stock (its count), and both pay-off piles under their tops
    center plays and discard);
 2. the opponent replies with a whole turn of the same greedy policy;
 3. the position is scored for this seat: pay-off cards played by each side,
-   a won or lost game, whether this seat's pay-off top is then reachable
-   from its hand and side stacks, and if so, the chance that the card under
-   it (a rank from the cards this seat cannot see) is reachable with what the
-   climb to the top leaves (:meth:`ExpertBot._next_turn`).
+   a won or lost game, and ``leaf`` times the value of ``hard``'s best plan for
+   this seat's next turn in that world (:meth:`ExpertBot._leaf_value`).  That
+   search costs about eight reach tests, so with the clock it is used only
+   while the turn has spent less than ``leaf_until``; later decisions (and
+   ``leaf=0``) score the next turn by whether the pay-off top is then
+   reachable from the hand and side stacks, and if so, the chance that the
+   card under it (a rank from the cards this seat cannot see) is reachable
+   with what the climb to the top leaves (:meth:`ExpertBot._next_turn`).
 
 The candidate with the best average plus ``prior`` times ``hard``'s own value
 of it wins; every candidate meets the same worlds, so they are compared on
@@ -119,7 +123,7 @@ class ExpertBot(PlannerBot):
         self.compared = 0  # decisions with several candidates ...
         self.cut_short = 0  # ... and those where the clock stopped before ``worlds`` worlds
         self._spent = 0.0  # thinking time spent in this turn so far
-        self._use_leaf = config.leaf > 0  # this decision values our next turn with ``leaf``
+        self.last_leaf = False  # did the last comparison value our next turn with ``leaf``?
         self._next: tuple[int, int, int] | None = None  # (game, ply, seat) of our next view in this turn
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
@@ -194,7 +198,7 @@ class ExpertBot(PlannerBot):
         rng = random.Random(f"expert {self.seed} {view.game} {view.ply}")
         # hard's search for our next turn costs about 8 reach tests: late in a long
         # turn the clock would cut it short, so the reach tests are used instead
-        self._use_leaf = cfg.leaf > 0 and (cfg.turn_budget is None or self._spent < cfg.leaf_until)
+        leaf = self.last_leaf = cfg.leaf > 0 and (cfg.turn_budget is None or self._spent < cfg.leaf_until)
         shares = rank_shares(view) if cfg.future2 else []
         # Plain discards share one playout per world: the opponent's reply does not
         # depend on which hand card we put on which side stack.
@@ -211,9 +215,9 @@ class ExpertBot(PlannerBot):
             if world is None:
                 break
             for k in others:
-                totals[k] += self._play_out(world.copy(), me, cands[k][1], shares)
+                totals[k] += self._play_out(world.copy(), me, cands[k][1], shares, leaf)
             if discards:
-                outs = self._discard_outs(world, me, [cands[k][1][0] for k in discards], shares)
+                outs = self._discard_outs(world, me, [cands[k][1][0] for k in discards], shares, leaf)
                 for k, v in zip(discards, outs, strict=True):
                     totals[k] += v
             done += 1
@@ -234,10 +238,11 @@ class ExpertBot(PlannerBot):
             greedy_turn(state, opp, guard=self.config.reply == "block")
 
     def _play_out(
-        self, state: GameState, me: int, plan: tuple[Move, ...], shares: list[tuple[int, float]]
+        self, state: GameState, me: int, plan: tuple[Move, ...], shares: list[tuple[int, float]], leaf: bool
     ) -> float:
-        """Play ``plan``, the rest of our turn and the opponent's reply in a world; score it
-        (``shares``: :func:`rank_shares` of the view, for :meth:`_next_turn`)."""
+        """Play ``plan``, the rest of our turn and the opponent's reply in a world; score it,
+        our next turn by :meth:`_leaf_value` if ``leaf``, else by :meth:`_next_turn`
+        (``shares``: :func:`rank_shares` of the view, for the latter)."""
         cfg = self.config
         opp = 1 - me
         mine, theirs = len(state.payoff[me]), len(state.payoff[opp])
@@ -254,7 +259,7 @@ class ExpertBot(PlannerBot):
         if result is not None:
             return self._result_score(result.winner, me)
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
-        if self._use_leaf:
+        if leaf:
             return value + self._leaf_value(state, me)
         pile = state.payoff[me]
         if cfg.future and pile:
@@ -266,7 +271,7 @@ class ExpertBot(PlannerBot):
         return value
 
     def _discard_outs(
-        self, state: GameState, me: int, discards: list[Move], shares: list[tuple[int, float]]
+        self, state: GameState, me: int, discards: list[Move], shares: list[tuple[int, float]], leaf: bool
     ) -> list[float]:
         """:meth:`_play_out` of each plain discard in ``discards`` (hand card to side
         stack) from one playout: the reply does not depend on the discard (the same
@@ -283,7 +288,7 @@ class ExpertBot(PlannerBot):
         if result is not None:
             return [self._result_score(result.winner, me)] * len(discards)
         value = cfg.payoff * ((mine - len(state.payoff[me])) - (theirs - len(state.payoff[opp])))
-        if self._use_leaf:
+        if leaf:
             return [value + self._leaf_value(_swap_discard(state, discards[0], m), me) for m in discards]
         pile = state.payoff[me]
         if not cfg.future or not pile:

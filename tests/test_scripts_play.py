@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from p2p_spite.cli import build_parser
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,13 +26,10 @@ def venv(tmp_path: Path) -> Path:
         path = bin_dir / name
         path.write_text(f"#!/bin/sh\n{body}\n")
         path.chmod(0o755)
-    checksum = subprocess.run(
-        ["cksum"],
-        stdin=(ROOT / "pyproject.toml").open("rb"),
-        capture_output=True,
-        check=True,
-        timeout=10,
-    ).stdout.split()[0]
+    with (ROOT / "pyproject.toml").open("rb") as pyproject:
+        checksum = subprocess.run(
+            ["cksum"], stdin=pyproject, capture_output=True, check=True, timeout=10
+        ).stdout.split()[0]
     (bin_dir.parent / ".p2p-spite-installed").write_text(checksum.decode() + " \n")
     return bin_dir.parent
 
@@ -81,3 +80,12 @@ def test_options_alone_are_plays(venv: Path, typed: tuple[str, ...], runs: list[
 )
 def test_a_command_passes_through(venv: Path, typed: tuple[str, ...]) -> None:
     assert run_play(venv, *typed) == list(typed)
+
+
+def test_the_script_knows_every_top_level_option() -> None:
+    """scripts/play skips --lang CODE and passes -h/--help/--version: those
+    are all the options before the command.  A new one fails here, so that
+    the script learns it (one taking a value would otherwise be read as
+    play's option)."""
+    options = {o for action in build_parser()._actions for o in action.option_strings}
+    assert options == {"-h", "--help", "--version", "--lang"}

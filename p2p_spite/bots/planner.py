@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..engine import CENTER, HAND, PAYOFF, SIDE, Move, PlayerView, fits
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Move, PlayerView
 
 Card = int
 
@@ -105,6 +105,8 @@ class _Search:
         self.ends: dict[tuple[object, ...], tuple[float, Move | None]] = {}
         self.threat_cache: dict[tuple[int, int, int], float] = {}
         self.masks: list[int] = []
+        # end_turn's parts by rank, shared by every search with these weights
+        self.worth_cache, self.discard_cache = _end_caches(w)
         self.opp_top = view.payoff_tops[opp]
         # How much better than a draw this game looks: +1 well ahead, -1 well behind.
         ahead = view.payoff_counts[opp] - view.payoff_counts[seat]
@@ -177,33 +179,44 @@ class _Search:
         if stock < self.w.scarce_at:
             base -= self.w.scarce * self.ahead * (self.w.scarce_at - stock)
         best = -1e18
-        best_move: Move | None = None
+        best_card = best_slot = -1
         seen: set[int] = set()
         stacks = self.stacks
-        worths = [self.card_worth(c, centers) for c in hand]
+        by_rank = self.worth_cache.get(centers)
+        if by_rank is None:
+            by_rank = self.worth_cache[centers] = [self.card_worth(r, centers) for r in range(13)]
+        worths = [by_rank[c % 13] for c in hand]
         total = sum(worths)
-        # the stacks a discard can land on: each nonempty one, and one empty one
-        targets: list[int] = []
+        # the stacks a discard can land on, each with what a discard there is
+        # worth by rank: each nonempty one, and one empty one
+        targets: list[tuple[int, list[float]]] = []
         empty_done = False
         for s in range(4):
-            if len(stacks[s]) == depth[s]:
+            d = depth[s]
+            if len(stacks[s]) == d:
                 if empty_done:
                     continue
                 empty_done = True
-            targets.append(s)
+            n = len(stacks[s]) - d
+            under = (n, stacks[s][n - 1] % 13 if n else -1)
+            row = self.discard_cache.get(under)
+            if row is None:
+                row = self.discard_cache[under] = [self.discard_worth(r, stacks[s], d) for r in range(13)]
+            targets.append((s, row))
         for i, c in enumerate(hand):
             r = c % 13
             if r in seen:
                 continue
             seen.add(r)
             keep = total - worths[i]
-            for s in targets:
-                v = keep + self.discard_worth(c, stacks[s], depth[s])
+            for s, row in targets:
+                v = keep + row[r]
                 if out is not None:
                     out.append((v, (Move(self.seat, HAND, c, SIDE, s),)))
                 if v > best:
                     best = v
-                    best_move = Move(self.seat, HAND, c, SIDE, s)
+                    best_card, best_slot = c, s
+        best_move = Move(self.seat, HAND, best_card, SIDE, best_slot) if best_slot >= 0 else None
         if stock < self.opp_refill:
             # The opponent's refill will find the stock empty: a draw.
             if out is not None:
@@ -261,7 +274,7 @@ class _Search:
             if top >= 0:
                 done: set[int] = set()
                 for i, n in enumerate(centers):
-                    if n in done or not fits(top, n):
+                    if n in done or (top != 12 and top != n):  # fits(top, n)
                         continue
                     done.add(n)
                     move = Move(seat, PAYOFF, None, CENTER, i)
@@ -284,10 +297,10 @@ class _Search:
                 left = len(stacks[s]) - depth[s]
                 if left == 0:
                     continue
-                card = stacks[s][left - 1]
+                r = stacks[s][left - 1] % 13
                 done = set()
                 for i, n in enumerate(centers):
-                    if n in done or not fits(card, n):
+                    if n in done or (r != 12 and r != n):  # fits(card, n)
                         continue
                     done.add(n)
                     cen, st = _play(centers, i, stock)
@@ -306,7 +319,7 @@ class _Search:
                 rest = hand[:j] + hand[j + 1 :]
                 done = set()
                 for i, n in enumerate(centers):
-                    if n in done or not fits(c, n):
+                    if n in done or (r != 12 and r != n):  # fits(c, n)
                         continue
                     done.add(n)
                     cen, st = _play(centers, i, stock)
@@ -369,6 +382,25 @@ class _Search:
         if stock - 5 < self.w.scarce_at:
             v -= self.w.scarce * self.ahead * (self.w.scarce_at - stock + 5)
         return v
+
+
+_EndCaches = tuple[dict[tuple[int, int, int], list[float]], dict[tuple[int, int], list[float]]]
+_END_CACHES: dict[Weights, _EndCaches] = {}
+
+
+def _end_caches(w: Weights) -> _EndCaches:
+    """The caches of ``end_turn``'s parts for weights ``w``: what keeping each rank
+    in hand is worth, by centers (:meth:`_Search.card_worth`), and what discarding
+    each rank is worth, by (cards in the stack, its top's rank or -1)
+    (:meth:`_Search.discard_worth`).  Both depend on the weights alone, so every
+    search with the same weights shares them (bounded: 12**3 centers, a stack's
+    few sizes; a handful of weights in a process)."""
+    got = _END_CACHES.get(w)
+    if got is None:
+        if len(_END_CACHES) >= 32:
+            _END_CACHES.clear()
+        got = _END_CACHES[w] = ({}, {})
+    return got
 
 
 def search_view(

@@ -601,6 +601,48 @@ def test_expert_turns_to_reach_tests_late_in_a_long_turn() -> None:
     assert fixed.last_worlds == EXPERT.worlds and fixed.last_leaf  # no clock: always the search
 
 
+class _SlowLeafExpert(ExpertBot):
+    """expert on a clock that moves only when it values our next turn in a world:
+    hard's search of it (the ``leaf``) takes ``cost`` seconds, the reach tests a
+    tenth of that."""
+
+    def __init__(self, config: ExpertConfig, cost: float) -> None:
+        self.now = 0.0
+        super().__init__(3, config, clock=lambda: self.now)
+        self.cost = cost
+
+    def _leaf_value(self, state: GameState, me: int) -> float:
+        self.now += self.cost
+        return super()._leaf_value(state, me)
+
+    def _next_turn(
+        self,
+        pile: list[int],
+        hand: list[int],
+        stacks: list[tuple[int, ...]],
+        centers: list[list[int]],
+        shares: list[tuple[int, float]],
+    ) -> float:
+        self.now += self.cost / 10
+        return super()._next_turn(pile, hand, stacks, centers, shares)
+
+
+def test_expert_falls_back_to_reach_tests_rather_than_cut_its_worlds() -> None:
+    """When hard's search in every world would take the decision past the turn's
+    budget, expert values the first worlds with it and the rest with the cheap
+    reach tests: every world is played, none cut by the clock."""
+    state = GameState.deal(seed(95), 1)
+    v = view(state, state.turn)
+    roomy = _SlowLeafExpert(EXPERT, 0.0001)  # 16 worlds of searches fit in the budget
+    roomy._think(v)
+    assert roomy.last_worlds == roomy.last_leaf_worlds == EXPERT.worlds
+    slow = _SlowLeafExpert(EXPERT, 0.01)  # 16 worlds of searches: 0.32 s or more
+    slow._think(v)
+    assert slow.last_worlds == EXPERT.worlds and slow.cut_short == 0
+    assert 0 < slow.last_leaf_worlds < EXPERT.worlds
+    assert slow.now <= EXPERT.turn_budget  # type: ignore[operator]
+
+
 def test_expert_without_a_clock_is_deterministic() -> None:
     def moves(bot_seed: int) -> list[Move]:
         state = GameState.deal(seed(91), 1)

@@ -46,9 +46,12 @@ from the bot's own seed and the view's game and ply, never the global one.
 Thinking time: ``turn_budget`` seconds per turn (all decisions of one turn
 together).  Worlds are added one at a time for all candidates and the search
 stops when the budget is spent, playing the best so far (at least one world
-when any time is left).  ``turn_budget=None`` is the deterministic mode:
-exactly ``worlds`` worlds, whatever the machine (tests and reproducible
-benchmarks use it).
+when any time is left).  A world is valued with ``leaf`` only while the worlds
+left would still fit in the time left after it with the reach tests (the costs
+of both as measured in the bot's earlier worlds); then the reach tests, so that
+a slow machine loses precision in the last worlds rather than the worlds.
+``turn_budget=None`` is the deterministic mode: exactly ``worlds`` worlds, with
+``leaf`` in each, whatever the machine (tests and reproducible benchmarks use it).
 """
 
 from __future__ import annotations
@@ -124,6 +127,10 @@ class ExpertBot(PlannerBot):
         self.cut_short = 0  # ... and those where the clock stopped before ``worlds`` worlds
         self._spent = 0.0  # thinking time spent in this turn so far
         self.last_leaf = False  # did the last comparison value our next turn with ``leaf``?
+        self.last_leaf_worlds = 0  # ... in how many of its worlds
+        # seconds per world and per plan played out in it (measured, averaged): with
+        # ``leaf``, and with the reach tests; None until measured
+        self._world_cost: dict[bool, float | None] = {True: None, False: None}
         self._next: tuple[int, int, int] | None = None  # (game, ply, seat) of our next view in this turn
         # hard's search with a smaller cap, for decisions after the turn's budget is spent
         self._hurried = dataclasses.replace(HARD, node_limit=config.hurried_nodes)
@@ -206,22 +213,34 @@ class ExpertBot(PlannerBot):
         if len(discards) < 2:
             discards = []
         others = [k for k in range(len(cands)) if k not in discards]
+        plans = len(cands)  # plays out per world (a leaf search each, with ``leaf``)
         totals = [0.0] * len(cands)
-        done = 0
+        done = leafs = 0
         for _ in range(cfg.worlds):
-            if deadline is not None and self._clock() >= deadline:
+            now = self._clock()
+            if deadline is not None and now >= deadline:
                 break
+            # Every world with hard's search while the rest still fit in the time
+            # left after it with the reach tests; then the reach tests (the clock
+            # cutting the worlds short costs more than the cheaper valuation).
+            deep = leaf and (deadline is None or self._fits(now, deadline, cfg.worlds - done, plans))
             world = sample_world(view, rng)
             if world is None:
                 break
             for k in others:
-                totals[k] += self._play_out(world.copy(), me, cands[k][1], shares, leaf)
+                totals[k] += self._play_out(world.copy(), me, cands[k][1], shares, deep)
             if discards:
-                outs = self._discard_outs(world, me, [cands[k][1][0] for k in discards], shares, leaf)
+                outs = self._discard_outs(world, me, [cands[k][1][0] for k in discards], shares, deep)
                 for k, v in zip(discards, outs, strict=True):
                     totals[k] += v
             done += 1
+            leafs += deep
+            if deadline is not None:
+                per_plan = (self._clock() - now) / plans
+                last = self._world_cost[deep]
+                self._world_cost[deep] = per_plan if last is None else 0.8 * last + 0.2 * per_plan
         self.last_worlds = done
+        self.last_leaf_worlds = leafs
         self.compared += 1
         self.cut_short += done < cfg.worlds
         if not done:
@@ -229,6 +248,16 @@ class ExpertBot(PlannerBot):
         scores = [t / done + cfg.prior * v for t, (v, _) in zip(totals, cands, strict=True)]
         best = max(range(len(cands)), key=lambda k: (scores[k], -k))
         return cands[best][1]
+
+    def _fits(self, now: float, deadline: float, left: int, plans: int) -> bool:
+        """Would one more world with ``leaf`` and the ``left`` - 1 after it with the
+        reach tests end by ``deadline`` (costs as measured so far; unmeasured: yes)?"""
+        deep, cheap = self._world_cost[True], self._world_cost[False]
+        if deep is None:
+            return True
+        if cheap is None:
+            cheap = deep / 8  # the reach tests: about an eighth of hard's search
+        return now + 1.25 * plans * (deep + (left - 1) * cheap) <= deadline  # (a quarter to spare)
 
     def _reply(self, state: GameState, opp: int) -> None:
         """The opponent's whole turn in a world."""

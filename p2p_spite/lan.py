@@ -26,7 +26,7 @@ from .core.messages import DEFAULT_PORT
 from .core.private import PrivateDeck
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
-from .i18n import _, ngettext
+from .i18n import _, ngettext, pgettext
 from .net.discovery import Announcement, Announcer, HeardHost
 from .net.localaddr import dial_form, lan_addresses
 from .net.matches import Matches
@@ -566,7 +566,12 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
     return run_main(main())
 
 
-COMPUTER = "Computer"  # the computer's name in ``play``
+def computer_name() -> str:
+    """The computer's name in ``play``, in the interface's language (it is the
+    peer's name on the wire and in the record, like a person's)."""
+    return pgettext("player name", "Computer")
+
+
 # ``play --private``: the computer's own process runs this (see computer_main)
 _COMPUTER_MAIN = "import sys; from p2p_spite.lan import computer_main; sys.exit(computer_main())"
 
@@ -643,7 +648,7 @@ async def play_against_computer(
                 JoinSettings(
                     host="127.0.0.1",
                     port=port.result(),
-                    name=COMPUTER,
+                    name=computer_name(),
                     record_path=scratch / "bot.json",
                     code=join_code,
                 )
@@ -692,7 +697,8 @@ async def _start_computer(port: int, code: str, level: str, scratch: Path) -> as
     except OSError as e:
         raise UserError(_("cannot start the computer's program: {why}").format(why=e.strerror or e)) from None
     assert proc.stdin is not None
-    spec = {"port": port, "code": code, "level": level, "record": str(scratch / "bot.json")}
+    record = str(scratch / "bot.json")
+    spec = {"port": port, "code": code, "level": level, "record": record, "name": computer_name()}
     proc.stdin.write(json.dumps(spec).encode() + b"\n")
     with contextlib.suppress(ConnectionError):  # (it died at once: _joined_by says so)
         await proc.stdin.drain()
@@ -754,7 +760,7 @@ def computer_main() -> int:
     try:
         spec = json.loads(sys.stdin.readline())
         port, code, level = int(spec["port"]), str(spec["code"]), str(spec["level"])
-        path = Path(str(spec["record"]))
+        path, name = Path(str(spec["record"])), clean_name(str(spec["name"]))
     except (ValueError, KeyError, TypeError):
         print("p2p-spite: " + _("the computer was not told where to join"), file=sys.stderr)
         return 2
@@ -768,7 +774,7 @@ def computer_main() -> int:
             JoinSettings(
                 host="127.0.0.1",
                 port=port,
-                name=COMPUTER,
+                name=name,
                 record_path=path,
                 code=code,
                 private=True,

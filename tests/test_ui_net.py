@@ -9,6 +9,7 @@ from pathlib import Path
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from p2p_spite import i18n
 from p2p_spite.engine import CENTER, SIDE, Move
 from p2p_spite.lan import play_against_computer
 from p2p_spite.session import Session
@@ -70,3 +71,23 @@ def test_play_against_the_computer_over_loopback(tmp_path: Path) -> None:
     ours = [m for m in match.moves[0] if m.seat == 0]
     assert ours[: len(sent)] == sent
     assert rec.players == ("Ana", "Computer")
+
+
+def test_the_computer_is_named_in_the_players_language(tmp_path: Path) -> None:
+    """``play --lang pl``: the computer joins as "Komputer", the name its person reads
+    on the board and in the record (the name crosses the wire like a person's)."""
+    i18n.setup("pl")
+    names: list[tuple[str, str]] = []
+
+    async def driver(session: Session) -> int:
+        names.append(session.names)
+        return 0
+
+    async def main() -> tuple[int, str | None]:
+        return await play_against_computer(
+            level="easy", seed=SEED, name="Ana", record_path=tmp_path / "m.json", driver=driver
+        )
+
+    code, _ = asyncio.run(asyncio.wait_for(main(), 60))
+    assert code == 0
+    assert names == [("Ana", "Komputer")]

@@ -287,6 +287,33 @@ def test_hint_fills_in_a_legal_move() -> None:
     run(main())
 
 
+def test_typing_over_a_hint_replaces_it_and_editing_keeps_it() -> None:
+    """The hint's move waits on the move line for Enter; a character typed over
+    it starts the player's own move (as over selected text), while Backspace
+    edits the hint, and the typing after that goes on from the edit."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            inp.send_text("hint\r")
+            await until(lambda: "Hint:" in texts(app), timeout=20)
+            hinted = app.buffer.text
+            assert hinted and app.offered == hinted
+            inp.send_text("h")
+            await until(equals(lambda: app.buffer.text, "h"))
+            inp.send_text("3")
+            await until(equals(lambda: app.buffer.text, "h3"))  # (not "h1 s1h3")
+            app.buffer.reset()
+            inp.send_text("hint\r")
+            await until(lambda: app.offered is not None, timeout=20)
+            inp.send_text("\x7f")  # Backspace
+            await until(equals(lambda: app.buffer.text, hinted[:-1]))
+            inp.send_text("2")
+            await until(equals(lambda: app.buffer.text, hinted[:-1] + "2"))
+
+    run(main())
+
+
 def test_a_card_typed_or_clicked_lights_the_stacks_it_may_go_on() -> None:
     async def main() -> None:
         s = LocalSession(find_seed(0))

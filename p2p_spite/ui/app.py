@@ -129,6 +129,7 @@ class GameApp:
         self.private = self.ctl.private  # a private-deck match: the header says so
         self.log = MessageLog()  # the message pane
         self.selected: str | None = None  # the board token clicked first
+        self.offered: str | None = None  # a hint's move on the move line, untouched: typing replaces it
         self.exit_reason: str | None = None
         self._board_cache: tuple[object, list[Line]] | None = None
         self._title = ""
@@ -141,6 +142,7 @@ class GameApp:
             history=InMemoryHistory(),
             accept_handler=self._accept,
         )
+        self.buffer.on_text_changed += self._edited
         self.app: Application[None] = Application(
             layout=build_layout(self),
             key_bindings=key_bindings(self),
@@ -236,7 +238,12 @@ class GameApp:
         self.invalidate()
 
     def offer(self, text: str) -> None:
+        self.offered = text
         self.buffer.set_document(Document(text, len(text)))
+
+    def _edited(self, buffer: Buffer) -> None:
+        if buffer.text != self.offered:
+            self.offered = None  # (edited, played or cleared: no longer the hint as offered)
 
     def next_game(self) -> bool:
         held = self.feed.waiting

@@ -57,6 +57,7 @@ class GameScreen(Protocol):
     buffer: Buffer
     log: MessageLog
     selected: str | None
+    offered: str | None  # a hint's move on the move line, untouched
     opp_name: str
     private: bool  # a private-deck match
 
@@ -297,6 +298,15 @@ def key_bindings(app: GameScreen) -> KeyBindings:
     @kb.add("c-l")
     def _redraw(event: KeyPressEvent) -> None:
         event.app.renderer.clear()
+
+    @kb.add("<any>", filter=Condition(lambda: app.offered is not None))
+    def _over_hint(event: KeyPressEvent) -> None:
+        # A character typed over a hint's move replaces it, as over selected text:
+        # the player is typing a move of their own.  Enter plays the hint; the
+        # arrows, Backspace and Tab edit it (their own bindings come first).
+        if event.data.isprintable():
+            app.buffer.text = ""
+            app.buffer.insert_text(event.data)
 
     return kb
 

@@ -92,6 +92,11 @@ class Refusal(StrEnum):
             return cls.OTHER
 
 
+# The refusals that ask for the join code again: none given, or a wrong one
+# (a StrEnum: the set holds the wire's words too).
+CODE_REFUSALS = frozenset({Refusal.BAD_CODE, Refusal.CODE_NEEDED})
+
+
 class ProtocolError(Exception):
     """Base of the protocol errors.  ``code`` says why, as a :class:`Refusal`."""
 

@@ -16,7 +16,7 @@ from ..core.messages import HOST, JOIN
 from ..core.private import PrivateDeck, resume_core
 from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
 from ..core.watch import WatcherDoor
-from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
+from ..core.wire import CODE_REFUSALS, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
 from ..news import (
@@ -498,9 +498,6 @@ def _stage(link: Link | WatchLink) -> int:
 _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
 
 
-_CODE_REFUSALS = frozenset({Refusal.BAD_CODE, Refusal.CODE_NEEDED})
-
-
 async def join_session(settings: JoinSettings) -> NetSession:
     """Connect to ``settings.host``:``port`` and return the session once the handshake
     is done.
@@ -590,7 +587,7 @@ class _Joiner:
                 refused = HostRefused(e.code.value, str(e))
                 if (told := self.abandoned(refused)) is not None:
                     raise told from None
-                if e.code in _CODE_REFUSALS:
+                if e.code in CODE_REFUSALS:
                     raise CodeRefused(refused, wrong=e.code is Refusal.BAD_CODE) from None
                 if e.code is Refusal.NO_MATCH and resume is None and connected_once:
                     self.core = None  # the host forgot the half-agreed match: start afresh

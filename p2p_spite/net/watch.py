@@ -31,7 +31,7 @@ from ..core.watch import (
     table_frame,
     watching_frame,
 )
-from ..core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
+from ..core.wire import CODE_REFUSALS, FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import public_view
 from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from ..news import ConnectionDropped, DropKind, HandshakeFailed, HostRefused, RefusedHost, WatchCut, WatchEnd
@@ -498,13 +498,10 @@ async def watch_match(*, host: str, port: int, code: str | None = None, timeout:
     except TimeoutError:
         await client.close()
         raise UserError(HandshakeFailed(where, timeout=True, seconds=HANDSHAKE_TIMEOUT)) from None
-    if stopped is not None and stopped.refusal in _CODE_REFUSALS:
+    if stopped is not None and stopped.refusal in CODE_REFUSALS:
         refused = stopped.news if isinstance(stopped.news, HostRefused) else HostRefused(stopped.refusal)
         raise CodeRefused(refused, wrong=stopped.refusal == Refusal.BAD_CODE.value)
     return client
-
-
-_CODE_REFUSALS = frozenset({Refusal.BAD_CODE.value, Refusal.CODE_NEEDED.value})
 
 
 __all__ = ["Doorway", "WatchClient", "WatchHub", "WatchLink", "Watching", "watch_match"]

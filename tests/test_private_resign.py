@@ -143,10 +143,14 @@ def test_a_player_resigns_off_turn_in_a_private_match(tmp_path: Path) -> None:
 
 
 def _mute_deck(s: NetSession) -> None:
-    """A modified peer that keeps its connection (and its pings) but sends no more deck messages."""
+    """A modified peer that keeps its connection (and its pings) but sends no more deck
+    messages, and never gives up on the other side: believing it sent what it made, it
+    would otherwise judge the honest side late by its own deadline, a race with the
+    verdict under test."""
     deck = PrivateDeck.of(s.core)
     assert deck is not None
     deck.port = None  # what it makes is kept, never sent
+    deck.owed_by_peer = lambda: False  # type: ignore[method-assign]  # it waits forever
 
 
 def test_a_peer_that_goes_mute_at_the_deal_is_given_up_within_the_deadline(

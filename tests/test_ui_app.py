@@ -612,3 +612,28 @@ def test_the_opponents_resignation_and_a_resumed_game_are_worded_right() -> None
             assert texts(app).count("Game 1 begins") == 1, texts(app)  # the first, real one
 
     run(main())
+
+
+def test_a_question_opens_on_an_empty_line_and_gives_the_half_typed_move_back() -> None:
+    """Ctrl-C over a half-typed move: the question's line starts empty (``y`` is the
+    answer, not ``h4 y``); a no gives the move back to finish, a yes does not."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            inp.send_text("h4 ")
+            await until(equals(lambda: app.buffer.text, "h4 "))
+            inp.send_text("\x03")  # Ctrl-C
+            await until(lambda: app.confirm is not None)
+            assert app.buffer.text == ""
+            inp.send_text("n\r")
+            await until(lambda: app.confirm is None)
+            await until(equals(lambda: app.buffer.text, "h4 "))
+            assert s.closed is None
+            inp.send_text("\x03")
+            await until(lambda: app.confirm is not None)
+            inp.send_text("y\r")  # (read as the yes it is)
+            await until(lambda: s.closed == "quit")
+            assert app.buffer.text == ""
+
+    run(main())

@@ -130,6 +130,8 @@ class GameApp:
         self.log = MessageLog()  # the message pane
         self.selected: str | None = None  # the board token clicked first
         self.offered: str | None = None  # a hint's move on the move line, untouched: typing replaces it
+        self._asked: Question | None = None  # the question the move line shows, as last seen
+        self._put_by: tuple[str, str | None] = ("", None)  # a question put by the line (and its hint)
         self.exit_reason: str | None = None
         self._board_cache: tuple[object, list[Line]] | None = None
         self._title = ""
@@ -269,7 +271,27 @@ class GameApp:
             self.app.exit()
 
     def changed(self) -> None:
+        self._question_changed()
         self.invalidate()
+
+    def _question_changed(self) -> None:
+        """A question opens on an empty line (what was half typed is put by, so that
+        ``h4 `` and then ``y`` is not read as the answer ``h4 y``), and the line
+        comes back once it is settled, unless a yes (quit, resign, a takeback let
+        through) changed what it was typed for."""
+        now, was = self.confirm, self._asked
+        if now is was:
+            return
+        self._asked = now
+        if was is None:  # (one question taking another's place keeps the first one's line)
+            self._put_by = (self.buffer.text, self.offered)
+            self.buffer.reset()
+        elif now is None:
+            (text, offered), self._put_by = self._put_by, ("", None)
+            said_yes = was.answer.done() and was.answer.result() is True
+            if text and not said_yes and not self.buffer.text:
+                self.buffer.set_document(Document(text, len(text)))
+                self.offered = offered  # (a hint put by is still the hint: typing replaces it)
 
     def show_help(self) -> None:
         """The help in the message pane, scrolled so that its first line shows

@@ -388,15 +388,20 @@ def test_the_rules_refuse_a_takeback_of_a_move_that_showed_its_mover_a_card() ->
     """A refill (the hand emptied: cards drawn, shown to the mover) or a completed center
     (the reshuffle) cannot be taken back in a private game either: the request is refused
     (``takeback``) before anything changes.  (Asked of the honest side's ledger at each such
-    move of a bot game, so that one game sees both.)"""
-    t = Table(games=1)
+    move of bot games.  A game can end with neither: the stock runs out at some 60 plies
+    when no center completes, so the bots play on into the match's next games, up to six,
+    until a game has shown one.)"""
+    t = Table(games=6)
     t.pump()
     bots = [make_bot("easy", 1), make_bot("easy", 2)]
     seen: set[str] = set()
-    for _ in range(3000):
-        g = t.seats[0].core.match.game
-        if g.result is not None or seen == {"drew", "completed"}:
-            break
+    first = t.seats[0].core.match.game_number
+    for _ in range(12_000):
+        m = t.seats[0].core.match
+        if m.game.result is not None or seen == {"drew", "completed"}:
+            break  # (the match is over, or both were seen)
+        if seen and m.game_number > first:
+            break  # (a game showed one, and it is over)
         on = t.seats[t.turn()]
         t.play(on.core.seat, bots[on.core.seat].choose(_v(on.core.view())))
         assert t.error(0) is None and t.error(1) is None
@@ -415,7 +420,7 @@ def test_the_rules_refuse_a_takeback_of_a_move_that_showed_its_mover_a_card() ->
         assert off.core.takeback_refusal(on.core.seat) == want == on.core.takeback_refusal(on.core.seat)
         assert _snap(off) == before
         seen.add(kind)
-    assert seen, "a bot game with no refill and no completed center"
+    assert seen, "six bot games with no refill and no completed center"
 
 
 def test_our_own_takeback_is_refused_while_our_next_move_is_under_way() -> None:

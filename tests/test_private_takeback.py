@@ -395,12 +395,12 @@ def test_the_rules_refuse_a_takeback_of_a_move_that_showed_its_mover_a_card() ->
     t.pump()
     bots = [make_bot("easy", 1), make_bot("easy", 2)]
     seen: set[str] = set()
-    first = t.seats[0].core.match.game_number
+    shown_in: int | None = None  # the game that showed the first of them
     for _ in range(12_000):
         m = t.seats[0].core.match
         if m.game.result is not None or seen == {"drew", "completed"}:
             break  # (the match is over, or both were seen)
-        if seen and m.game_number > first:
+        if shown_in is not None and m.game_number > shown_in:
             break  # (a game showed one, and it is over)
         on = t.seats[t.turn()]
         t.play(on.core.seat, bots[on.core.seat].choose(_v(on.core.view())))
@@ -420,6 +420,8 @@ def test_the_rules_refuse_a_takeback_of_a_move_that_showed_its_mover_a_card() ->
         assert off.core.takeback_refusal(on.core.seat) == want == on.core.takeback_refusal(on.core.seat)
         assert _snap(off) == before
         seen.add(kind)
+        if shown_in is None:
+            shown_in = off.core.match.game_number
     assert seen, "six bot games with no refill and no completed center"
 
 

@@ -23,10 +23,9 @@ from p2p_spite.bots.expert import (
     ExpertConfig,
     greedy_turn,
     plan_turn,
-    rank_shares,
     sample_world,
 )
-from p2p_spite.bots.planner import MEDIUM, HardBot, _can_reach, _climb, _reach_set, unseen_ranks
+from p2p_spite.bots.planner import MEDIUM, HardBot, _can_reach, _climb, _reach_set, rank_shares, unseen_ranks
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
 

@@ -72,8 +72,8 @@ from .planner import (
     _climb,
     _reach_set,
     _Search,
+    rank_shares,
     search_view,
-    unseen_ranks,
     visible_cards,
 )
 
@@ -396,12 +396,6 @@ class ExpertBot(PlannerBot):
         if winner is None:
             return 0.0
         return -self.config.win
-
-
-def rank_shares(view: PlayerView) -> list[tuple[int, float]]:
-    """The ranks of the cards ``view``'s seat cannot see, each with its share of them."""
-    pool = unseen_ranks(view)
-    return [(r, pool.count(r) / len(pool)) for r in range(13) if r in pool]
 
 
 def _swap_discard(state: GameState, done: Move, other: Move) -> GameState:

@@ -41,6 +41,16 @@ Card = int
 
 _STACK_FULL = 12
 
+# A position of the search: (hand ranks ascending, cards played off each side
+# stack, center sizes, pay-off top's rank or -1, imagined top?, stock count).
+_Key = tuple[tuple[int, ...], tuple[int, int, int, int], tuple[int, int, int], int, bool, int]
+# A plan's first step from a position: (kind, what, center or side stack, the
+# position it leads to, if the plan goes on from there).  _END: discard rank
+# ``what`` to side stack ``slot`` (-1: none); _PAYOFF: the pay-off top to center
+# ``slot``; _SIDE: side stack ``what``'s top; _HAND: a hand card of rank ``what``.
+_Step = tuple[int, int, int, "_Key | None"]
+_END, _PAYOFF, _SIDE, _HAND = range(4)
+
 
 @dataclass(frozen=True, slots=True)
 class Weights:
@@ -100,13 +110,15 @@ class _Search:
         self.stacks: tuple[tuple[Card, ...], ...] = view.sides[seat]
         self.payoff_count = view.payoff_counts[seat]
         self.opp_refill = 5 - view.hand_counts[opp]
-        self.memo: dict[tuple[object, ...], tuple[float, tuple[Move, ...]]] = {}
+        self.ranks = tuple(tuple(c % 13 for c in st) for st in self.stacks)
+        self.memo: dict[_Key, float] = {}  # the value of each position searched ...
+        self.steps: dict[_Key, _Step] = {}  # ... and its best plan's first step
+        self.columns: dict[tuple[int, int, int, int], tuple[list[float], list[int]]] = {}
         self.nodes = 0
-        self.ends: dict[tuple[object, ...], tuple[float, Move | None]] = {}
         self.threat_cache: dict[tuple[int, int, int], float] = {}
         self.masks: list[int] = []
         # end_turn's parts by rank, shared by every search with these weights
-        self.worth_cache, self.discard_cache = _end_caches(w)
+        self.worth_cache, self.discard_cache, self.column_cache = _end_caches(w)
         self.opp_top = view.payoff_tops[opp]
         # How much better than a draw this game looks: +1 well ahead, -1 well behind.
         ahead = view.payoff_counts[opp] - view.payoff_counts[seat]
@@ -115,11 +127,7 @@ class _Search:
         self.threat_w = w.threat * skill * (w.last_threat if view.payoff_counts[opp] == 1 else 1.0)
         self.reveal: list[tuple[int, float]] = []
         if w.reveal:
-            pool = unseen_ranks(view)
-            for r in range(13):
-                k = pool.count(r)
-                if k:
-                    self.reveal.append((r, k / len(pool)))
+            self.reveal = rank_shares(view)
         if w.look_at_opponent and w.threat > 0 and self.opp_top is not None:
             self.masks = _opponent_masks(view, w.samples, rng)
 
@@ -167,28 +175,66 @@ class _Search:
 
     def end_turn(
         self,
-        hand: tuple[Card, ...],
+        hand: tuple[int, ...],
         depth: tuple[int, int, int, int],
         centers: tuple[int, int, int],
         stock: int,
-        out: list[tuple[float, tuple[Move, ...]]] | None = None,
-    ) -> tuple[float, Move | None]:
-        """The best discard from here: its value and the move (every discard
-        tried, with its value, goes to ``out`` if given)."""
+        out: list[tuple[float, int, int]] | None = None,
+    ) -> tuple[float, int, int]:
+        """The best discard from here (``hand``: ranks, ascending): its value, the
+        rank discarded and the side stack (-1, -1 if there is none); with ``out``,
+        every discard tried goes to it as (value, rank, stack)."""
         base = -self.threat_w * self.threat(centers)
         if stock < self.w.scarce_at:
             base -= self.w.scarce * self.ahead * (self.w.scarce_at - stock)
-        best = -1e18
-        best_card = best_slot = -1
-        seen: set[int] = set()
-        stacks = self.stacks
         by_rank = self.worth_cache.get(centers)
         if by_rank is None:
             by_rank = self.worth_cache[centers] = [self.card_worth(r, centers) for r in range(13)]
-        worths = [by_rank[c % 13] for c in hand]
-        total = sum(worths)
-        # the stacks a discard can land on, each with what a discard there is
-        # worth by rank: each nonempty one, and one empty one
+        total = sum([by_rank[r] for r in hand])
+        best = -1e18
+        best_rank = best_slot = -1
+        if out is None:
+            # the best stack for each rank, and what a discard there is worth
+            cols = self.columns.get(depth)
+            if cols is None:
+                cols = self.columns[depth] = self._columns(depth)
+            adds, slots = cols
+            prev = -1
+            for r in hand:
+                if r == prev:
+                    continue
+                prev = r
+                v = (total - by_rank[r]) + adds[r]
+                if v > best:
+                    best, best_rank = v, r
+            if best_rank >= 0:
+                best_slot = slots[best_rank]
+        else:
+            targets = self._targets(depth)
+            prev = -1
+            for r in hand:
+                if r == prev:
+                    continue
+                prev = r
+                keep = total - by_rank[r]
+                for s, row in targets:
+                    v = keep + row[r]
+                    out.append((v, r, s))
+                    if v > best:
+                        best, best_rank, best_slot = v, r, s
+        if stock < self.opp_refill:
+            # The opponent's refill will find the stock empty: a draw.
+            if out is not None:
+                out[:] = [(self.draw_value(), r, s) for _, r, s in out]
+            return self.draw_value(), best_rank, best_slot
+        if out is not None:
+            out[:] = [(base + v, r, s) for v, r, s in out]
+        return base + best, best_rank, best_slot
+
+    def _targets(self, depth: tuple[int, int, int, int]) -> list[tuple[int, list[float]]]:
+        """The stacks a discard can land on (each nonempty one, and one empty one),
+        each with what a discard there is worth by rank."""
+        stacks = self.stacks
         targets: list[tuple[int, list[float]]] = []
         empty_done = False
         for s in range(4):
@@ -203,146 +249,173 @@ class _Search:
             if row is None:
                 row = self.discard_cache[under] = [self.discard_worth(r, stacks[s], d) for r in range(13)]
             targets.append((s, row))
-        for i, c in enumerate(hand):
-            r = c % 13
-            if r in seen:
-                continue
-            seen.add(r)
-            keep = total - worths[i]
-            for s, row in targets:
-                v = keep + row[r]
-                if out is not None:
-                    out.append((v, (Move(self.seat, HAND, c, SIDE, s),)))
-                if v > best:
-                    best = v
-                    best_card, best_slot = c, s
-        best_move = Move(self.seat, HAND, best_card, SIDE, best_slot) if best_slot >= 0 else None
-        if stock < self.opp_refill:
-            # The opponent's refill will find the stock empty: a draw.
-            if out is not None:
-                out[:] = [(self.draw_value(), m) for _, m in out]
-            return self.draw_value(), best_move
-        if out is not None:
-            out[:] = [(base + v, m) for v, m in out]
-        return base + best, best_move
+        return targets
+
+    def _columns(self, depth: tuple[int, int, int, int]) -> tuple[list[float], list[int]]:
+        """For each rank: the most a discard of it is worth (over :meth:`_targets`)
+        and the first stack where it is (shared by every search with these weights
+        whose side stacks leave the same sizes and top ranks)."""
+        unders = tuple(
+            (len(st) - d, st[len(st) - d - 1] if len(st) > d else -1)
+            for st, d in zip(self.ranks, depth, strict=True)
+        )
+        got = self.column_cache.get(unders)
+        if got is None:
+            targets = self._targets(depth)
+            slots = [s for s, _ in targets]
+            if len(targets) == 1:
+                got = targets[0][1], slots * 13
+            else:
+                cols = list(zip(*(row for _, row in targets), strict=True))
+                adds = [max(col) for col in cols]
+                got = adds, [slots[col.index(m)] for col, m in zip(cols, adds, strict=True)]
+            if len(self.column_cache) >= _COLUMNS_KEPT:
+                self.column_cache.clear()
+            self.column_cache[unders] = got
+        return got
 
     def draw_value(self) -> float:
         return -self.w.draw * self.ahead
 
     # -- the search ----------------------------------------------------------
 
-    def search(
-        self,
-        hand: tuple[Card, ...],
-        depth: tuple[int, int, int, int],
-        centers: tuple[int, int, int],
-        top: int,
-        hypo: bool,
-        stock: int,
-        out: list[tuple[float, tuple[Move, ...]]] | None = None,
-    ) -> tuple[float, tuple[Move, ...]]:
-        """The best plan from here and its value.
+    def search(self, key: _Key, out: list[tuple[float, _Step]] | None = None) -> float:
+        """The value of the best plan from the position ``key``; the plan's first
+        step goes to ``self.steps`` under the key (:meth:`plan` follows them).
 
-        ``top`` is the pay-off top's rank index (0 = Ace, 12 = King), or -1 when
-        it is unknown (just revealed) or gone; ``hypo`` marks a top the search
-        imagines after playing the real one, whose count is one less.  With
-        ``out`` (the root call only), every option considered here is added to
-        it as (value, plan): the best plan through each first move and each
-        discard.
+        A key is (hand, depth, centers, top, hypo, stock): ``hand`` the hand's
+        ranks (0 = Ace, 12 = King), ascending; ``depth`` the cards played off each
+        side stack; ``centers`` the center sizes; ``top`` the pay-off top's rank,
+        or -1 when it is unknown (just revealed) or gone; ``hypo`` marks a top the
+        search imagines after playing the real one, whose count is one less;
+        ``stock`` the stock's count.  With ``out`` (the root call only), every
+        option considered here is added to it as (value, first step): the best
+        plan through each first move and each discard.  A position already
+        searched is not searched again: callers look in ``self.memo`` first.
         """
-        key = (tuple([c % 13 for c in hand]), depth, centers, top, hypo, stock)
-        got = self.memo.get(key)
-        if got is not None:
-            return got
+        hand, depth, centers, top, hypo, stock = key
         self.nodes += 1
         w = self.w
-        seat = self.seat
-        ekey = (key[0], depth, centers, stock)
-        ended = self.ends.get(ekey)
-        if ended is None:
-            ended = self.ends[ekey] = self.end_turn(hand, depth, centers, stock)
-        value, last = ended
+        memo = self.memo
+        value, rank, slot = self.end_turn(hand, depth, centers, stock)
         if out is not None:
-            self.end_turn(hand, depth, centers, stock, out)
+            discards: list[tuple[float, int, int]] = []
+            self.end_turn(hand, depth, centers, stock, discards)
+            out.extend((v, (_END, r, s, None)) for v, r, s in discards)
         if 0 <= top < 12 and w.prospect:
             # Leave a center close below the pay-off card: next turn may bridge it.
             gap = min((top - centers[0]) % 12, (top - centers[1]) % 12, (top - centers[2]) % 12)
             value += w.prospect * 0.5**gap
-        best: tuple[float, tuple[Move, ...]] = (value, (last,) if last is not None else ())
+        best = value
+        step: _Step = (_END, rank, slot, None)
         if self.nodes <= w.node_limit:
+            c0, c1, c2 = centers
+            child: _Key | None
             # Pay-off first: on equal values the plan plays it as soon as it can.
             if top >= 0:
-                done: set[int] = set()
-                for i, n in enumerate(centers):
-                    if n in done or (top != 12 and top != n):  # fits(top, n)
+                for i in range(3):
+                    n = centers[i]
+                    if (i and n == c0) or (i == 2 and n == c1) or (top != 12 and top != n):  # fits(top, n)
                         continue
-                    done.add(n)
-                    move = Move(seat, PAYOFF, None, CENTER, i)
                     if self.payoff_count - hypo == 1:
-                        best = (w.win, (move,))
+                        best, step = w.win, (_PAYOFF, 0, i, None)
                         if out is not None:
-                            out.append(best)
+                            out.append((best, step))
                         break
                     cen, st = _play(centers, i, stock)
                     if hypo or not self.reveal:
-                        v, plan = self.search(hand, depth, cen, -1, hypo, st)
+                        child = (hand, depth, cen, -1, hypo, st)
+                        v = memo.get(child)
+                        if v is None:
+                            v = self.search(child)
+                        v += w.payoff
                     else:
-                        v, plan = self.expect_reveal(hand, depth, cen, st), ()
+                        child = None
+                        v = self.expect_reveal(hand, depth, cen, st) + w.payoff
                     if out is not None:
-                        out.append((v + w.payoff, (move, *plan)))
-                    if v + w.payoff > best[0]:
-                        best = (v + w.payoff, (move, *plan))
-            stacks = self.stacks
+                        out.append((v, (_PAYOFF, 0, i, child)))
+                    if v > best:
+                        best, step = v, (_PAYOFF, 0, i, child)
+            stacks = self.ranks
             for s in range(4):
                 left = len(stacks[s]) - depth[s]
                 if left == 0:
                     continue
-                r = stacks[s][left - 1] % 13
-                done = set()
-                for i, n in enumerate(centers):
-                    if n in done or (r != 12 and r != n):  # fits(card, n)
+                r = stacks[s][left - 1]
+                if r != 12 and r != c0 and r != c1 and r != c2:  # fits no center
+                    continue
+                for i in range(3):
+                    n = centers[i]
+                    if (i and n == c0) or (i == 2 and n == c1) or (r != 12 and r != n):  # fits(card, n)
                         continue
-                    done.add(n)
                     cen, st = _play(centers, i, stock)
-                    v, plan = self.search(hand, _bump(depth, s), cen, top, hypo, st)
+                    child = (hand, _bump(depth, s), cen, top, hypo, st)
+                    v = memo.get(child)
+                    if v is None:
+                        v = self.search(child)
                     v += w.side_play
                     if out is not None:
-                        out.append((v, (Move(seat, SIDE, s, CENTER, i), *plan)))
-                    if v > best[0]:
-                        best = (v, (Move(seat, SIDE, s, CENTER, i), *plan))
-            ranks: set[int] = set()
-            for j, c in enumerate(hand):
-                r = c % 13
-                if r in ranks:
+                        out.append((v, (_SIDE, s, i, child)))
+                    if v > best:
+                        best, step = v, (_SIDE, s, i, child)
+            prev = -1
+            for j, r in enumerate(hand):
+                if r == prev:
                     continue
-                ranks.add(r)
+                prev = r
+                if r != 12 and r != c0 and r != c1 and r != c2:  # fits no center
+                    continue
                 rest = hand[:j] + hand[j + 1 :]
-                done = set()
-                for i, n in enumerate(centers):
-                    if n in done or (r != 12 and r != n):  # fits(c, n)
+                for i in range(3):
+                    n = centers[i]
+                    if (i and n == c0) or (i == 2 and n == c1) or (r != 12 and r != n):  # fits(c, n)
                         continue
-                    done.add(n)
                     cen, st = _play(centers, i, stock)
-                    move = Move(seat, HAND, c, CENTER, i)
                     if rest:
-                        v, plan = self.search(rest, depth, cen, top, hypo, st)
+                        child = (rest, depth, cen, top, hypo, st)
+                        v = memo.get(child)
+                        if v is None:
+                            v = self.search(child)
                         v += w.hand_play
-                        if out is not None:
-                            out.append((v, (move, *plan)))
-                        if v > best[0]:
-                            best = (v, (move, *plan))
                     else:
+                        child = None
                         v = self.refill_value(depth, cen, st) + w.hand_play
-                        if out is not None:
-                            out.append((v, (move,)))
-                        if v > best[0]:
-                            best = (v, (move,))
-        self.memo[key] = best
+                    if out is not None:
+                        out.append((v, (_HAND, r, i, child)))
+                    if v > best:
+                        best, step = v, (_HAND, r, i, child)
+        memo[key] = best
+        self.steps[key] = step
         return best
+
+    def plan(self, step: _Step, hand: list[Card]) -> tuple[Move, ...]:
+        """The moves of the plan that starts with ``step`` from a hand of these
+        cards (ascending by rank): each step of the search, as a move (a hand card
+        of a rank is the first one of it the hand still holds)."""
+        seat = self.seat
+        hand = list(hand)
+        moves: list[Move] = []
+        while True:
+            kind, a, i, child = step
+            if kind == _END:
+                if i >= 0:
+                    moves.append(Move(seat, HAND, next(c for c in hand if c % 13 == a), SIDE, i))
+                return tuple(moves)
+            if kind == _PAYOFF:
+                moves.append(Move(seat, PAYOFF, None, CENTER, i))
+            elif kind == _SIDE:
+                moves.append(Move(seat, SIDE, a, CENTER, i))
+            else:
+                card = next(c for c in hand if c % 13 == a)
+                hand.remove(card)
+                moves.append(Move(seat, HAND, card, CENTER, i))
+            if child is None:
+                return tuple(moves)
+            step = self.steps[child]
 
     def expect_reveal(
         self,
-        hand: tuple[Card, ...],
+        hand: tuple[int, ...],
         depth: tuple[int, int, int, int],
         centers: tuple[int, int, int],
         stock: int,
@@ -350,11 +423,14 @@ class _Search:
         """The pay-off card went down and a new top turns up: the expected value
         of going on, over the ranks of the cards this seat cannot see.  A rank
         that no chain of its cards can reach is worth what an unknown top is."""
-        unknown, _ = self.search(hand, depth, centers, -1, True, stock)
+        key: _Key = (hand, depth, centers, -1, True, stock)
+        unknown = self.memo.get(key)
+        if unknown is None:
+            unknown = self.search(key)
         counts = [0] * 13
-        for c in hand:
-            counts[c % 13] += 1
-        stacks = [tuple(c % 13 for c in st[: len(st) - d]) for st, d in zip(self.stacks, depth, strict=True)]
+        for r in hand:
+            counts[r] += 1
+        stacks = [st[: len(st) - d] for st, d in zip(self.ranks, depth, strict=True)]
         total = 0.0
         full = self.w.reveal >= 2
         bonus = self.w.reveal_bonus * self.w.payoff
@@ -363,7 +439,9 @@ class _Search:
         for r, p in self.reveal:
             if r == 12 or reach >> r & 1:
                 if full:
-                    total += p * self.search(hand, depth, centers, r, True, stock)[0]
+                    key = (hand, depth, centers, r, True, stock)
+                    v = self.memo.get(key)
+                    total += p * (self.search(key) if v is None else v)
                 else:
                     total += p * (unknown + bonus)
             else:
@@ -384,7 +462,13 @@ class _Search:
         return v
 
 
-_EndCaches = tuple[dict[tuple[int, int, int], list[float]], dict[tuple[int, int], list[float]]]
+_Unders = tuple[tuple[int, int], ...]  # each side stack's size and top rank (-1: empty)
+_EndCaches = tuple[
+    dict[tuple[int, int, int], list[float]],
+    dict[tuple[int, int], list[float]],
+    dict[_Unders, tuple[list[float], list[int]]],
+]
+_COLUMNS_KEPT = 20_000  # the column cache is cleared when it holds this many side stack layouts
 _END_CACHES: dict[Weights, _EndCaches] = {}
 
 
@@ -392,27 +476,35 @@ def _end_caches(w: Weights) -> _EndCaches:
     """The caches of ``end_turn``'s parts for weights ``w``: what keeping each rank
     in hand is worth, by centers (:meth:`_Search.card_worth`), and what discarding
     each rank is worth, by (cards in the stack, its top's rank or -1)
-    (:meth:`_Search.discard_worth`).  Both depend on the weights alone, so every
-    search with the same weights shares them (bounded: 12**3 centers, a stack's
-    few sizes; a handful of weights in a process)."""
+    (:meth:`_Search.discard_worth`), and the best of the latter over the stacks a
+    discard can land on, by the side stacks' sizes and tops
+    (:meth:`_Search._columns`).  They depend on the weights alone, so every search
+    with the same weights shares them (bounded: 12**3 centers, a stack's few
+    sizes, ``_COLUMNS_KEPT`` layouts; a handful of weights in a process)."""
     got = _END_CACHES.get(w)
     if got is None:
         if len(_END_CACHES) >= 32:
             _END_CACHES.clear()
-        got = _END_CACHES[w] = ({}, {})
+        got = _END_CACHES[w] = ({}, {}, {})
     return got
 
 
 def search_view(
     search: _Search, view: PlayerView, out: list[tuple[float, tuple[Move, ...]]] | None = None
 ) -> tuple[float, tuple[Move, ...]]:
-    """The best plan (and its value) for the seat to move, from the root of ``view``."""
-    hand = tuple(sorted(view.hand, key=lambda c: (c % 13, c)))  # by rank: the memo key relies on it
+    """The best plan (and its value) for the seat to move, from the root of ``view``
+    (with ``out``: every option of the root, as (value, plan), in the search's order)."""
+    hand = sorted(view.hand, key=lambda c: (c % 13, c))  # by rank: the memo key relies on it
+    ranks = tuple([c % 13 for c in hand])
     centers = (len(view.center[0]), len(view.center[1]), len(view.center[2]))
-    top = view.payoff_tops[view.seat]
-    return search.search(
-        hand, (0, 0, 0, 0), centers, -1 if top is None else top % 13, False, view.stock_count, out
-    )
+    t = view.payoff_tops[view.seat]
+    top = -1 if t is None else t % 13
+    options: list[tuple[float, _Step]] | None = None if out is None else []
+    key: _Key = (ranks, (0, 0, 0, 0), centers, top, False, view.stock_count)
+    value = search.search(key, options)
+    if out is not None and options is not None:
+        out.extend((v, search.plan(step, hand)) for v, step in options)
+    return value, search.plan(search.steps[key], hand)
 
 
 def _bump(depth: tuple[int, int, int, int], s: int) -> tuple[int, int, int, int]:
@@ -453,17 +545,30 @@ def visible_cards(view: PlayerView) -> list[Card]:
     return seen
 
 
-def unseen_ranks(view: PlayerView) -> list[int]:
-    """The ranks (0..12) of the cards this seat cannot see, one entry per card.
+def unseen_counts(view: PlayerView) -> list[int]:
+    """How many cards of each rank (0..12) this seat cannot see.
 
     Computed from the view alone: the full deck minus :func:`visible_cards`.
     """
     counts = [8] * 13
     for c in visible_cards(view):
         counts[c % 13] -= 1
+    return [max(k, 0) for k in counts]
+
+
+def rank_shares(view: PlayerView) -> list[tuple[int, float]]:
+    """The ranks of the cards ``view``'s seat cannot see, each with its share of them."""
+    counts = unseen_counts(view)
+    size = sum(counts)
+    return [(r, k / size) for r, k in enumerate(counts) if k]
+
+
+def unseen_ranks(view: PlayerView) -> list[int]:
+    """The ranks (0..12) of the cards this seat cannot see, one entry per card
+    (:func:`unseen_counts`, spelled out)."""
     out: list[int] = []
-    for r, k in enumerate(counts):
-        out.extend([r] * max(k, 0))
+    for r, k in enumerate(unseen_counts(view)):
+        out.extend([r] * k)
     return out
 
 

@@ -24,8 +24,18 @@ from p2p_spite.bots.expert import (
     greedy_turn,
     plan_turn,
     sample_world,
+    turn_end_rule,
 )
-from p2p_spite.bots.planner import MEDIUM, HardBot, _can_reach, _climb, _reach_set, rank_shares, unseen_ranks
+from p2p_spite.bots.planner import (
+    MEDIUM,
+    HardBot,
+    _can_reach,
+    _climb,
+    _opponent_masks,
+    _reach_set,
+    rank_shares,
+    unseen_ranks,
+)
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
 
@@ -536,6 +546,74 @@ def test_climbs_agree_with_the_planners_reach_test() -> None:
                 assert used == (target - n) % 12  # one card per step, none lost
                 climbed += 1
     assert climbed > 1000
+
+
+# -- what a racer's kept cards tell (expert's ``infer``) ----------------------
+
+
+def test_turn_end_rule_reads_the_centers_the_opponents_turn_left() -> None:
+    # Seat 1's top is a 7 (it needs a center of six cards); the centers hold 5, 0 and 2.
+    state = make_state(
+        payoff=("9D 4C", "2H 7S"),
+        center=("AH 2H 3H 4H 5H", "", "AS 2S"),
+        turn=0,
+    )
+    state.ply = 9  # the opponent has had a turn
+    assert turn_end_rule(view(state, 0)) == (1 << 5) | (1 << 0) | (1 << 2)
+    state.ply = 0  # the game's first turn: nothing to tell
+    assert turn_end_rule(view(state, 0)) == 0
+    # Its side stacks alone climb from five to its 7 (a 6 on top): it did not race.
+    raced = make_state(
+        payoff=("9D 4C", "2H 7S"),
+        sides=(("", "", "", ""), ("6D", "", "", "")),
+        center=("AH 2H 3H 4H 5H", "", "AS 2S"),
+    )
+    raced.ply = 9
+    assert turn_end_rule(view(raced, 0)) == 0
+
+
+def test_expert_reads_the_rule_only_at_a_turn_it_saw_begin() -> None:
+    # A fresh bot (a hint, a resumed match) may be asked in the middle of a turn,
+    # when the centers are no longer as the opponent left them.
+    state = GameState.deal(seed(95), 1)
+    expert = ExpertBot(1, EXPERT_FIXED)
+    bots = [expert, make_bot("hard", 2)]
+    starts: list[tuple[int, int]] = []  # (the rule read by the bot, the rule of its view)
+    mover = -1  # the seat that made the last move
+    while state.result is None and len(starts) < 6:
+        seat = state.turn
+        v = view(state, seat)
+        state.apply(bots[seat].choose(v))
+        if seat == 0 and mover != 0:  # the first move of its turn
+            starts.append((expert._avoid, turn_end_rule(v)))
+        mover = seat
+    assert starts[0][0] == 0  # its first view: it did not see the turn begin
+    assert all(got == want for got, want in starts[1:])
+    assert any(want for _, want in starts[1:])
+
+
+def test_kept_cards_that_could_not_race_shape_the_worlds_and_the_threat() -> None:
+    # The opponent (seat 1) needs a 6 (or a King) on the center of five to play its 7.
+    state = make_state(
+        payoff=("9D 4C", "2H 7S"),
+        hands=("AC 2C 3C 4D JS", "6D 7D 8D 9H TH"),
+        center=("AH 2H 3H 4H 5H", "", ""),
+    )
+    state.ply = 9
+    v = view(state, 0)
+    avoid = turn_end_rule(v)
+    assert avoid == (1 << 5) | 1
+    rng = random.Random(5)
+    worlds = [sample_world(v, rng, avoid) for _ in range(50)]
+    for w in worlds:
+        assert w is not None and view(w, 0) == v
+        assert not any(c % 13 in (5, 12) for c in w.hands[1])  # no 6, no King kept
+    plain = [sample_world(v, rng) for _ in range(50)]
+    assert any(any(c % 13 in (5, 12) for c in w.hands[1]) for w in plain if w is not None)
+    # The threat: with all five of its cards kept, a center of five never serves it.
+    masks = _opponent_masks(v, 40, random.Random(6), avoid)
+    assert not any(m >> 5 & 1 for m in masks)
+    assert any(m >> 5 & 1 for m in _opponent_masks(v, 40, random.Random(6)))
 
 
 def test_expert_values_reaching_the_card_under_its_payoff_top() -> None:

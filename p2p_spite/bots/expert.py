@@ -39,6 +39,15 @@ no better and far slower; ``reply`` = "block" makes the greedy reply cover
 our pay-off top and never feed it, an experiment that measured within
 noise of the greedy reply on 2,800 paired games: docs/bots.md.)
 
+What the opponent kept (``infer``): a racer plays its pay-off top whenever it
+can, so the cards it kept at the end of its last turn could not climb to that
+top from the centers as it left them (the centers at the start of our turn,
+:func:`turn_end_rule`).  The worlds deal the opponent only such hands, and
+``hard``'s threat estimate draws its sampled hands the same way (the kept cards
+so, the cards it draws to five from all the unseen: ``planner.kept_hand``).  A
+uniform hand holds the one card a center is waiting for in most samples; a
+kept one never does.
+
 Fair by construction: the worlds come from the view alone (the real hidden
 cards are never in reach), and its randomness is a ``random.Random`` seeded
 from the bot's own seed and the view's game and ply, never the global one.
@@ -66,12 +75,14 @@ from ..engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, St
 from ..engine import view as view_of
 from .planner import (
     HARD,
+    KEPT_TRIES,
     MEDIUM,
     PlannerBot,
     Weights,
     _climb,
     _reach_set,
     _Search,
+    could_race,
     rank_shares,
     search_view,
     visible_cards,
@@ -100,6 +111,7 @@ class ExpertConfig:
     reply: str = "greedy"  # the opponent's reply in a world: "greedy", "block" (covers our top) or "plan"
     policy_nodes: int = 60  # "plan": medium's search capped at this many states, per decision
     rethink: bool = True  # compare plans before every move while the turn has time (else after chance events)
+    infer: bool = True  # the opponent's kept cards could not reach its pay-off top at its turn's end
 
 
 EXPERT = ExpertConfig()
@@ -150,7 +162,12 @@ class ExpertBot(PlannerBot):
         # own last move, for the same seat (the opponent has moved since, or a new
         # game began, whether the last turn ended with a discard or with the game won).
         if (view.game, view.ply, view.seat) != self._next:
+            # A bot that has played before sees each of its turns from the start, so
+            # the centers are as the opponent left them; a fresh one (``hint``, a
+            # resumed match) may be mid-turn, with centers of our own making.
+            fresh = self._next is None
             self._spent = 0.0
+            self._avoid = turn_end_rule(view) if self.config.infer and not fresh else 0
         t0 = self._clock()
         move = super().choose(view)
         self._spent += self._clock() - t0
@@ -170,7 +187,7 @@ class ExpertBot(PlannerBot):
             deadline = self._clock() + cfg.turn_budget - self._spent
             if self._spent >= cfg.turn_budget:  # the turn's time is spent: a smaller search
                 weights = self._hurried
-        search = _Search(view, weights, self._rng, self.opponent_skill)
+        search = _Search(view, weights, self._rng, self.opponent_skill, self._avoid)
         options: list[tuple[float, tuple[Move, ...]]] = []
         best_value, best_plan = search_view(search, view, options)
         self.last_nodes = search.nodes
@@ -224,7 +241,7 @@ class ExpertBot(PlannerBot):
             # left after it with the reach tests; then the reach tests (the clock
             # cutting the worlds short costs more than the cheaper valuation).
             deep = leaf and (deadline is None or self._fits(now, deadline, cfg.worlds - done, plans))
-            world = sample_world(view, rng)
+            world = sample_world(view, rng, self._avoid)
             if world is None:
                 break
             for k in others:
@@ -588,13 +605,34 @@ def _discard(state: GameState, seat: int) -> Move:
     return best[1]
 
 
-def sample_world(view: PlayerView, rng: random.Random) -> GameState | None:
+def turn_end_rule(view: PlayerView) -> int:
+    """At the start of our turn: bit n for each center of n cards, which are as the
+    opponent's last turn left them.  A racer plays its pay-off top whenever it can,
+    so the cards it kept could not climb from any of them to that top (the same
+    top: only it can change it).  0 when nothing can be told: no turn of the
+    opponent yet in this game, its top a King, or a top its side stacks alone
+    reach (it did not race, so the rule does not hold for it)."""
+    opp = view.opponent
+    top = view.payoff_tops[opp]
+    if view.ply == 0 or top is None or top % 13 == 12:
+        return 0
+    stacks = [tuple(c % 13 for c in st) for st in view.sides[opp]]
+    starts = [len(c) for c in view.center]
+    if could_race([0] * 13, top % 13, starts, stacks):
+        return 0
+    return sum({1 << n for n in starts})
+
+
+def sample_world(view: PlayerView, rng: random.Random, avoid: int = 0) -> GameState | None:
     """A full game state consistent with ``view``: the hidden cards dealt at random.
 
     Uses the view only: the unseen cards are the 104 minus the hand, every side
     stack, the centers and both pay-off tops; they fill the opponent's hand,
     the stock and both pay-off piles under their tops, in the view's counts.
-    None if the counts do not add up (never for a view of a real game).
+    With ``avoid`` (:func:`turn_end_rule`) the opponent's hand is one that could
+    not climb from those centers to its pay-off top (drawn again, at most
+    ``KEPT_TRIES`` times).  None if the counts do not add up (never for a view
+    of a real game).
     """
     opp = 1 - view.seat
     seen = set(visible_cards(view))
@@ -603,5 +641,18 @@ def sample_world(view: PlayerView, rng: random.Random) -> GameState | None:
     if len(pool) != view.hand_counts[opp] + under[0] + under[1] + view.stock_count:
         return None
     rng.shuffle(pool)
+    top = view.payoff_tops[opp]
+    if avoid and top is not None and view.hand_counts[opp]:
+        lo = under[0] + under[1]
+        hi = lo + view.hand_counts[opp]
+        starts = [n for n in range(12) if avoid >> n & 1]
+        stacks = [tuple(c % 13 for c in st) for st in view.sides[opp]]
+        for _ in range(KEPT_TRIES - 1):
+            hand = [0] * 13
+            for c in pool[lo:hi]:
+                hand[c % 13] += 1
+            if not could_race(hand, top % 13, starts, stacks):
+                break
+            rng.shuffle(pool)
     # (completions reshuffle with a stream of the world's own)
     return world_from_view(view, pool, Stream(rng.randbytes(32), 1))

@@ -103,7 +103,9 @@ MEDIUM = Weights(
 class _Search:
     """One decision: the search over the turn's plans from one view."""
 
-    def __init__(self, view: PlayerView, w: Weights, rng: random.Random, skill: float = 1.0) -> None:
+    def __init__(
+        self, view: PlayerView, w: Weights, rng: random.Random, skill: float = 1.0, avoid: int = 0
+    ) -> None:
         self.w = w
         self.seat = seat = view.seat
         self.opp = opp = 1 - seat
@@ -129,7 +131,7 @@ class _Search:
         if w.reveal:
             self.reveal = rank_shares(view)
         if w.look_at_opponent and w.threat > 0 and self.opp_top is not None:
-            self.masks = _opponent_masks(view, w.samples, rng)
+            self.masks = _opponent_masks(view, w.samples, rng, avoid)
 
     # -- the opponent --------------------------------------------------------
 
@@ -572,9 +574,15 @@ def unseen_ranks(view: PlayerView) -> list[int]:
     return out
 
 
-def _opponent_masks(view: PlayerView, samples: int, rng: random.Random) -> list[int]:
+def _opponent_masks(view: PlayerView, samples: int, rng: random.Random, avoid: int = 0) -> list[int]:
     """For sampled opponent hands: bit n set if, from a center holding n cards,
-    the opponent could climb to its pay-off top and play it."""
+    the opponent could climb to its pay-off top and play it.
+
+    ``avoid`` (bit n: a center held n cards when the opponent's last turn ended;
+    0: nothing known) is what a racer's kept cards tell: it would have played its
+    pay-off top if it could, so the cards it kept (``hand_counts``) cannot climb
+    to it from those centers (:func:`kept_hand`); the cards it draws to five are
+    any of the unseen."""
     opp = 1 - view.seat
     top = view.payoff_tops[opp]
     assert top is not None
@@ -585,12 +593,58 @@ def _opponent_masks(view: PlayerView, samples: int, rng: random.Random) -> list[
     stacks = tuple(tuple(c % 13 for c in st) for st in view.sides[opp])
     k = min(5, len(pool))
     masks: list[int] = []
+    kept = min(view.hand_counts[opp], k)
     for _ in range(samples):
         hand = [0] * 13
-        for r in rng.sample(pool, k):
+        if avoid and kept:
+            picked = kept_hand(pool, kept, target, avoid, stacks, rng)
+            rest = pool[:]
+            for r in picked:
+                rest.remove(r)
+            picked += rng.sample(rest, k - kept)
+        else:
+            picked = rng.sample(pool, k)
+        for r in picked:
             hand[r] += 1
         masks.append(_reach_mask(target, stacks, tuple(hand)))
     return masks
+
+
+KEPT_TRIES = 20  # draws of a racer's kept cards before one that breaks the rule is taken
+
+
+def could_race(hand: list[int], target: int, starts: list[int], stacks: list[tuple[int, ...]]) -> bool:
+    """Could these hand counts (by rank) and side stacks (ranks) climb a center from
+    any of the lengths ``starts`` to ``target`` cards (the greedy climb of
+    :func:`_can_reach`)?  A racer that ended its turn without its pay-off top
+    kept no such hand."""
+    return any(_can_reach(n, target, hand, stacks) for n in starts)
+
+
+def kept_hand(
+    pool: list[int],
+    kept: int,
+    target: int,
+    avoid: int,
+    stacks: tuple[tuple[int, ...], ...],
+    rng: random.Random,
+) -> list[int]:
+    """``kept`` ranks drawn from ``pool`` that cannot lift a center from any length
+    in ``avoid`` (bits) to ``target`` cards with side stacks ``stacks``
+    (:func:`could_race`): the cards a racer kept at the end of a turn in which it
+    could not play its pay-off top.  Rejection sampling, at most ``KEPT_TRIES``
+    draws (then the last one)."""
+    starts = [n for n in range(_STACK_FULL) if avoid >> n & 1]
+    listed = list(stacks)
+    picked: list[int] = []
+    for _ in range(KEPT_TRIES):
+        picked = rng.sample(pool, kept)
+        hand = [0] * 13
+        for r in picked:
+            hand[r] += 1
+        if not could_race(hand, target, starts, listed):
+            break
+    return picked
 
 
 def _reach_mask(target: int, stacks: tuple[tuple[int, ...], ...], hand: tuple[int, ...]) -> int:
@@ -728,6 +782,10 @@ class PlannerBot:
         self._chances = 0.0
         self._takes = 0
         self._left: tuple[int, int, float] | None = None  # (game, opponent's pay-off count, chance)
+        # Bit n: a center held n cards when the opponent's last turn ended, so its
+        # kept cards cannot climb from there to its pay-off top (0: not used; ``expert``
+        # sets it, :func:`_opponent_masks`).
+        self._avoid = 0
 
     @property
     def opponent_skill(self) -> float:
@@ -755,7 +813,7 @@ class PlannerBot:
         w = self.weights
         if not (w.watch_opponent and w.look_at_opponent and w.samples > 0) or view.payoff_tops[opp] is None:
             return
-        masks = _opponent_masks(view, w.samples, self._rng)
+        masks = _opponent_masks(view, w.samples, self._rng, self._avoid)
         bits = 0
         for c in view.center:
             bits |= 1 << len(c)

@@ -40,6 +40,7 @@ from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, Player
 from p2p_spite.engine.cards import rank
 
 from .positions import cards, make_state
+from .support.games import play_game
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from bfs_ai import BfsBot  # benchmark opponent "bfs", not a product level
@@ -47,17 +48,6 @@ from bfs_ai import BfsBot  # benchmark opponent "bfs", not a product level
 
 def seed(i: int) -> bytes:
     return hashlib.sha256(f"test_bots {i}".encode()).digest()
-
-
-def play_game(bots: list[Bot], game_seed: bytes, max_plies: int = 3000, check: bool = True) -> GameState:
-    state = GameState.deal(game_seed, 1)
-    while state.result is None and state.ply < max_plies:
-        seat = state.turn
-        move = bots[seat].choose(view(state, seat))
-        if check:
-            assert move in state.legal_moves(), f"{bots[seat].name} chose illegal {move}"
-        state.apply(move)  # raises IllegalMoveError if the bot cheated
-    return state
 
 
 # -- levels and the API -------------------------------------------------------

@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 from p2p_spite.bots import LEVELS, Bot, make_bot
-from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, view
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move, view
 
 from .positions import cards, make_state
+from .support.games import play_game
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from sciibo_ai import (
@@ -30,16 +31,6 @@ E: list[list[int]] = [[], [], [], []]  # four empty discard piles
 
 def seed(i: int) -> bytes:
     return hashlib.sha256(f"test_sciibo_ai {i}".encode()).digest()
-
-
-def play(bots: list[Bot], game_seed: bytes, max_plies: int = 3000) -> GameState:
-    state = GameState.deal(game_seed, 1)
-    while state.result is None and state.ply < max_plies:
-        seat = state.turn
-        move = bots[seat].choose(view(state, seat))
-        assert move in state.legal_moves(), f"{bots[seat].name} chose illegal {move}"
-        state.apply(move)
-    return state
 
 
 # The positions of the source's tests (sciibo/tests/test_ai.py): four build piles
@@ -135,8 +126,8 @@ def test_whole_games_with_legal_moves_only_and_reproducible() -> None:
         bots: list[Bot] = [SciiboBot(i), opp]
         if i % 2:
             bots.reverse()
-        assert play(bots, seed(i)).result is not None, "the game did not end"
-    runs = [play([SciiboBot(3), make_bot("easy", 1)], seed(9)) for _ in range(2)]
+        assert play_game(bots, seed(i)).result is not None, "the game did not end"
+    runs = [play_game([SciiboBot(3), make_bot("easy", 1)], seed(9)) for _ in range(2)]
     assert runs[0].digest() == runs[1].digest()
 
 

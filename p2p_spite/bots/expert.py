@@ -167,7 +167,7 @@ class ExpertBot(PlannerBot):
             # resumed match) may be mid-turn, with centers of our own making.
             fresh = self._next is None
             self._spent = 0.0
-            self._avoid = turn_end_rule(view) if self.config.infer and not fresh else 0
+            self._avoid = turn_end_rule(view) if self.config.infer and not fresh else ()
         t0 = self._clock()
         move = super().choose(view)
         self._spent += self._clock() - t0
@@ -605,25 +605,25 @@ def _discard(state: GameState, seat: int) -> Move:
     return best[1]
 
 
-def turn_end_rule(view: PlayerView) -> int:
-    """At the start of our turn: bit n for each center of n cards, which are as the
+def turn_end_rule(view: PlayerView) -> tuple[int, ...]:
+    """At the start of our turn: the centers' lengths (each once), which are as the
     opponent's last turn left them.  A racer plays its pay-off top whenever it can,
     so the cards it kept could not climb from any of them to that top (the same
-    top: only it can change it).  0 when nothing can be told: no turn of the
+    top: only it can change it).  Empty when nothing can be told: no turn of the
     opponent yet in this game, its top a King, or a top its side stacks alone
     reach (it did not race, so the rule does not hold for it)."""
     opp = view.opponent
     top = view.payoff_tops[opp]
     if view.ply == 0 or top is None or top % 13 == 12:
-        return 0
+        return ()
     stacks = [tuple(c % 13 for c in st) for st in view.sides[opp]]
     starts = [len(c) for c in view.center]
     if could_race([0] * 13, top % 13, starts, stacks):
-        return 0
-    return sum({1 << n for n in starts})
+        return ()
+    return tuple(sorted(set(starts)))
 
 
-def sample_world(view: PlayerView, rng: random.Random, avoid: int = 0) -> GameState | None:
+def sample_world(view: PlayerView, rng: random.Random, avoid: tuple[int, ...] = ()) -> GameState | None:
     """A full game state consistent with ``view``: the hidden cards dealt at random.
 
     Uses the view only: the unseen cards are the 104 minus the hand, every side
@@ -645,13 +645,12 @@ def sample_world(view: PlayerView, rng: random.Random, avoid: int = 0) -> GameSt
     if avoid and top is not None and view.hand_counts[opp]:
         lo = under[0] + under[1]
         hi = lo + view.hand_counts[opp]
-        starts = [n for n in range(12) if avoid >> n & 1]
         stacks = [tuple(c % 13 for c in st) for st in view.sides[opp]]
         for _ in range(KEPT_TRIES - 1):
             hand = [0] * 13
             for c in pool[lo:hi]:
                 hand[c % 13] += 1
-            if not could_race(hand, top % 13, starts, stacks):
+            if not could_race(hand, top % 13, avoid, stacks):
                 break
             rng.shuffle(pool)
     # (completions reshuffle with a stream of the world's own)

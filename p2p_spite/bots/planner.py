@@ -33,6 +33,7 @@ plainer discard rule.  docs/bots.md has the measurements behind the weights.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Move, PlayerView
@@ -104,7 +105,12 @@ class _Search:
     """One decision: the search over the turn's plans from one view."""
 
     def __init__(
-        self, view: PlayerView, w: Weights, rng: random.Random, skill: float = 1.0, avoid: int = 0
+        self,
+        view: PlayerView,
+        w: Weights,
+        rng: random.Random,
+        skill: float = 1.0,
+        avoid: tuple[int, ...] = (),
     ) -> None:
         self.w = w
         self.seat = seat = view.seat
@@ -574,12 +580,14 @@ def unseen_ranks(view: PlayerView) -> list[int]:
     return out
 
 
-def _opponent_masks(view: PlayerView, samples: int, rng: random.Random, avoid: int = 0) -> list[int]:
+def _opponent_masks(
+    view: PlayerView, samples: int, rng: random.Random, avoid: tuple[int, ...] = ()
+) -> list[int]:
     """For sampled opponent hands: bit n set if, from a center holding n cards,
     the opponent could climb to its pay-off top and play it.
 
-    ``avoid`` (bit n: a center held n cards when the opponent's last turn ended;
-    0: nothing known) is what a racer's kept cards tell: it would have played its
+    ``avoid`` (the centers' lengths when the opponent's last turn ended; empty:
+    nothing known) is what a racer's kept cards tell: it would have played its
     pay-off top if it could, so the cards it kept (``hand_counts``) cannot climb
     to it from those centers (:func:`kept_hand`); the cards it draws to five are
     any of the unseen."""
@@ -613,7 +621,7 @@ def _opponent_masks(view: PlayerView, samples: int, rng: random.Random, avoid: i
 KEPT_TRIES = 20  # draws of a racer's kept cards before one that breaks the rule is taken
 
 
-def could_race(hand: list[int], target: int, starts: list[int], stacks: list[tuple[int, ...]]) -> bool:
+def could_race(hand: list[int], target: int, starts: Sequence[int], stacks: list[tuple[int, ...]]) -> bool:
     """Could these hand counts (by rank) and side stacks (ranks) climb a center from
     any of the lengths ``starts`` to ``target`` cards (the greedy climb of
     :func:`_can_reach`)?  A racer that ended its turn without its pay-off top
@@ -625,16 +633,15 @@ def kept_hand(
     pool: list[int],
     kept: int,
     target: int,
-    avoid: int,
+    avoid: tuple[int, ...],
     stacks: tuple[tuple[int, ...], ...],
     rng: random.Random,
 ) -> list[int]:
     """``kept`` ranks drawn from ``pool`` that cannot lift a center from any length
-    in ``avoid`` (bits) to ``target`` cards with side stacks ``stacks``
+    in ``avoid`` to ``target`` cards with side stacks ``stacks``
     (:func:`could_race`): the cards a racer kept at the end of a turn in which it
     could not play its pay-off top.  Rejection sampling, at most ``KEPT_TRIES``
     draws (then the last one)."""
-    starts = [n for n in range(_STACK_FULL) if avoid >> n & 1]
     listed = list(stacks)
     picked: list[int] = []
     for _ in range(KEPT_TRIES):
@@ -642,7 +649,7 @@ def kept_hand(
         hand = [0] * 13
         for r in picked:
             hand[r] += 1
-        if not could_race(hand, target, starts, listed):
+        if not could_race(hand, target, avoid, listed):
             break
     return picked
 
@@ -782,10 +789,10 @@ class PlannerBot:
         self._chances = 0.0
         self._takes = 0
         self._left: tuple[int, int, float] | None = None  # (game, opponent's pay-off count, chance)
-        # Bit n: a center held n cards when the opponent's last turn ended, so its
-        # kept cards cannot climb from there to its pay-off top (0: not used; ``expert``
-        # sets it, :func:`_opponent_masks`).
-        self._avoid = 0
+        # The centers' lengths when the opponent's last turn ended: its kept cards
+        # cannot climb from them to its pay-off top (empty: not used; ``expert`` sets
+        # it, :func:`_opponent_masks`).
+        self._avoid: tuple[int, ...] = ()
 
     @property
     def opponent_skill(self) -> float:

@@ -568,9 +568,8 @@ def test_expert_reads_the_rule_only_at_a_turn_it_saw_begin() -> None:
     state = GameState.deal(seed(95), 1)
     expert = ExpertBot(1, EXPERT_FIXED)
     bots = [expert, make_bot("hard", 2)]
-    starts: list[
-        tuple[tuple[int, ...], tuple[int, ...]]
-    ] = []  # (the rule read by the bot, the rule of its view)
+    # (the rule read by the bot, the rule of its view) at each of its turns
+    starts: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     mover = -1  # the seat that made the last move
     while state.result is None and len(starts) < 6:
         seat = state.turn

@@ -621,7 +621,9 @@ def _opponent_masks(
 KEPT_TRIES = 20  # draws of a racer's kept cards before one that breaks the rule is taken
 
 
-def could_race(hand: list[int], target: int, starts: Sequence[int], stacks: list[tuple[int, ...]]) -> bool:
+def could_race(
+    hand: list[int], target: int, starts: Sequence[int], stacks: Sequence[tuple[int, ...]]
+) -> bool:
     """Could these hand counts (by rank) and side stacks (ranks) climb a center from
     any of the lengths ``starts`` to ``target`` cards (the greedy climb of
     :func:`_can_reach`)?  A racer that ended its turn without its pay-off top
@@ -642,14 +644,13 @@ def kept_hand(
     (:func:`could_race`): the cards a racer kept at the end of a turn in which it
     could not play its pay-off top.  Rejection sampling, at most ``KEPT_TRIES``
     draws (then the last one)."""
-    listed = list(stacks)
     picked: list[int] = []
     for _ in range(KEPT_TRIES):
         picked = rng.sample(pool, kept)
         hand = [0] * 13
         for r in picked:
             hand[r] += 1
-        if not could_race(hand, target, avoid, listed):
+        if not could_race(hand, target, avoid, stacks):
             break
     return picked
 
@@ -658,18 +659,17 @@ def _reach_mask(target: int, stacks: tuple[tuple[int, ...], ...], hand: tuple[in
     """Bit n set if cards of these rank counts and side stacks (ranks) can lift a
     center from n cards to ``target`` cards (:func:`_can_reach` for each n)."""
     counts = list(hand)
-    listed = list(stacks)
     tops = {st[-1] for st in stacks if st}
     king = counts[12] or 12 in tops
     m = 0
     for n in range(_STACK_FULL):
         # the first step (a card of rank n, or a King) decides most starts at once
-        if (n == target or king or counts[n] or n in tops) and _can_reach(n, target, counts, listed):
+        if (n == target or king or counts[n] or n in tops) and _can_reach(n, target, counts, stacks):
             m |= 1 << n
     return m
 
 
-def _can_reach(n: int, target: int, hand: list[int], stacks: list[tuple[int, ...]]) -> bool:
+def _can_reach(n: int, target: int, hand: list[int], stacks: Sequence[tuple[int, ...]]) -> bool:
     """Greedy: can cards from the hand counts and side stacks lift a center from
     ``n`` cards to ``target`` cards?  Side tops first, natural cards before Kings."""
     if n == target:
@@ -709,7 +709,7 @@ def _can_reach(n: int, target: int, hand: list[int], stacks: list[tuple[int, ...
 
 
 def _climb(
-    n: int, target: int, hand: list[int], stacks: list[tuple[int, ...]]
+    n: int, target: int, hand: list[int], stacks: Sequence[tuple[int, ...]]
 ) -> tuple[list[int], list[int]] | None:
     """:func:`_can_reach`'s greedy climb of a center from ``n`` to ``target`` cards:
     the hand counts and side stack lengths it leaves, or None if it fails.
@@ -729,14 +729,14 @@ def _climb(
     return h, left
 
 
-def _first_step(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> bool:
+def _first_step(n: int, hand: list[int], stacks: Sequence[tuple[int, ...]]) -> bool:
     """Is there a card for a center of ``n`` cards at all (a quick test before a climb)?"""
     if hand[n] or hand[12]:
         return True
     return any(st and (st[-1] == n or st[-1] == 12) for st in stacks)
 
 
-def _take(need: int, h: list[int], stacks: list[tuple[int, ...]], left: list[int]) -> bool:
+def _take(need: int, h: list[int], stacks: Sequence[tuple[int, ...]], left: list[int]) -> bool:
     """Take a card for a center of ``need`` cards (side top, hand, side King, hand King)."""
     for s, st in enumerate(stacks):
         if left[s] and st[left[s] - 1] == need:
@@ -755,7 +755,7 @@ def _take(need: int, h: list[int], stacks: list[tuple[int, ...]], left: list[int
     return False
 
 
-def _reach_set(n: int, hand: list[int], stacks: list[tuple[int, ...]]) -> int:
+def _reach_set(n: int, hand: list[int], stacks: Sequence[tuple[int, ...]]) -> int:
     """The ranks (bit r) a center of ``n`` cards can be lifted to for a rank-r card:
     the greedy climb does not depend on where it stops."""
     if not _first_step(n, hand, stacks):

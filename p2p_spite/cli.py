@@ -300,8 +300,10 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         type=_watchers,
         default=DEFAULT_WATCHERS,
         metavar="N",
-        help=f"how many may watch the match at once (default {DEFAULT_WATCHERS}; 0: nobody; "
-        f"at most {MAX_WATCHERS}); they give the join code too",
+        help=_(
+            "how many may watch the match at once (default {default}; 0: nobody; "
+            "at most {most}); they give the join code too"
+        ).format(default=DEFAULT_WATCHERS, most=MAX_WATCHERS),
     )
     _add_peer_options(h, levels)
 
@@ -310,14 +312,15 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         help="join a match hosted on the network",
         description="Connect to a host and play the match it offers.",
     )
+    address_help = _(
+        "the host (IPv6 as [::1]:PORT; default port {port}); "
+        "none: look for hosts announced on the local network"
+    ).format(port=DEFAULT_PORT)
     j.add_argument(
         "address",
         nargs="?",
         metavar="HOST[:PORT]",
-        help=_(
-            "the host (IPv6 as [::1]:PORT; default port {port}); "
-            "none: look for hosts announced on the local network"
-        ).format(port=DEFAULT_PORT),
+        help=address_help,
     )
     _wait_option(j)
     _discovery_option(j)
@@ -357,7 +360,7 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         "address",
         nargs="?",
         metavar="HOST[:PORT]",
-        help=f"the host (default port {DEFAULT_PORT}); none: look for hosts announced on the local network",
+        help=address_help,
     )
     _wait_option(v)
     _discovery_option(v)
@@ -368,7 +371,9 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
 
 def _watchers(text: str) -> int:
     if not text.isdigit() or int(text) > MAX_WATCHERS:
-        raise argparse.ArgumentTypeError(f"watchers are 0..{MAX_WATCHERS}, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("watchers are 0 to {most}, not {text}").format(most=MAX_WATCHERS, text=repr(text))
+        )
     return int(text)
 
 

@@ -323,14 +323,32 @@ class WatchEnd(Enum):
     LOST = "lost"  # the connection closed
 
 
+class WatchStop(Enum):
+    """Why the host stopped a watch, as its goodbye said it in the protocol's own words
+    (docs/protocol.md, *Watching*): the host left, or the match stopped and why."""
+
+    HOST_LEFT = "host-left"
+    STOPPED = "stopped"  # the match stopped, no more said
+    PEER_LEFT = "peer-left"  # ``peer`` left the match ("" when unnamed)
+    CONNECTION_LOST = "connection-lost"  # the players' connection was lost
+    BROKE_PROTOCOL = "broke-protocol"  # a player's program broke the protocol
+    REFUSED = "refused"  # a player's program was refused
+    DEAL_ABANDONED = "deal-abandoned"  # a player left during the deal
+    STORAGE = "storage"  # the host cannot write its record
+
+
 @dataclass(frozen=True, slots=True)
 class WatchCut:
-    """A watch of the match at ``where`` that stopped before the match's end."""
+    """A watch of the match at ``where`` that stopped before the match's end; ``stop``
+    is what the host's goodbye said when it is one of the protocol's (None: its
+    ``reason`` is other words, shown as they are)."""
 
     where: str
     kind: WatchEnd
     reason: str = ""
     seconds: float = 0.0
+    stop: WatchStop | None = None
+    peer: str = ""
 
 
 News = (

@@ -22,8 +22,10 @@ from p2p_spite.net.gate import CodeRefused
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.settings import HostSettings, JoinSettings
 from p2p_spite.net.watch import WatchClient, watch_match
-from p2p_spite.news import CannotDial, Dial
+from p2p_spite.news import CannotDial, Dial, WatchStop
 from p2p_spite.session import (
+    EndCause,
+    Ending,
     Event,
     GameStarted,
     MovePlayed,
@@ -190,7 +192,7 @@ def test_a_private_match_shows_a_watcher_no_card_hidden_from_either_player(tmp_p
 
 @pytest.mark.parametrize(
     ("who", "words"),
-    [("host", "the host left the match"), ("joiner", "the match stopped: Bob left the match")],
+    [("host", "the host left the match"), ("joiner", "the host stopped the watch: Bob left the match")],
 )
 def test_a_player_who_leaves_mid_match_ends_the_watch_with_its_reason(
     tmp_path: Path, who: str, words: str
@@ -221,6 +223,25 @@ def test_a_player_who_leaves_mid_match_ends_the_watch_with_its_reason(
         assert not any(isinstance(e, TableShown) and e.match_over for e in seen)
 
     run(main)
+
+
+def test_a_hosts_goodbye_is_read_back_as_a_fact_the_watcher_words_itself() -> None:
+    heard, stopped = watchnet.heard_stop, watchnet._stopped
+    facts = {c: heard(stopped(Ending(c, peer="Ann"))) for c in EndCause}
+    assert facts[EndCause.PEER_LEFT] == (WatchStop.PEER_LEFT, "Ann")
+    said = {stop for stop, peer in facts.values() if stop is not WatchStop.PEER_LEFT and peer == ""}
+    assert said == set(WatchStop) - {WatchStop.PEER_LEFT, WatchStop.HOST_LEFT, WatchStop.STOPPED}
+    assert heard(stopped(Ending(EndCause.PEER_LEFT))) == (WatchStop.PEER_LEFT, "")  # (unnamed)
+    assert heard(stopped(None)) == (WatchStop.STOPPED, "")
+    assert heard("the host left the match") == (WatchStop.HOST_LEFT, "")
+    for words in (
+        "quit",
+        "",
+        "the match stopped: a meteor",
+        "the match stopped:  left the match",
+        "Ann left",
+    ):
+        assert heard(words) == (None, ""), words  # (other words: shown as the host's own)
 
 
 def test_a_move_taken_back_is_shown_to_a_watcher_as_taken_back(tmp_path: Path) -> None:

@@ -34,7 +34,16 @@ from ..core.watch import (
 from ..core.wire import CODE_REFUSALS, FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import public_view
 from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
-from ..news import ConnectionDropped, DropKind, HandshakeFailed, HostRefused, RefusedHost, WatchCut, WatchEnd
+from ..news import (
+    ConnectionDropped,
+    DropKind,
+    HandshakeFailed,
+    HostRefused,
+    RefusedHost,
+    WatchCut,
+    WatchEnd,
+    WatchStop,
+)
 from ..session import (
     ConnectionChanged,
     EndCause,
@@ -340,7 +349,7 @@ class WatchHub:
         elif isinstance(ev, SessionFailed):  # (why, as data: the host's own line names its files)
             self.end(_stopped(ev.ending))
         elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CLOSED:
-            self.end("the host left the match")
+            self.end(_HOST_LEFT)
 
     def _show(self, now: TableShown) -> None:
         self._last = now
@@ -358,20 +367,48 @@ class WatchHub:
         self.links.clear()
 
 
+_HOST_LEFT = "the host left the match"
+_STOPPED = "the match stopped"
+_LEFT = " left the match"
+_ANYONE = "the other player"
+_STOP_WORDS = {  # the protocol's words for why a match stopped (besides a player who left)
+    EndCause.CONNECTION_LOST: ("the players' connection was lost", WatchStop.CONNECTION_LOST),
+    EndCause.PEER_BROKE_PROTOCOL: ("a player's program broke the protocol", WatchStop.BROKE_PROTOCOL),
+    EndCause.PEER_REFUSED: ("a player's program was refused", WatchStop.REFUSED),
+    EndCause.DEAL_ABANDONED: ("a player left during the deal", WatchStop.DEAL_ABANDONED),
+    EndCause.STORAGE: ("the host cannot write its record", WatchStop.STORAGE),
+}
+
+
 def _stopped(ending: Ending | None) -> str:
     """The host's goodbye to its watchers when the match stopped before its end (plain
-    words on the wire: the watcher shows them as the host's reason)."""
+    words on the wire: the watcher reads them back with :func:`heard_stop`)."""
     if ending is None:
-        return "the match stopped"
-    why = {
-        EndCause.PEER_LEFT: f"{ending.peer or 'the other player'} left the match",
-        EndCause.CONNECTION_LOST: "the players' connection was lost",
-        EndCause.PEER_BROKE_PROTOCOL: "a player's program broke the protocol",
-        EndCause.PEER_REFUSED: "a player's program was refused",
-        EndCause.DEAL_ABANDONED: "a player left during the deal",
-        EndCause.STORAGE: "the host cannot write its record",
-    }[ending.cause]
-    return f"the match stopped: {why}"
+        return _STOPPED
+    if ending.cause is EndCause.PEER_LEFT:
+        why = f"{ending.peer or _ANYONE}{_LEFT}"
+    else:
+        why = _STOP_WORDS[ending.cause][0]
+    return f"{_STOPPED}: {why}"
+
+
+def heard_stop(reason: str) -> tuple[WatchStop | None, str]:
+    """What a host's goodbye says, when it is the protocol's words (see :func:`_stopped`):
+    why, and the name of a player who left; (None, "") for any other words."""
+    if reason == _HOST_LEFT:
+        return WatchStop.HOST_LEFT, ""
+    if reason == _STOPPED:
+        return WatchStop.STOPPED, ""
+    head, colon, why = reason.partition(": ")
+    if head != _STOPPED or not colon:
+        return None, ""
+    for words, stop in _STOP_WORDS.values():
+        if why == words:
+            return stop, ""
+    if why.endswith(_LEFT) and len(why) > len(_LEFT):
+        name = why[: -len(_LEFT)]
+        return WatchStop.PEER_LEFT, "" if name == _ANYONE else name
+    return None, ""
 
 
 # -- the watcher's side -------------------------------------------------------------
@@ -434,7 +471,8 @@ class WatchClient(asyncio.Protocol):
                     if self._over:
                         self._stop(WatchStopped(True))
                     else:
-                        cut = WatchCut(self.where, WatchEnd.HOST_STOPPED, ev.reason)
+                        stop, peer = heard_stop(ev.reason)
+                        cut = WatchCut(self.where, WatchEnd.HOST_STOPPED, ev.reason, stop=stop, peer=peer)
                         self._stop(WatchStopped(False, cut, EXIT_PEER_LEFT))
                     break
                 if isinstance(ev, TableShown) and ev.match_over:

@@ -113,13 +113,19 @@ def render(view: PlayerView, names: tuple[str, str], hand: Slots | None = None) 
     )
     lines = [
         "-- " + _("game {game}  stock {stock}").format(game=view.game, stock=view.stock_count),
-        _("{name}: pay-off {card} ({n} left), hand {cards}").format(
+        ngettext(
+            "{name}: pay-off {card} ({n} left), hand {cards}",
+            "{name}: pay-off {card} ({n} left), hand {cards}",
+            view.payoff_counts[op],
+        ).format(
             name=names[op], card=_opt(top[op]), n=view.payoff_counts[op], cards=_cards(view.hand_counts[op])
         ),
         "  " + _("{name}'s sides {stacks}").format(name=names[op], stacks=_sides(view.sides[op])),
         _("center: {stacks}").format(stacks=centers),
         "  " + _("your sides {stacks}").format(stacks=_sides(view.sides[me])),
-        _("you: pay-off {card} ({n} left)").format(card=_opt(top[me]), n=view.payoff_counts[me]),
+        ngettext(
+            "you: pay-off {card} ({n} left)", "you: pay-off {card} ({n} left)", view.payoff_counts[me]
+        ).format(card=_opt(top[me]), n=view.payoff_counts[me]),
         _("hand: {cards}").format(cards=held or _("(empty)")),
     ]
     return "\n".join(lines)

@@ -36,6 +36,21 @@ def _seconds(s: float) -> str:
     return f"{s:g}"
 
 
+def _watch_stop(stop: n.WatchStop, peer: str) -> str:
+    """Why the host stopped a watch, the protocol's words put in the language spoken."""
+    if stop is n.WatchStop.PEER_LEFT:
+        return _("the host stopped the watch: {name} left the match").format(name=_name(peer))
+    return {
+        n.WatchStop.HOST_LEFT: _("the host left the match"),
+        n.WatchStop.STOPPED: _("the host stopped the watch: the match stopped"),
+        n.WatchStop.CONNECTION_LOST: _("the host stopped the watch: the players' connection was lost"),
+        n.WatchStop.BROKE_PROTOCOL: _("the host stopped the watch: a player's program broke the protocol"),
+        n.WatchStop.REFUSED: _("the host stopped the watch: a player's program was refused"),
+        n.WatchStop.DEAL_ABANDONED: _("the host stopped the watch: a player left during the deal"),
+        n.WatchStop.STORAGE: _("the host stopped the watch: it cannot write its record"),
+    }[stop]
+
+
 def refusal_words(code: str) -> str:
     """What a refusal's code means, as a clause: ``the join code is wrong``."""
     words = {
@@ -288,8 +303,10 @@ def news_words(item: n.News | n.Repeated) -> str:
             return _("the host at {address} went silent for {seconds} s").format(
                 address=where, seconds=_seconds(seconds)
             )
-        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, reason=reason):
+        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, stop=None, reason=reason):
             return _("the host stopped the watch ({why})").format(why=_reason(reason))
+        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, stop=n.WatchStop() as stop, peer=peer):
+            return _watch_stop(stop, peer)
         case n.WatchCut(where=where, kind=n.WatchEnd.LOST):
             return _("the connection to {address} was lost").format(address=where)
         case n.HandshakeFailed(where, detail, timeout):

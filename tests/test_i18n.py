@@ -115,6 +115,53 @@ def test_each_language_has_its_own_plural_rule() -> None:
 # -- the catalogs -----------------------------------------------------------------------
 
 
+INFLECTING = ("pl", "es")  # (Filipino nouns keep one form, Malay has one plural form)
+ONE_FORM_ON_PURPOSE = {  # (language, msgid): why its forms are the same for every count
+    ("es", "{news} (and {n} more like it)"): "'como esta' agrees with the news, not with the count",
+}
+
+
+def _plurals(lang: str, text: str | None = None) -> dict[tuple[str, str], list[str]]:
+    if text is None:
+        text = TOOL.po_path(lang).read_text(encoding="utf-8")
+    return {(e.msgid, e.plural): e.msgstr for e in TOOL.parse_po(text) if e.plural is not None}
+
+
+def one_form_for_every_count(catalogs: dict[str, dict[tuple[str, str], list[str]]]) -> list[str]:
+    """The plural entries of a language that inflects for number (Polish, Spanish) that use
+    the same words for every count although the number shows: in the English (``{n} card``,
+    ``{n} cards``) or in the other inflecting language (``{n} left``: Spanish ``queda 1``,
+    ``quedan 2``, so Polish needs ``została 1``, ``zostały 2``, ``zostało 5``)."""
+    found = []
+    for lang in INFLECTING:
+        (other,) = (o for o in INFLECTING if o != lang)
+        for (msgid, plural), forms in catalogs[lang].items():
+            shows = msgid != plural or len(set(catalogs[other].get((msgid, plural), [""]))) > 1
+            if shows and len(set(forms)) == 1 and (lang, msgid) not in ONE_FORM_ON_PURPOSE:
+                found.append(f"{lang}: {msgid!r} is {forms[0]!r} for every count")
+    return found
+
+
+def test_no_plural_form_serves_every_count() -> None:
+    catalogs = {lang: _plurals(lang) for lang in INFLECTING}
+    assert one_form_for_every_count(catalogs) == []
+    for lang, msgid in ONE_FORM_ON_PURPOSE:  # (each exception is still one)
+        assert any(k[0] == msgid and len(set(v)) == 1 for k, v in catalogs[lang].items()), msgid
+
+
+def test_a_plural_form_used_for_every_count_is_caught() -> None:
+    catalogs = {lang: _plurals(lang) for lang in INFLECTING}
+    left = ("{n} left", "{n} left")  # the same in English: only Spanish shows the number
+    assert len(set(catalogs["es"][left])) == 2
+    catalogs["pl"][left] = ["zostało {n}"] * 3  # (as the catalog said until December 2026)
+    cards = ("{n} card", "{n} cards")
+    catalogs["es"][cards] = ["{n} cartas"] * 2
+    assert one_form_for_every_count(catalogs) == [
+        "pl: '{n} left' is 'zostało {n}' for every count",
+        "es: '{n} card' is '{n} cartas' for every count",
+    ]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_catalog_is_complete_and_compiled(lang: str) -> None:
     assert TOOL.problems(lang) == []
@@ -164,7 +211,7 @@ def test_a_missing_fuzzy_or_empty_entry_is_caught(scratch: Path) -> None:
 
 
 def test_a_changed_placeholder_is_caught(scratch: Path) -> None:
-    _edit(scratch, '"Twój ruch. Dobierasz {n} karty."', '"Twój ruch. Dobierasz {k} karty."')
+    _edit(scratch, '"Twoja tura. Dobierasz {n} karty."', '"Twoja tura. Dobierasz {k} karty."')
     assert any("placeholders ['{k}']" in p for p in TOOL.problems("pl"))
 
 
@@ -255,9 +302,11 @@ def test_polish_counts_of_the_command_lines_take_three_forms() -> None:
         opened = "matches: {won} won, {lost} lost, {open} unfinished"
         left = [i18n.ngettext(opened, opened, n).format(won=0, lost=1, open=n) for n in (1, 2, 7)]
         assert [t.rsplit(", ", 1)[1] for t in left] == [
-            "1 nieskończony",
-            "2 nieskończone",
-            "7 nieskończonych",
+            "niedokończone 1",
+            "niedokończone 2",
+            "niedokończone 7",
         ]
+        board = [i18n.ngettext("{n} left", "{n} left", n).format(n=n) for n in (1, 2, 5, 22, 25)]
+        assert board == ["została 1", "zostały 2", "zostało 5", "zostały 22", "zostało 25"]
     finally:
         i18n.setup("en")

@@ -246,17 +246,19 @@ def lessons() -> list[Lesson]:
 
 
 class Tutor:
-    """One lesson under way: its game, the moves played, and whether it is solved."""
+    """One lesson under way (lesson ``number``: its game's number, as the board shows it):
+    its game, the moves played, and whether it is solved."""
 
-    def __init__(self, lesson: Lesson) -> None:
+    def __init__(self, lesson: Lesson, number: int = 1) -> None:
         self.lesson = lesson
-        self.state = lesson.start()
-        self.played: list[Move] = []
+        self.number = number
+        self.restart()
 
     def restart(self) -> None:
         """The lesson from its start again."""
         self.state = self.lesson.start()
-        self.played = []
+        self.state.game = self.number
+        self.played: list[Move] = []
 
     @property
     def done(self) -> bool:

@@ -47,7 +47,7 @@ class LessonSession:
         self.names = names
         self.lessons = lessons()
         self.index = first
-        self.tutor = Tutor(self.lessons[first])
+        self.tutor = Tutor(self.lessons[first], first + 1)
         self.closed: str | None = None
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self.go(first)
@@ -57,7 +57,7 @@ class LessonSession:
     def go(self, index: int) -> None:
         """Lesson ``index`` from its start (again, if it is the one under way)."""
         self.index = index
-        self.tutor = Tutor(self.lessons[index])
+        self.tutor = Tutor(self.lessons[index], index + 1)
         self._events.put_nowait(GameStarted(index + 1, STUDENT, self.view(), (0, 0), DEFAULT_TARGET))
 
     def hint(self, v: PlayerView) -> Move:
@@ -142,7 +142,7 @@ class Coach:
         ctl = self.ctl
         ctl.takebacks.new_game()
         ctl.view = ev.view
-        ctl.target = ev.target
+        ctl.target = None  # (no match: the board's header says no "first to 50")
         ctl.last_move = None
         if not self.listed:
             self.listed = True

@@ -21,7 +21,7 @@ from itertools import product
 from .engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, IllegalMoveError, Move, Played, Stream
 from .engine.cards import parse_card
 from .engine.moves import SIDE_STACKS
-from .engine.refusals import Refused
+from .engine.refusals import NothingToTakeBack, Refused
 from .i18n import _
 
 STUDENT = 0  # the seat the player has in every lesson (the computer, seat 1, never moves)
@@ -259,6 +259,7 @@ class Tutor:
         self.state = self.lesson.start()
         self.state.game = self.number
         self.played: list[Move] = []
+        self._did: list[Played] = []  # what each move played did (a takeback tells it)
 
     @property
     def done(self) -> bool:
@@ -293,7 +294,20 @@ class Tutor:
             raise IllegalMoveError(move, Refused(self.lesson.words(off, label)))
         played = self.state.play(move)
         self.played.append(move)
+        self._did.append(played)
         return played
+
+    def take_back(self) -> Played:
+        """Take back the last move (the lesson played again up to the one before it): what
+        it had done; IllegalMoveError when no move was played."""
+        if not self._did:
+            raise IllegalMoveError([], NothingToTakeBack())
+        last, keep = self._did[-1], self.played[:-1]
+        self.restart()
+        for move in keep:
+            self._did.append(self.state.play(move))
+            self.played.append(move)
+        return last
 
 
 __all__ = ["STUDENT", "Lesson", "Tutor", "lessons"]

@@ -11,10 +11,11 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from p2p_spite import cli, i18n
-from p2p_spite.engine import IllegalMoveError, Move
+from p2p_spite.engine import CENTER, HAND, IllegalMoveError, Move, parse_card
 from p2p_spite.engine.refusals import DoesNotFit, Refused
 from p2p_spite.lessons import STUDENT, Tutor, lessons
 from p2p_spite.ui.learn import LessonApp, LessonSession, learn_lines
+from p2p_spite.ui.text import card_label
 from tests.support.ui import SizedOutput, run, texts, until
 
 
@@ -59,10 +60,22 @@ def test_the_rules_refuse_first_with_their_own_reason() -> None:
     t = Tutor(lessons()[1], 2)  # center 1 needs a 3: the 9S does not fit
     nine = next(c for c in t.state.hands[STUDENT] if c % 13 == 8)
     with pytest.raises(IllegalMoveError) as e:
-        t.play(
-            Move(STUDENT, t.state.legal_moves()[0].source, nine, t.state.legal_moves()[0].target, 0), _label
-        )
+        t.play(Move(STUDENT, HAND, nine, CENTER, 0), _label)
     assert isinstance(e.value.why, DoesNotFit)
+
+
+def test_a_move_is_taken_back_to_the_position_before_it() -> None:
+    t = Tutor(lessons()[3], 4)  # the Queen completes center 1 (the stock shuffled), then the pay-off
+    with pytest.raises(IllegalMoveError, match="no move"):
+        t.take_back()
+    first, second = lessons()[3].solutions[0]
+    t.play(first, _label)
+    after_first = t.state.digest()
+    t.play(second, _label)
+    assert t.done
+    taken = t.take_back()
+    assert taken.move == second and t.played == [first] and not t.done
+    assert t.state.digest() == after_first
 
 
 def test_the_blocking_lesson_says_why_the_five_is_wrong() -> None:
@@ -85,6 +98,13 @@ def test_a_lesson_played_on_the_full_screen() -> None:
                 await until(lambda: "build center 1 first" in texts(app))
                 inp.send_text("h1 c2\r")  # the rules' own refusal
                 await until(lambda: "does not fit center 2" in texts(app))
+                inp.send_text("3h c1\r")
+                await until(lambda: len(session.tutor.played) == 1)
+                inp.send_text("undo\r")  # taken back, as in a game
+                await until(
+                    lambda: f"You took back {card_label(parse_card('3H'))} from center 1" in texts(app)
+                )
+                assert session.tutor.played == [] and app.view is not None and len(app.view.hand) == 5
                 for i, typed in enumerate(("3h c1", "4c c1", "5d c1", "p c1")):
                     inp.send_text(typed + "\r")
                     await until(lambda i=i: len(session.tutor.played) == i + 1)  # type: ignore[misc]
@@ -124,8 +144,9 @@ def _lines_through(first: int, typed: str) -> tuple[bool, str]:
 def test_the_line_prompt_plays_the_last_lesson_and_offers_a_game() -> None:
     wants, said = _lines_through(6, "5d c1\np c2\n2d s4\ny\n")
     assert said.index("Lessons:") < said.index("Lesson 7 of 7: Block your opponent")
-    assert "hand: h1 2♦" in said or "hand: h1 2d" in said  # the game's own board
-    assert "not played: 5♦ on center 1 would let the computer" in said or "5d on center 1" in said
+    two, five = card_label(parse_card("2D")), card_label(parse_card("5D"))
+    assert f"hand: h1 {two}" in said  # the game's own board
+    assert f"5d c1: not played: {five} on center 1 would let the computer" in said
     assert "Lesson solved." in said and "That was the last lesson." in said
     assert "Play a first game against the computer (easy)? [y/N]" in said
     assert wants is True

@@ -23,7 +23,7 @@ from ..engine.refusals import Refused
 from ..errors import SessionClosed
 from ..i18n import _
 from ..lessons import STUDENT, Tutor, lessons
-from ..session import Event, GameStarted, MovePlayed, Rematch
+from ..session import Event, GameStarted, MovePlayed, MoveTakenBack, Rematch
 from .app import GameApp
 from .commands import Quit, is_yes, parse_command
 from .controller import Controller
@@ -91,7 +91,8 @@ class LessonSession:
         self._events.put_nowait(MovePlayed(move.seat, played, self.view()))
 
     async def take_back(self) -> None:
-        raise IllegalMoveError([], Refused(_("type retry to play the lesson again from its start")))
+        played = self.tutor.take_back()
+        self._events.put_nowait(MoveTakenBack(STUDENT, played, self.view()))
 
     async def answer_takeback(self, yes: bool) -> bool:
         return False
@@ -218,6 +219,12 @@ class LessonApp(GameApp):
         super().__init__(session, input=input, output=output, pace=0.2, hint=session.hint)
         self.coach = Coach(session, self.ctl)
         self.log = MessageLog()  # (the lessons say who plays whom their own way)
+
+    @property
+    def waiting_next_game(self) -> bool:
+        """A lesson solved waits for Enter (the move line says so), as a game over does."""
+        s = self.coach.session
+        return s.tutor.done and s.index + 1 < len(s.lessons)
 
     def feed_show(self, ev: Event) -> None:
         if isinstance(ev, GameStarted):  # a lesson: a clean message pane

@@ -117,7 +117,7 @@ def test_a_lesson_played_on_the_full_screen() -> None:
                 assert "Lessons:" not in texts(app)  # (a new lesson, a clean pane)
                 inp.send_text("hint\r")  # the lesson's move, not the strongest level's
                 await until(lambda: "Hint: h5 c1" in texts(app))
-                inp.send_text("quit\r")
+                inp.send_text("\x03")  # Ctrl-C: leaves at once, nothing to lose
                 async with asyncio.timeout(10):
                     await task
                 assert not app.coach.wants_game and session.closed == "quit"
@@ -172,3 +172,21 @@ def test_learn_refuses_a_lesson_that_is_not_there(capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit) as e:
         cli.main(["learn", "--lesson", "8"])
     assert e.value.code == 2 and "at most 7" in capsys.readouterr().err
+
+
+def test_yes_at_the_end_starts_a_game_against_easy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2p_spite import lan
+    from p2p_spite.ui import learn
+
+    started: list[tuple[object, ...]] = []
+
+    def run_play(*args: object) -> int:
+        started.append(args)
+        return 0
+
+    monkeypatch.setattr(learn, "run_learn", lambda name, first: first == 6 and name == "Ann")
+    monkeypatch.setattr(lan, "run_play", run_play)
+    assert cli.main(["learn", "--lesson", "7", "--name", "Ann"]) == 0
+    assert started == [("easy", None, "Ann", 50, None)]
+    assert cli.main(["learn", "--name", "Ann"]) == 0  # (no: no game)
+    assert len(started) == 1

@@ -184,6 +184,12 @@ class Coach:
         self.left = True
         self.ctl.port.leave()
 
+    async def leave(self) -> None:
+        """Leave the lessons (nothing is lost: no question asked)."""
+        self.left = True
+        await self.session.close()
+        self.ctl.port.leave()
+
     async def line(self, text: str) -> bool:
         """Handle ``text`` if it is one of the lessons' words (True: it was)."""
         word = text.strip().lower()
@@ -201,10 +207,8 @@ class Coach:
             self.show_list()
         elif not word and self.ctl.hinted is None:  # (Enter plays a hint offered)
             self.show_goal()
-        elif isinstance(parse_command(text), Quit):  # (nothing to lose: no question)
-            self.left = True
-            await session.close()
-            self.ctl.port.leave()
+        elif isinstance(parse_command(text), Quit):
+            await self.leave()
         else:
             return False
         return True
@@ -236,6 +240,13 @@ class LessonApp(GameApp):
         super().feed_show(ev)
         if self.coach.after(ev):
             self.app.create_background_task(self.coach.offer_game())
+
+    def ask_quit(self) -> None:
+        """Ctrl-C leaves at once (nothing is lost), or says no to the question at the end."""
+        if self.confirm is not None:
+            self.answer(False)
+        else:
+            self.app.create_background_task(self.coach.leave())
 
     async def command(self, text: str) -> None:
         if self.confirm is None and await self.coach.line(text):

@@ -20,6 +20,7 @@ from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError, set_wording
 from .history import describe, latest, records_dir, scan, totals
 from .i18n import _, ngettext
+from .lessons import lessons
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .plaintext import clean_name, shown_path
 from .runner import EXIT_HANGUP
@@ -171,6 +172,18 @@ def build_parser() -> argparse.ArgumentParser:
         "under encryption, so that it provably sees none of your hidden cards (docs/fairness.md)",
     )
     p.set_defaults(run=_run_play)
+
+    p = sub.add_parser(
+        "learn",
+        help="a short playable tutorial: seven lessons on prepared positions",
+        description="Learn the game on the real board: each lesson sets up a position, says its "
+        "goal and waits for your moves.  It ends by offering a first game against the computer.",
+    )
+    p.add_argument(
+        "--lesson", metavar="N", type=_at_most(len(lessons())), default=1, help="start at lesson N"
+    )
+    p.add_argument("--name", help="your name (default: your login name)")
+    p.set_defaults(run=_run_learn)
 
     _add_lan_commands(sub, levels)
 
@@ -424,6 +437,16 @@ def _run_play(args: argparse.Namespace) -> int:
     from .lan import run_play
 
     return run_play(args.bot, args.seed, args.name, target, args.record, private=args.private)
+
+
+def _run_learn(args: argparse.Namespace) -> int:
+    from .lan import default_name, run_play
+    from .ui.learn import run_learn
+
+    name = args.name or default_name()
+    if not run_learn(name, args.lesson - 1):
+        return 0
+    return run_play("easy", None, name, DEFAULT_TARGET, None)
 
 
 def _check_record_path(path: Path | None) -> None:

@@ -324,30 +324,34 @@ class WatchEnd(Enum):
 
 
 class WatchStop(Enum):
-    """Why the host stopped a watch, as its goodbye said it in the protocol's own words
-    (docs/protocol.md, *Watching*): the host left, or the match stopped and why."""
+    """Why the host ended a watch: the code of its ``bye`` to a watcher (its ``why``, the
+    value here; docs/protocol.md, *Watchers*).  A code this version does not know, or
+    none (an older host), is UNKNOWN: the host's own words are all there is."""
 
+    OVER = "over"  # the match is over (a watch after the last table ended with it)
+    NOT_BEGUN = "not-begun"  # the host stopped before the match began
     HOST_LEFT = "host-left"
     STOPPED = "stopped"  # the match stopped, no more said
-    PEER_LEFT = "peer-left"  # ``peer`` left the match ("" when unnamed)
+    PEER_LEFT = "peer-left"  # a player left the match (the bye names it, or not)
     CONNECTION_LOST = "connection-lost"  # the players' connection was lost
     BROKE_PROTOCOL = "broke-protocol"  # a player's program broke the protocol
     REFUSED = "refused"  # a player's program was refused
     DEAL_ABANDONED = "deal-abandoned"  # a player left during the deal
     STORAGE = "storage"  # the host cannot write its record
+    UNKNOWN = "unknown"  # no code this version knows: see the host's words
 
 
 @dataclass(frozen=True, slots=True)
 class WatchCut:
     """A watch of the match at ``where`` that stopped before the match's end; ``stop``
-    is what the host's goodbye said when it is one of the protocol's (None: its
-    ``reason`` is other words, shown as they are)."""
+    is the code of the host's goodbye (HOST_STOPPED), ``peer`` the player it says left
+    ("" unnamed), ``reason`` the host's own words, shown only for an UNKNOWN ``stop``."""
 
     where: str
     kind: WatchEnd
     reason: str = ""
     seconds: float = 0.0
-    stop: WatchStop | None = None
+    stop: WatchStop = WatchStop.UNKNOWN
     peer: str = ""
 
 
@@ -420,5 +424,6 @@ __all__ = [
     "StorageProblem",
     "WatchCut",
     "WatchEnd",
+    "WatchStop",
     "WeStopped",
 ]

@@ -57,9 +57,9 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.HandshakeFailed("10.0.0.9:7777", timeout=True),
     n.HandshakeFailed("10.0.0.9:7777", "Connection reset by peer"),
     n.WatchCut("10.0.0.9:7777", n.WatchEnd.HOST_SILENT, seconds=30),
-    n.WatchCut("10.0.0.9:7777", n.WatchEnd.HOST_STOPPED, "Ann's own words"),
+    n.WatchCut("10.0.0.9:7777", n.WatchEnd.HOST_STOPPED, "Ann's own words"),  # (a code not known)
     n.WatchCut("10.0.0.9:7777", n.WatchEnd.HOST_STOPPED, stop=n.WatchStop.PEER_LEFT, peer="Ann"),
-    *(n.WatchCut("10.0.0.9:7777", n.WatchEnd.HOST_STOPPED, stop=s) for s in n.WatchStop),
+    *(n.WatchCut("10.0.0.9:7777", n.WatchEnd.HOST_STOPPED, "words", stop=s) for s in n.WatchStop),
     n.WatchCut("10.0.0.9:7777", n.WatchEnd.LOST),
     n.DealSeen(host=True, then=n.HostRefused("flood")),
     n.DealSeen(host=False, peer="Ann", seconds=60),

@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from p2p_spite import i18n
 from p2p_spite.bots.driver import run_bot
+from p2p_spite.core.watch import HostBye, WatchEndpoint
 from p2p_spite.core.wire import FrameDecoder, encode
 from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, public_view
 from p2p_spite.errors import EXIT_PEER_LEFT, UserError
@@ -22,7 +24,7 @@ from p2p_spite.net.gate import CodeRefused
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.settings import HostSettings, JoinSettings
 from p2p_spite.net.watch import WatchClient, watch_match
-from p2p_spite.news import CannotDial, Dial, WatchStop
+from p2p_spite.news import CannotDial, Dial, WatchCut, WatchStop
 from p2p_spite.session import (
     EndCause,
     Ending,
@@ -225,23 +227,73 @@ def test_a_player_who_leaves_mid_match_ends_the_watch_with_its_reason(
     run(main)
 
 
-def test_a_hosts_goodbye_is_read_back_as_a_fact_the_watcher_words_itself() -> None:
-    heard, stopped = watchnet.heard_stop, watchnet._stopped
-    facts = {c: heard(stopped(Ending(c, peer="Ann"))) for c in EndCause}
-    assert facts[EndCause.PEER_LEFT] == (WatchStop.PEER_LEFT, "Ann")
-    said = {stop for stop, peer in facts.values() if stop is not WatchStop.PEER_LEFT and peer == ""}
-    assert said == set(WatchStop) - {WatchStop.PEER_LEFT, WatchStop.HOST_LEFT, WatchStop.STOPPED}
-    assert heard(stopped(Ending(EndCause.PEER_LEFT))) == (WatchStop.PEER_LEFT, "")  # (unnamed)
-    assert heard(stopped(None)) == (WatchStop.STOPPED, "")
-    assert heard("the host left the match") == (WatchStop.HOST_LEFT, "")
-    for words in (
-        "quit",
-        "",
-        "the match stopped: a meteor",
-        "the match stopped:  left the match",
-        "Ann left",
-    ):
-        assert heard(words) == (None, ""), words  # (other words: shown as the host's own)
+def test_a_host_that_stops_before_the_match_began_tells_its_watcher_so(tmp_path: Path) -> None:
+    async def main() -> None:
+        m = Match(tmp_path, code=None)
+        client = await watch_match(host="127.0.0.1", port=await m.port)
+        seen: list[SpectatorEvent] = []
+        watching = asyncio.create_task(collect(client, seen))
+        m.host_task.cancel()  # (no joiner came: the host quits)
+        with contextlib.suppress(asyncio.CancelledError):
+            await m.host_task
+        await watching
+        last = seen[-1]
+        assert isinstance(last, WatchStopped) and not last.complete and last.exit_code == EXIT_PEER_LEFT
+        assert isinstance(last.news, WatchCut) and last.news.stop is WatchStop.NOT_BEGUN
+        assert news_words(last.news) == "the host stopped before the match began"
+
+    run(main)
+
+
+def test_why_a_match_stopped_goes_to_the_watchers_as_a_code() -> None:
+    byes = {c: watchnet._stopped(Ending(c, peer="Ann")) for c in EndCause}
+    assert byes[EndCause.PEER_LEFT] == HostBye.saying(WatchStop.PEER_LEFT, "Ann")
+    assert all(b.name == "" for c, b in byes.items() if c is not EndCause.PEER_LEFT)
+    assert len({b.why for b in byes.values()}) == len(EndCause)  # (each its own code)
+    assert watchnet._stopped(Ending(EndCause.PEER_LEFT)) == HostBye.saying(WatchStop.PEER_LEFT)
+    assert watchnet._stopped(None).why is WatchStop.STOPPED
+
+
+POLISH = {  # what a watcher in Polish says for each code: the catalog's words, not the host's
+    WatchStop.OVER: "host przerwał transmisję: mecz się skończył",
+    WatchStop.NOT_BEGUN: "host wyszedł przed początkiem meczu",
+    WatchStop.HOST_LEFT: "host wyszedł z meczu",
+    WatchStop.STOPPED: "host przerwał transmisję: mecz został przerwany",
+    WatchStop.PEER_LEFT: "host przerwał transmisję: Ann wychodzi z meczu",
+    WatchStop.CONNECTION_LOST: "host przerwał transmisję: połączenie między graczami zostało zerwane",
+    WatchStop.BROKE_PROTOCOL: "host przerwał transmisję: program jednego z graczy złamał protokół",
+    WatchStop.REFUSED: "host przerwał transmisję: program jednego z graczy został odrzucony",
+    WatchStop.DEAL_ABANDONED: "host przerwał transmisję: jeden z graczy wyszedł w trakcie rozdania",
+    WatchStop.STORAGE: "host przerwał transmisję: nie może zapisać meczu",
+}
+
+
+def _heard_cut(wire: Mapping[str, object]) -> str:
+    """How a watcher in Polish words the host's ``bye`` with the fields ``wire`` (the
+    watcher's own path: its endpoint, then the cut it stops with)."""
+    w = WatchEndpoint(None)
+    w.initiate()
+    w.receive_data(encode({"t": "bye", **wire}))
+    bye = w.next_event()
+    assert isinstance(bye, HostBye)
+    i18n.setup("pl")
+    return news_words(watchnet._cut("10.0.0.9:4747", bye))
+
+
+@pytest.mark.parametrize("stop", list(POLISH))
+def test_a_stop_is_worded_in_the_watchers_language_from_its_code_alone(stop: WatchStop) -> None:
+    name = {"name": "Ann"} if stop is WatchStop.PEER_LEFT else {}
+    said = _heard_cut({"reason": "the match stopped: Bob left the match", "why": stop.value} | name)
+    assert said == POLISH[stop]  # (the reason's words, Bob's name included, never read)
+    assert _heard_cut({"why": stop.value} | name) == said  # (nor needed)
+
+
+def test_a_stop_of_a_code_not_known_falls_back_to_the_hosts_words() -> None:
+    said = _heard_cut({"reason": "the match stopped: a meteor", "why": "meteor"})
+    assert said == "host przerwał transmisję (the match stopped: a meteor)"
+    older = _heard_cut({"reason": "the match stopped: Bob left the match"})  # (an older host: no code)
+    assert older == "host przerwał transmisję (the match stopped: Bob left the match)"
+    assert _heard_cut({"why": "meteor"}) == "host przerwał transmisję (bez podania powodu)"
 
 
 def test_a_move_taken_back_is_shown_to_a_watcher_as_taken_back(tmp_path: Path) -> None:

@@ -5,9 +5,11 @@ lying, flooding, and a watcher that sends the match's own messages."""
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +31,7 @@ from p2p_spite.core.watch import (
 )
 from p2p_spite.core.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import HAND, SIDE, GameState, Match, Move, public_view, view
+from p2p_spite.news import WatchStop
 from p2p_spite.spectator import TableShown, Watching
 
 SEED = bytes(range(32))
@@ -319,9 +322,95 @@ def events_until_error(w: WatchEndpoint) -> list[object]:
 
 def test_the_host_says_bye_at_the_end() -> None:
     door, w, _, _ = linked(None, None)
-    door.bye("the match is over")
-    w.receive_data(door.data_to_send())
-    assert w.next_event() == HostBye("the match is over")
+    door.bye(HostBye.saying(WatchStop.OVER))
+    sent = door.data_to_send()
+    assert frames(sent) == [{"t": "bye", "reason": "the match is over", "why": "over"}]
+    w.receive_data(sent)
+    assert w.next_event() == HostBye(WatchStop.OVER, "", "the match is over")
+    assert door.closed and w.closed
+
+
+def bye_heard(**wire: object) -> HostBye:
+    """What a watcher let in makes of the host's ``bye`` with the fields ``wire``."""
+    _, w, _, _ = linked(None, None)
+    w.receive_data(encode({"t": "bye", **wire}))
+    ev = w.next_event()
+    assert isinstance(ev, HostBye) and w.closed
+    return ev
+
+
+def test_a_player_who_left_is_named_in_a_field_of_the_hosts_bye() -> None:
+    bye = HostBye.saying(WatchStop.PEER_LEFT, "Bob")
+    assert bye.to_wire() == {
+        "t": "bye",
+        "reason": "the match stopped: Bob left the match",
+        "why": "peer-left",
+        "name": "Bob",
+    }
+    assert list(bye.to_wire()) == ["t", "reason", "why", "name"]  # (the documented order)
+    assert bye_heard(**bye.to_wire()) == bye
+    unnamed = HostBye.saying(WatchStop.PEER_LEFT)
+    assert "name" not in unnamed.to_wire()
+    assert unnamed.reason == "the match stopped: the other player left the match"
+    assert bye_heard(why="peer-left", name="\x1b[2JEve") == HostBye(WatchStop.PEER_LEFT, " [2JEve")
+
+
+@pytest.mark.parametrize("stop", [s for s in WatchStop if s is not WatchStop.UNKNOWN])
+def test_every_code_is_heard_as_its_code_whatever_the_words(stop: WatchStop) -> None:
+    said = HostBye.saying(stop)
+    assert said.to_wire()["why"] == stop.value and said.reason  # (words for older watchers)
+    assert bye_heard(reason="words that say something else", why=stop.value).why is stop
+    assert bye_heard(why=stop.value) == HostBye(stop)  # (no words: the code is enough)
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"reason": "the match stopped: Bob left the match"},  # an older host: its words, not read back
+        {"reason": "the match stopped: Bob left the match", "why": "meteor"},  # a newer host's code
+        {"reason": "the match stopped: Bob left the match", "why": "unknown"},
+        {"reason": "the match stopped: Bob left the match", "why": "meteor", "name": "Bob"},
+    ],
+)
+def test_a_code_not_known_is_heard_as_unknown_with_the_hosts_words(wire: dict[str, object]) -> None:
+    assert bye_heard(**wire) == HostBye(WatchStop.UNKNOWN, "", "the match stopped: Bob left the match")
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"why": 3},
+        {"why": b"peer-left"},
+        {"why": ""},
+        {"why": "x" * 33},
+        {"why": "peer-left", "name": "B" * 41},
+        {"why": "peer-left", "name": 7},
+        {"why": "storage", "name": "Bob"},  # a name only with peer-left
+        {"name": "Bob"},  # a name without a code
+    ],
+)
+def test_a_malformed_bye_is_refused_by_the_watcher(wire: dict[str, object]) -> None:
+    _, w, _, _ = linked(None, None)
+    w.receive_data(encode({"t": "bye", "reason": "bye", **wire}))
+    with pytest.raises(RemoteProtocolError) as e:
+        w.next_event()
+    assert e.value.code is Refusal.MALFORMED and w.closed
+    assert [f["t"] for f in frames(w.data_to_send())] == ["refuse"]
+
+
+def test_the_documents_frame_of_a_bye_is_the_hosts_byte_for_byte() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+    m = re.search(r"byte for byte \(80 bytes:.*?\n\n((?:    [0-9a-f ]+\n)+)", doc, re.S)
+    assert m is not None, "the watcher's bye example is gone from docs/protocol.md"
+    documented = bytes.fromhex(m.group(1))
+    assert documented == encode(HostBye.saying(WatchStop.PEER_LEFT, "Bob").to_wire())
+    assert len(documented) == 80
+
+
+def test_a_host_cannot_say_unknown_nor_name_a_player_who_did_not_leave() -> None:
+    for stop, name in ((WatchStop.UNKNOWN, ""), (WatchStop.STORAGE, "Bob")):
+        with pytest.raises(Exception, match="cannot say"):
+            HostBye.saying(stop, name)
 
 
 @pytest.mark.parametrize("early", ["watching", "table", "challenge-twice", "auth-before-challenge"])

@@ -23,6 +23,7 @@ from enum import Enum
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 from ..engine import Card, EndReason, Move, PublicView, Result, move_from_json
+from ..news import WatchStop
 from ..plaintext import MAX_NAME
 from ..spectator import TableShown, Watching
 from .keys import auth_mac
@@ -58,6 +59,7 @@ OVER: Final = 2  # the last table of the match
 BACK: Final = 4  # its move was taken back
 MAX_CARD: Final = 103
 CARDS: Final = 104
+MAX_WHY: Final = 32  # characters of the code of the host's bye (its ``why``)
 # the players' messages a watcher may not send (every one but the handshake's auth, which
 # a watcher has its own use for, and those of any connection: ping, pong, bye, refuse)
 GAME_MESSAGES: Final = frozenset(MESSAGES) - {"auth", "ping", "pong", "bye", "refuse"}
@@ -67,6 +69,7 @@ __all__ = [
     "MAX_WATCHERS",
     "WATCH",
     "Challenge",
+    "HostBye",
     "MatchShown",
     "Table",
     "WatchEndpoint",
@@ -190,6 +193,71 @@ class MatchShown(Message):
         assert isinstance(target, int) and (games is None or isinstance(games, int))
         names = (clean_text(players[0], MAX_NAME), clean_text(players[1], MAX_NAME))
         return cls(names, target, games, bool(private))
+
+
+_ANYONE: Final = "the other player"
+# the plain words of each code, for watchers older than ``why`` (never read back)
+_WORDS: Final = {
+    WatchStop.OVER: "the match is over",
+    WatchStop.NOT_BEGUN: "the host stopped before the match began",
+    WatchStop.HOST_LEFT: "the host left the match",
+    WatchStop.STOPPED: "the match stopped",
+    WatchStop.PEER_LEFT: "the match stopped: {name} left the match",
+    WatchStop.CONNECTION_LOST: "the match stopped: the players' connection was lost",
+    WatchStop.BROKE_PROTOCOL: "the match stopped: a player's program broke the protocol",
+    WatchStop.REFUSED: "the match stopped: a player's program was refused",
+    WatchStop.DEAL_ABANDONED: "the match stopped: a player left during the deal",
+    WatchStop.STORAGE: "the match stopped: the host cannot write its record",
+}
+_STOPS: Final = {s.value: s for s in WatchStop}
+
+
+@dataclass(frozen=True, slots=True)
+class HostBye(Message):
+    """The host's goodbye to a watcher: ``why`` it ends the watch (a code), ``name`` the
+    player who left (PEER_LEFT only; "" unnamed), ``reason`` the same in plain words for
+    watchers older than the code.  Those words are never read back: a code this version
+    does not know, or none (an older host), is :attr:`WatchStop.UNKNOWN`, and ``reason``
+    is then all a watcher can show."""
+
+    T: ClassVar[str] = "bye"
+    why: WatchStop
+    name: str = ""
+    reason: str = ""
+
+    @classmethod
+    def saying(cls, why: WatchStop, name: str = "") -> Self:
+        """The host's goodbye for ``why`` (``name``: the player who left), its words made."""
+        if why is WatchStop.UNKNOWN or (name and why is not WatchStop.PEER_LEFT):
+            raise LocalProtocolError(f"a watcher's bye cannot say {why.value!r} (name {name!r})")
+        name = clean_text(name, MAX_NAME)
+        return cls(why, name, _WORDS[why].format(name=name or _ANYONE))
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "bye", "reason": self.reason, "why": self.why.value} | (
+            {"name": self.name} if self.name else {}
+        )
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> Self:
+        """``why`` a code of 1..32 characters (one not known: UNKNOWN, not a fault), ``name``
+        at most 40 characters and only with ``peer-left`` (or a code not known)."""
+        why, name = m.get("why"), m.get("name")
+        _check(
+            why is None or (type(why) is str and 1 <= len(why) <= MAX_WHY),
+            f"bye: why must be a code of 1..{MAX_WHY} characters",
+        )
+        stop = _STOPS.get(why, WatchStop.UNKNOWN) if isinstance(why, str) else WatchStop.UNKNOWN
+        _check(
+            name is None or (type(name) is str and len(name) <= MAX_NAME),
+            f"bye: name must be a name of at most {MAX_NAME} characters",
+        )
+        _check(
+            name is None or stop is WatchStop.PEER_LEFT or (why is not None and stop is WatchStop.UNKNOWN),
+            "bye: a name only with peer-left",
+        )
+        said = clean_text(name, MAX_NAME) if isinstance(name, str) and stop is WatchStop.PEER_LEFT else ""
+        return cls(stop, said, Bye.from_wire(m).reason)
 
 
 _REASONS: Final = {r.value: r for r in EndReason}
@@ -397,9 +465,6 @@ class _Side(Generic[E]):
     def refuse(self, code: Refusal, text: str) -> None:
         self._last(Refuse(code, text))
 
-    def bye(self, reason: str) -> None:
-        self._last(Bye(reason))
-
     def next_event(self) -> NeedData | E:
         """The next event: RemoteProtocolError (its refusal queued) when the other end broke
         a rule, PeerRefused when it refused us; the connection is then closed."""
@@ -452,6 +517,10 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
 
     def _close(self) -> None:
         self.phase = DoorPhase.CLOSED
+
+    def bye(self, bye: HostBye) -> None:
+        """Say goodbye (why, as a code: :meth:`HostBye.saying`) and close."""
+        self._last(bye)
 
     def show(self, frame: bytes) -> None:
         """Queue an encoded ``watching`` or ``table`` frame (only once let in)."""
@@ -508,13 +577,6 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
 # -- the watcher's side ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class HostBye:
-    """The host said ``bye``: ``reason`` its words."""
-
-    reason: str
-
-
 class WatchPhase(Enum):
     HELLO = "hello"  # waiting for the host's hello
     CODE = "code"  # waiting for the host's challenge, then its MAC
@@ -546,6 +608,9 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
     def _close(self) -> None:
         self.phase = WatchPhase.CLOSED
 
+    def bye(self, reason: str) -> None:
+        self._last(Bye(reason))
+
     def ping(self) -> None:
         if self.phase is not WatchPhase.CLOSED:
             self._ping += 1
@@ -557,8 +622,9 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
             r = Refuse.from_wire(m)
             raise PeerRefused(f"{r.msg} ({r.code.value})", r.code)
         if t == "bye":
+            bye = HostBye.from_wire(m)  # (a malformed one is refused, as any message)
             self.phase = WatchPhase.CLOSED
-            return HostBye(Bye.from_wire(m).reason)
+            return bye
         if t in ("ping", "pong"):
             return None
         if t == "hello" and phase is WatchPhase.HELLO:

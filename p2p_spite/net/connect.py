@@ -15,7 +15,7 @@ from ..core.keys import derive_code_key
 from ..core.messages import HOST, JOIN
 from ..core.private import PrivateDeck, resume_core
 from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
-from ..core.watch import WatcherDoor
+from ..core.watch import HostBye, WatcherDoor
 from ..core.wire import CODE_REFUSALS, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match
 from ..errors import EXIT_PEER_LEFT, UserError
@@ -30,6 +30,7 @@ from ..news import (
     News,
     RefusedHost,
     SavedMatchUnusable,
+    WatchStop,
 )
 from ..plaintext import shown_path
 from ..storage.keeper import RecordKeeper
@@ -269,7 +270,7 @@ async def host_session(
         link = await host.winner
     except BaseException:
         host.stop_waiting()
-        host.hub.end("the host stopped before the match began")
+        host.hub.end(HostBye.saying(WatchStop.NOT_BEGUN))
         server.close()
         host.stop_reports()
         raise

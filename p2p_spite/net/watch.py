@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ..core.keys import derive_code_key
 from ..core.protocol import NeedData, PeerRefused
@@ -211,8 +211,8 @@ class WatchLink(asyncio.Protocol):
             return
         t.write(out)
 
-    def bye(self, reason: str) -> None:
-        self.door.bye(reason)
+    def bye(self, bye: HostBye) -> None:
+        self.door.bye(bye)
         self.close()
 
     def close(self) -> None:
@@ -315,7 +315,7 @@ class WatchHub:
         """What follows the match just over: nothing, and the watchers leave (the next
         match, if any, is followed from its making on: follow)."""
         if session is None and self.between and not self.ended:
-            self.end("the match is over")
+            self.end(HostBye.saying(WatchStop.OVER))
 
     def seen(self, session: NetSession, ev: Event) -> None:
         """An event of the host's ``session`` (the public part of its view only)."""
@@ -345,11 +345,11 @@ class WatchHub:
             self.between = True  # (watchers that follow another match wait for it: _next)
             for link in list(self.links):
                 if not link.door.again:
-                    link.bye("the match is over")
+                    link.bye(HostBye.saying(WatchStop.OVER))
         elif isinstance(ev, SessionFailed):  # (why, as data: the host's own line names its files)
             self.end(_stopped(ev.ending))
         elif isinstance(ev, ConnectionChanged) and ev.state is LinkState.CLOSED:
-            self.end(_HOST_LEFT)
+            self.end(HostBye.saying(WatchStop.HOST_LEFT))
 
     def _show(self, now: TableShown) -> None:
         self._last = now
@@ -357,61 +357,41 @@ class WatchHub:
         for link in list(self.links):
             link.send(self._frame)
 
-    def end(self, reason: str) -> None:
-        """Say goodbye to every watcher; none is let in after this."""
+    def end(self, bye: HostBye) -> None:
+        """Say goodbye to every watcher (``bye``: why); none is let in after this."""
         if self.ended:
             return
         self.ended = True
         for link in list(self.links):
-            link.bye(reason)
+            link.bye(bye)
         self.links.clear()
 
 
-_HOST_LEFT = "the host left the match"
-_STOPPED = "the match stopped"
-_LEFT = " left the match"
-_ANYONE = "the other player"
-_STOP_WORDS = {  # the protocol's words for why a match stopped (besides a player who left)
-    EndCause.CONNECTION_LOST: ("the players' connection was lost", WatchStop.CONNECTION_LOST),
-    EndCause.PEER_BROKE_PROTOCOL: ("a player's program broke the protocol", WatchStop.BROKE_PROTOCOL),
-    EndCause.PEER_REFUSED: ("a player's program was refused", WatchStop.REFUSED),
-    EndCause.DEAL_ABANDONED: ("a player left during the deal", WatchStop.DEAL_ABANDONED),
-    EndCause.STORAGE: ("the host cannot write its record", WatchStop.STORAGE),
+_STOPS: Final = {  # why the match stopped, as the host's bye to its watchers codes it
+    EndCause.PEER_LEFT: WatchStop.PEER_LEFT,
+    EndCause.CONNECTION_LOST: WatchStop.CONNECTION_LOST,
+    EndCause.PEER_BROKE_PROTOCOL: WatchStop.BROKE_PROTOCOL,
+    EndCause.PEER_REFUSED: WatchStop.REFUSED,
+    EndCause.DEAL_ABANDONED: WatchStop.DEAL_ABANDONED,
+    EndCause.STORAGE: WatchStop.STORAGE,
 }
 
 
-def _stopped(ending: Ending | None) -> str:
-    """The host's goodbye to its watchers when the match stopped before its end (plain
-    words on the wire: the watcher reads them back with :func:`heard_stop`)."""
+def _stopped(ending: Ending | None) -> HostBye:
+    """The host's goodbye to its watchers when the match stopped before its end."""
     if ending is None:
-        return _STOPPED
-    if ending.cause is EndCause.PEER_LEFT:
-        why = f"{ending.peer or _ANYONE}{_LEFT}"
-    else:
-        why = _STOP_WORDS[ending.cause][0]
-    return f"{_STOPPED}: {why}"
-
-
-def heard_stop(reason: str) -> tuple[WatchStop | None, str]:
-    """What a host's goodbye says, when it is the protocol's words (see :func:`_stopped`):
-    why, and the name of a player who left; (None, "") for any other words."""
-    if reason == _HOST_LEFT:
-        return WatchStop.HOST_LEFT, ""
-    if reason == _STOPPED:
-        return WatchStop.STOPPED, ""
-    head, colon, why = reason.partition(": ")
-    if head != _STOPPED or not colon:
-        return None, ""
-    for words, stop in _STOP_WORDS.values():
-        if why == words:
-            return stop, ""
-    if why.endswith(_LEFT) and len(why) > len(_LEFT):
-        name = why[: -len(_LEFT)]
-        return WatchStop.PEER_LEFT, "" if name == _ANYONE else name
-    return None, ""
+        return HostBye.saying(WatchStop.STOPPED)
+    left = ending.cause is EndCause.PEER_LEFT
+    return HostBye.saying(_STOPS[ending.cause], ending.peer if left else "")
 
 
 # -- the watcher's side -------------------------------------------------------------
+
+
+def _cut(where: str, bye: HostBye) -> WatchCut:
+    """A watch the host ended before the match's end: its code, never its words read back
+    (shown only for a code this version does not know)."""
+    return WatchCut(where, WatchEnd.HOST_STOPPED, bye.reason, stop=bye.why, peer=bye.name)
 
 
 class WatchClient(asyncio.Protocol):
@@ -471,9 +451,7 @@ class WatchClient(asyncio.Protocol):
                     if self._over:
                         self._stop(WatchStopped(True))
                     else:
-                        stop, peer = heard_stop(ev.reason)
-                        cut = WatchCut(self.where, WatchEnd.HOST_STOPPED, ev.reason, stop=stop, peer=peer)
-                        self._stop(WatchStopped(False, cut, EXIT_PEER_LEFT))
+                        self._stop(WatchStopped(False, _cut(self.where, ev), EXIT_PEER_LEFT))
                     break
                 if isinstance(ev, TableShown) and ev.match_over:
                     self._over = True

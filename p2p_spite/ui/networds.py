@@ -37,10 +37,13 @@ def _seconds(s: float) -> str:
 
 
 def _watch_stop(stop: n.WatchStop, peer: str) -> str:
-    """Why the host stopped a watch, the protocol's words put in the language spoken."""
+    """Why the host stopped a watch (the code of its goodbye, not UNKNOWN), in the
+    language spoken."""
     if stop is n.WatchStop.PEER_LEFT:
         return _("the host stopped the watch: {name} left the match").format(name=_name(peer))
     return {
+        n.WatchStop.OVER: _("the host stopped the watch: the match is over"),
+        n.WatchStop.NOT_BEGUN: _("the host stopped before the match began"),
         n.WatchStop.HOST_LEFT: _("the host left the match"),
         n.WatchStop.STOPPED: _("the host stopped the watch: the match stopped"),
         n.WatchStop.CONNECTION_LOST: _("the host stopped the watch: the players' connection was lost"),
@@ -303,9 +306,9 @@ def news_words(item: n.News | n.Repeated) -> str:
             return _("the host at {address} went silent for {seconds} s").format(
                 address=where, seconds=_seconds(seconds)
             )
-        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, stop=None, reason=reason):
+        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, stop=n.WatchStop.UNKNOWN, reason=reason):
             return _("the host stopped the watch ({why})").format(why=_reason(reason))
-        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, stop=n.WatchStop() as stop, peer=peer):
+        case n.WatchCut(kind=n.WatchEnd.HOST_STOPPED, stop=stop, peer=peer):
             return _watch_stop(stop, peer)
         case n.WatchCut(where=where, kind=n.WatchEnd.LOST):
             return _("the connection to {address} was lost").format(address=where)

@@ -555,7 +555,7 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
         t, phase = m["t"], self.phase
         if t == "refuse":
             r = Refuse.from_wire(m)
-            raise PeerRefused(f"{r.msg} ({r.code.value})", r.code)
+            raise PeerRefused(r.msg, r.code)
         if t == "bye":
             self.phase = WatchPhase.CLOSED
             return HostBye(Bye.from_wire(m).reason)

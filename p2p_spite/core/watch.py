@@ -368,10 +368,22 @@ class _Side(Generic[E]):
         self._nonce = secrets.token_bytes(NONCE_BYTES)  # this end's, for the code's proof
         self._decoder = FrameDecoder()
         self._out = bytearray()
+        # the shell holds the other end's proof of the code unread for now (the host's
+        # door slows an address that guessed wrong too often: net/gate.Guesses)
+        self.hold_proof = False
 
     @property
     def closed(self) -> bool:
         raise NotImplementedError
+
+    def _proof_next(self) -> bool:
+        """Is the next message this end reads the other end's proof of the code?"""
+        return False
+
+    @property
+    def proof_held(self) -> bool:
+        """Bytes wait unread behind :attr:`hold_proof`."""
+        return self.hold_proof and self._proof_next() and bool(self._decoder.pending)
 
     def _close(self) -> None:
         raise NotImplementedError
@@ -404,6 +416,8 @@ class _Side(Generic[E]):
         """The next event: RemoteProtocolError (its refusal queued) when the other end broke
         a rule, PeerRefused when it refused us; the connection is then closed."""
         while not self.closed:
+            if self.hold_proof and self._proof_next():
+                return NeedData()  # (the shell lets the proof be read in its turn)
             try:
                 m = self._decoder.next_message()
                 if m is None:
@@ -452,6 +466,9 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
 
     def _close(self) -> None:
         self.phase = DoorPhase.CLOSED
+
+    def _proof_next(self) -> bool:
+        return self.phase is DoorPhase.CODE
 
     def show(self, frame: bytes) -> None:
         """Queue an encoded ``watching`` or ``table`` frame (only once let in)."""

@@ -9,6 +9,7 @@ import socket
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
@@ -42,6 +43,7 @@ from .gate import (
     HELLO_TIMEOUT,
     CodeRefused,
     Door,
+    Guesses,
     StrangerLog,
     address_key,
 )
@@ -304,6 +306,7 @@ class _Host:
         self.hub = hub  # the watchers
         self.door: Door[Link | WatchLink] = Door(_stage)
         self.strangers = StrangerLog(self.loop.time)
+        self.guesses = Guesses(self.loop.time)  # wrong join codes by address
         self.report: asyncio.TimerHandle | None = None  # the next merged warning
         self.pending: Deal | None = None  # a first seed exchange cut short: the same commitments again
         self.held: GameCore | None = None  # a seeded match a first handshake cut short agreed
@@ -335,6 +338,12 @@ class _Host:
     def leave_door(self, link: WatchLink) -> None:
         self.door.leave(link)
 
+    def pace(self, peer: Any) -> float:
+        return self.guesses.wait(address_key(peer))
+
+    def _pace_link(self, link: Link) -> float:
+        return self.pace(link.peer)
+
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None:
         self.dropped(link, line)
 
@@ -345,6 +354,8 @@ class _Host:
         return ok
 
     def dropped(self, link: Link | WatchLink, line: ConnectionDropped) -> None:
+        if line.kind is DropKind.WRONG_CODE:
+            self.guesses.failed(address_key(link.peer))
         told = self.strangers.drop(address_key(link.peer), line.kind, line)
         if told is not None:
             self.warn(told)
@@ -405,6 +416,7 @@ class _Host:
             ),
             admit=self.admit,
             hello_deadline=HELLO_TIMEOUT,
+            pace=self._pace_link,
         )
         if first:  # a cut seed exchange: its deal is held before the next connection says hello
             link.closed.add_done_callback(lambda _f: self.hold(link))

@@ -118,6 +118,9 @@ class WatchHost(Protocol):
 
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None: ...
 
+    def pace(self, peer: Any) -> float:
+        """Seconds before a join-code proof from ``peer`` may be checked (gate.Guesses)."""
+
 
 class WatchLink(asyncio.Protocol):
     """One watcher's connection at the host, from its first message on."""
@@ -133,6 +136,7 @@ class WatchLink(asyncio.Protocol):
         left = max(0.0, HANDSHAKE_TIMEOUT - (loop.time() - started))
         self._deadline: asyncio.TimerHandle | None = loop.call_later(left, self._late)
         self._silence: asyncio.TimerHandle | None = None
+        self._pace_timer: asyncio.TimerHandle | None = None  # its proof waiting for its turn
         self._quiet()
         self.watching = False  # in the hub
 
@@ -154,6 +158,12 @@ class WatchLink(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self._quiet()
         self.door.receive_data(data)
+        self._pump()
+
+    def _pump(self) -> None:
+        door = self.door
+        if self._pace_timer is None and door.phase in (DoorPhase.WATCH, DoorPhase.CODE):
+            door.hold_proof = self.host.pace(self.peer) > 0  # (see _proof_turn)
         try:
             while True:
                 ev = self.door.next_event()
@@ -168,6 +178,17 @@ class WatchLink(asyncio.Protocol):
             self._refused(e)
             return
         self.flush()
+        if door.proof_held and self._pace_timer is None:
+            self._pace_timer = asyncio.get_running_loop().call_later(
+                self.host.pace(self.peer), self._proof_turn
+            )
+
+    def _proof_turn(self) -> None:
+        """A proof of the code from an address that guessed wrong too often waited for its
+        turn, unread: read it now (or wait again, if another took the turn)."""
+        self._pace_timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            self._pump()
 
     def _let_in(self) -> None:
         if self._deadline is not None:
@@ -234,7 +255,7 @@ class WatchLink(asyncio.Protocol):
         self.drop(DropKind.NO_HANDSHAKE, f"not let in within {HANDSHAKE_TIMEOUT:g} s")
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._deadline, self._silence):
+        for timer in (self._deadline, self._silence, self._pace_timer):
             if timer is not None:
                 timer.cancel()
         self.host.leave_door(self)

@@ -13,18 +13,23 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from p2p_spite.core.keys import auth_mac, derive_code_key
 from p2p_spite.core.messages import JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION
-from p2p_spite.core.wire import encode
-from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
+from p2p_spite.core.wire import FrameDecoder, encode
+from p2p_spite.net import HostSettings, JoinSettings, gate, host_session, join_session
+from p2p_spite.net.gate import Guesses
 from p2p_spite.net.session import NetSession
+from p2p_spite.net.watch import watch_match
 
 ADDR = "127.0.0.1"
 CODE = "ABCD-EFGH"
 LIMIT = 60.0  # seconds for any one wait
 
 
-def _hello() -> bytes:
+def _hello(nonce: bytes | None = None) -> bytes:
     return encode(
         {
             "t": "hello",
@@ -32,7 +37,7 @@ def _hello() -> bytes:
             "app": "p2p-spite",
             "role": JOIN,
             "name": "mallory",
-            "nonce": os.urandom(16),
+            "nonce": nonce or os.urandom(16),
             "code": True,
             "match": None,
         }
@@ -127,6 +132,133 @@ def test_a_thousand_refused_strangers_leave_nothing_behind(tmp_path: Path) -> No
         # drops once they are due: not a buffer per connection)
         assert after_1032 - after_32 < 100_000, (after_32, after_1032)
         assert host.core.position == 0 and joiner.core.position == 0
+        for s in (joiner, host):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(s.close("quit"), LIMIT)
+
+    _run(main)
+
+
+# -- a guesser of join codes is slowed per address (issue 44) ------------------------------------
+
+
+def test_an_address_has_a_few_free_tries_then_one_every_few_seconds() -> None:
+    now = [0.0]
+    g = Guesses(lambda: now[0], free=3, every=2.0)
+    for _ in range(3):
+        assert g.wait("127.0.0.2") == 0
+        g.failed("127.0.0.2")
+    assert g.wait("127.0.0.2") == pytest.approx(2.0)  # no try left: the next in 2 s
+    assert g.wait("127.0.0.3") == 0  # another address is not slowed
+    now[0] = 1.5
+    assert g.wait("127.0.0.2") == pytest.approx(0.5)
+    now[0] = 2.0
+    assert g.wait("127.0.0.2") == 0
+    for _ in range(4):  # four proofs checked at once (the door's share of an address)
+        g.failed("127.0.0.2")
+    assert g.wait("127.0.0.2") == pytest.approx(8.0)  # the debt is paid before the next
+    now[0] = 100.0
+    assert g.wait("127.0.0.2") == 0 and g._left("127.0.0.2", now[0]) == 3  # (never more than the free ones)
+
+
+def test_the_table_of_guessers_is_bounded_and_the_crowd_beyond_it_shares_one_count() -> None:
+    now = [0.0]
+    g = Guesses(lambda: now[0], free=2, every=10.0, most=100)
+    for i in range(10_000):  # a crowd of addresses (IPv6 /64s), each trying twice
+        for _ in range(2):
+            g.failed(f"2001:db8:{i:x}::/64")
+    assert len(g) <= 101
+    assert g.wait("2001:db8:ffff::/64") > 0  # a new address of the crowd is slowed with it
+    now[0] = 1000.0  # the tries all back: forgotten as the table fills again
+    for i in range(100):
+        g.failed(f"10.0.0.{i}")
+    assert len(g) <= 101 and g.wait("10.0.0.200") == 0
+
+
+async def _frames(r: asyncio.StreamReader, n: int, wait: float = LIMIT) -> list[dict[str, Any]]:
+    """The next ``n`` messages (fewer if the host closes or ``wait`` seconds pass)."""
+    dec = FrameDecoder()
+    got: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    until = loop.time() + wait
+    while len(got) < n:
+        m = dec.next_message()
+        if m is not None:
+            got.append(m)
+            continue
+        try:
+            data = await asyncio.wait_for(r.read(65536), max(0.0, until - loop.time()))
+        except (TimeoutError, OSError):
+            break
+        if not data:
+            break
+        dec.feed(data)
+    return got
+
+
+Guess = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+async def _guess(port: int, source: str, code: str, *, watch: bool = False) -> Guess:
+    """A joiner (``watch``: a watcher) from ``source`` that proves ``code``; its reader
+    (the host's hello and, a watcher's, its challenge read already) and writer."""
+    r, w = await asyncio.wait_for(asyncio.open_connection(ADDR, port, local_addr=(source, 0)), LIMIT)
+    (hello,) = await _frames(r, 1)
+    nonce = os.urandom(16)
+    key = derive_code_key(code)
+    if watch:
+        w.write(encode({"t": "watch", "proto": PROTOCOL_VERSION, "app": "p2p-spite", "nonce": nonce,
+                        "code": True}))  # fmt: skip
+        (challenge,) = await _frames(r, 1)
+        w.write(encode({"t": "auth", "mac": auth_mac(key, "watch", challenge["nonce"], nonce)}))
+    else:
+        w.write(_hello(nonce) + encode({"t": "auth", "mac": auth_mac(key, JOIN, hello["nonce"], nonce)}))
+    return r, w
+
+
+def _refused(got: list[dict[str, Any]]) -> str | None:
+    return next((m["code"] for m in got if m["t"] == "refuse"), None)
+
+
+def test_a_guesser_is_slowed_at_its_address_while_the_players_get_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watcher tried 720-1,870 wrong codes a second.  Now, from 127.0.0.2: its first
+    GUESS_FREE wrong codes are refused at once, the next is not even checked until its
+    turn (no try comes back during this test: GUESS_EVERY is long), whether it comes as a
+    joiner or a watcher, and a right code too waits.  Meanwhile a person at 127.0.0.1
+    mistypes twice and gets in with the right code, and a watcher at 127.0.0.3 with it."""
+    monkeypatch.setattr(gate, "GUESS_EVERY", 10_000.0)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        port_f: asyncio.Future[int] = loop.create_future()
+        settings = HostSettings(bind=ADDR, port=0, name="Ann", code=CODE, record_path=tmp_path / "h.json")
+        host_task = asyncio.create_task(
+            host_session(settings, on_listening=lambda _h, p: port_f.set_result(p), on_warning=None)
+        )
+        port = await asyncio.wait_for(port_f, LIMIT)
+        for k in range(gate.GUESS_FREE):  # answered at once (as a joiner, then as a watcher)
+            r, _w = await _guess(port, "127.0.0.2", "WRONG-CODE", watch=bool(k % 2))
+            assert _refused(await _frames(r, 1)) == "bad-code"
+        held = [await _guess(port, "127.0.0.2", code, watch=w) for code, w in (("WRONG-CODE", False),
+                (CODE, False), ("WRONG-CODE", True))]  # fmt: skip
+        for _ in range(2):  # a person who mistypes twice, from another address
+            r, _w = await _guess(port, ADDR, "WRONG-CODE")
+            assert _refused(await _frames(r, 1)) == "bad-code"
+        joiner = await asyncio.wait_for(
+            join_session(
+                JoinSettings(host=ADDR, port=port, name="Bob", code=CODE, record_path=tmp_path / "j.json")
+            ),
+            LIMIT,
+        )
+        host = await asyncio.wait_for(host_task, LIMIT)
+        watcher = await watch_match(host=ADDR, port=port, code=CODE)  # (127.0.0.1 is not slowed)
+        r, _w = await _guess(port, "127.0.0.3", CODE, watch=True)
+        assert _refused(await _frames(r, 1)) is None  # let in (its first table follows)
+        for r, _w in held:  # the guesser's proofs wait their turn: nothing came back, right or wrong
+            assert await _frames(r, 1, wait=0.5) == []
+        await watcher.close()
         for s in (joiner, host):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(s.close("quit"), LIMIT)

@@ -46,6 +46,7 @@ from .gate import (
     Guesses,
     StrangerLog,
     address_key,
+    shown_address,
 )
 from .link import HANDSHAKE_TIMEOUT, DialFailed, HelloTimeout, Link, connect_to, fmt_addr
 from .reconnect import Backoff, Dial
@@ -473,24 +474,26 @@ def _described(e: BaseException) -> str:
 
 
 def _dropped(link: Link, e: BaseException) -> ConnectionDropped:
-    """What to tell of a connection dropped during its handshake (its kind counts it in
+    """What to tell of a connection refused during its handshake (its kind counts it in
     the merged warnings)."""
-    who = link.peer_label
+    who = shown_address(link.peer)
     if link.dropped_as is not None:
         return ConnectionDropped(who, link.dropped_as)
     if isinstance(e, PeerRefused):
-        return ConnectionDropped(who, DropKind.REFUSED_MATCH, e.code.value, str(e))
+        return ConnectionDropped(who, DropKind.REFUSED_MATCH)
     if isinstance(e, RemoteProtocolError):
         if e.code is Refusal.BAD_CODE:
             return ConnectionDropped(who, DropKind.WRONG_CODE)
-        return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value, str(e))
+        if e.code is Refusal.SEAT_TAKEN:
+            return ConnectionDropped(who, DropKind.SEAT_TAKEN)
+        return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value)
     if isinstance(e, HelloTimeout):
         return ConnectionDropped(who, DropKind.NO_HELLO, seconds=e.seconds)
     if isinstance(e, TimeoutError):
         return ConnectionDropped(who, DropKind.NO_HANDSHAKE)
     if isinstance(e, PeerLeft):
         return ConnectionDropped(who, DropKind.SAID_GOODBYE)
-    return ConnectionDropped(who, DropKind.CLOSED, detail=str(e) or type(e).__name__)
+    return ConnectionDropped(who, DropKind.CLOSED)
 
 
 def _stage(link: Link | WatchLink) -> int:

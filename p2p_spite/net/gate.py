@@ -79,6 +79,19 @@ def address_key(peer: Any) -> str:
     return str(ip)
 
 
+def shown_address(peer: Any) -> str:
+    """A connection's address as a person reads it: the IP address alone (no port), an
+    IPv4-mapped IPv6 address as IPv4 (``127.0.0.1``, not ``[::ffff:127.0.0.1]:36668``)."""
+    host = peer[0] if isinstance(peer, tuple) and peer else peer
+    try:
+        ip = ipaddress.ip_address(str(host).split("%", 1)[0])
+    except ValueError:
+        return str(host)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
 class Door(Generic[C]):
     """The handshakes in progress at a host, by address, oldest first."""
 

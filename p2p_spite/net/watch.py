@@ -49,7 +49,7 @@ from ..session import (
     SessionFailed,
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
-from .gate import AUTHENTICATED, GREETED, CodeRefused
+from .gate import AUTHENTICATED, GREETED, CodeRefused, shown_address
 from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr, no_delay
 from .session import NetSession
 
@@ -130,7 +130,6 @@ class WatchLink(asyncio.Protocol):
         self.hub = hub
         self.host = host
         self.peer = peer
-        self.peer_label = fmt_addr(peer) if peer else "?"
         self.transport: asyncio.Transport | None = None
         loop = asyncio.get_running_loop()
         left = max(0.0, HANDSHAKE_TIMEOUT - (loop.time() - started))
@@ -203,7 +202,7 @@ class WatchLink(asyncio.Protocol):
     def _refused(self, e: ProtocolError) -> None:
         if not self.watching:
             kind = DropKind.WRONG_CODE if e.code is Refusal.BAD_CODE else DropKind.PROTOCOL
-            self.host.dropped_watcher(self, ConnectionDropped(self.peer_label, kind, e.code.value, str(e)))
+            self.host.dropped_watcher(self, ConnectionDropped(shown_address(self.peer), kind, e.code.value))
         self.close()
 
     def send(self, frame: bytes) -> None:
@@ -235,11 +234,12 @@ class WatchLink(asyncio.Protocol):
 
     def drop(self, kind: DropKind, why: str) -> None:
         """Drop at once (the door's victim, a watcher that stopped reading, fell silent or
-        was late); the host's console is told (``kind``: what to count it by)."""
+        was late); the host's console is told (``kind``: what to count it by; ``why``, the
+        details, as Link.drop takes them, are not told: a stranger's story is its kind)."""
         if self.transport is None or self.transport.is_closing():
             return
         self.hub.leave(self)
-        self.host.dropped_watcher(self, ConnectionDropped(self.peer_label, kind, detail=why))
+        self.host.dropped_watcher(self, ConnectionDropped(shown_address(self.peer), kind))
         self.transport.abort()
 
     def _quiet(self) -> None:

@@ -23,6 +23,8 @@ from p2p_spite.net import HostSettings, JoinSettings, gate, host_session, join_s
 from p2p_spite.net.gate import Guesses
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.watch import watch_match
+from p2p_spite.session import Notice
+from p2p_spite.ui.networds import news_words
 
 ADDR = "127.0.0.1"
 CODE = "ABCD-EFGH"
@@ -259,6 +261,37 @@ def test_a_guesser_is_slowed_at_its_address_while_the_players_get_in(
         for r, _w in held:  # the guesser's proofs wait their turn: nothing came back, right or wrong
             assert await _frames(r, 1, wait=0.5) == []
         await watcher.close()
+        for s in (joiner, host):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(s.close("quit"), LIMIT)
+
+    _run(main)
+
+
+# -- what the host's player is told of them (issue 48, item 3) -----------------------------------
+
+
+def test_strangers_refused_during_a_match_are_told_plainly_and_merged(tmp_path: Path) -> None:
+    """A stranger with the right code (the seat is taken) and a guesser, from 127.0.0.2 over
+    IPv4: the host's player is told once, with the address alone and no protocol story,
+    and the repeats in one line (the window ends when the joiner's moves go on)."""
+
+    async def main() -> None:
+        host, joiner, port = await _in_a_match(tmp_path, [])
+        for code in (CODE, CODE, "WRONG-CODE", CODE):
+            r, _w = await _guess(port, "127.0.0.2", code)
+            assert _refused(await _frames(r, 2)) == ("bad-code" if code != CODE else "seat-taken")
+        door = host.again.successor.host  # type: ignore[union-attr]  # (the door of this match)
+        door.summary(now=True)  # the window's count, told now rather than in 5 s
+        said: list[str] = []
+        while (ev := host.outbox.get_nowait()) is not None:
+            if isinstance(ev, Notice):
+                said.append(news_words(ev.news))
+        assert said == [
+            "refused a connection from 127.0.0.2 (the match already has its two players)",
+            "refused 3 more connections from 127.0.0.2 in 0 s: "
+            "2 for a match that has its two players, 1 wrong join code",
+        ], said
         for s in (joiner, host):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(s.close("quit"), LIMIT)

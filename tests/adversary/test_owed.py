@@ -1,6 +1,7 @@
 """Deadlines owed are not put off by other traffic (issue 44): a peer that owes this side
-something (a private-deck message, the ack of an undo, the actions its sync claimed)
-keeps its connection lively, pinging and chatting, and never pays.  The honest side
+something (a private-deck message, the ack of an undo) keeps its connection lively,
+pinging and chatting, and never pays (the actions a sync claimed, with chat:
+test_loose_ends.py).  The honest side
 gives up at the deadline, with its documented line and exit code.
 
 The deadlines are the real ones (30 s, 15 s: no test shortens them, so a loaded machine
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import sys
 import time
@@ -21,26 +21,18 @@ import pytest
 
 from p2p_spite.errors import EXIT_ERROR
 from p2p_spite.lan import _failure_exit
-from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.deckside import DECK_DEADLINE
-from p2p_spite.net.link import HANDSHAKE_TIMEOUT
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.takeback import UNDO_ACK_DEADLINE
 from p2p_spite.news import Owed, Stalled
 from p2p_spite.session import (
     ChatReceived,
     Event,
-    MovePlayed,
-    MoveTakenBack,
     SessionFailed,
-    TakebackAsked,
-    Takebacks,
 )
 from p2p_spite.ui.networds import news_words
-from tests.adversary.hostile import Closed, Hostile
-from tests.positions import quiet_moves
-from tests.support.net import finish, finish_all, reader, spawn, wait_listening
-from tests.test_takeback_protocol import SEED as TAKEBACK_SEED
+from tests.support.net import finish_all, spawn, wait_listening
+from tests.test_takeback_net import undo_never_acked
 
 ADDR = "127.0.0.1"
 VERDICT = 120.0  # seconds any wait on a verdict may take (the deadlines are 15 and 30 s)
@@ -86,37 +78,8 @@ def test_a_peer_that_owes_the_ack_of_an_undo_cannot_chat_its_deadline_away(tmp_p
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        port: asyncio.Future[int] = loop.create_future()
-        host_task = asyncio.create_task(
-            host_session(
-                HostSettings(bind=ADDR, port=0, name="Ann", seed=TAKEBACK_SEED, target=20,
-                             record_path=tmp_path / "h.json", heartbeat=0.2),
-                on_listening=lambda _h, p: port.set_result(p),
-                on_warning=None,
-            )
-        )  # fmt: skip
-        joiner = await asyncio.wait_for(
-            join_session(JoinSettings(host=ADDR, port=await port, name="Bob", record_path=tmp_path / "j.json",
-                                      heartbeat=0.2)),
-            VERDICT,
-        )  # fmt: skip
-        host = await asyncio.wait_for(host_task, VERDICT)
-        on, off = (host, joiner) if host.core.match.game.turn == host.seat else (joiner, host)
-        off.takeback.takebacks = Takebacks.ASK
-        await on.play(quiet_moves(on.match)[0])
-        await _next(off, MovePlayed)
-        assert await on.take_back() is not None
-        await _next(off, TakebackAsked)
-        lying = off.link
-        assert lying is not None
-
-        def no_ack() -> None:  # the lie: the undo taken, its ack never sent
-            lying.endpoint._unacked = None
-
-        lying.endpoint.acknowledge = no_ack  # type: ignore[method-assign]
+        on, off = await asyncio.wait_for(undo_never_acked(tmp_path, 0.2), VERDICT)
         chatter = asyncio.create_task(_chatter(off))
-        assert await off.answer_takeback(True)
-        await _next(on, MoveTakenBack)
         t0 = loop.time()
         failed, chats, t1 = await _verdict(on, t0 + 2.0)
         chatter.cancel()
@@ -168,48 +131,3 @@ def test_a_private_peer_mute_at_the_deal_cannot_chat_or_ping_its_deadline_away(t
     chats = re.findall(r"^<Bob> still here \(\d+\)$", hout, re.M)
     assert len(chats) >= 10, hout[-2000:]  # it chatted (and pinged) through the deadline
     assert took >= DECK_DEADLINE, took
-
-
-def test_chat_from_a_peer_that_owes_claimed_actions_is_refused_at_once(tmp_path: Path) -> None:
-    """A joiner comes back claiming one action more than the host has: until it sends it,
-    only pings and pongs are taken (docs/protocol.md, *The handshake*); its chat does not
-    put the catch-up's deadline off but is refused at once (`position`), exit 1."""
-    args = ["host", "--bind", ADDR, "--port", "0", "--no-announce", "--no-code", "--seed", "ab" * 32,
-            "--name", "Ann", "--record", "h.json", "--grace", "20", "--bot", "easy"]  # fmt: skip
-    host = spawn(args, tmp_path)
-    try:
-        port, _ = wait_listening(host)
-        p = Hostile.dial(port)
-        p.join_seeded()
-        p.sync()
-        c = p.core
-        assert c is not None
-        reader(host).wait(r"^mallory joined", 20)
-        while c.match.game.turn != 1:  # the host's bot plays until it is off turn
-            p.receive_action()
-        p.close()
-        q = Hostile.dial(port)
-        q.core = c
-        q.come_back()
-        theirs = q.expect("sync")
-        q.send({"t": "sync", "pos": theirs["pos"] + 1, "hist": os.urandom(32)})
-        t0 = time.monotonic()
-        q.send({"t": "ping", "k": 1})
-        q.send({"t": "chat", "text": "any moment now"})
-        q.deadline = time.monotonic() + HANDSHAKE_TIMEOUT
-        told = None
-        with contextlib.suppress(Closed, TimeoutError):
-            while told is None:
-                m = q.recv()
-                told = m if m["t"] == "refuse" else None
-        took = time.monotonic() - t0
-        q.close()
-        rc, out, err = finish(host, VERDICT)
-    finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait()
-    assert told is not None and told["code"] == "position", (told, err[-1500:])
-    assert took < HANDSHAKE_TIMEOUT, took  # at once: not at the deadline, nor after it
-    assert "Traceback" not in out + err, err
-    assert rc == EXIT_ERROR, (rc, err[-1500:])

@@ -57,6 +57,7 @@ class DropKind(Enum):
     NO_HANDSHAKE = "no handshake in time"
     SAID_GOODBYE = "said goodbye during the handshake"
     CLOSED = "closed during the handshake"
+    SEAT_TAKEN = "seat taken"  # it had the code, but the match already has its two players
     CROWDED_OUT = "crowded out"  # by newer connections while it had not authenticated
     TURNED_AWAY = "turned away"  # every handshake slot holds an authenticated connection
     STOPPED_READING = "stopped reading"  # a watcher that left too much unread
@@ -65,12 +66,12 @@ class DropKind(Enum):
 
 @dataclass(frozen=True, slots=True)
 class ConnectionDropped:
-    """The host dropped the connection from ``peer`` (an address) during its handshake."""
+    """The host refused a stranger's connection from ``peer`` (its IP address, as
+    ``gate.shown_address`` gives it) during its handshake: not an error of the match."""
 
     peer: str
     kind: DropKind
-    code: str = ""  # PROTOCOL, REFUSED_MATCH: the refusal's code
-    detail: str = ""  # the protocol's words for it, or the system's
+    code: str = ""  # PROTOCOL: the refusal's code
     seconds: float = 0.0  # NO_HELLO: the deadline it missed
 
 

@@ -51,8 +51,8 @@ def test_join_codes(tmp_path: Path) -> None:
             host.kill()
     assert host.returncode == 0, err
     # the first drop at once, the second merged into a line told when the match starts
-    assert err.count("dropped a connection") == 1 and "Traceback" not in err
-    assert err.count("dropped 1 more connection ") == 1, err
+    assert err.count("refused a connection") == 1 and "Traceback" not in err
+    assert err.count("refused 1 more connection ") == 1, err
     assert "final scores" in out
     assert proxy.wire is not None and len(proxy.wire) > 1000
     for form in (code, code.replace("-", ""), code.lower(), code.lower().replace("-", "")):

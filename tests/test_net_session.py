@@ -83,5 +83,5 @@ def test_a_stranger_during_the_match_is_a_notice_not_stderr(
 
     seen = asyncio.run(asyncio.wait_for(main(), 60))
     notices = [e for e in seen if isinstance(e, Notice)]
-    assert notices and "dropped a connection" in news_words(notices[0].news)
+    assert notices and "refused a connection" in news_words(notices[0].news)
     assert capsys.readouterr().err == ""

@@ -24,10 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent / "p2p_spite"
 
 DISK = n.StorageProblem(n.Keeping.RECORD, "/r/m.json", "No space left on device")
 SAMPLES: list[n.News | n.Repeated] = [
-    n.ConnectionDropped("10.0.0.9:5000", n.DropKind.WRONG_CODE),
-    n.ConnectionDropped("10.0.0.9:5000", n.DropKind.NO_HELLO, seconds=3),
-    n.ConnectionDropped("10.0.0.9:5000", n.DropKind.PROTOCOL, "malformed", "a field"),
+    n.ConnectionDropped("10.0.0.9", n.DropKind.WRONG_CODE),
+    n.ConnectionDropped("10.0.0.9", n.DropKind.NO_HELLO, seconds=3),
+    n.ConnectionDropped("10.0.0.9", n.DropKind.PROTOCOL, "malformed"),
+    n.ConnectionDropped("10.0.0.9", n.DropKind.SEAT_TAKEN),
     n.DropsSummary(7, 5.0, (("10.0.0.9", 5),), 2, 2, False, ((n.DropKind.CROWDED_OUT, 7),)),
+    n.DropsSummary(12, 5.0, (("10.0.0.9", 12),), 0, 0, False, ((n.DropKind.SEAT_TAKEN, 12),)),
     n.ChatFlood("Ann"),
     n.SecretNotRevealed("Ann", 2),
     n.RecordNotAmended(DISK),
@@ -107,7 +109,23 @@ def test_the_facts_are_said_in_english_too() -> None:
     )
     summary = n.DropsSummary(7, 5.0, (("10.0.0.9", 5),), 2, 2, True, ((n.DropKind.WRONG_CODE, 7),))
     assert news_words(summary) == (
-        "dropped 7 more connections in 5 s (5 from 10.0.0.9 and 2 from more than 2 more): 7 wrong join codes"
+        "refused 7 more connections in 5 s (5 from 10.0.0.9 and 2 from more than 2 more): 7 wrong join codes"
+    )
+    one = n.DropsSummary(12, 5.0, (("127.0.0.1", 12),), 0, 0, False, ((n.DropKind.WRONG_CODE, 12),))
+    assert news_words(one) == "refused 12 more connections from 127.0.0.1 in 5 s: 12 wrong join codes"
+
+
+def test_a_refused_stranger_is_said_plainly_once() -> None:
+    """Issue 48, item 3: not `dropped a connection from [::ffff:127.0.0.1]:36668: protocol
+    error: the match already has its two players (this host is in a match already (...))`."""
+    assert news_words(n.ConnectionDropped("127.0.0.1", n.DropKind.SEAT_TAKEN)) == (
+        "refused a connection from 127.0.0.1 (the match already has its two players)"
+    )
+    assert news_words(n.ConnectionDropped("127.0.0.1", n.DropKind.WRONG_CODE)) == (
+        "refused a connection from 127.0.0.1 (wrong join code)"
+    )
+    assert news_words(n.ConnectionDropped("10.0.0.9", n.DropKind.PROTOCOL, "decode")) == (
+        "refused a connection from 10.0.0.9 (the bytes were not a p2p-spite message)"
     )
 
 

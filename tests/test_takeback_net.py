@@ -340,12 +340,54 @@ def test_a_request_lost_with_the_connection_is_void_on_both_sides(tmp_path: Path
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
 
+async def undo_never_acked(tmp_path: Path, heartbeat: float) -> tuple[NetSession, NetSession]:
+    """Two sessions over 127.0.0.1 (a ping every ``heartbeat`` seconds): ``on`` made a move and
+    took it back, allowed by ``off``, which took the undo and will never acknowledge it.
+    (on, off), once ``on`` has its MoveTakenBack."""
+    port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    host_task = asyncio.create_task(
+        host_session(
+            HostSettings(
+                bind="127.0.0.1", port=0, name="Ann", seed=SEED, target=20,
+                record_path=tmp_path / "h.json", heartbeat=heartbeat, dead_after=5.0,
+            ),
+            on_listening=lambda h, p: port.set_result(p),
+            on_warning=None,
+        )
+    )  # fmt: skip
+    joiner = await join_session(
+        JoinSettings(
+            host="127.0.0.1", port=await port, name="Bob", record_path=tmp_path / "j.json",
+            heartbeat=heartbeat, dead_after=5.0,
+        )
+    )  # fmt: skip
+    host = await host_task
+    on, off = (host, joiner) if host.core.match.game.turn == host.seat else (joiner, host)
+    off.takeback.takebacks = Takebacks.ASK
+    first = quiet_moves(on.match)[0]
+    await on.play(first)
+    await _next(off, MovePlayed)
+    assert await on.take_back() is not None
+    await _next(off, TakebackAsked)
+    silent = off.link
+    assert silent is not None
+
+    def no_ack() -> None:  # the lie: the undo taken, its ack never sent
+        silent.endpoint._unacked = None
+
+    silent.endpoint.acknowledge = no_ack  # type: ignore[method-assign]
+    assert await off.answer_takeback(True)
+    await _next(on, MoveTakenBack)
+    return on, off
+
+
 def test_a_peer_that_never_acknowledges_an_undo_is_stopped_though_it_pings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The peer allows the takeback, takes our undo and never acknowledges it, while its
     heartbeat goes on: our next action would wait for that ack forever.  The ack is a debt
-    with a deadline that pings do not put off; past it the match stops, refused ``stalled``."""
+    with a deadline that pings do not put off; past it the match stops, refused ``stalled``.
+    (At the real deadline, with chat too: tests/adversary/test_owed.py.)"""
     from p2p_spite.net import takeback as takeback_mod
     from p2p_spite.news import Owed, Stalled
     from p2p_spite.session import SessionFailed
@@ -353,45 +395,11 @@ def test_a_peer_that_never_acknowledges_an_undo_is_stopped_though_it_pings(
     monkeypatch.setattr(takeback_mod, "UNDO_ACK_DEADLINE", 1.0)
 
     async def main() -> None:
-        port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        # a heartbeat of 0.1 s: the peer stays alive throughout
-        host_task = asyncio.create_task(
-            host_session(
-                HostSettings(
-                    bind="127.0.0.1", port=0, name="Ann", seed=SEED, target=20,
-                    record_path=tmp_path / "h.json", heartbeat=0.1, dead_after=5.0,
-                ),
-                on_listening=lambda h, p: port.set_result(p),
-                on_warning=None,
-            )
-        )  # fmt: skip
-        joiner = await join_session(
-            JoinSettings(
-                host="127.0.0.1", port=await port, name="Bob", record_path=tmp_path / "j.json",
-                heartbeat=0.1, dead_after=5.0,
-            )
-        )  # fmt: skip
-        host = await host_task
-        on, off = (host, joiner) if host.core.match.game.turn == host.seat else (joiner, host)
-        off.takeback.takebacks = Takebacks.ASK
-        first = quiet_moves(on.match)[0]
-        await on.play(first)
-        await _next(off, MovePlayed)
-        assert await on.take_back() is not None
-        await _next(off, TakebackAsked)
-        silent = off.link
-        assert silent is not None
-
-        def no_ack() -> None:  # the lie: the undo taken, its ack never sent
-            silent.endpoint._unacked = None
-
-        silent.endpoint.acknowledge = no_ack  # type: ignore[method-assign]
-        assert await off.answer_takeback(True)
-        await _next(on, MoveTakenBack)
+        on, off = await undo_never_acked(tmp_path, 0.1)  # a heartbeat of 0.1 s: the peer stays alive
         t0 = asyncio.get_running_loop().time()
         failed = await _next(on, SessionFailed)
         assert asyncio.get_running_loop().time() - t0 < 4.0
-        assert failed.news == Stalled("Bob" if on is host else "Ann", Owed.UNDO_ACK, 1.0), failed.news
+        assert failed.news == Stalled("Bob" if on.seat == 0 else "Ann", Owed.UNDO_ACK, 1.0), failed.news
         await asyncio.gather(on.close("quit"), off.close("quit"))
 
     run(main())

@@ -436,10 +436,22 @@ class _Side(Generic[E]):
         self._nonce = secrets.token_bytes(NONCE_BYTES)  # this end's, for the code's proof
         self._decoder = FrameDecoder()
         self._out = bytearray()
+        # the shell holds the other end's proof of the code unread for now (the host's
+        # door slows an address that guessed wrong too often: net/gate.Guesses)
+        self.hold_proof = False
 
     @property
     def closed(self) -> bool:
         raise NotImplementedError
+
+    def _proof_next(self) -> bool:
+        """Is the next message this end reads the other end's proof of the code?"""
+        return False
+
+    @property
+    def proof_held(self) -> bool:
+        """Bytes wait unread behind :attr:`hold_proof`."""
+        return self.hold_proof and self._proof_next() and bool(self._decoder.pending)
 
     def _close(self) -> None:
         raise NotImplementedError
@@ -469,6 +481,8 @@ class _Side(Generic[E]):
         """The next event: RemoteProtocolError (its refusal queued) when the other end broke
         a rule, PeerRefused when it refused us; the connection is then closed."""
         while not self.closed:
+            if self.hold_proof and self._proof_next():
+                return NeedData()  # (the shell lets the proof be read in its turn)
             try:
                 m = self._decoder.next_message()
                 if m is None:
@@ -521,6 +535,9 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
     def bye(self, bye: HostBye) -> None:
         """Say goodbye (why, as a code: :meth:`HostBye.saying`) and close."""
         self._last(bye)
+
+    def _proof_next(self) -> bool:
+        return self.phase is DoorPhase.CODE
 
     def show(self, frame: bytes) -> None:
         """Queue an encoded ``watching`` or ``table`` frame (only once let in)."""
@@ -620,7 +637,7 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
         t, phase = m["t"], self.phase
         if t == "refuse":
             r = Refuse.from_wire(m)
-            raise PeerRefused(f"{r.msg} ({r.code.value})", r.code)
+            raise PeerRefused(r.msg, r.code)
         if t == "bye":
             bye = HostBye.from_wire(m)  # (a malformed one is refused, as any message)
             self.phase = WatchPhase.CLOSED

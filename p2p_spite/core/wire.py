@@ -3,16 +3,18 @@
 A frame is a 4-byte big-endian length ``N`` (1 <= N <= MAX_FRAME) followed by
 ``N`` bytes holding exactly one msgpack map with a string key ``"t"`` (the
 message type).  The length is checked before any of the body is buffered, and
-the body is decoded by a ``msgpack.Unpacker`` whose limits (string, binary,
+the body is decoded by ``msgpack.unpackb`` whose limits (string, binary,
 array and map lengths; no ext types; msgpack's own nesting cap) make a hostile
-frame cheap to refuse.  See docs/protocol.md.
+frame cheap to refuse.  A decoder keeps no buffer but the bytes of the frame in
+progress (a stranger's connection costs nothing it does not send).  See
+docs/protocol.md.
 """
 
 from __future__ import annotations
 
 import struct
 from enum import StrEnum
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import msgpack
 
@@ -26,16 +28,6 @@ MAX_MAP: Final = 16  # keys in one map
 MAX_DEPTH: Final = 4  # maps and arrays inside one another (a valid message has at most 2)
 MAX_PENDING: Final = 1024 * 1024  # bytes received but not yet decoded (frames are decoded as they come)
 _HEADER = struct.Struct(">I")
-
-
-class Unpacker(Protocol):
-    """The part of ``msgpack.Unpacker`` used here (msgpack has no type hints)."""
-
-    def feed(self, data: bytes) -> None: ...
-
-    def unpack(self) -> object: ...
-
-    def tell(self) -> int: ...
 
 
 class Refusal(StrEnum):
@@ -127,23 +119,12 @@ def encode(msg: dict[str, Any]) -> bytes:
 class FrameDecoder:
     """Bytes in, decoded messages out; refuses a frame before buffering it if too large."""
 
-    __slots__ = ("_buf", "_flooded", "_need", "_unpacker")
+    __slots__ = ("_buf", "_flooded", "_need")
 
     def __init__(self) -> None:
         self._buf = bytearray()
         self._need = 0  # length of the frame body being read; 0 while reading a header
         self._flooded = False
-        self._unpacker: Unpacker = msgpack.Unpacker(
-            raw=False,
-            use_list=True,
-            strict_map_key=True,
-            max_buffer_size=MAX_FRAME,
-            max_str_len=MAX_STR,
-            max_bin_len=MAX_BIN,
-            max_array_len=MAX_ARRAY,
-            max_map_len=MAX_MAP,
-            max_ext_len=0,
-        )
 
     @property
     def pending(self) -> int:
@@ -183,7 +164,7 @@ class FrameDecoder:
         body = bytes(buf[:n])
         del buf[:n]
         self._need = 0
-        return decode_body(self._unpacker, body)
+        return decode_body(body)
 
     def next_frame(self) -> tuple[bytes, dict[str, Any]] | None:
         """The next whole message with its frame's bytes as received (header included),
@@ -213,19 +194,31 @@ class FrameDecoder:
         return out
 
 
-def decode_body(unpacker: Unpacker, body: bytes) -> dict[str, Any]:
-    """Decode one frame body (exactly one msgpack map with a string ``t``)."""
-    start = unpacker.tell()
+def decode_body(body: bytes) -> dict[str, Any]:
+    """Decode one frame body (exactly one msgpack map with a string ``t``).  (One
+    ``unpackb`` a frame, not a ``msgpack.Unpacker`` a connection: an Unpacker holds
+    its parse stack and a buffer of its ``max_buffer_size`` from birth, 64 KiB for
+    every stranger that connects, and in a host's heap the holes they left were
+    not reused: issue 44.)"""
     try:
-        unpacker.feed(body)
-        obj = unpacker.unpack()
-    except msgpack.OutOfData:
-        raise RemoteProtocolError("a frame that holds a truncated message", Refusal.DECODE) from None
-    except (ValueError, TypeError, msgpack.UnpackException, msgpack.ExtraData) as e:
-        # StackError (too deep), BufferFull, limits exceeded, bad bytes, unhashable keys...
+        obj = msgpack.unpackb(
+            body,
+            raw=False,
+            use_list=True,
+            strict_map_key=True,
+            max_str_len=MAX_STR,
+            max_bin_len=MAX_BIN,
+            max_array_len=MAX_ARRAY,
+            max_map_len=MAX_MAP,
+            max_ext_len=0,
+        )
+    except msgpack.ExtraData:
+        raise RemoteProtocolError("a frame with bytes after its message", Refusal.DECODE) from None
+    except (ValueError, TypeError, msgpack.UnpackException) as e:
+        if str(e).endswith("incomplete input"):
+            raise RemoteProtocolError("a frame that holds a truncated message", Refusal.DECODE) from None
+        # StackError (too deep), limits exceeded, bad bytes, unhashable keys...
         raise RemoteProtocolError(f"an undecodable frame ({type(e).__name__})", Refusal.DECODE) from None
-    if unpacker.tell() - start != len(body):
-        raise RemoteProtocolError("a frame with bytes after its message", Refusal.DECODE)
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
         raise RemoteProtocolError("a message that is not a map with a type", Refusal.DECODE)
     if _too_deep(obj):

@@ -9,6 +9,7 @@ import socket
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
@@ -43,8 +44,10 @@ from .gate import (
     HELLO_TIMEOUT,
     CodeRefused,
     Door,
+    Guesses,
     StrangerLog,
     address_key,
+    shown_address,
 )
 from .link import HANDSHAKE_TIMEOUT, DialFailed, HelloTimeout, Link, connect_to, fmt_addr
 from .reconnect import Backoff, Dial
@@ -305,6 +308,7 @@ class _Host:
         self.hub = hub  # the watchers
         self.door: Door[Link | WatchLink] = Door(_stage)
         self.strangers = StrangerLog(self.loop.time)
+        self.guesses = Guesses(self.loop.time)  # wrong join codes by address
         self.report: asyncio.TimerHandle | None = None  # the next merged warning
         self.pending: Deal | None = None  # a first seed exchange cut short: the same commitments again
         self.held: GameCore | None = None  # a seeded match a first handshake cut short agreed
@@ -336,6 +340,12 @@ class _Host:
     def leave_door(self, link: WatchLink) -> None:
         self.door.leave(link)
 
+    def pace(self, peer: Any) -> float:
+        return self.guesses.wait(address_key(peer))
+
+    def _pace_link(self, link: Link) -> float:
+        return self.pace(link.peer)
+
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None:
         self.dropped(link, line)
 
@@ -346,6 +356,8 @@ class _Host:
         return ok
 
     def dropped(self, link: Link | WatchLink, line: ConnectionDropped) -> None:
+        if line.kind is DropKind.WRONG_CODE:
+            self.guesses.failed(address_key(link.peer))
         told = self.strangers.drop(address_key(link.peer), line.kind, line)
         if told is not None:
             self.warn(told)
@@ -406,6 +418,7 @@ class _Host:
             ),
             admit=self.admit,
             hello_deadline=HELLO_TIMEOUT,
+            pace=self._pace_link,
         )
         if first:  # a cut seed exchange: its deal is held before the next connection says hello
             link.closed.add_done_callback(lambda _f: self.hold(link))
@@ -462,24 +475,26 @@ def _described(e: BaseException) -> str:
 
 
 def _dropped(link: Link, e: BaseException) -> ConnectionDropped:
-    """What to tell of a connection dropped during its handshake (its kind counts it in
+    """What to tell of a connection refused during its handshake (its kind counts it in
     the merged warnings)."""
-    who = link.peer_label
+    who = shown_address(link.peer)
     if link.dropped_as is not None:
         return ConnectionDropped(who, link.dropped_as)
     if isinstance(e, PeerRefused):
-        return ConnectionDropped(who, DropKind.REFUSED_MATCH, e.code.value, str(e))
+        return ConnectionDropped(who, DropKind.REFUSED_MATCH)
     if isinstance(e, RemoteProtocolError):
         if e.code is Refusal.BAD_CODE:
             return ConnectionDropped(who, DropKind.WRONG_CODE)
-        return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value, str(e))
+        if e.code is Refusal.SEAT_TAKEN:
+            return ConnectionDropped(who, DropKind.SEAT_TAKEN)
+        return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value)
     if isinstance(e, HelloTimeout):
         return ConnectionDropped(who, DropKind.NO_HELLO, seconds=e.seconds)
     if isinstance(e, TimeoutError):
         return ConnectionDropped(who, DropKind.NO_HANDSHAKE)
     if isinstance(e, PeerLeft):
         return ConnectionDropped(who, DropKind.SAID_GOODBYE)
-    return ConnectionDropped(who, DropKind.CLOSED, detail=str(e) or type(e).__name__)
+    return ConnectionDropped(who, DropKind.CLOSED)
 
 
 def _stage(link: Link | WatchLink) -> int:

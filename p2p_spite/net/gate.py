@@ -16,6 +16,12 @@ sockets far faster than a person types a join code.  So:
   when every slot holds an authenticated connection);
 * a connection must send a valid ``hello`` within ``HELLO_TIMEOUT`` seconds (the
   whole handshake keeps its longer limit);
+* a wrong join code slows its address down (:class:`Guesses`): an address has
+  ``GUESS_FREE`` proofs of the code that may fail, and one more every
+  ``GUESS_EVERY`` seconds; beyond that, a proof (a joiner's or a watcher's
+  ``auth``) waits for its turn before it is checked at all, right or wrong, so
+  a guesser learns nothing sooner by hanging up.  A person who mistypes the
+  code a few times, and every other address, is not slowed;
 * the drops are reported in a few merged lines (:class:`StrangerLog`), not one line each.
 """
 
@@ -35,6 +41,9 @@ HELLO_TIMEOUT: Final = 3.0  # seconds a new connection has to send a valid hello
 REPORT_FIRST: Final = 5.0  # seconds: the first window in which drops are counted, not printed
 REPORT_MOST: Final = 60.0  # the window doubles while the drops go on, up to this
 MAX_ADDRESSES_TOLD: Final = 1000  # addresses counted one by one in a window; the others together
+GUESS_FREE: Final = 5  # wrong join codes an address may try before its proofs wait their turn
+GUESS_EVERY: Final = 2.0  # seconds: one more try for an address (at most GUESS_FREE saved up)
+MAX_GUESSERS: Final = 4096  # addresses whose wrong codes are counted one by one; the others share one count
 
 # the stage a connection has reached (higher: more progress)
 CONNECTED: Final = 0  # no valid hello yet
@@ -67,6 +76,19 @@ def address_key(peer: Any) -> str:
             return str(ip.ipv4_mapped)
         if not ip.is_loopback and not ip.is_link_local:
             return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+def shown_address(peer: Any) -> str:
+    """A connection's address as a person reads it: the IP address alone (no port), an
+    IPv4-mapped IPv6 address as IPv4 (``127.0.0.1``, not ``[::ffff:127.0.0.1]:36668``)."""
+    host = peer[0] if isinstance(peer, tuple) and peer else peer
+    try:
+        ip = ipaddress.ip_address(str(host).split("%", 1)[0])
+    except ValueError:
+        return str(host)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
     return str(ip)
 
 
@@ -136,6 +158,62 @@ class Door(Generic[C]):
             self._per_address[address] -= 1
             if not self._per_address[address]:
                 del self._per_address[address]
+
+
+class Guesses:
+    """Wrong join codes by address: a token bucket each (``free`` tries, one more every
+    ``every`` seconds), taken by a proof that fails.  While an address has no try left,
+    its proofs wait (:meth:`wait`) before they are checked.  Several proofs checked at
+    once can leave it in debt (of ``free`` tries at most): it waits until it is paid.
+
+    Bounded: at most ``most`` addresses are counted one by one (one whose tries are
+    all back is forgotten); beyond that, the others share one bucket, so a crowd of
+    addresses cannot guess faster than one address either."""
+
+    SHARED: Final = "*"  # the bucket of the addresses beyond ``most``
+
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        *,
+        free: int | None = None,
+        every: float | None = None,
+        most: int = MAX_GUESSERS,
+    ) -> None:
+        self._clock = clock
+        self.free = GUESS_FREE if free is None else free
+        self.every = GUESS_EVERY if every is None else every
+        self.most = most
+        self._tries: dict[str, tuple[float, float]] = {}  # address -> (tries left, as of when)
+
+    def __len__(self) -> int:
+        return len(self._tries)
+
+    def _left(self, address: str, now: float) -> float:
+        tries, at = self._tries.get(address, (float(self.free), now))
+        return min(float(self.free), tries + (now - at) / self.every)
+
+    def _key(self, address: str) -> str:
+        return address if address in self._tries or len(self._tries) < self.most else self.SHARED
+
+    def wait(self, address: str) -> float:
+        """Seconds before a proof from ``address`` may be checked (0: now)."""
+        key = self._key(address)
+        left = self._left(key, self._clock())
+        return 0.0 if left >= 1 else (1 - left) * self.every
+
+    def failed(self, address: str) -> None:
+        """A proof from ``address`` was wrong: one try less."""
+        now = self._clock()
+        if len(self._tries) >= self.most and address not in self._tries:
+            self._forget(now)
+        key = self._key(address)
+        self._tries[key] = (max(self._left(key, now) - 1, -float(self.free)), now)
+
+    def _forget(self, now: float) -> None:
+        """The addresses whose tries are all back are as if never seen."""
+        for address in [a for a in self._tries if self._left(a, now) >= self.free]:
+            del self._tries[address]
 
 
 class StrangerLog:

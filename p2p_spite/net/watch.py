@@ -58,7 +58,7 @@ from ..session import (
     SessionFailed,
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
-from .gate import AUTHENTICATED, GREETED, CodeRefused
+from .gate import AUTHENTICATED, GREETED, CodeRefused, shown_address
 from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr, no_delay
 from .session import NetSession
 
@@ -127,6 +127,9 @@ class WatchHost(Protocol):
 
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None: ...
 
+    def pace(self, peer: Any) -> float:
+        """Seconds before a join-code proof from ``peer`` may be checked (gate.Guesses)."""
+
 
 class WatchLink(asyncio.Protocol):
     """One watcher's connection at the host, from its first message on."""
@@ -136,12 +139,12 @@ class WatchLink(asyncio.Protocol):
         self.hub = hub
         self.host = host
         self.peer = peer
-        self.peer_label = fmt_addr(peer) if peer else "?"
         self.transport: asyncio.Transport | None = None
         loop = asyncio.get_running_loop()
         left = max(0.0, HANDSHAKE_TIMEOUT - (loop.time() - started))
         self._deadline: asyncio.TimerHandle | None = loop.call_later(left, self._late)
         self._silence: asyncio.TimerHandle | None = None
+        self._pace_timer: asyncio.TimerHandle | None = None  # its proof waiting for its turn
         self._quiet()
         self.watching = False  # in the hub
 
@@ -163,6 +166,12 @@ class WatchLink(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self._quiet()
         self.door.receive_data(data)
+        self._pump()
+
+    def _pump(self) -> None:
+        door = self.door
+        if self._pace_timer is None and door.phase in (DoorPhase.WATCH, DoorPhase.CODE):
+            door.hold_proof = self.host.pace(self.peer) > 0  # (see _proof_turn)
         try:
             while True:
                 ev = self.door.next_event()
@@ -177,6 +186,17 @@ class WatchLink(asyncio.Protocol):
             self._refused(e)
             return
         self.flush()
+        if door.proof_held and self._pace_timer is None:
+            self._pace_timer = asyncio.get_running_loop().call_later(
+                self.host.pace(self.peer), self._proof_turn
+            )
+
+    def _proof_turn(self) -> None:
+        """A proof of the code from an address that guessed wrong too often waited for its
+        turn, unread: read it now (or wait again, if another took the turn)."""
+        self._pace_timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            self._pump()
 
     def _let_in(self) -> None:
         if self._deadline is not None:
@@ -191,7 +211,7 @@ class WatchLink(asyncio.Protocol):
     def _refused(self, e: ProtocolError) -> None:
         if not self.watching:
             kind = DropKind.WRONG_CODE if e.code is Refusal.BAD_CODE else DropKind.PROTOCOL
-            self.host.dropped_watcher(self, ConnectionDropped(self.peer_label, kind, e.code.value, str(e)))
+            self.host.dropped_watcher(self, ConnectionDropped(shown_address(self.peer), kind, e.code.value))
         self.close()
 
     def send(self, frame: bytes) -> None:
@@ -223,11 +243,12 @@ class WatchLink(asyncio.Protocol):
 
     def drop(self, kind: DropKind, why: str) -> None:
         """Drop at once (the door's victim, a watcher that stopped reading, fell silent or
-        was late); the host's console is told (``kind``: what to count it by)."""
+        was late); the host's console is told (``kind``: what to count it by; ``why``, the
+        details, as Link.drop takes them, are not told: a stranger's story is its kind)."""
         if self.transport is None or self.transport.is_closing():
             return
         self.hub.leave(self)
-        self.host.dropped_watcher(self, ConnectionDropped(self.peer_label, kind, detail=why))
+        self.host.dropped_watcher(self, ConnectionDropped(shown_address(self.peer), kind))
         self.transport.abort()
 
     def _quiet(self) -> None:
@@ -243,7 +264,7 @@ class WatchLink(asyncio.Protocol):
         self.drop(DropKind.NO_HANDSHAKE, f"not let in within {HANDSHAKE_TIMEOUT:g} s")
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._deadline, self._silence):
+        for timer in (self._deadline, self._silence, self._pace_timer):
             if timer is not None:
                 timer.cancel()
         self.host.leave_door(self)

@@ -117,15 +117,17 @@ def storage_words(p: n.StorageProblem) -> str:
     return _("cannot write {path}: {why}").format(**f)
 
 
-def _drop_kind(kind: n.DropKind, code: str, detail: str, seconds: float) -> str:
+def _drop_kind(kind: n.DropKind, code: str, seconds: float) -> str:
+    """Why a stranger's connection was refused, plainly (``no hello within 3 s``)."""
     if kind is n.DropKind.NO_HELLO and seconds:
         return _("no hello within {seconds} s").format(seconds=_seconds(seconds))
-    if kind in (n.DropKind.PROTOCOL, n.DropKind.REFUSED_MATCH, n.DropKind.CLOSED) and detail:
-        return f"{_drop_kind(kind, code, '', seconds)} ({_detail(detail)})"
+    if kind is n.DropKind.PROTOCOL:
+        return refusal_words(code)
+    if kind is n.DropKind.SEAT_TAKEN:
+        return refusal_words("seat-taken")
     return {
         n.DropKind.REFUSED_MATCH: _("it refused the match"),
-        n.DropKind.WRONG_CODE: _("someone tried a wrong join code"),
-        n.DropKind.PROTOCOL: _("protocol error: {why}").format(why=refusal_words(code)),
+        n.DropKind.WRONG_CODE: _("wrong join code"),
         n.DropKind.NO_HELLO: _("no hello in time"),
         n.DropKind.NO_HANDSHAKE: _("no handshake in time"),
         n.DropKind.SAID_GOODBYE: _("it said goodbye during the handshake"),
@@ -146,6 +148,10 @@ def _kind_count(kind: n.DropKind, k: int) -> str:
             text = ngettext("{n} wrong join code", "{n} wrong join codes", k)
         case n.DropKind.PROTOCOL:
             text = ngettext("{n} protocol error", "{n} protocol errors", k)
+        case n.DropKind.SEAT_TAKEN:
+            text = ngettext(
+                "{n} for a match that has its two players", "{n} for a match that has its two players", k
+            )
         case n.DropKind.NO_HELLO:
             text = ngettext("{n} no hello in time", "{n} no hello in time", k)
         case n.DropKind.NO_HANDSHAKE:
@@ -168,6 +174,15 @@ def _kind_count(kind: n.DropKind, k: int) -> str:
 
 
 def _summary(s: n.DropsSummary) -> str:
+    """``refused 12 more connections from 127.0.0.1 in 5 s: 12 wrong join codes``."""
+    why = ", ".join(_kind_count(kind, k) for kind, k in s.kinds)
+    if len(s.top) == 1 and not s.others and not s.at_least:
+        text = ngettext(
+            "refused {n} more connection from {address} in {seconds} s: {why}",
+            "refused {n} more connections from {address} in {seconds} s: {why}",
+            s.n,
+        )
+        return text.format(n=f"{s.n:,}", address=s.top[0][0], seconds=f"{s.seconds:.0f}", why=why)
     where = ", ".join(_("{n} from {address}").format(n=f"{k:,}", address=a) for a, k in s.top)
     if s.others or s.at_least:
         if s.at_least:
@@ -177,10 +192,9 @@ def _summary(s: n.DropsSummary) -> str:
         where = _("{list} and {more}").format(
             list=where, more=more.format(n=f"{s.rest:,}", k=f"{s.others:,}")
         )
-    why = ", ".join(_kind_count(kind, k) for kind, k in s.kinds)
     text = ngettext(
-        "dropped {n} more connection in {seconds} s ({where}): {why}",
-        "dropped {n} more connections in {seconds} s ({where}): {why}",
+        "refused {n} more connection in {seconds} s ({where}): {why}",
+        "refused {n} more connections in {seconds} s ({where}): {why}",
         s.n,
     )
     return text.format(n=f"{s.n:,}", seconds=f"{s.seconds:.0f}", where=where, why=why)
@@ -219,9 +233,9 @@ def news_words(item: n.News | n.Repeated) -> str:
         case n.Repeated(inner, more):
             text = ngettext("{news} (and {n} more like it)", "{news} (and {n} more like it)", more)
             return text.format(news=news_words(inner), n=more)
-        case n.ConnectionDropped(peer, kind, code, detail, seconds):
-            return _("dropped a connection from {address}: {why}").format(
-                address=peer, why=_drop_kind(kind, code, detail, seconds)
+        case n.ConnectionDropped(peer, kind, code, seconds):
+            return _("refused a connection from {address} ({why})").format(
+                address=peer, why=_drop_kind(kind, code, seconds)
             )
         case n.DropsSummary():
             return _summary(item)

@@ -12,7 +12,8 @@ sends the honest pass's proof, or one made for the forged deck with a false witn
 - ``foreign``: its first reshuffle pass with a re-encryption of a ciphertext that is
   not among its inputs (the card under the other seat's pay-off top);
 - ``mute``: no forgery; once the deal is shown it sends no more private-deck messages,
-  while its connection stays up and answers pings.
+  while its connection stays up, answers pings and sends its own, and chats: a ping
+  and a chat line with each heartbeat (its debts' deadlines must not be put off).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ def _mute() -> None:
     (the connection stays up and keeps answering pings): the honest side waits on what
     it is owed, the cards of a move announced, a draw's share."""
     from p2p_spite.core import private
+    from p2p_spite.core.protocol import Endpoint, Phase
     from p2p_spite.net import deckside
 
     deckside.DECK_DEADLINE = 10**6  # (a cheater does not give up on the honest side first)
@@ -97,8 +99,16 @@ def _mute() -> None:
     def ready(self: private.PrivateDeck, action: Any) -> bool:
         return not muted and real_ready(self, action)
 
+    real_ping = Endpoint.send_ping
+
+    def ping_and_chat(self: Endpoint, k: int) -> None:
+        real_ping(self, k)
+        if muted and self.phase is Phase.PLAY:
+            self.send_chat(f"still here ({k})")
+
     fd.FairDeck.outgoing = outgoing  # type: ignore[method-assign]
     private.PrivateDeck.ready = ready  # type: ignore[method-assign]
+    Endpoint.send_ping = ping_and_chat  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ get in, against real ``p2p-spite host`` and ``join`` processes.
         the attacker alone (its own process; stops at N connections or when stdin closes)
     python -m tests.adversary.siege run [--connections N] [--rate R] [--resume]
         the whole siege, printing the figures (scripts/gate_siege)
+    python -m tests.adversary.siege memory [--connections N]
+        what N refused strangers leave in a host's memory in a match (scripts/gate_memory)
 
 ``--sources N``: the crowd comes from N addresses (127.0.0.2, 127.0.0.3, ...), not one.
 
@@ -266,6 +268,69 @@ def _run_main(args: argparse.Namespace) -> int:
     return 0 if fig.host[0] == 0 and fig.join[0] == 0 else 1  # fmt: skip
 
 
+async def _strangers(port: int, n: int, at_once: int = 16) -> None:
+    """``n`` strangers from 127.0.0.2, ``at_once`` at a time: each connects, every other
+    one sends half a hello, and closes."""
+    gate = asyncio.Semaphore(at_once)
+
+    async def one(k: int) -> None:
+        async with gate:
+            with contextlib.suppress(OSError, TimeoutError):
+                _r, w = await asyncio.wait_for(
+                    asyncio.open_connection(HOST_ADDR, port, local_addr=(SOURCES[0], 0)), 10
+                )
+                if k % 2:
+                    w.write(_hello()[:20])
+                w.close()
+                await asyncio.wait_for(w.wait_closed(), 10)
+
+    await asyncio.gather(*(one(k) for k in range(n)))
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise OSError("no VmRSS (Linux only)")
+
+
+def _memory_main(args: argparse.Namespace) -> int:
+    """A host (bot, join code) in a match with a person who never moves; its resident
+    memory before and after each thousand of ``--connections`` refused strangers."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        host = spawn(["host", "--bind", HOST_ADDR, "--port", "0", "--name", "Ann", "--bot", "easy",
+                      "--record", "h.json"], tmp)  # fmt: skip
+        procs = [host]
+        try:
+            port, _ = wait_listening(host)
+            code = read_code(host)
+            args_j = ["join", f"{HOST_ADDR}:{port}", "--code", code, "--name", "Bob", "--record", "j.json"]
+            procs.append(spawn(args_j, tmp, stdin=True))
+            reader(procs[1]).wait(r"^joined ", 30)
+            reader(host).wait(r"^game 1 started", 30)
+            time.sleep(1)
+            before = _rss_kib(host.pid)
+            print(f"the host's RSS in the match: {before:,} KiB", flush=True)
+            done = 0
+            while done < args.connections:
+                k = min(1000, args.connections - done)
+                asyncio.run(_strangers(port, k))
+                done += k
+                time.sleep(1)  # (the host lets the last ones go)
+                now = _rss_kib(host.pid)
+                print(f"after {done:,} strangers: {now:,} KiB (+{now - before:,} KiB, "
+                      f"{(now - before) * 1024 / done:,.0f} bytes each)", flush=True)  # fmt: skip
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(prog="python -m tests.adversary.siege")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -279,7 +344,10 @@ def main() -> int:
         q.add_argument("--before", type=int, default=1000, help="connections made before the joiner starts")
         q.add_argument("--resume", action="store_true")
         q.add_argument("--sources", type=int, default=1, help=f"attack from 127.0.0.2 on (1..{len(SOURCES)})")
+    sub.add_parser("memory").add_argument("--connections", type=int, default=3000)
     args = p.parse_args()
+    if args.cmd == "memory":
+        return _memory_main(args)
     return _attack_main(args) if args.cmd == "attack" else _run_main(args)
 
 

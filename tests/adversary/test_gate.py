@@ -22,7 +22,15 @@ from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
 from p2p_spite.core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
 from p2p_spite.net import HostSettings, gate, host_session
-from p2p_spite.net.gate import AUTHENTICATED, CONNECTED, GREETED, Door, StrangerLog, address_key
+from p2p_spite.net.gate import (
+    AUTHENTICATED,
+    CONNECTED,
+    GREETED,
+    Door,
+    StrangerLog,
+    address_key,
+    shown_address,
+)
 from p2p_spite.news import ConnectionDropped, DropKind
 from p2p_spite.ui.networds import news_words
 from tests.adversary.siege import siege
@@ -149,9 +157,7 @@ def test_a_silent_connection_is_dropped_after_the_first_hello_deadline(tmp_path:
         waited = loop.time() - t0
         assert 2.5 < waited < 6.0, waited  # 3 s, not the whole handshake's 15 s
         w.close()
-        assert warnings == [
-            f"dropped a connection from {ADDR}:{w.get_extra_info('sockname')[1]}: no hello within 3 s"
-        ]
+        assert warnings == [f"refused a connection from {ADDR} (no hello within 3 s)"]
         task.cancel()
 
     asyncio.run(asyncio.wait_for(main(), 20))
@@ -209,7 +215,7 @@ def test_a_crowd_from_countless_addresses_is_counted_in_bounded_memory() -> None
     now[0] = 10
     summary = log.summary()
     text = news_words(summary) if summary is not None else None
-    assert text is not None and text.startswith("dropped 4,999 more connections in 10 s (1 from "), text
+    assert text is not None and text.startswith("refused 4,999 more connections in 10 s (1 from "), text
     assert text.endswith("and 4,996 from more than 997 more): 4,999 no hello in time"), text
 
 
@@ -223,31 +229,36 @@ def test_addresses_are_counted_by_machine() -> None:
     assert address_key(("fe80::2", 1, 0, 2)) == "fe80::2"
 
 
+def test_a_stranger_is_shown_by_its_address_alone() -> None:
+    assert shown_address(("::ffff:127.0.0.1", 36668, 0, 0)) == "127.0.0.1"  # dual stack
+    assert shown_address(("127.0.0.2", 5000)) == "127.0.0.2"
+    assert shown_address(("2001:db8:1:2::7", 1, 0, 0)) == "2001:db8:1:2::7"  # (its /64 in the counts)
+    assert shown_address(("fe80::1%eth0", 1, 0, 2)) == "fe80::1"
+
+
 def test_the_warnings_about_strangers_come_in_a_few_merged_lines() -> None:
     now = [0.0]
     log = StrangerLog(lambda: now[0], first=5.0, most=60.0)
     lines: list[str] = []
     for i in range(12_000):  # 100 drops a second for two minutes
         now[0] = i / 100
-        told = log.drop("127.0.0.2", DropKind.CROWDED_OUT, _dropped(f"127.0.0.2:{i}", DropKind.CROWDED_OUT))
+        told = log.drop("127.0.0.2", DropKind.CROWDED_OUT, _dropped("127.0.0.2", DropKind.CROWDED_OUT))
         if told is not None:
             lines.append(news_words(told))
         due = log.due
         if due is not None and now[0] >= due:
             summary = log.summary()
             lines.append(news_words(summary) if summary is not None else "")
-    assert lines[0].startswith("dropped a connection from 127.0.0.2:0: crowded out")
+    assert lines[0].startswith("refused a connection from 127.0.0.2 (crowded out")
     assert len(lines) <= 6, lines  # windows of 5, 10, 20, 40, 60 s
-    assert "dropped 500 more connections in 5 s (500 from 127.0.0.2): 500 crowded out" in lines[1]
+    assert "refused 500 more connections from 127.0.0.2 in 5 s: 500 crowded out" in lines[1]
     now[0] += 100
     assert log.summary() is not None  # the last window's count
-    assert (
-        log.drop("10.0.0.9", DropKind.NO_HELLO, _dropped("10.0.0.9:1", DropKind.NO_HELLO)) is None
-    )  # (open)
+    assert log.drop("10.0.0.9", DropKind.NO_HELLO, _dropped("10.0.0.9", DropKind.NO_HELLO)) is None  # (open)
     now[0] += 100
     summary = log.summary()
     assert summary is not None
-    assert news_words(summary) == "dropped 1 more connection in 100 s (1 from 10.0.0.9): 1 no hello in time"
+    assert news_words(summary) == "refused 1 more connection from 10.0.0.9 in 100 s: 1 no hello in time"
     now[0] += 200  # a quiet window (nothing in it), then a single stranger: told at once again
     one_more = _dropped("10.0.0.9:2", DropKind.NO_HELLO)
     assert log.drop("10.0.0.9", DropKind.NO_HELLO, one_more) is one_more
@@ -322,7 +333,7 @@ def test_a_hostile_hello_is_refused_by_a_real_host_in_one_line(tmp_path: Path, p
     assert hrc == 0 and jrc == 0, (herr, jerr)
     _quiet(hout, herr, jout, jerr)
     lines = herr.splitlines()
-    assert len(lines) == 1 and "dropped a connection" in lines[0], herr
+    assert len(lines) == 1 and "refused a connection" in lines[0], herr
 
 
 class _FakeHost(threading.Thread):

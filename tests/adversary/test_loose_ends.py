@@ -175,14 +175,18 @@ def test_a_host_that_stops_after_the_joiners_reveal_gets_the_warning_and_exit_3(
 # -- a sync that claims more than it sends, then only pings ----------------------------------------
 
 
-def _pings_until_refused(p: Hostile, seconds: float) -> tuple[dict[str, Any] | None, float]:
-    """Ping every 0.3 s (and answer nothing else) until the honest side refuses or closes:
-    its refusal and how long it took."""
+def _pings_until_refused(
+    p: Hostile, seconds: float, chat: bool = False
+) -> tuple[dict[str, Any] | None, float]:
+    """Ping (``chat``: and chat) every 0.3 s, and answer nothing else, until the honest side
+    refuses or closes: its refusal and how long it took."""
     t0 = time.monotonic()
     k = 0
     while time.monotonic() - t0 < seconds:
         k += 1
         p.send({"t": "ping", "k": k})
+        if chat:
+            p.send({"t": "chat", "text": f"any moment now ({k})"})
         p.deadline = time.monotonic() + 0.3
         try:
             while True:
@@ -196,11 +200,17 @@ def _pings_until_refused(p: Hostile, seconds: float) -> tuple[dict[str, Any] | N
     return next((m for m in p.got if m["t"] == "refuse"), None), time.monotonic() - t0
 
 
-@pytest.mark.parametrize("bot", [True, False], ids=["bot off turn", "person"])
-def test_a_sync_that_claims_an_action_it_never_sends_is_stopped_in_time(tmp_path: Path, bot: bool) -> None:
+@pytest.mark.parametrize(
+    ("bot", "chat"), [(True, False), (False, False), (True, True)], ids=["bot off turn", "person", "chat"]
+)
+def test_a_sync_that_claims_an_action_it_never_sends_is_stopped_in_time(
+    tmp_path: Path, bot: bool, chat: bool
+) -> None:
     """A joiner comes back claiming one action more than the host has, then only pings:
     the host stops the match within the catch-up's 15 s, with one line (the bot off turn
-    and a person, who plays nothing meanwhile, froze before)."""
+    and a person, who plays nothing meanwhile, froze before).  Its chat does not put the
+    deadline off either (issue 44): until the claimed action comes only pings and pongs
+    are taken, so the chat is refused at once."""
     extra = ["--bot", "easy"] if bot else []
     host = spawn(["host", "--bind", ADDR, "--port", "0", "--no-announce", "--no-code", "--seed", SEED,
                   "--name", "Ann", "--record", "h.json", "--grace", "20", *extra], tmp_path,
@@ -221,7 +231,7 @@ def test_a_sync_that_claims_an_action_it_never_sends_is_stopped_in_time(tmp_path
         q.come_back()
         theirs = q.expect("sync")
         q.send({"t": "sync", "pos": theirs["pos"] + 1, "hist": os.urandom(32)})
-        told, took = _pings_until_refused(q, 30)
+        told, took = _pings_until_refused(q, 30, chat=chat)
         q.close()
         rc, out, err = finish(host, TIMEOUT)
     finally:
@@ -229,9 +239,10 @@ def test_a_sync_that_claims_an_action_it_never_sends_is_stopped_in_time(tmp_path
             host.kill()
             host.wait()
     assert told is not None and told["code"] == "position", (told, out[-1500:], err[-1500:])
-    assert took < 20, took
+    assert took < (5 if chat else 20), took
     assert _tracebacks(out + err) == 0, err
-    assert "claimed actions it did not send within 15 s" in out + err, (out[-1500:], err)
+    said = "it claimed actions it did not send" if chat else "claimed actions it did not send within 15 s"
+    assert said in out + err, (out[-1500:], err)
     assert rc == 1, (rc, out[-1500:], err)
 
 

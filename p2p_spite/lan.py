@@ -33,7 +33,7 @@ from .net.matches import Matches
 from .net.session import NetSession
 from .news import News
 from .plaintext import clean_name
-from .runner import run_main
+from .runner import run_main, when_hung_up
 from .session import (
     ChatReceived,
     ConnectionChanged,
@@ -188,11 +188,18 @@ async def _drive(
 ) -> int:
     """Play ``session`` (and the matches after it on its connection: a bot plays
     ``matches`` in a row, a person is asked at each end)."""
-    from .bots.driver import run_bot
-
     if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
         session.takeback.takebacks = Takebacks(takebacks)
     played = Matches(session)
+    with when_hung_up(played.hang_up):  # (a closed terminal: a lost connection, not a goodbye)
+        return await _play(played, bot, bot_seed, notes, matches)
+
+
+async def _play(
+    played: Matches, bot: str | None, bot_seed: int | None, notes: tuple[str, ...], matches: int
+) -> int:
+    from .bots.driver import run_bot
+
     if bot is not None:
         progress = _progress(played, several=matches > 1)
         code = await run_bot(played, bot, seed=bot_seed, on_event=progress, matches=matches)

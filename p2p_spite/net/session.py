@@ -253,6 +253,19 @@ class NetSession(CoreSeat):
             self.put(ConnectionChanged(LinkState.CLOSED))
         await self._shutdown(reason)
 
+    def hang_up(self) -> None:
+        """This side goes away without a word (its terminal closed): to the peer a lost
+        connection, as after ``kill -9``.  No bye: the peer keeps the seat for its grace
+        period (or redials); the record and its journal stay as they are, so that both
+        can go on with ``--resume``.  A match over or stopped is closed as usual."""
+        if self.life is not Life.PLAYING:
+            return
+        self.life = Life.CLOSED
+        self._quiet()
+        if self.deck is not None:
+            self.deck.wake.set()
+        self.peer.close_transport()
+
     async def next_event(self) -> Event:
         return await self.outbox.get()
 

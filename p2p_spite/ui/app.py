@@ -30,6 +30,7 @@ from prompt_toolkit.output import Output
 
 from ..engine import Move, PlayerView
 from ..i18n import _
+from ..runner import terminal_closed
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -222,6 +223,9 @@ class GameApp:
         self.feed.start()
         try:
             await self.app.run_async()
+        except (EOFError, OSError):
+            terminal_closed()  # (its input ended, or writing to it failed): not a goodbye
+            raise
         finally:
             if self._title:
                 with contextlib.suppress(Exception):

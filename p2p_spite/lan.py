@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import shlex
 import shutil
 import sys
 import tempfile
@@ -32,7 +33,7 @@ from .net.localaddr import dial_form, lan_addresses
 from .net.matches import Matches
 from .net.session import NetSession
 from .news import News
-from .plaintext import clean_name
+from .plaintext import clean_name, shown_path
 from .runner import run_main, when_hung_up
 from .session import (
     ChatReceived,
@@ -126,10 +127,15 @@ def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
     return EXIT_ERROR, None
 
 
-def _final(matches: Matches, code: int, told: bool = False) -> int:
+# How this side takes a match up again: the command line before `` --resume RECORD``
+Resumer = Callable[[], str]
+
+
+def _final(matches: Matches, code: int, told: bool = False, resumer: Resumer | None = None) -> int:
     """The last lines (scores, winner, record) and the exit code; ``told``: the line
-    prompt already said that the opponent left.  Matches played before the last one
-    on the connection are listed first, one line each."""
+    prompt already said why the match stopped.  Matches played before the last one on
+    the connection are listed first, one line each.  A match stopped by a lost
+    connection ends with the exact command that takes it up again (``resumer``)."""
     for i, earlier in enumerate(matches.played[:-1]):
         sc, nm = earlier.match.scores, earlier.names
         _say(f"match {i + 1}: {nm[0]} {sc[0]}, {nm[1]} {sc[1]}; record: {earlier.record_path or '-'}")
@@ -138,11 +144,11 @@ def _final(matches: Matches, code: int, told: bool = False) -> int:
     names = session.names
     if session.failure is not None:
         code, news = _failure_exit(session.ending)
-        if news is None:
+        if news is None and not told:
             from .ui.networds import news_words
 
             print(f"p2p-spite: {news_words(session.failure)}", file=sys.stderr, flush=True)
-        elif not told:
+        elif news is not None and not told:
             _say(news)
     text = _("final scores: {a} {x}, {b} {y}")
     _say(text.format(a=names[0], x=m.scores[0], b=names[1], y=m.scores[1]))
@@ -152,6 +158,10 @@ def _final(matches: Matches, code: int, told: bool = False) -> int:
         _say(_("no move was played: no record kept"))
     elif session.record_path:
         _say(_("record: {path}").format(path=session.record_path))
+        lost = session.ending is not None and session.ending.cause is EndCause.CONNECTION_LOST
+        if lost and resumer is not None and session.failure is not None:
+            command = f"{resumer()} --resume {shown_path(session.record_path)}"
+            _say(_("to go on with this match: {command}").format(command=command))
     return code
 
 
@@ -185,6 +195,7 @@ async def _drive(
     notes: tuple[str, ...] = (),
     takebacks: str | None = None,
     matches: int = 1,
+    resumer: Resumer | None = None,
 ) -> int:
     """Play ``session`` (and the matches after it on its connection: a bot plays
     ``matches`` in a row, a person is asked at each end)."""
@@ -192,11 +203,16 @@ async def _drive(
         session.takeback.takebacks = Takebacks(takebacks)
     played = Matches(session)
     with when_hung_up(played.hang_up):  # (a closed terminal: a lost connection, not a goodbye)
-        return await _play(played, bot, bot_seed, notes, matches)
+        return await _play(played, bot, bot_seed, notes, matches, resumer)
 
 
 async def _play(
-    played: Matches, bot: str | None, bot_seed: int | None, notes: tuple[str, ...], matches: int
+    played: Matches,
+    bot: str | None,
+    bot_seed: int | None,
+    notes: tuple[str, ...],
+    matches: int,
+    resumer: Resumer | None,
 ) -> int:
     from .bots.driver import run_bot
 
@@ -207,8 +223,8 @@ async def _play(
         from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
         code = await drive_human(played, notes=notes)  # closes the session however it ends
-        return _final(played, code, told=not fullscreen_ok())
-    return _final(played, code)
+        return _final(played, code, told=not fullscreen_ok(), resumer=resumer)
+    return _final(played, code, resumer=resumer)
 
 
 def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: bool = False) -> list[str]:
@@ -256,7 +272,10 @@ def run_host(args: argparse.Namespace) -> int:
     announced: list[Announcement] = []
     private = resume.private if resume is not None else args.private  # (a resumed match keeps its deck)
 
+    bound = [port]  # (the port it listens on: port 0 picks one)
+
     def listening(host: str, port: int) -> None:
+        bound[0] = port
         where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
         _say(_("listening on {address}").format(address=where))
         if code is not None:
@@ -315,13 +334,26 @@ def run_host(args: argparse.Namespace) -> int:
         _say(text.format(name=session.peer_name, seed=session.seed.hex()))
         try:
             return await _drive(
-                session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches
+                session,
+                args.bot,
+                args.bot_seed,
+                takebacks=args.takebacks,
+                matches=args.matches,
+                resumer=lambda: _host_again(args.bind, bound[0]),
             )
         finally:
             if announcer[0] is not None:
                 announcer[0].stop()
 
     return run_main(main())
+
+
+def _host_again(bind: str, port: int) -> str:
+    """The host's command line to listen again as it did (before `` --resume RECORD``)."""
+    command = "p2p-spite host"
+    if bind:
+        command += f" --bind {shlex.quote(bind)}"
+    return command + f" --port {port}"
 
 
 def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer | None:
@@ -534,7 +566,13 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             note += _("; private deck: no one sees a hidden card")
         _say(note)
         return await _drive(
-            session, args.bot, args.bot_seed, notes=(note,), takebacks=args.takebacks, matches=args.matches
+            session,
+            args.bot,
+            args.bot_seed,
+            notes=(note,),
+            takebacks=args.takebacks,
+            matches=args.matches,
+            resumer=lambda: f"p2p-spite join {dial_form(host, port, DEFAULT_PORT)}",
         )
 
     return run_main(main())

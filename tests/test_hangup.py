@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p_spite.errors import EXIT_LOST
 from tests.adversary.cut_matches import record_core
 from tests.support.net import finish, finish_all, reader, spawn, wait_listening
 
@@ -95,3 +97,55 @@ def test_a_hangup_is_a_lost_connection_and_both_resume(tmp_path: Path, victim: s
     j = json.loads((tmp_path / "j.json").read_text())
     assert record_core(h) == record_core(j)
     assert max(h["scores"]) >= 50 or len(h["games"]) == GAMES
+
+
+@pytest.mark.slow
+def test_after_a_lost_connection_the_exact_resume_command_is_said_once(tmp_path: Path) -> None:
+    """The joiner waits 3 s for a host that hung up, then says once how to go on: the
+    command with the host's address and port; ``history`` shows the exact commands of
+    both sides too (no ``HOST`` placeholder), and running them finishes the match."""
+    port = _free_port()
+    seed_hex = "6a" * 32
+    host_args = [a for a in _host(port, seed_hex, []) if a not in ("--record", "h.json")]
+    host = spawn(host_args, tmp_path)
+    procs = [host]
+    try:
+        wait_listening(host)
+        join_args = [a for a in _join(port, []) if a not in ("--record", "j.json")]
+        join = spawn([*join_args[:-2], "--grace", "3"], tmp_path)
+        procs.append(join)
+        reader(host).wait(r"^game 1 started", 30)
+        records = tmp_path / "xdg" / "p2p-spite" / "records"
+        journals = lambda: list(records.glob("*-host-*.json.journal"))  # noqa: E731
+        deadline = time.monotonic() + 30
+        while not journals() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _wait_for_moves(journals()[0], 60)
+        os.kill(host.pid, signal.SIGHUP)
+        assert finish(host, 30)[0] == 129
+        rc, out, err = finish(join, 60)
+        assert rc == EXIT_LOST, (out, err)  # README: the connection was lost
+        said = out + err
+        assert said.count("did not come back") == 1, said
+        command = f"p2p-spite join 127.0.0.1:{port} --resume "
+        assert said.count("to go on with this match: ") == 1 and said.count(command) == 1, said
+        rc, history, err = finish(spawn(["history"], tmp_path), 60)
+        assert rc == 0, err
+        resumes = [line.split("resumable: ", 1)[1] for line in history.splitlines() if "resumable: " in line]
+        assert len(resumes) == 2 and "HOST" not in history, history
+        by_side = {("join" if " join " in c else "host"): shlex.split(c)[1:] for c in resumes}
+        assert by_side["join"][:2] == ["join", f"127.0.0.1:{port}"]
+        assert by_side["host"][:3] == ["host", "--port", str(port)]
+        extra = ["--bind", "127.0.0.1", "--no-announce", "--bot", "easy", "--grace", str(GRACE)]
+        again_host = spawn([*by_side["host"], *extra], tmp_path)
+        procs.append(again_host)
+        wait_listening(again_host)
+        again_join = spawn([*by_side["join"], "--bot", "easy"], tmp_path)
+        procs.append(again_join)
+        codes = finish_all([again_join, again_host], 120)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for rc, out, err in codes:
+        assert rc == 0, (err, out[-2000:])

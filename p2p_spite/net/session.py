@@ -478,8 +478,11 @@ class NetSession(CoreSeat):
         path, unsaved = None, None
         if self.keeper is not None and save:
             deck = PrivateDeck.of(self.core)
-            try:  # a private game in play resumes from its journal's tape: it is kept
-                path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
+            # the journal of a match to resume is kept: a private game's tape, and where the
+            # host listens (``history`` shows the command that takes the match up again)
+            keep = deck.resumable if deck is not None else not self.core.finished
+            try:
+                path = str(self.keeper.close(keep_journal=keep))
             except StorageError as e:
                 unsaved = storage_problem(e)
         self.put(ConnectionChanged(LinkState.LOST, news, ending))

@@ -411,9 +411,8 @@ class Controller:
     def _connection(self, ev: ConnectionChanged) -> None:
         if ev.state in (LinkState.LOST, LinkState.CLOSED):
             self.watchers = 0  # (the connection is gone: no count is kept; the joiner had the host's)
-        left = peer_left(ev.ending) if ev.state is LinkState.LOST else None
-        if left is not None:  # the peer quit on purpose: SessionFailed says so, once
-            self.connection = LinkState.CLOSED
+        if ev.state is LinkState.LOST:  # SessionFailed follows: it says why, once
+            self.connection = LinkState.CLOSED if peer_left(ev.ending) is not None else LinkState.LOST
             return
         self.connection = ev.state
         if ev.state is LinkState.CLOSED and self.finished:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -430,10 +431,15 @@ def run_hosts(seconds: float, discovery: int | None) -> int:
 
 
 def _ask(question: str) -> str:
+    """A line typed at the terminal.  Ctrl-C stops (KeyboardInterrupt: exit 130): asyncio's
+    own SIGINT handler, which only cancels the main task, would leave ``input`` waiting."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return input(question)
     except EOFError:
         raise UserError(_("no answer (end of input)")) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def choose_host(args: argparse.Namespace) -> tuple[str, int]:

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import shlex
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -16,7 +19,7 @@ import pytest
 
 from p2p_spite.errors import EXIT_LOST
 from tests.adversary.cut_matches import record_core
-from tests.support.net import finish, finish_all, reader, spawn, wait_listening
+from tests.support.net import CLI, ROOT, finish, finish_all, reader, spawn, wait_listening
 
 GAMES = 40  # up to the target: long enough to hang up in the middle
 GRACE = 60  # the survivor waits this long (the test never waits it out)
@@ -149,3 +152,46 @@ def test_after_a_lost_connection_the_exact_resume_command_is_said_once(tmp_path:
                 p.kill()
     for rc, out, err in codes:
         assert rc == 0, (err, out[-2000:])
+
+
+def test_ctrl_c_at_the_join_code_prompt_leaves(tmp_path: Path) -> None:
+    """``join`` at a terminal asks for the code the host wants; Ctrl-C there stops at once
+    (exit 130, README), not only Enter."""
+    host = spawn(["host", "--bind", "127.0.0.1", "--port", "0", "--no-announce", "--bot", "easy"], tmp_path)
+    master, slave = pty.openpty()
+    try:
+        port, _ = wait_listening(host)
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONPATH": str(ROOT)}
+        join = subprocess.Popen(
+            [*CLI, "join", f"127.0.0.1:{port}"], cwd=tmp_path, env=env, stdin=slave, stdout=slave,
+            stderr=slave, preexec_fn=_sigint_default,
+        )  # fmt: skip
+        seen = _read_until(master, b"join code (", join)
+        join.send_signal(signal.SIGINT)  # (what the terminal sends for Ctrl-C)
+        assert join.wait(30) == 130, seen
+        seen += _read_until(master, b"interrupted", join)
+        assert b"interrupted" in seen and b"Traceback" not in seen, seen
+    finally:
+        os.close(master)
+        os.close(slave)
+        host.kill()
+        host.wait(10)
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _read_until(master: int, text: bytes, proc: subprocess.Popen[bytes], timeout: float = 30) -> bytes:
+    """What the terminal shows, until ``text`` (or the deadline)."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while text not in seen and time.monotonic() < deadline:
+        ready, _w, _x = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(master, 4096)
+            except OSError:  # (the other end closed)
+                break
+    assert text in seen, seen
+    return seen

@@ -14,6 +14,7 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Match, Move, PlayerView, view
+from p2p_spite.engine.cards import card_symbol
 from p2p_spite.news import ConnectionLost, PeerLeft
 from p2p_spite.session import (
     ConnectionChanged,
@@ -114,6 +115,41 @@ def test_completion_offers_exactly_the_legal_moves() -> None:
             typed = app.buffer.document.text_before_cursor
             got2 = {typed[: len(typed) + c.start_position] + c.text for c in cs.completions}
             assert got2 == {w for w in want if w.startswith("h1 ")}
+
+    run(main())
+
+
+def test_tab_completes_a_card_name_and_a_rank() -> None:
+    """``9`` / ``9h`` / ``kd`` + Tab list the moves of that card, written by its name
+    (``9h c1``), as ``h3`` + Tab lists hand card 3's."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            moves = [m for m in v.legal_moves() if m.hand_card is not None]
+            assert moves
+            card = moves[0].hand_card
+            assert card is not None
+            name = card_symbol(card, "cdhs").lower()
+            rank_typed = name[:-1]
+            want = {
+                f"{card_symbol(c, 'cdhs').lower()} {'c' if m.target == CENTER else 's'}{m.slot + 1}"
+                for m in moves
+                if (c := m.hand_card) is not None and card_symbol(c, "cdhs").lower().startswith(rank_typed)
+            }
+            for typed in (rank_typed, name):
+                app.buffer.reset()
+                inp.send_text(typed + "\t")
+                await until(lambda: app.buffer.complete_state is not None)
+                cs = app.buffer.complete_state
+                assert cs is not None
+                await until(lambda cs=cs: len(cs.completions) > 0)
+                line = app.buffer.document.text_before_cursor
+                got = {line[: len(line) + c.start_position] + c.text for c in cs.completions}
+                assert got == {w for w in want if w.startswith(typed)}, (typed, got)
+            inp.send_text("\x1b")  # (Esc: the menu closes)
 
     run(main())
 

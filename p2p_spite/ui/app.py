@@ -50,7 +50,7 @@ from .commands import Again, Quit, completions, is_yes, parse_command
 from .controller import Controller
 from .feed import EventFeed
 from .messages import MessageLog
-from .notation import move_notation, source_token, target_token, typed_source
+from .notation import source_token, target_token, typed_moves, typed_source
 from .question import Question, QuestionKind
 from .screen import (
     FIXED_ROWS,
@@ -93,9 +93,9 @@ class MoveCompleter(Completer):
             return  # no menu over an empty line unless Tab asks for it
         if text.endswith(" ") and typed:
             typed += " "
-        for notation, meta in self.app.move_choices():
-            if notation.startswith(typed):
-                yield Completion(notation, start_position=-len(text), display_meta=meta)
+        choices = self.app.move_choices(typed)
+        for notation, meta in choices:
+            yield Completion(notation, start_position=-len(text), display_meta=meta)
         if len(typed) >= 2 or (typed and not self.app.move_choices()):
             for cmd in completions():
                 if cmd.startswith(typed) and cmd != typed:
@@ -359,13 +359,14 @@ class GameApp:
 
     # -- input ----------------------------------------------------------------
 
-    def move_choices(self) -> list[tuple[str, str]]:
-        """The legal moves now, as typed and described: ``("h3 c1", "7♥ to center 1")``."""
+    def move_choices(self, typed: str = "") -> list[tuple[str, str]]:
+        """The legal moves now that complete ``typed``, as typed and described:
+        ``("h3 c1", "7♥ to center 1")``; ``("9h c1", ...)`` after ``9``."""
         v = self.view
         if v is None or self.finished or self.confirm is not None:
             return []
-        hand = self.shown_hand()
-        out = [(move_notation(m, hand), choice_words(m, v.card_of(m))) for m in v.legal_moves()]
+        found = typed_moves(typed, v.legal_moves(), self.shown_hand())
+        out = [(text, choice_words(m, v.card_of(m))) for text, m in found]
         out.sort(key=lambda nm: (nm[0].split()[1][0] == "s", nm[0]))  # center plays first
         return out
 

@@ -382,11 +382,34 @@ def test_mouse_clicks_pick_a_card_then_a_stack() -> None:
         async with running(s) as (app, _inp):
             app.click("h1")
             assert app.selected == "h1" and app.buffer.text == "h1 "
+            # a discard ends the turn for good: a click puts it on the move line, and
+            # only Enter or a second click on that stack makes it
             app.click("s2")
+            assert app.buffer.text == "h1 s2" and "discards: that ends your turn" in texts(app)
+            await asyncio.sleep(0.1)
+            assert s.sent == []
+            app.click("s3")  # (another side stack: that discard is offered instead)
+            assert app.buffer.text == "h1 s3" and s.sent == []
+            app.click("s3")
             v = app.view
             assert v is not None
             await until(lambda: len(s.sent) == 1)
-            assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[0], SIDE, 1)
+            assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[0], SIDE, 2)
+            await until(lambda: app.buffer.text == "")
+
+
+def test_a_clicked_discard_is_made_by_enter() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            app.click("h2")
+            app.click("s1")
+            assert s.sent == []
+            inp.send_text("\r")
+            await until(lambda: len(s.sent) == 1)
+            assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[1], SIDE, 0)
 
     run(main())
 

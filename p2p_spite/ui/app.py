@@ -422,16 +422,28 @@ class GameApp:
     # -- mouse ------------------------------------------------------------------
 
     def click(self, token: str) -> None:
-        """A click on a board token: pick a card, then the stack it goes on."""
+        """A click on a board token: pick a card, then the stack it goes on.  A play on
+        a center is made at once (``undo`` takes it back); a discard, which ends the turn
+        for good, is only put on the move line: Enter, or a second click on the same
+        side stack, makes it (as Tab leaves a move on the line for Enter)."""
         v = self.view
         if v is None or not v.my_turn or self.finished:
             return
         sel = self.selected
         is_source = token.startswith(("h", "p")) or (token.startswith("s") and sel is None)
+        discard = (
+            f"{sel} {token}" if sel is not None and sel.startswith("h") and token.startswith("s") else None
+        )
         if token == sel:
             self.selected = None
             self.buffer.reset()
-        elif sel is not None and (token.startswith("c") or (token.startswith("s") and sel.startswith("h"))):
+        elif discard is not None and self.buffer.text != discard:
+            self.buffer.set_document(Document(discard, len(discard)))
+            self.say(
+                Style.INFO,
+                _("Enter (or a second click on {stack}) discards: that ends your turn.").format(stack=token),
+            )
+        elif sel is not None and (token.startswith("c") or discard is not None):
             self.selected = None
             self.buffer.reset()
             self.app.create_background_task(self.command(f"{sel} {token}"))

@@ -397,6 +397,8 @@ def test_mouse_clicks_pick_a_card_then_a_stack() -> None:
             assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[0], SIDE, 2)
             await until(lambda: app.buffer.text == "")
 
+    run(main())
+
 
 def test_a_clicked_discard_is_made_by_enter() -> None:
     async def main() -> None:
@@ -406,7 +408,8 @@ def test_a_clicked_discard_is_made_by_enter() -> None:
             assert v is not None
             app.click("h2")
             app.click("s1")
-            assert s.sent == []
+            await asyncio.sleep(0.1)
+            assert s.sent == [] and app.buffer.text == "h2 s1"
             inp.send_text("\r")
             await until(lambda: len(s.sent) == 1)
             assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[1], SIDE, 0)

@@ -236,7 +236,6 @@ class _LinePlayer:
             self.prompt()
         return None
 
-
     def _complete(self, typed: str) -> None:
         """The legal moves that start as ``typed``, one a line with what each does (as the
         full screen's Tab lists them; a terminal's line prompt cannot complete in place)."""

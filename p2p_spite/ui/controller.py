@@ -409,8 +409,13 @@ class Controller:
         self.port.changed()
 
     def _connection(self, ev: ConnectionChanged) -> None:
-        if ev.state in (LinkState.LOST, LinkState.CLOSED):
-            self.watchers = 0  # (the connection is gone: no count is kept; the joiner had the host's)
+        if ev.state in (LinkState.LOST, LinkState.CLOSED) or (
+            ev.state is LinkState.RECONNECTING and self.seat == 1
+        ):
+            # the connection is gone: no count is kept.  The joiner's count was the host's, told
+            # on each connection: a host that comes back (restarted, its watchers gone) tells it
+            # again if anyone watches, and a 0 is never sent to a joiner that knows none
+            self.watchers = 0
         if ev.state is LinkState.LOST:  # SessionFailed follows: it says why, once
             self.connection = LinkState.CLOSED if peer_left(ev.ending) is not None else LinkState.LOST
             return

@@ -591,7 +591,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
     from .ui.watch import WatchScreen, print_watch
 
     if args.code is not None and not args.code.strip():
-        raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
+        raise UserError(_("--code is empty (the host prints the code to give)"), exit_code=2)
 
     async def main() -> int:
         from .net.gate import CodeRefused
@@ -599,7 +599,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         full = fullscreen_ok()
         if not full:
-            _say(f"watching {where}...")
+            _say(_("connecting to {address} to watch...").format(address=where))
         ask = not args.no_code and sys.stdin.isatty()  # (asked again when wrong, as join does)
         while True:
             try:
@@ -611,7 +611,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
                 args.code = _code_again(e.wrong)
         if full:
             return await WatchScreen(client).run()
-        _say(f"in: the match at {where} is shown as it is played")
+        _say(_("watching the match at {address}: each move is shown as it is played").format(address=where))
         return await print_watch(client)
 
     return run_main(main())

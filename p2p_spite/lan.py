@@ -557,15 +557,14 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             seed = _("seed drawn by both: {seed}").format(seed=session.seed.hex())
         else:  # a record from before the seed's origin was kept
             seed = _("seed {seed}").format(seed=session.seed.hex())
-        m = session.match
         if resume is not None:
-            ply = m.game.ply  # the moves of the game under way, not of the whole match
+            game, ply = session.core.game_at(session.resumed_at)  # (as the host says it)
             text = ngettext(
-                "back in {name}'s match at game {game}, {n} move in; {seed}",
-                "back in {name}'s match at game {game}, {n} moves in; {seed}",
+                "back in {name}'s match: game {game} goes on, {n} move in; {seed}",
+                "back in {name}'s match: game {game} goes on, {n} moves in; {seed}",
                 ply,
             )
-            note = text.format(name=who, game=m.game_number, n=ply, seed=seed)
+            note = text.format(name=who, game=game, n=ply, seed=seed)
         else:
             note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
         if session.private:

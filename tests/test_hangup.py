@@ -85,7 +85,12 @@ def test_a_hangup_is_a_lost_connection_and_both_resume(tmp_path: Path, victim: s
         else:
             again = spawn(_join(port, ["--resume", "j.json"]), tmp_path)
         procs.append(again)
-        reader(survivor).wait(r"is back", 30)
+        back = reader(survivor).wait(r"is back: (game \d+ goes on, \d+ moves? in)", 30).group(1)
+        if victim == "join":  # both sides say where the match goes on in the same words
+            assert (
+                reader(again).wait(r"^back in host's match: (game \d+ goes on, \d+ moves? in)", 5).group(1)
+                == back
+            )
         codes = finish_all([again, survivor], 120)
     finally:
         for p in procs:

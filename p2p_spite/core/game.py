@@ -269,6 +269,18 @@ class GameCore:
     def head(self) -> bytes:
         return self._head
 
+    def game_at(self, n: int) -> tuple[int, int]:
+        """The game under way after the first ``n`` actions (at most ``position``), and how
+        many of its moves were made by then: where a resumed match goes on, said the same
+        on both sides from the action they agreed on.  Before the window: the game now."""
+        m = self.match
+        if n >= self._game_start:
+            return m.game_number, max(0, m.game.ply - (self.position - n))
+        if n <= self.window_start:
+            return m.game_number, m.game.ply
+        game = self.actions[n - 1].game
+        return game, sum(1 for k in range(self.window_start, n) if self.actions[k].game == game)
+
     @property
     def window_start(self) -> int:
         """The first action still kept: the first of the previous game (0 in game 1)."""

@@ -172,6 +172,7 @@ def test_ctrl_c_at_the_join_code_prompt_leaves(tmp_path: Path) -> None:
             stderr=slave, preexec_fn=_sigint_default,
         )  # fmt: skip
         seen = _read_until(master, b"join code (", join)
+        _wait_reading_stdin(join.pid)  # (a person's Ctrl-C comes once the prompt waits)
         join.send_signal(signal.SIGINT)  # (what the terminal sends for Ctrl-C)
         assert join.wait(30) == 130, seen
         seen += _read_until(master, b"interrupted", join)
@@ -200,3 +201,19 @@ def _read_until(master: int, text: bytes, proc: subprocess.Popen[bytes], timeout
                 break
     assert text in seen, seen
     return seen
+
+
+def _wait_reading_stdin(pid: int, timeout: float = 30) -> None:
+    """Until the process waits in read(2) on its stdin (Linux's /proc tells; elsewhere, a
+    moment): a signal sent between the prompt and the read would only be seen at the
+    next line, which no person can type that fast."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            call = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            time.sleep(1)
+            return
+        if call[:2] == ["0", "0x0"]:  # read(0, ...) (x86-64: read is syscall 0)
+            return
+        time.sleep(0.01)

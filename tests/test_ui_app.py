@@ -276,15 +276,18 @@ def test_resign_asks_then_the_game_goes_to_the_opponent() -> None:
             assert s.resigned == 1
             assert app.scores[1] == 20
             await until(lambda: app.waiting_next_game)
+            line = "".join(f[1] for f in screen.prompt_text(app))
+            assert line.startswith("Enter: next game")
+            assert "Enter" not in screen.placeholder(app)  # (said once, by the prompt)
             inp.send_text("\r")
             await until(lambda: app.view is not None and app.view.game == 2)
 
     run(main())
 
 
-def test_another_match_waits_for_enter_and_the_move_line_says_so() -> None:
-    """Both said yes: the finished match stays on screen, and the move line asks for
-    Enter (not "(match over) quit to leave") until the next match's first game shows."""
+def test_another_match_starts_at_the_yes_without_another_enter() -> None:
+    """Both said yes: the next match's first game shows at once (the y was the player's
+    Enter), and the move line says what it says in any game."""
 
     async def main() -> None:
         s = LocalSession(find_seed(0), target=1)
@@ -294,15 +297,8 @@ def test_another_match_waits_for_enter_and_the_move_line_says_so() -> None:
             inp.send_text("y\r")
             await until(lambda: app.confirm is not None and "another match" in app.confirm.text)
             inp.send_text("y\r")
-            await until(lambda: app.waiting_next_game)
-            assert app.finished and "Match 2 begins." in texts(app)
-            line = "".join(f[1] for f in screen.prompt_text(app))
-            assert line.startswith("Enter: next match") and "match over" not in line
-            assert screen.placeholder(app) == "Enter to start the next match"
-            inp.send_text("h1 c1\r")
-            await until(lambda: "This match is over: press Enter to start the next one." in texts(app))
-            inp.send_text("\r")
             await until(lambda: app.view is not None and not app.finished and app.view.game == 1)
+            assert "Match 2 begins." in texts(app) and not app.waiting_next_game
             line = "".join(f[1] for f in screen.prompt_text(app))  # (match 2's starter: either seat)
             assert not line.startswith(("Enter", "(match over)")), line
 

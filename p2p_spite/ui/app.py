@@ -335,7 +335,8 @@ class GameApp:
             self.app.create_background_task(self.ctl.handle(Again()))
 
     def game_over_shown(self) -> bool:
-        return self.view is not None and self.view.result is not None
+        """(A match over is not held: the yes to another match was the player's Enter.)"""
+        return not self.finished and self.view is not None and self.view.result is not None
 
     def _update_title(self) -> None:
         """The terminal's title says whose turn it is (for a player in another window)."""

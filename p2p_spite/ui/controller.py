@@ -182,9 +182,6 @@ class Controller:
 
     def board(self) -> PlayerView | None:
         """The board a move or an undo acts on (None: there is none, and the player is told)."""
-        if self.finished and self.port.holding():  # another match agreed: its first game waits
-            self.say(Style.ERROR, _("This match is over: press Enter to start the next one."))
-            return None
         if self.finished:
             self.say(Style.ERROR, _("The match is over: type quit to leave."))
             return None

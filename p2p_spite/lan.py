@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import shlex
 import shutil
 import signal
@@ -841,12 +842,16 @@ def computer_main() -> int:
 
 
 def default_name() -> str:
-    try:
-        import getpass
-
-        return getpass.getuser().capitalize() or "You"
-    except Exception:
-        return "You"
+    """The player's name in ``play`` without ``--name``: the login name from the
+    environment (as getpass reads it), capitalized; ``Player`` (in the interface's
+    language) when there is none or it is ``root`` (a bare container: not a person's)."""
+    for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        login = clean_name(os.environ.get(var, "")).strip()
+        if login:
+            if login.lower() != "root":
+                return login.capitalize()
+            break
+    return pgettext("player name", "Player")
 
 
 def run_play(

@@ -124,11 +124,11 @@ def test_after_a_lost_connection_the_exact_resume_command_is_said_once(tmp_path:
         procs.append(join)
         reader(host).wait(r"^game 1 started", 30)
         records = tmp_path / "xdg" / "p2p-spite" / "records"
-        journals = lambda: list(records.glob("*-host-*.json.journal"))  # noqa: E731
         deadline = time.monotonic() + 30
-        while not journals() and time.monotonic() < deadline:
+        while not (journals := list(records.glob("*-host-*.json.journal"))) and time.monotonic() < deadline:
             time.sleep(0.01)
-        _wait_for_moves(journals()[0], 60)
+        assert journals, "the host wrote no journal"
+        _wait_for_moves(journals[0], 60)
         os.kill(host.pid, signal.SIGHUP)
         assert finish(host, 30)[0] == 129
         rc, out, err = finish(join, 60)

@@ -143,11 +143,11 @@ def test_tab_completes_a_card_name_and_a_rank() -> None:
                 app.buffer.reset()
                 inp.send_text(typed + "\t")
                 await until(lambda: app.buffer.complete_state is not None)
-                cs = app.buffer.complete_state
-                assert cs is not None
-                await until(lambda cs=cs: len(cs.completions) > 0)
+                state = app.buffer.complete_state
+                assert state is not None
+                await until(lambda: len(state.completions) > 0)  # noqa: B023 (awaited here)
                 line = app.buffer.document.text_before_cursor
-                got = {line[: len(line) + c.start_position] + c.text for c in cs.completions}
+                got = {line[: len(line) + c.start_position] + c.text for c in state.completions}
                 assert got == {w for w in want if w.startswith(typed)}, (typed, got)
             inp.send_text("\x1b")  # (Esc: the menu closes)
 

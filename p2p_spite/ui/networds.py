@@ -224,18 +224,19 @@ def news_words(item: n.News | n.Repeated) -> str:
                 **f
             )
         case n.PeerBack(peer, game, moves, now_called):
-            f = {"name": _name(peer), "new": _name(now_called), "game": game, "n": moves}
+            back: dict[str, object] = {"name": _name(peer), "new": _name(now_called), "game": game}
+            back["n"] = moves
             if now_called:
                 return ngettext(
                     "{name} (now calling itself {new}) is back: game {game} goes on, {n} move in",
                     "{name} (now calling itself {new}) is back: game {game} goes on, {n} moves in",
                     moves,
-                ).format(**f)
+                ).format(**back)
             return ngettext(
                 "{name} is back: game {game} goes on, {n} move in",
                 "{name} is back: game {game} goes on, {n} moves in",
                 moves,
-            ).format(**f)
+            ).format(**back)
         case n.PeerLeft(peer, reason):
             who, why = clean_name(peer) or _("The other player"), clean_name(reason, 200)
             if why in ("", "quit"):

@@ -4,48 +4,62 @@ never says the player left), the journal stays, and ``--resume`` finishes the ma
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
 import select
 import shlex
 import signal
-import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from p2p_spite.errors import EXIT_LOST
 from tests.adversary.cut_matches import record_core
-from tests.support.net import CLI, ROOT, finish, finish_all, reader, spawn, wait_listening
+from tests.support.net import (
+    CLI,
+    ROOT,
+    bot_host_args,
+    bot_join_args,
+    finish,
+    finish_all,
+    free_port,
+    reader,
+    spawn,
+    wait_listening,
+)
 
 GAMES = 40  # up to the target: long enough to hang up in the middle
 GRACE = 60  # the survivor waits this long (the test never waits it out)
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port: int = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def _host(port: int, seed_hex: str, extra: list[str]) -> list[str]:
-    return [
-        "host", "--bind", "127.0.0.1", "--port", str(port), "--no-code", "--seed", seed_hex,
-        "--games", str(GAMES), "--bot", "easy", "--bot-seed", "1", "--record", "h.json",
-        "--grace", str(GRACE), "--no-announce", *extra,
-    ]  # fmt: skip
+    return bot_host_args(seed_hex, ["--port", str(port), "--no-announce", *extra], GAMES, GRACE)
 
 
 def _join(port: int, extra: list[str]) -> list[str]:
-    return [
-        "join", f"127.0.0.1:{port}", "--bot", "easy", "--bot-seed", "2", "--record", "j.json",
-        "--grace", str(GRACE), *extra,
-    ]  # fmt: skip
+    return bot_join_args(port, extra, GRACE)
+
+
+@contextlib.contextmanager
+def _reaped(procs: list[subprocess.Popen[str]]) -> Iterator[list[subprocess.Popen[str]]]:
+    """The processes the test starts (appended as it goes): killed if still running at the end."""
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def _all_ok(codes: list[tuple[int, str, str]]) -> None:
+    for rc, out, err in codes:
+        assert rc == 0, (err, out[-2000:])
+        assert "Traceback" not in err
 
 
 def _wait_for_moves(journal: Path, n: int, timeout: float = 60) -> None:
@@ -60,11 +74,10 @@ def _wait_for_moves(journal: Path, n: int, timeout: float = 60) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("victim", ["host", "join"])
 def test_a_hangup_is_a_lost_connection_and_both_resume(tmp_path: Path, victim: str) -> None:
-    port = _free_port()
+    port = free_port()
     seed_hex = "5e" * 32
     host = spawn(_host(port, seed_hex, []), tmp_path)
-    procs = [host]
-    try:
+    with _reaped([host]) as procs:
         wait_listening(host)
         join = spawn(_join(port, []), tmp_path)
         procs.append(join)
@@ -92,13 +105,7 @@ def test_a_hangup_is_a_lost_connection_and_both_resume(tmp_path: Path, victim: s
                 == back
             )
         codes = finish_all([again, survivor], 120)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    for rc, out, err in codes:
-        assert rc == 0, (err, out[-2000:])
-        assert "Traceback" not in err
+    _all_ok(codes)
     said = "".join(reader(survivor).lines)
     assert "left the match" not in said and "left the match" not in codes[1][2]
     h = json.loads((tmp_path / "h.json").read_text())
@@ -112,12 +119,11 @@ def test_after_a_lost_connection_the_exact_resume_command_is_said_once(tmp_path:
     """The joiner waits 3 s for a host that hung up, then says once how to go on: the
     command with the host's address and port; ``history`` shows the exact commands of
     both sides too (no ``HOST`` placeholder), and running them finishes the match."""
-    port = _free_port()
+    port = free_port()
     seed_hex = "6a" * 32
     host_args = [a for a in _host(port, seed_hex, []) if a not in ("--record", "h.json")]
     host = spawn(host_args, tmp_path)
-    procs = [host]
-    try:
+    with _reaped([host]) as procs:
         wait_listening(host)
         join_args = [a for a in _join(port, []) if a not in ("--record", "j.json")]
         join = spawn([*join_args[:-2], "--grace", "3"], tmp_path)
@@ -151,12 +157,7 @@ def test_after_a_lost_connection_the_exact_resume_command_is_said_once(tmp_path:
         again_join = spawn([*by_side["join"], "--bot", "easy"], tmp_path)
         procs.append(again_join)
         codes = finish_all([again_join, again_host], 120)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    for rc, out, err in codes:
-        assert rc == 0, (err, out[-2000:])
+    _all_ok(codes)
 
 
 def test_ctrl_c_at_the_join_code_prompt_leaves(tmp_path: Path) -> None:

@@ -439,6 +439,9 @@ def _ask(question: str) -> str:
         return input(question)
     except EOFError:
         raise UserError(_("no answer (end of input)")) from None
+    except KeyboardInterrupt:
+        print(file=sys.stderr, flush=True)  # (the line ends after the ^C the terminal shows)
+        raise
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -149,6 +149,8 @@ def test_tab_completes_a_card_name_and_a_rank() -> None:
                 line = app.buffer.document.text_before_cursor
                 got = {line[: len(line) + c.start_position] + c.text for c in state.completions}
                 assert got == {w for w in want if w.startswith(typed)}, (typed, got)
+                if len({w.split()[0] for w in got}) == 1:  # one card: its name is completed
+                    assert app.buffer.text == name + " ", app.buffer.text
             inp.send_text("\x1b")  # (Esc: the menu closes)
 
     run(main())

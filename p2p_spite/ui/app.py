@@ -416,8 +416,9 @@ class GameApp:
             b.apply_completion(found[0])
             return
         common = get_common_complete_suffix(doc, found) if found else ""
-        if doc.text_before_cursor.strip() and common.endswith(" "):
-            b.insert_text(common)
+        whole = common[: common.rfind(" ") + 1]  # (up to its last whole word: "8" gives "8c ")
+        if doc.text_before_cursor.strip() and whole:
+            b.insert_text(whole)
         b.start_completion(insert_common_part=False)
 
     # -- mouse ------------------------------------------------------------------

@@ -697,3 +697,35 @@ def test_a_question_opens_on_an_empty_line_and_gives_the_half_typed_move_back() 
             assert app.buffer.text == ""
 
     run(main())
+
+
+def test_the_terminal_going_away_hangs_up_instead_of_quitting() -> None:
+    """The full screen's input ends (the terminal closed before its SIGHUP came): the match
+    is hung up (runner.when_hung_up), not quit: the session is not closed with a goodbye,
+    and the command ends as a closed terminal does (exit 129)."""
+    from prompt_toolkit.input import create_pipe_input
+
+    from p2p_spite.errors import UserError
+    from p2p_spite.runner import EXIT_HANGUP, run_main, when_hung_up
+    from tests.support.ui import SizedOutput
+
+    s = LocalSession(find_seed(0))
+    hung: list[bool] = []
+
+    def hang_up() -> None:
+        hung.append(True)
+        s.closed = "hung up"  # (what NetSession.hang_up does: close() then has nothing to say)
+
+    async def main() -> int:
+        with create_pipe_input() as inp, when_hung_up(hang_up):
+            app = GameApp(s, input=inp, output=SizedOutput(80, 24), pace=0.01)
+            task = asyncio.create_task(app.run())
+            await until(lambda: app.view is not None)
+            inp.close()  # the terminal is gone
+            await task
+        return 0
+
+    with pytest.raises(UserError) as e:
+        run_main(main())
+    assert e.value.exit_code == EXIT_HANGUP and hung == [True]
+    assert s.closed == "hung up"  # not "quit"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 from collections.abc import Callable, Iterable, Sequence
 
 from prompt_toolkit.application import Application
@@ -223,8 +224,9 @@ class GameApp:
         self.feed.start()
         try:
             await self.app.run_async()
-        except (EOFError, OSError):
-            terminal_closed()  # (its input ended, or writing to it failed): not a goodbye
+        except (EOFError, OSError) as e:
+            if isinstance(e, EOFError) or e.errno == errno.EIO:
+                terminal_closed()  # (its input ended, or writing to it failed): not a goodbye
             raise
         finally:
             if self._title:

@@ -218,3 +218,31 @@ def _wait_reading_stdin(pid: int, timeout: float = 30) -> None:
         if call[:2] == ["0", "0x0"]:  # read(0, ...) (x86-64: read is syscall 0)
             return
         time.sleep(0.01)
+
+
+@pytest.mark.slow
+def test_a_person_at_the_line_prompt_whose_terminal_closes_is_waited_for(tmp_path: Path) -> None:
+    """The joiner is a person at the line prompt (TERM=dumb, an SSH session): SIGHUP leaves
+    no goodbye; the host keeps the seat, and the joiner's --resume (here a bot) finishes."""
+    port = free_port()
+    seed_hex = "7b" * 32
+    host = spawn(_host(port, seed_hex, []), tmp_path)
+    with _reaped([host]) as procs:
+        wait_listening(host)
+        args = [a for a in _join(port, []) if a not in ("--bot", "easy", "--bot-seed", "2")]
+        person = spawn(args, tmp_path, {"TERM": "dumb"}, stdin=True)
+        procs.append(person)
+        reader(person).wait(r"Game 1 begins", 30)
+        os.kill(person.pid, signal.SIGHUP)
+        rc, out, err = finish(person, 30)
+        assert rc == 129 and "Traceback" not in err, (out, err)
+        reader(host).wait(r"the connection to \w+ was lost; keeping the seat open", 30)
+        assert (tmp_path / "j.json").exists()
+        again = spawn(_join(port, ["--resume", "j.json"]), tmp_path)
+        procs.append(again)
+        codes = finish_all([again, host], 120)
+    _all_ok(codes)
+    assert "left the match" not in codes[1][1] + codes[1][2]
+    assert record_core(json.loads((tmp_path / "h.json").read_text())) == record_core(
+        json.loads((tmp_path / "j.json").read_text())
+    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import CENTER, HAND, SIDE, EndReason, Match, PlayerView, Result, rank, view
+from p2p_spite.engine import CENTER, HAND, SIDE, Card, EndReason, Match, PlayerView, Result, rank, view
 from p2p_spite.engine.cards import card_symbol
 from p2p_spite.news import PeerLeft
 from p2p_spite.plaintext import MAX_CHAT
@@ -76,13 +76,20 @@ def _my_view(s: LocalSession) -> PlayerView:
     return v
 
 
+@asynccontextmanager
+async def _my_turn() -> AsyncIterator[tuple[LocalSession, Driver, PlayerView, tuple[Card, ...]]]:
+    """The line prompt at the first move of ours: the session, the driver, the view and
+    the hand as numbered on screen."""
+    s = LocalSession(find_seed(0), bot=None)
+    async with lineplay(s) as d:
+        await d.wait_for("your move> ")
+        v = _my_view(s)
+        yield s, d, v, hand_order(v.hand)
+
+
 def test_an_illegal_move_is_explained_in_the_players_terms() -> None:
     async def main() -> None:
-        s = LocalSession(find_seed(0), bot=None)
-        async with lineplay(s) as d:
-            await d.wait_for("your move> ")
-            v = _my_view(s)
-            shown = hand_order(v.hand)
+        async with _my_turn() as (s, d, _v, shown):
             i = next(i for i, c in enumerate(shown) if rank(c) not in (1, 13))
             n = len(d.lines)
             d.type(f"h{i + 1} c1")
@@ -98,11 +105,7 @@ def test_an_illegal_move_is_explained_in_the_players_terms() -> None:
 
 def test_the_hand_is_numbered_as_on_the_full_screen_board() -> None:
     async def main() -> None:
-        s = LocalSession(find_seed(0), bot=None)
-        async with lineplay(s) as d:
-            await d.wait_for("your move> ")
-            v = _my_view(s)
-            shown = hand_order(v.hand)
+        async with _my_turn() as (s, d, v, shown):
             listed = "  ".join(f"h{i + 1} {card_label(c)}" for i, c in enumerate(shown))
             assert f"hand: {listed}" in d.said()
             move = next(m for m in v.legal_moves() if m.source == HAND)
@@ -121,11 +124,7 @@ def test_tab_then_enter_lists_the_moves_of_a_card_name_rank_or_token() -> None:
     as typed (``9``, ``9h``, ``kd``, ``h3``), each with what it does, and plays nothing."""
 
     async def main() -> None:
-        s = LocalSession(find_seed(0), bot=None)
-        async with lineplay(s) as d:
-            await d.wait_for("your move> ")
-            v = _my_view(s)
-            shown = hand_order(v.hand)
+        async with _my_turn() as (s, d, v, shown):
             move = next(m for m in v.legal_moves() if m.hand_card is not None)
             assert move.hand_card is not None
             name = card_symbol(move.hand_card, "cdhs").lower()

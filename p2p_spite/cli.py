@@ -22,6 +22,7 @@ from .history import describe, latest, records_dir, scan, totals
 from .i18n import _, ngettext
 from .lessons import lessons
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
+from .news import BadRecord
 from .plaintext import clean_name, shown_path
 from .runner import EXIT_HANGUP
 from .selfplay import play_match
@@ -468,7 +469,13 @@ def _take_seed_file(args: argparse.Namespace) -> None:
     """``--seed-file``: the seed of a record or bare seed file, and its target
     unless ``--target`` was given."""
     if args.seed_file is not None:
-        rec = record.load(args.seed_file)
+        try:
+            rec = record.load(args.seed_file)
+        except record.RecordError as e:
+            if not isinstance(e.news, BadRecord):
+                raise  # (it cannot be read: the file is named already)
+            path = shown_path(args.seed_file)
+            raise UserError(_("{path}: {why}").format(path=path, why=e), e.exit_code) from None
         args.seed = rec.seed
         if args.target is None:
             args.target = rec.target
@@ -584,7 +591,10 @@ def _run_selfplay(args: argparse.Namespace) -> int:
     if seed is None:
         seed = new_seed()
         print(_("seed {seed}").format(seed=seed.hex()))
-    match = Match(seed, args.target, players=(f"{names[0]} bot", f"{names[1]} bot"))
+    players = [f"{n} bot" for n in names]
+    if players[0] == players[1]:  # two "easy bot"s: told apart, in the record too
+        players = [f"{p} {seat + 1}" for seat, p in enumerate(players)]
+    match = Match(seed, args.target, players=(players[0], players[1]))
     cap = args.games or SELFPLAY_GAMES
     progress = sys.stderr.isatty()
 
@@ -686,6 +696,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _flush_per_line()
     lang, rest = i18n.take_option(sys.argv[1:] if argv is None else argv)
     i18n.setup(i18n.choose(lang))
+    if lang is not None and i18n.known(lang) is None:  # (said once, then English)
+        text = _("there is no {lang} here: English is spoken (languages: {list})")
+        print("p2p-spite: " + text.format(lang=repr(lang), list=i18n.languages_line()), file=sys.stderr)
     from .ui.networds import news_words
 
     set_wording(news_words)  # an error's news, in the language chosen

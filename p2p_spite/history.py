@@ -18,11 +18,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .core.messages import DEFAULT_PORT
 from .engine import Match
 from .i18n import _, ngettext, pgettext
+from .net.localaddr import dial_form
 from .plaintext import clean_name, shown_path
 from .storage import record
-from .storage.journal import journal_path, journal_port
+from .storage.journal import journal_path, journal_where
 from .storage.paths import data_dir
 
 _KIND = re.compile(r"-(host|join|play)-\d+(?:-\d+)?\.json$")
@@ -45,6 +47,7 @@ class Entry:
     resumable: bool  # unfinished, and ``--resume`` can take it up
     games: tuple[int, int, int]  # won, lost, drawn, from ``seat``'s side (seat 0's if unknown)
     port: int | None = None  # the host's listening port, from the journal of an unfinished match
+    host: str = ""  # (a joiner's record: the host's address, as it dialed it)
 
 
 def _finished(match: Match, max_games: object) -> bool:
@@ -73,6 +76,7 @@ def read_entry(path: Path) -> Entry:
             lost += 1
     network = isinstance(rec.extra.get("match_id"), str) and (m is None or m.group(1) != "play")
     finished = _finished(match, rec.extra.get("max_games"))
+    where = None if finished else journal_where(journal_path(path))
     return Entry(
         path=path,
         mtime=path.stat().st_mtime,
@@ -84,7 +88,8 @@ def read_entry(path: Path) -> Entry:
         network=network,
         resumable=network and not finished and _private_resumable(rec, path),
         games=(won, lost, drawn),
-        port=None if finished or seat == 1 else journal_port(journal_path(path)),
+        port=where.port if where is not None else None,
+        host=where.host if where is not None else "",
     )
 
 
@@ -166,7 +171,11 @@ def describe(e: Entry) -> str:
         games = _("games {won}-{lost}").format(won=won, lost=lost)
     line = f"{when}  {who:<22}  {words[result]:<{wide}} {score:<7}  {games}"
     if e.resumable:
-        how = "join HOST" if e.seat == 1 else "host" if e.port is None else f"host --port {e.port}"
+        if e.seat == 1:
+            known = e.host and e.port is not None
+            how = f"join {dial_form(e.host, e.port or 0, DEFAULT_PORT)}" if known else "join HOST"
+        else:
+            how = "host" if e.port is None else f"host --port {e.port}"
         line += "  " + _("resumable: {command}").format(
             command=f"p2p-spite {how} --resume {shown_path(e.path)}"
         )

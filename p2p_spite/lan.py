@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
+import shlex
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -32,8 +35,8 @@ from .net.localaddr import dial_form, lan_addresses
 from .net.matches import Matches
 from .net.session import NetSession
 from .news import News
-from .plaintext import clean_name
-from .runner import run_main
+from .plaintext import clean_name, shown_path
+from .runner import run_main, when_hung_up
 from .session import (
     ChatReceived,
     ConnectionChanged,
@@ -126,10 +129,15 @@ def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
     return EXIT_ERROR, None
 
 
-def _final(matches: Matches, code: int, told: bool = False) -> int:
+# How this side takes a match up again: the command line before `` --resume RECORD``
+Resumer = Callable[[], str]
+
+
+def _final(matches: Matches, code: int, told: bool = False, resumer: Resumer | None = None) -> int:
     """The last lines (scores, winner, record) and the exit code; ``told``: the line
-    prompt already said that the opponent left.  Matches played before the last one
-    on the connection are listed first, one line each."""
+    prompt already said why the match stopped.  Matches played before the last one on
+    the connection are listed first, one line each.  A match stopped by a lost
+    connection ends with the exact command that takes it up again (``resumer``)."""
     for i, earlier in enumerate(matches.played[:-1]):
         sc, nm = earlier.match.scores, earlier.names
         _say(f"match {i + 1}: {nm[0]} {sc[0]}, {nm[1]} {sc[1]}; record: {earlier.record_path or '-'}")
@@ -138,11 +146,11 @@ def _final(matches: Matches, code: int, told: bool = False) -> int:
     names = session.names
     if session.failure is not None:
         code, news = _failure_exit(session.ending)
-        if news is None:
+        if news is None and not told:
             from .ui.networds import news_words
 
             print(f"p2p-spite: {news_words(session.failure)}", file=sys.stderr, flush=True)
-        elif not told:
+        elif news is not None and not told:
             _say(news)
     text = _("final scores: {a} {x}, {b} {y}")
     _say(text.format(a=names[0], x=m.scores[0], b=names[1], y=m.scores[1]))
@@ -152,6 +160,10 @@ def _final(matches: Matches, code: int, told: bool = False) -> int:
         _say(_("no move was played: no record kept"))
     elif session.record_path:
         _say(_("record: {path}").format(path=session.record_path))
+        lost = session.ending is not None and session.ending.cause is EndCause.CONNECTION_LOST
+        if lost and resumer is not None and session.failure is not None:
+            command = f"{resumer()} --resume {shown_path(session.record_path)}"
+            _say(_("to go on with this match: {command}").format(command=command))
     return code
 
 
@@ -185,14 +197,27 @@ async def _drive(
     notes: tuple[str, ...] = (),
     takebacks: str | None = None,
     matches: int = 1,
+    resumer: Resumer | None = None,
 ) -> int:
     """Play ``session`` (and the matches after it on its connection: a bot plays
     ``matches`` in a row, a person is asked at each end)."""
-    from .bots.driver import run_bot
-
     if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
         session.takeback.takebacks = Takebacks(takebacks)
     played = Matches(session)
+    with when_hung_up(played.hang_up):  # (a closed terminal: a lost connection, not a goodbye)
+        return await _play(played, bot, bot_seed, notes, matches, resumer)
+
+
+async def _play(
+    played: Matches,
+    bot: str | None,
+    bot_seed: int | None,
+    notes: tuple[str, ...],
+    matches: int,
+    resumer: Resumer | None,
+) -> int:
+    from .bots.driver import run_bot
+
     if bot is not None:
         progress = _progress(played, several=matches > 1)
         code = await run_bot(played, bot, seed=bot_seed, on_event=progress, matches=matches)
@@ -200,8 +225,8 @@ async def _drive(
         from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
         code = await drive_human(played, notes=notes)  # closes the session however it ends
-        return _final(played, code, told=not fullscreen_ok())
-    return _final(played, code)
+        return _final(played, code, told=not fullscreen_ok(), resumer=resumer)
+    return _final(played, code, resumer=resumer)
 
 
 def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: bool = False) -> list[str]:
@@ -249,7 +274,10 @@ def run_host(args: argparse.Namespace) -> int:
     announced: list[Announcement] = []
     private = resume.private if resume is not None else args.private  # (a resumed match keeps its deck)
 
+    bound = [port]  # (the port it listens on: port 0 picks one)
+
     def listening(host: str, port: int) -> None:
+        bound[0] = port
         where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
         _say(_("listening on {address}").format(address=where))
         if code is not None:
@@ -308,13 +336,26 @@ def run_host(args: argparse.Namespace) -> int:
         _say(text.format(name=session.peer_name, seed=session.seed.hex()))
         try:
             return await _drive(
-                session, args.bot, args.bot_seed, takebacks=args.takebacks, matches=args.matches
+                session,
+                args.bot,
+                args.bot_seed,
+                takebacks=args.takebacks,
+                matches=args.matches,
+                resumer=lambda: _host_again(args.bind, bound[0]),
             )
         finally:
             if announcer[0] is not None:
                 announcer[0].stop()
 
     return run_main(main())
+
+
+def _host_again(bind: str, port: int) -> str:
+    """The host's command line to listen again as it did (before `` --resume RECORD``)."""
+    command = "p2p-spite host"
+    if bind:
+        command += f" --bind {shlex.quote(bind)}"
+    return command + f" --port {port}"
 
 
 def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer | None:
@@ -391,10 +432,18 @@ def run_hosts(seconds: float, discovery: int | None) -> int:
 
 
 def _ask(question: str) -> str:
+    """A line typed at the terminal.  Ctrl-C stops (KeyboardInterrupt: exit 130): asyncio's
+    own SIGINT handler, which only cancels the main task, would leave ``input`` waiting."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return input(question)
     except EOFError:
         raise UserError(_("no answer (end of input)")) from None
+    except KeyboardInterrupt:
+        print(file=sys.stderr, flush=True)  # (the line ends after the ^C the terminal shows)
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def choose_host(args: argparse.Namespace) -> tuple[str, int]:
@@ -512,22 +561,27 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
             seed = _("seed drawn by both: {seed}").format(seed=session.seed.hex())
         else:  # a record from before the seed's origin was kept
             seed = _("seed {seed}").format(seed=session.seed.hex())
-        m = session.match
         if resume is not None:
-            ply = m.game.ply  # the moves of the game under way, not of the whole match
+            game, ply = session.core.game_at(session.resumed_at)  # (as the host says it)
             text = ngettext(
-                "back in {name}'s match at game {game}, {n} move in; {seed}",
-                "back in {name}'s match at game {game}, {n} moves in; {seed}",
+                "back in {name}'s match: game {game} goes on, {n} move in; {seed}",
+                "back in {name}'s match: game {game} goes on, {n} moves in; {seed}",
                 ply,
             )
-            note = text.format(name=who, game=m.game_number, n=ply, seed=seed)
+            note = text.format(name=who, game=game, n=ply, seed=seed)
         else:
             note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
         if session.private:
             note += _("; private deck: no one sees a hidden card")
         _say(note)
         return await _drive(
-            session, args.bot, args.bot_seed, notes=(note,), takebacks=args.takebacks, matches=args.matches
+            session,
+            args.bot,
+            args.bot_seed,
+            notes=(note,),
+            takebacks=args.takebacks,
+            matches=args.matches,
+            resumer=lambda: f"p2p-spite join {dial_form(host, port, DEFAULT_PORT)}",
         )
 
     return run_main(main())
@@ -540,7 +594,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
     from .ui.watch import WatchScreen, print_watch
 
     if args.code is not None and not args.code.strip():
-        raise UserError("--code is empty (the host prints the code to give)", exit_code=2)
+        raise UserError(_("--code is empty (the host prints the code to give)"), exit_code=2)
 
     async def main() -> int:
         from .net.gate import CodeRefused
@@ -548,7 +602,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         full = fullscreen_ok()
         if not full:
-            _say(f"watching {where}...")
+            _say(_("connecting to {address} to watch...").format(address=where))
         ask = not args.no_code and sys.stdin.isatty()  # (asked again when wrong, as join does)
         while True:
             try:
@@ -560,7 +614,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
                 args.code = _code_again(e.wrong)
         if full:
             return await WatchScreen(client).run()
-        _say(f"in: the match at {where} is shown as it is played")
+        _say(_("watching the match at {address}: each move is shown as it is played").format(address=where))
         return await print_watch(client)
 
     return run_main(main())
@@ -791,12 +845,16 @@ def computer_main() -> int:
 
 
 def default_name() -> str:
-    try:
-        import getpass
-
-        return getpass.getuser().capitalize() or "You"
-    except Exception:
-        return "You"
+    """The player's name in ``play`` without ``--name``: the login name from the
+    environment (as getpass reads it), capitalized; ``Player`` (in the interface's
+    language) when there is none or it is ``root`` (a bare container: not a person's)."""
+    for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        login = clean_name(os.environ.get(var, "")).strip()
+        if login:
+            if login.lower() != "root":
+                return login.capitalize()
+            break
+    return pgettext("player name", "Player")
 
 
 def run_play(

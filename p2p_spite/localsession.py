@@ -83,7 +83,7 @@ class LocalSession(CoreSeat):
             self._take_back(self.seat)
             return None
         if self.takebacks is Takebacks.NEVER:
-            self.inject(TakebackRefused(1 - self.seat))
+            self.inject(TakebackRefused(1 - self.seat, rule=True))
         else:
             self.asked = last
         return last

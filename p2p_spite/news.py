@@ -128,10 +128,12 @@ class Redialing:
 
 @dataclass(frozen=True, slots=True)
 class PeerBack:
-    """``peer`` is back (``now_called``: under another name), going on from ``action``."""
+    """``peer`` is back (``now_called``: under another name): game ``game`` goes on,
+    ``moves`` moves in (as the side that came back says it)."""
 
     peer: str
-    action: int
+    game: int
+    moves: int
     now_called: str = ""
 
 

@@ -2,7 +2,10 @@
 
 Ctrl-C (SIGINT), a closed terminal (SIGHUP) and a polite kill (SIGTERM) all
 cancel the main task instead of killing the process, so the ``finally``
-blocks that close a session (and so save its record) run first.
+blocks that close a session (and so save its record) run first.  A closed
+terminal is no goodbye, though: a match in play is left as a lost connection
+leaves it (:func:`when_hung_up`), so that the other player waits and both can
+resume.
 """
 
 from __future__ import annotations
@@ -11,13 +14,44 @@ import asyncio
 import contextlib
 import errno
 import signal
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from .errors import UserError
 from .i18n import _
 
 _STOPPERS = (signal.SIGHUP, signal.SIGTERM)
+
+# What run_main calls when the terminal closes, before the main task is cancelled
+_HANGUPS: ContextVar[list[Callable[[], None]] | None] = ContextVar("hangups", default=None)
+
+
+@contextlib.contextmanager
+def when_hung_up(fn: Callable[[], None]) -> Iterator[None]:
+    """Within :func:`run_main`: call ``fn`` (at once, before any ``finally`` runs) if the
+    terminal closes meanwhile (SIGHUP, or the full screen losing its terminal:
+    :func:`terminal_closed`).  A closed terminal is not a goodbye: a match in play is
+    left as a lost connection would leave it (NetSession.hang_up)."""
+    hooks = _HANGUPS.get()
+    if hooks is None:
+        yield
+        return
+    hooks.append(fn)
+    try:
+        yield
+    finally:
+        if fn in hooks:  # (not called)
+            hooks.remove(fn)
+
+
+def terminal_closed() -> None:
+    """The terminal is gone (its input ended, writing to it failed): what
+    :func:`when_hung_up` registered runs now, once."""
+    hooks = _HANGUPS.get()
+    while hooks:
+        with contextlib.suppress(Exception):
+            hooks.pop()()
 
 
 def _stopped(sig: signal.Signals) -> str:
@@ -26,16 +60,20 @@ def _stopped(sig: signal.Signals) -> str:
 
 def run_main(main: Coroutine[Any, Any, int]) -> int:
     """``asyncio.run(main)``; SIGHUP and SIGTERM end it like Ctrl-C does (the
-    main task is cancelled), then a UserError says which signal it was."""
+    main task is cancelled: SIGHUP first calls what :func:`when_hung_up` registered),
+    then a UserError says which signal it was."""
     caught: list[signal.Signals] = []
 
     async def guarded() -> int:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
+        _HANGUPS.set([])
 
         def stop(sig: signal.Signals) -> None:
             caught.append(sig)
+            if sig is signal.SIGHUP:
+                terminal_closed()
             task.cancel()
 
         for sig in _STOPPERS:

@@ -78,10 +78,12 @@ class TakebackAsked:
 @dataclass(frozen=True, slots=True)
 class TakebackRefused:
     """The other seat, ``seat``, did not allow our takeback (``lost``: the request went with
-    the connection, unanswered: it may be asked again)."""
+    the connection, unanswered: it may be asked again; ``rule``: its standing rule said no,
+    ``--takebacks never``: nobody was asked)."""
 
     seat: int
     lost: bool = False
+    rule: bool = False
 
 
 class Takebacks(StrEnum):

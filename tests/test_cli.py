@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from p2p_spite.cli import parse_address
@@ -61,3 +63,56 @@ def test_watch_and_the_hosts_watchers_option_parse() -> None:
     for bad in ("33", "-1", "x"):
         with pytest.raises(SystemExit):
             p.parse_args(["host", "--watchers", bad])
+
+
+@pytest.mark.parametrize(
+    "env,expected",
+    [
+        ({}, "Player"),  # a bare environment: not "Root" from the password file
+        ({"USER": "root"}, "Player"),
+        ({"LOGNAME": "root", "USER": "ann"}, "Player"),  # (LOGNAME is read first, as getpass does)
+        ({"USER": "ann"}, "Ann"),
+        ({"LOGNAME": "bob", "USER": "ann"}, "Bob"),
+    ],
+)
+def test_plays_default_name_is_the_login_or_player(
+    env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from p2p_spite.lan import default_name
+
+    for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    assert default_name() == expected
+
+
+def test_an_unknown_language_is_said_once_then_english(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from p2p_spite import i18n
+    from p2p_spite.cli import main
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    try:
+        assert main(["--lang", "de", "history"]) == 0
+        out, err = capsys.readouterr()
+        assert err.count("there is no 'de' here: English is spoken (languages: en (English),") == 1, err
+        assert i18n.language() == "en" and out
+        assert main(["--lang", "pl", "history"]) == 0
+        assert "there is no" not in capsys.readouterr().err
+    finally:
+        i18n.setup("en")
+
+
+def test_a_garbage_seed_file_is_named_in_the_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from p2p_spite.cli import main
+
+    bad = tmp_path / "garbage.txt"
+    bad.write_text("garbage\n")
+    for command in (["play"], ["host", "--no-announce"]):
+        assert main([*command, "--seed-file", str(bad)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"p2p-spite: {bad}: not a valid record: ") and "Traceback" not in err, err

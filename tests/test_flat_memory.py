@@ -338,3 +338,23 @@ def test_a_rewrite_cut_short_leaves_the_old_record_and_the_journal_whole(
     saved = load_saved(path)
     assert saved.actions == played
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_game_at_says_the_game_and_its_moves_after_any_kept_action() -> None:
+    """Where a resumed match goes on (both sides say it from the action they agreed on):
+    the game under way after the first n actions and its moves by then, for every n the
+    core keeps, checked against the match replayed whole."""
+    match = Match(SEED, 100_000, ("a", "b"))
+    core = GameCore(match, 0, MATCH_ID, 4)
+    bots = [make_bot("easy", 1), make_bot("easy", 2)]
+    rng = random.Random(7)
+    after: list[tuple[int, int]] = [(1, 0)]  # (game, moves in it) after each number of actions
+    while not core.finished:
+        a = _next(match, bots, rng)
+        game = match.game_number
+        core.apply(a)
+        moves = after[-1][1] + (a.move is not None)  # (a resignation is no move)
+        after.append((match.game_number, 0) if match.game_number != game else (game, moves))
+        for n in range(core.window_start + 1, core.position + 1):
+            assert core.game_at(n) == after[n], (n, core.position)
+    assert len(after) > 100

@@ -32,6 +32,7 @@ EXAMPLES: list[m.Message] = [
     m.TakebackRequest(6),
     m.TakebackAnswer(6, True),
     m.TakebackAnswer(0, False),
+    m.TakebackAnswer(0, False, rule=True),
     m.Undo(6, H),
     m.RematchAnswer(bytes(range(16)), True),
     m.RematchAnswer(bytes(16), False),
@@ -80,6 +81,7 @@ def test_the_key_order_is_the_documented_one() -> None:
     assert msgpack.packb(m.Ack(3).to_wire()) == msgpack.packb({"t": "ack", "n": 3})
     assert list(m.TakebackRequest(3).to_wire()) == ["t", "n"]
     assert list(m.TakebackAnswer(3, True).to_wire()) == ["t", "n", "ok"]
+    assert list(m.TakebackAnswer(3, False, rule=True).to_wire()) == ["t", "n", "ok", "rule"]
     assert list(m.Undo(3, H).to_wire()) == ["t", "n", "d"]
     assert list(m.RematchAnswer(bytes(16), True).to_wire()) == ["t", "match", "yes"]
     joiner = m.Hello(2, m.JOIN, "Bob", bytes(16), False, watchers=True).to_wire()
@@ -123,6 +125,7 @@ def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
         (m.Watchers, {"t": "watchers", "n": 1}),  # no limit
         (m.TakebackRequest, {"t": "takeback", "n": 10_000_001}),
         (m.TakebackAnswer, {"t": "takeback-answer", "n": 0, "ok": None}),
+        (m.TakebackAnswer, {"t": "takeback-answer", "n": 0, "ok": False, "rule": 1}),
         (m.Undo, {"t": "undo", "n": 0, "d": H[:31]}),
         (m.Chat, {"t": "chat", "text": "x" * 2001}),
         (m.Ping, {"t": "ping", "k": 2**53 + 1}),

@@ -11,7 +11,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -24,7 +23,16 @@ from p2p_spite.storage.journal import read_journal
 from p2p_spite.storage.resume import load_saved, record_actions
 from tests.adversary.cut_matches import expected as _expected
 from tests.adversary.cut_matches import record_core as _core
-from tests.support.net import CLI, finish_all, reader, spawn, wait_listening
+from tests.support.net import (
+    CLI,
+    bot_host_args,
+    bot_join_args,
+    finish_all,
+    free_port,
+    reader,
+    spawn,
+    wait_listening,
+)
 from tests.support.proxy import FaultProxy, Plan
 
 TIMEOUT = 90
@@ -46,29 +54,17 @@ def _wait(*procs: subprocess.Popen[str]) -> list[tuple[int, str, str]]:
     return finish_all(procs, TIMEOUT)
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port: int = s.getsockname()[1]
-    s.close()
-    return port
+_free_port = free_port
 
 
 def _host_args(
     seed_hex: str, extra: list[str], games: int | None = None, with_code: bool = False
 ) -> list[str]:
-    nocode = [] if with_code else ["--no-code"]
-    return [
-        "host", "--bind", "127.0.0.1", *nocode, "--seed", seed_hex, "--games", str(games or GAMES),
-        "--bot", "easy", "--bot-seed", "1", "--record", "h.json", "--grace", str(GRACE), *extra,
-    ]  # fmt: skip
+    return bot_host_args(seed_hex, extra, games or GAMES, GRACE, with_code)
 
 
 def _join_args(port: int, extra: list[str]) -> list[str]:
-    return [
-        "join", f"127.0.0.1:{port}", "--bot", "easy", "--bot-seed", "2", "--record", "j.json",
-        "--grace", str(GRACE), *extra,
-    ]  # fmt: skip
+    return bot_join_args(port, extra, GRACE)
 
 
 def _through_proxy(tmp: Path, seed_hex: str, plan: Plan) -> FaultProxy:

@@ -152,6 +152,25 @@ def _resigned_then_unfinished() -> Match:
     return m
 
 
+def test_the_last_line_under_the_board_is_never_cut_at_80_columns() -> None:
+    """Long names make the last move and how the game ended longer than 80 columns:
+    the ending then goes on a line of its own, whole."""
+    m = Match(bytes(range(32)), target=500, players=("Maximiliana", "Bartholomew"))
+    bots = [make_bot("easy", 0), make_bot("easy", 1)]
+    for _ in range(12):
+        m.apply(bots[m.game.turn].choose(view(m.game, m.game.turn)))
+    m.resign(1)
+    r = Replay(m)
+    with create_pipe_input() as inp:
+        v = ReplayViewer(r, input=inp, output=SizedOutput(80, 24))
+        r.goto(1, 12)
+        lines = ["".join(f[1] for f in line) for line in v.board_lines()]
+        under = lines[-2:]
+        assert all(len(line) <= 80 and "…" not in line for line in under), under
+        assert under[-1].strip().endswith("then Maximiliana won: Bartholomew resigned, 20 points"), under
+        assert "12. " in under[0]
+
+
 def test_the_last_frame_says_a_resignation_or_an_unfinished_game() -> None:
     r = Replay(_resigned_then_unfinished())
     with create_pipe_input() as inp:
@@ -159,7 +178,8 @@ def test_the_last_frame_says_a_resignation_or_an_unfinished_game() -> None:
 
         def frame() -> tuple[str, str]:
             lines = ["".join(f[1] for f in line) for line in v.board_lines()]
-            return lines[0], lines[-1]  # the header and the line under the board
+            assert all(len(line) <= 80 and "…" not in line for line in lines[-2:]), lines[-2:]
+            return lines[0], " ".join(lines[-2:])  # the header and the lines under the board
 
         r.goto(1, 11)
         head, under = frame()

@@ -51,6 +51,19 @@ def test_selfplay_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     assert a.read_text() == b.read_text()
 
 
+def test_the_default_seats_have_two_names(tmp_path: Path) -> None:
+    path, other = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["selfplay", "--seed", "01" * 32, "--record", str(path), "--games", "1"]) == 0
+    assert json.loads(path.read_text())["players"] == ["easy bot 1", "easy bot 2"]
+    assert (
+        main(
+            ["selfplay", "--seed", "01" * 32, "--record", str(other), "--games", "1", "--bots", "easy,random"]
+        )
+        == 0
+    )
+    assert json.loads(other.read_text())["players"] == ["easy bot", "random bot"]
+
+
 def test_unknown_bot_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selfplay", "--record", str(tmp_path / "x.json"), "--bots", "easy,genius"]) == 2
     assert "unknown bot level 'genius'" in capsys.readouterr().err

@@ -111,7 +111,7 @@ def test_a_takeback_over_the_network_leaves_both_records_with_the_moves_that_sta
         await _next(off, TakebackAsked)
         assert await off.answer_takeback(False)
         refused = await _next(on, TakebackRefused)
-        assert refused.seat == off.seat and not refused.lost
+        assert refused.seat == off.seat and not refused.lost and not refused.rule  # (a person's no)
         assert on.core.position == off.core.position == 1
         # the turn goes on: a discard, which cannot be taken back
         now = on.view()
@@ -155,7 +155,7 @@ def test_the_computer_allows_at_once(tmp_path: Path) -> None:
         off.takeback.takebacks = Takebacks.NEVER
         await on.play(m)
         await on.take_back()
-        await _next(on, TakebackRefused)
+        assert (await _next(on, TakebackRefused)).rule  # (nobody was asked: the rule said no)
         assert on.core.position == off.core.position == 1
         await asyncio.gather(on.close("quit"), off.close("quit"))
 
@@ -247,7 +247,7 @@ def test_a_computer_told_never_refuses(tmp_path: Path) -> None:
         _type(
             host,
             (move_notation(first, hand_order(view(m.game, 0).hand)), "You played"),
-            ("undo", "did not allow the takeback"),
+            ("undo", "joiner plays without takebacks"),
             ("quit", r"\[y/N\]"),
             ("y", "Leaving the match"),
         )

@@ -14,6 +14,7 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Match, Move, PlayerView, view
+from p2p_spite.engine.cards import card_symbol
 from p2p_spite.news import ConnectionLost, PeerLeft
 from p2p_spite.session import (
     ConnectionChanged,
@@ -114,6 +115,43 @@ def test_completion_offers_exactly_the_legal_moves() -> None:
             typed = app.buffer.document.text_before_cursor
             got2 = {typed[: len(typed) + c.start_position] + c.text for c in cs.completions}
             assert got2 == {w for w in want if w.startswith("h1 ")}
+
+    run(main())
+
+
+def test_tab_completes_a_card_name_and_a_rank() -> None:
+    """``9`` / ``9h`` / ``kd`` + Tab list the moves of that card, written by its name
+    (``9h c1``), as ``h3`` + Tab lists hand card 3's."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            moves = [m for m in v.legal_moves() if m.hand_card is not None]
+            assert moves
+            card = moves[0].hand_card
+            assert card is not None
+            name = card_symbol(card, "cdhs").lower()
+            rank_typed = name[:-1]
+            want = {
+                f"{card_symbol(c, 'cdhs').lower()} {'c' if m.target == CENTER else 's'}{m.slot + 1}"
+                for m in moves
+                if (c := m.hand_card) is not None and card_symbol(c, "cdhs").lower().startswith(rank_typed)
+            }
+            for typed in (rank_typed, name):
+                app.buffer.reset()
+                inp.send_text(typed + "\t")
+                await until(lambda: app.buffer.complete_state is not None)
+                state = app.buffer.complete_state
+                assert state is not None
+                await until(lambda: len(state.completions) > 0)  # noqa: B023 (awaited here)
+                line = app.buffer.document.text_before_cursor
+                got = {line[: len(line) + c.start_position] + c.text for c in state.completions}
+                assert got == {w for w in want if w.startswith(typed)}, (typed, got)
+                if len({w.split()[0] for w in got}) == 1:  # one card: its name is completed
+                    assert app.buffer.text == name + " ", app.buffer.text
+            inp.send_text("\x1b")  # (Esc: the menu closes)
 
     run(main())
 
@@ -240,15 +278,18 @@ def test_resign_asks_then_the_game_goes_to_the_opponent() -> None:
             assert s.resigned == 1
             assert app.scores[1] == 20
             await until(lambda: app.waiting_next_game)
+            line = "".join(f[1] for f in screen.prompt_text(app))
+            assert line.startswith("Enter: next game")
+            assert "Enter" not in screen.placeholder(app)  # (said once, by the prompt)
             inp.send_text("\r")
             await until(lambda: app.view is not None and app.view.game == 2)
 
     run(main())
 
 
-def test_another_match_waits_for_enter_and_the_move_line_says_so() -> None:
-    """Both said yes: the finished match stays on screen, and the move line asks for
-    Enter (not "(match over) quit to leave") until the next match's first game shows."""
+def test_another_match_starts_at_the_yes_without_another_enter() -> None:
+    """Both said yes: the next match's first game shows at once (the y was the player's
+    Enter), and the move line says what it says in any game."""
 
     async def main() -> None:
         s = LocalSession(find_seed(0), target=1)
@@ -258,15 +299,8 @@ def test_another_match_waits_for_enter_and_the_move_line_says_so() -> None:
             inp.send_text("y\r")
             await until(lambda: app.confirm is not None and "another match" in app.confirm.text)
             inp.send_text("y\r")
-            await until(lambda: app.waiting_next_game)
-            assert app.finished and "Match 2 begins." in texts(app)
-            line = "".join(f[1] for f in screen.prompt_text(app))
-            assert line.startswith("Enter: next match") and "match over" not in line
-            assert screen.placeholder(app) == "Enter to start the next match"
-            inp.send_text("h1 c1\r")
-            await until(lambda: "This match is over: press Enter to start the next one." in texts(app))
-            inp.send_text("\r")
             await until(lambda: app.view is not None and not app.finished and app.view.game == 1)
+            assert "Match 2 begins." in texts(app) and not app.waiting_next_game
             line = "".join(f[1] for f in screen.prompt_text(app))  # (match 2's starter: either seat)
             assert not line.startswith(("Enter", "(match over)")), line
 
@@ -346,11 +380,37 @@ def test_mouse_clicks_pick_a_card_then_a_stack() -> None:
         async with running(s) as (app, _inp):
             app.click("h1")
             assert app.selected == "h1" and app.buffer.text == "h1 "
+            # a discard ends the turn for good: a click puts it on the move line, and
+            # only Enter or a second click on that stack makes it
             app.click("s2")
+            assert app.buffer.text == "h1 s2" and "discards: that ends your turn" in texts(app)
+            await asyncio.sleep(0.1)
+            assert s.sent == []
+            app.click("s3")  # (another side stack: that discard is offered instead)
+            assert app.buffer.text == "h1 s3" and s.sent == []
+            app.click("s3")
             v = app.view
             assert v is not None
             await until(lambda: len(s.sent) == 1)
-            assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[0], SIDE, 1)
+            assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[0], SIDE, 2)
+            await until(lambda: app.buffer.text == "")
+
+    run(main())
+
+
+def test_a_clicked_discard_is_made_by_enter() -> None:
+    async def main() -> None:
+        s = LocalSession(find_seed(0))
+        async with running(s) as (app, inp):
+            v = app.view
+            assert v is not None
+            app.click("h2")
+            app.click("s1")
+            await asyncio.sleep(0.1)
+            assert s.sent == [] and app.buffer.text == "h2 s1"
+            inp.send_text("\r")
+            await until(lambda: len(s.sent) == 1)
+            assert s.sent[0] == Move(0, HAND, hand_order(v.hand)[1], SIDE, 0)
 
     run(main())
 
@@ -637,3 +697,35 @@ def test_a_question_opens_on_an_empty_line_and_gives_the_half_typed_move_back() 
             assert app.buffer.text == ""
 
     run(main())
+
+
+def test_the_terminal_going_away_hangs_up_instead_of_quitting() -> None:
+    """The full screen's input ends (the terminal closed before its SIGHUP came): the match
+    is hung up (runner.when_hung_up), not quit: the session is not closed with a goodbye,
+    and the command ends as a closed terminal does (exit 129)."""
+    from prompt_toolkit.input import create_pipe_input
+
+    from p2p_spite.errors import UserError
+    from p2p_spite.runner import EXIT_HANGUP, run_main, when_hung_up
+    from tests.support.ui import SizedOutput
+
+    s = LocalSession(find_seed(0))
+    hung: list[bool] = []
+
+    def hang_up() -> None:
+        hung.append(True)
+        s.closed = "hung up"  # (what NetSession.hang_up does: close() then has nothing to say)
+
+    async def main() -> int:
+        with create_pipe_input() as inp, when_hung_up(hang_up):
+            app = GameApp(s, input=inp, output=SizedOutput(80, 24), pace=0.01)
+            task = asyncio.create_task(app.run())
+            await until(lambda: app.view is not None)
+            inp.close()  # the terminal is gone
+            await task
+        return 0
+
+    with pytest.raises(UserError) as e:
+        run_main(main())
+    assert e.value.exit_code == EXIT_HANGUP and hung == [True]
+    assert s.closed == "hung up"  # not "quit"

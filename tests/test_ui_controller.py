@@ -247,3 +247,21 @@ def test_watchers_are_counted_and_said_only_when_more_watch_than_before() -> Non
         assert ctl.watchers == 0  # the toolbar no longer counts watchers of a closed connection
 
     run(main())
+
+
+def test_the_joiner_forgets_the_hosts_watchers_when_the_connection_drops() -> None:
+    """The joiner's count is the host's, told on each connection: a host that restarts
+    (its watchers gone) does not tell a 0, so the count must not outlive the connection."""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0), seat=1, bot=None)
+        ctl = Controller(s, RecordingPort())
+        await _show_queued(s, ctl)
+        ctl.news(WatchersChanged(1))
+        assert ctl.watchers == 1
+        ctl.news(ConnectionChanged(LinkState.RECONNECTING))
+        assert ctl.watchers == 0
+        ctl.news(ConnectionChanged(LinkState.CONNECTED))
+        assert ctl.watchers == 0  # (until the host tells its count again)
+
+    run(main())

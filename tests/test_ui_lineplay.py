@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import CENTER, HAND, SIDE, EndReason, Match, PlayerView, Result, rank, view
+from p2p_spite.engine import CENTER, HAND, SIDE, Card, EndReason, Match, PlayerView, Result, rank, view
+from p2p_spite.engine.cards import card_symbol
 from p2p_spite.news import PeerLeft
 from p2p_spite.plaintext import MAX_CHAT
 from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, LinkState, SessionFailed
@@ -75,13 +76,20 @@ def _my_view(s: LocalSession) -> PlayerView:
     return v
 
 
+@asynccontextmanager
+async def _my_turn() -> AsyncIterator[tuple[LocalSession, Driver, PlayerView, tuple[Card, ...]]]:
+    """The line prompt at the first move of ours: the session, the driver, the view and
+    the hand as numbered on screen."""
+    s = LocalSession(find_seed(0), bot=None)
+    async with lineplay(s) as d:
+        await d.wait_for("your move> ")
+        v = _my_view(s)
+        yield s, d, v, hand_order(v.hand)
+
+
 def test_an_illegal_move_is_explained_in_the_players_terms() -> None:
     async def main() -> None:
-        s = LocalSession(find_seed(0), bot=None)
-        async with lineplay(s) as d:
-            await d.wait_for("your move> ")
-            v = _my_view(s)
-            shown = hand_order(v.hand)
+        async with _my_turn() as (s, d, _v, shown):
             i = next(i for i, c in enumerate(shown) if rank(c) not in (1, 13))
             n = len(d.lines)
             d.type(f"h{i + 1} c1")
@@ -97,11 +105,7 @@ def test_an_illegal_move_is_explained_in_the_players_terms() -> None:
 
 def test_the_hand_is_numbered_as_on_the_full_screen_board() -> None:
     async def main() -> None:
-        s = LocalSession(find_seed(0), bot=None)
-        async with lineplay(s) as d:
-            await d.wait_for("your move> ")
-            v = _my_view(s)
-            shown = hand_order(v.hand)
+        async with _my_turn() as (s, d, v, shown):
             listed = "  ".join(f"h{i + 1} {card_label(c)}" for i, c in enumerate(shown))
             assert f"hand: {listed}" in d.said()
             move = next(m for m in v.legal_moves() if m.source == HAND)
@@ -111,6 +115,37 @@ def test_the_hand_is_numbered_as_on_the_full_screen_board() -> None:
             d.type(f"h{k} {target}")
             await until(lambda: len(s.sent) == 1, timeout=5)
             assert s.sent[0] == move
+
+    run(main())
+
+
+def test_tab_then_enter_lists_the_moves_of_a_card_name_rank_or_token() -> None:
+    """The line prompt cannot complete in place: Tab then Enter lists the moves that start
+    as typed (``9``, ``9h``, ``kd``, ``h3``), each with what it does, and plays nothing."""
+
+    async def main() -> None:
+        async with _my_turn() as (s, d, v, shown):
+            move = next(m for m in v.legal_moves() if m.hand_card is not None)
+            assert move.hand_card is not None
+            name = card_symbol(move.hand_card, "cdhs").lower()
+            target = f"c{move.slot + 1}" if move.target == CENTER else f"s{move.slot + 1}"
+            k = shown.index(move.hand_card) + 1
+            for typed, want in (
+                (name[:-1], f"{name} {target}"),
+                (name, f"{name} {target}"),
+                (f"h{k}", f"h{k} {target}"),
+            ):
+                n = len(d.lines)
+                d.type(typed + "\t")
+                await d.wait_for("your move> ", after=n)
+                listed = d.lines[n:]
+                assert any(line.split()[:2] == want.split() for line in listed), (typed, listed)
+                assert all(line.split()[0].startswith(typed) for line in listed[:-1]), listed
+            n = len(d.lines)
+            d.type("zz\t")
+            await d.wait_for("your move> ", after=n)
+            assert "no move of yours starts with 'zz'" in d.said()
+            assert s.sent == []
 
     run(main())
 

@@ -163,7 +163,7 @@ def test_watch_follows_two_bot_matches_and_never_prints_a_seed(tmp_path: Path) -
         code = read_code(host)
         watcher = spawn(["watch", f"127.0.0.1:{port}", "--code", code], tmp_path)
         procs.append(watcher)
-        reader(watcher).wait(r"^in: the match at ", 20)
+        reader(watcher).wait(r"^watching the match at ", 20)
         join = spawn(
             ["join", f"127.0.0.1:{port}", "--code", code, "--bot", "easy", "--name", "Bob",
              "--record", "j.json", "--matches", "2"],

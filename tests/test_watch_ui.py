@@ -132,6 +132,8 @@ def test_the_screen_shows_the_table_with_both_hands_face_down(cols: int, rows: i
             assert "Ann" in text and "Bob" in text
             listed = "".join(f[1] for f in screen.move_list())
             assert "wins the match" in listed or "stopped at" in listed
+            last = screen.model.told[-1].text
+            assert last not in text and listed.count(last) == 1  # the last event is shown once
             assert "the match is over" in "".join(f[1] for f in screen._toolbar())
             inp.send_text("q")
             async with asyncio.timeout(10):

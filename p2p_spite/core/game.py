@@ -269,6 +269,19 @@ class GameCore:
     def head(self) -> bytes:
         return self._head
 
+    def game_at(self, n: int) -> tuple[int, int]:
+        """The game under way after the first ``n`` actions (at most ``position``), and how
+        many of its moves were made by then: where a resumed match goes on, said the same
+        on both sides from the action they agreed on.  Before the window: the game now."""
+        m, acts = self.match, self.actions
+        if n >= self._game_start:  # (the game dealt after a game's last action: 0 moves in)
+            return m.game_number, sum(1 for k in range(self._game_start, n) if acts[k].move is not None)
+        if n <= self.window_start:
+            return m.game_number, m.game.ply
+        game = acts[n - 1].game  # (the game before this one)
+        kept = (acts[k] for k in range(self.window_start, n))
+        return game, sum(1 for a in kept if a.game == game and a.move is not None)
+
     @property
     def window_start(self) -> int:
         """The first action still kept: the first of the previous game (0 in game 1)."""

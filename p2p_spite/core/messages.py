@@ -399,18 +399,22 @@ class TakebackRequest(Message):
 
 @dataclass(frozen=True, slots=True)
 class TakebackAnswer(Message):
-    """The answer to ``takeback{n}``: ``ok`` lets the requester take action ``n`` back."""
+    """The answer to ``takeback{n}``: ``ok`` lets the requester take action ``n`` back;
+    ``rule`` (sent only when true): the answer is the sender's standing rule (``--takebacks
+    always``/``never``), nobody was asked."""
 
     T: ClassVar[str] = "takeback-answer"
     n: int
     ok: bool
+    rule: bool = False
 
     def to_wire(self) -> dict[str, Any]:
-        return {"t": "takeback-answer", "n": self.n, "ok": self.ok}
+        wire = {"t": "takeback-answer", "n": self.n, "ok": self.ok}
+        return wire | {"rule": True} if self.rule else wire
 
     @classmethod
     def from_wire(cls, m: dict[str, Any]) -> Self:
-        return cls(_int(m, "n", 0, MAX_POSITION), _bool(m, "ok"))
+        return cls(_int(m, "n", 0, MAX_POSITION), _bool(m, "ok"), "rule" in m and _bool(m, "rule"))
 
 
 @dataclass(frozen=True, slots=True)

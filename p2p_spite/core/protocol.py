@@ -406,10 +406,11 @@ class Endpoint:
         core = self._need_play()
         return self.takebacks.request(core, self._catch_up_to is not None)
 
-    def answer_takeback(self, n: int, ok: bool) -> bool:
-        """Answer the peer's request to take back action ``n`` (False: void, nothing sent)."""
+    def answer_takeback(self, n: int, ok: bool, rule: bool = False) -> bool:
+        """Answer the peer's request to take back action ``n`` (False: void, nothing sent;
+        ``rule``: by this side's standing rule, nobody asked)."""
         self._need_play()
-        return self.takebacks.answer(n, ok)
+        return self.takebacks.answer(n, ok, rule)
 
     def send_undo(self, n: int) -> None:
         """Tell the peer we took back action ``n`` (done in the core and written down)."""

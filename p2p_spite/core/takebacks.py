@@ -37,10 +37,12 @@ class TakebackRequested:
 @dataclass(frozen=True, slots=True)
 class TakebackAnswered:
     """The peer's answer to our request to take back action ``n``: on ``ok``, take it back
-    (the core, written down), then :meth:`Endpoint.send_undo`."""
+    (the core, written down), then :meth:`Endpoint.send_undo` (``rule``: the peer's standing
+    rule answered, not its player)."""
 
     n: int
     ok: bool
+    rule: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +100,14 @@ class TakebackLedger:
         self._send(TakebackRequest(n))
         return n
 
-    def answer(self, n: int, ok: bool) -> bool:
-        """Answer the peer's request to take back action ``n`` (False: it is void, nothing sent)."""
+    def answer(self, n: int, ok: bool, rule: bool = False) -> bool:
+        """Answer the peer's request to take back action ``n`` (False: it is void, nothing
+        sent; ``rule``: by this side's standing rule)."""
         if self._peer_asked != n:
             return False
         self._peer_asked = None
         self._allowed = n if ok else None
-        self._send(TakebackAnswer(n, ok))
+        self._send(TakebackAnswer(n, ok, rule))
         return True
 
     def undo_sent(self, n: int, core: GameCore) -> None:
@@ -184,7 +187,7 @@ class TakebackLedger:
         n = msg.n
         if self._asked == n:
             self._asked = None
-            return TakebackAnswered(n, msg.ok)
+            return TakebackAnswered(n, msg.ok, msg.rule)
         if self._voided == n:
             self._voided = None  # our move crossed it: the answer is void
             return None

@@ -75,6 +75,7 @@ def _session_on(
     dial: Dial | None = None,
     origin: SeedOrigin | None = None,
     port: int | None = None,
+    dialed: str = "",
     next_match: _NextMatch | None = None,
     hub: WatchHub | None = None,
 ) -> NetSession:
@@ -82,7 +83,8 @@ def _session_on(
     listener, kept for reconnections; ``dial``: how the joiner reconnects; ``origin``:
     who chose the seed, if an earlier, cut handshake agreed the match; ``next_match``:
     how another match on this connection is made, None for the first; ``hub``: the
-    host's watchers, shown the match from its first event)."""
+    host's watchers, shown the match from its first event; ``port``, ``dialed``: where
+    the host listens, kept in the journal)."""
     hs = link.handshaken.result()
     core = link.endpoint.core
     assert core is not None
@@ -94,9 +96,11 @@ def _session_on(
     elif resume is not None:
         origin = resume.seed_by
     played = resume.actions if resume is not None else []
-    keeper = _keeper_for(core, path, kind, code_key, origin, played, port)
+    keeper = _keeper_for(core, path, kind, code_key, origin, played, port, dialed)
     if next_match is None:
-        next_match = _NextMatch(kind, settings, code_key, keeper.path, server=server, dial=dial, port=port)
+        next_match = _NextMatch(
+            kind, settings, code_key, keeper.path, server=server, dial=dial, port=port, dialed=dialed
+        )
     return NetSession(
         core,
         link,
@@ -127,6 +131,7 @@ class _NextMatch:
         server: asyncio.AbstractServer | None,
         dial: Dial | None,
         port: int | None,
+        dialed: str = "",
     ) -> None:
         self.kind = kind
         self.settings = settings
@@ -135,6 +140,7 @@ class _NextMatch:
         self.server = server
         self.dial = dial
         self.port = port
+        self.dialed = dialed
         self.host: _Host | None = None  # set by host_session
         self.number = 1  # the match of the moment
 
@@ -163,7 +169,7 @@ class _NextMatch:
         hub = self.host.hub if self.host is not None else None  # (the watchers follow it)
         sess = _session_on(
             link, self.kind, settings, self.code_key, server=self.server, dial=self.dial, port=self.port,
-            next_match=self, hub=hub,
+            dialed=self.dialed, next_match=self, hub=hub,
         )  # fmt: skip
         if self.host is not None:
             self.host.session = sess
@@ -178,16 +184,18 @@ def _keeper_for(
     origin: SeedOrigin | None,
     played: Sequence[Action],
     port: int | None = None,
+    dialed: str = "",
 ) -> RecordKeeper:
     """The record keeper of ``core`` (``played``: a resumed match's actions so far;
-    ``port``: the host's listening port, for its journal)."""
+    ``port``: the host's listening port, for the journal; ``dialed``: the joiner's, the
+    host's address)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
     deck = PrivateDeck.of(core)
     private = deck.outcomes if deck is not None else None
     keeper = RecordKeeper(
         path, core.match, core.match_id, core.max_games, code_key, origin, played, private=private
     )
-    keeper.port = port
+    keeper.port, keeper.host = port, dialed
     keeper.carry(core)  # the action key first: before any action of ours is sent
     return keeper
 
@@ -530,7 +538,10 @@ async def join_session(settings: JoinSettings) -> NetSession:
     config.private = settings.private  # refuse a host that does not offer a private deck
     joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume)
     link = await joiner.first_link(settings.grace)
-    return _session_on(link, "join", settings, config.code_key, dial=joiner.dial, origin=joiner.origin)
+    return _session_on(
+        link, "join", settings, config.code_key, dial=joiner.dial, origin=joiner.origin,
+        port=settings.port, dialed=settings.host,
+    )  # fmt: skip
 
 
 class _Joiner:

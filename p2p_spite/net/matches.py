@@ -66,6 +66,9 @@ class Matches:
     async def close(self, reason: str = "quit") -> None:
         await self.current.close(reason)
 
+    def hang_up(self) -> None:
+        self.current.hang_up()
+
     async def rematch(self, yes: bool) -> Rematch:
         """Answer "another match?"; STARTED: the next match is ``current`` now."""
         old = self.current

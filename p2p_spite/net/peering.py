@@ -97,7 +97,8 @@ class Peering:
         hs = link.handshaken.result()
         who = self.session.peer_name
         renamed = hs.peer_name if hs.peer_name and hs.peer_name != who else ""
-        return PeerBack(who, hs.resumed_at, renamed)
+        game, moves = self.session.core.game_at(hs.resumed_at)
+        return PeerBack(who, game, moves, renamed)
 
     def replace(self) -> None:
         """A returning peer's link takes over: the old one (if we had not noticed it was

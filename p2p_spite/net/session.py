@@ -253,6 +253,19 @@ class NetSession(CoreSeat):
             self.put(ConnectionChanged(LinkState.CLOSED))
         await self._shutdown(reason)
 
+    def hang_up(self) -> None:
+        """This side goes away without a word (its terminal closed): to the peer a lost
+        connection, as after ``kill -9``.  No bye: the peer keeps the seat for its grace
+        period (or redials); the record and its journal stay as they are, so that both
+        can go on with ``--resume``.  A match over or stopped is closed as usual."""
+        if self.life is not Life.PLAYING:
+            return
+        self.life = Life.CLOSED
+        self._quiet()
+        if self.deck is not None:
+            self.deck.wake.set()
+        self.peer.close_transport()
+
     async def next_event(self) -> Event:
         return await self.outbox.get()
 
@@ -465,8 +478,11 @@ class NetSession(CoreSeat):
         path, unsaved = None, None
         if self.keeper is not None and save:
             deck = PrivateDeck.of(self.core)
-            try:  # a private game in play resumes from its journal's tape: it is kept
-                path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
+            # the journal of a match to resume is kept: a private game's tape, and where the
+            # host listens (``history`` shows the command that takes the match up again)
+            keep = deck.resumable if deck is not None else not self.core.finished
+            try:
+                path = str(self.keeper.close(keep_journal=keep))
             except StorageError as e:
                 unsaved = storage_problem(e)
         self.put(ConnectionChanged(LinkState.LOST, news, ending))

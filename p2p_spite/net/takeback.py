@@ -167,7 +167,7 @@ class TakebackSide:
                 self._take_back_own(link, ev.n)
             else:
                 self._asking = None
-                s.put(TakebackRefused(1 - s.core.seat))
+                s.put(TakebackRefused(1 - s.core.seat, rule=ev.rule))
         else:
             self._taken_back_by_peer(link, ev)
 
@@ -233,7 +233,7 @@ class TakebackSide:
             self._peer_request = (link, ev.n)
             s.put(TakebackAsked(1 - s.core.seat, ev.played))
             return
-        link.endpoint.answer_takeback(ev.n, self.takebacks is Takebacks.ALWAYS)
+        link.endpoint.answer_takeback(ev.n, self.takebacks is Takebacks.ALWAYS, rule=True)
         link.flush()
 
 

@@ -64,13 +64,20 @@ def read_journal_tail(path: Path, start: int) -> JournalTail:
 
 def journal_port(path: Path) -> int | None:
     """The host's listening port from the journal's first lines (None: none there)."""
+    where = journal_where(path)
+    return where.port if where is not None else None
+
+
+def journal_where(path: Path) -> PortLine | None:
+    """Where the match was played from the journal's first lines: the host's port (and
+    in the joiner's journal, the host it dialed); None: not there."""
     try:
         with recordmod.open_regular(path) as f:
             for _k, line in zip(range(2), _lines(f), strict=False):
                 with contextlib.suppress(ValueError):
                     entry = parse_line(line)
                     if isinstance(entry, PortLine):
-                        return entry.port
+                        return entry
     except OSError:
         pass
     return None

@@ -138,6 +138,7 @@ class RecordKeeper:
         self.extra = record_extra(match_id, max_games, code_key, seed_by)
         self.private = private  # a private-deck match: each game's deck (a version-2 record)
         self.port: int | None = None  # the host's listening port, kept in the journal
+        self.host = ""  # (the joiner's: the host's address, as it dialed it)
         self._match = match
         self._core: GameCore | None = None
         self._fd: int | None = None
@@ -281,7 +282,7 @@ class RecordKeeper:
         if self.port is None:
             return text
         first, _nl, rest = text.partition("\n")
-        return first + "\n" + dump_line(PortLine(self.port)) + rest
+        return first + "\n" + dump_line(PortLine(self.port, self.host)) + rest
 
     def _fresh_journal(self) -> None:
         """The record was just rewritten with every action so far: start the journal afresh

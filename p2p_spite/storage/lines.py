@@ -50,14 +50,19 @@ class RequestLine:
         return {"req": self.game}
 
 
+MAX_HOST = 255  # the longest host name (RFC 1035) or address a PortLine keeps
+
+
 @dataclass(frozen=True, slots=True)
 class PortLine:
-    """The host's listening port (so that ``history`` can say how to resume on it)."""
+    """The host's listening port, and in the joiner's journal the host's address it
+    dialed (``host``), so that ``history`` can say exactly how to resume."""
 
     port: int
+    host: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"port": self.port}
+        return {"port": self.port, "host": self.host} if self.host else {"port": self.port}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +152,10 @@ def parse_line(line: bytes) -> JournalLine | None:
         if "req" in obj:
             return RequestLine(obj["req"]) if type(obj["req"]) is int else None
         if "port" in obj:
-            port = obj["port"]
-            return PortLine(port) if type(port) is int and 0 < port < 65536 else None
+            port, host = obj["port"], obj.get("host", "")
+            if type(host) is not str or len(host) > MAX_HOST or not host.isprintable() or " " in host:
+                host = ""  # (a host name of a line torn or tampered with: the port is still good)
+            return PortLine(port, host) if type(port) is int and 0 < port < 65536 else None
         if any(k.value in obj for k in TapeKind):  # the private deck's tape (core/private.py)
             tape = _tape_entry(obj)
             if tape is None:

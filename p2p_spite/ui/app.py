@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 from collections.abc import Callable, Iterable, Sequence
 
 from prompt_toolkit.application import Application
@@ -30,6 +31,7 @@ from prompt_toolkit.output import Output
 
 from ..engine import Move, PlayerView
 from ..i18n import _
+from ..runner import terminal_closed
 from ..session import (
     ChatReceived,
     ConnectionChanged,
@@ -49,7 +51,7 @@ from .commands import Again, Quit, completions, is_yes, parse_command
 from .controller import Controller
 from .feed import EventFeed
 from .messages import MessageLog
-from .notation import move_notation, source_token, target_token, typed_source
+from .notation import source_token, target_token, typed_moves, typed_source
 from .question import Question, QuestionKind
 from .screen import (
     FIXED_ROWS,
@@ -92,9 +94,9 @@ class MoveCompleter(Completer):
             return  # no menu over an empty line unless Tab asks for it
         if text.endswith(" ") and typed:
             typed += " "
-        for notation, meta in self.app.move_choices():
-            if notation.startswith(typed):
-                yield Completion(notation, start_position=-len(text), display_meta=meta)
+        choices = self.app.move_choices(typed)
+        for notation, meta in choices:
+            yield Completion(notation, start_position=-len(text), display_meta=meta)
         if len(typed) >= 2 or (typed and not self.app.move_choices()):
             for cmd in completions():
                 if cmd.startswith(typed) and cmd != typed:
@@ -222,6 +224,10 @@ class GameApp:
         self.feed.start()
         try:
             await self.app.run_async()
+        except (EOFError, OSError) as e:
+            if isinstance(e, EOFError) or e.errno == errno.EIO:
+                terminal_closed()  # (its input ended, or writing to it failed): not a goodbye
+            raise
         finally:
             if self._title:
                 with contextlib.suppress(Exception):
@@ -331,7 +337,8 @@ class GameApp:
             self.app.create_background_task(self.ctl.handle(Again()))
 
     def game_over_shown(self) -> bool:
-        return self.view is not None and self.view.result is not None
+        """(A match over is not held: the yes to another match was the player's Enter.)"""
+        return not self.finished and self.view is not None and self.view.result is not None
 
     def _update_title(self) -> None:
         """The terminal's title says whose turn it is (for a player in another window)."""
@@ -355,13 +362,14 @@ class GameApp:
 
     # -- input ----------------------------------------------------------------
 
-    def move_choices(self) -> list[tuple[str, str]]:
-        """The legal moves now, as typed and described: ``("h3 c1", "7♥ to center 1")``."""
+    def move_choices(self, typed: str = "") -> list[tuple[str, str]]:
+        """The legal moves now that complete ``typed``, as typed and described:
+        ``("h3 c1", "7♥ to center 1")``; ``("9h c1", ...)`` after ``9``."""
         v = self.view
         if v is None or self.finished or self.confirm is not None:
             return []
-        hand = self.shown_hand()
-        out = [(move_notation(m, hand), choice_words(m, v.card_of(m))) for m in v.legal_moves()]
+        found = typed_moves(typed, v.legal_moves(), self.shown_hand())
+        out = [(text, choice_words(m, v.card_of(m))) for text, m in found]
         out.sort(key=lambda nm: (nm[0].split()[1][0] == "s", nm[0]))  # center plays first
         return out
 
@@ -410,23 +418,36 @@ class GameApp:
             b.apply_completion(found[0])
             return
         common = get_common_complete_suffix(doc, found) if found else ""
-        if doc.text_before_cursor.strip() and common.endswith(" "):
-            b.insert_text(common)
+        whole = common[: common.rfind(" ") + 1]  # (up to its last whole word: "8" gives "8c ")
+        if doc.text_before_cursor.strip() and whole:
+            b.insert_text(whole)
         b.start_completion(insert_common_part=False)
 
     # -- mouse ------------------------------------------------------------------
 
     def click(self, token: str) -> None:
-        """A click on a board token: pick a card, then the stack it goes on."""
+        """A click on a board token: pick a card, then the stack it goes on.  A play on
+        a center is made at once (``undo`` takes it back); a discard, which ends the turn
+        for good, is only put on the move line: Enter, or a second click on the same
+        side stack, makes it (as Tab leaves a move on the line for Enter)."""
         v = self.view
         if v is None or not v.my_turn or self.finished:
             return
         sel = self.selected
         is_source = token.startswith(("h", "p")) or (token.startswith("s") and sel is None)
+        discard = (
+            f"{sel} {token}" if sel is not None and sel.startswith("h") and token.startswith("s") else None
+        )
         if token == sel:
             self.selected = None
             self.buffer.reset()
-        elif sel is not None and (token.startswith("c") or (token.startswith("s") and sel.startswith("h"))):
+        elif discard is not None and self.buffer.text != discard:
+            self.buffer.set_document(Document(discard, len(discard)))
+            self.say(
+                Style.INFO,
+                _("Enter (or a second click on {stack}) discards: that ends your turn.").format(stack=token),
+            )
+        elif sel is not None and (token.startswith("c") or discard is not None):
             self.selected = None
             self.buffer.reset()
             self.app.create_background_task(self.command(f"{sel} {token}"))

@@ -182,9 +182,6 @@ class Controller:
 
     def board(self) -> PlayerView | None:
         """The board a move or an undo acts on (None: there is none, and the player is told)."""
-        if self.finished and self.port.holding():  # another match agreed: its first game waits
-            self.say(Style.ERROR, _("This match is over: press Enter to start the next one."))
-            return None
         if self.finished:
             self.say(Style.ERROR, _("The match is over: type quit to leave."))
             return None
@@ -409,11 +406,15 @@ class Controller:
         self.port.changed()
 
     def _connection(self, ev: ConnectionChanged) -> None:
-        if ev.state in (LinkState.LOST, LinkState.CLOSED):
-            self.watchers = 0  # (the connection is gone: no count is kept; the joiner had the host's)
-        left = peer_left(ev.ending) if ev.state is LinkState.LOST else None
-        if left is not None:  # the peer quit on purpose: SessionFailed says so, once
-            self.connection = LinkState.CLOSED
+        if ev.state in (LinkState.LOST, LinkState.CLOSED) or (
+            ev.state is LinkState.RECONNECTING and self.seat == 1
+        ):
+            # the connection is gone: no count is kept.  The joiner's count was the host's, told
+            # on each connection: a host that comes back (restarted, its watchers gone) tells it
+            # again if anyone watches, and a 0 is never sent to a joiner that knows none
+            self.watchers = 0
+        if ev.state is LinkState.LOST:  # SessionFailed follows: it says why, once
+            self.connection = LinkState.CLOSED if peer_left(ev.ending) is not None else LinkState.LOST
             return
         self.connection = ev.state
         if ev.state is LinkState.CLOSED and self.finished:

@@ -38,10 +38,10 @@ from ..session import (
 from .board import Slots, hand_order, rank_label
 from .commands import Again, is_yes, parse_command
 from .controller import Controller
-from .notation import syntax_help
+from .notation import syntax_help, typed_moves
 from .question import Question, QuestionKind
 from .text import card_label, wrapped
-from .words import Style
+from .words import Style, choice_words
 
 
 def help_text() -> str:
@@ -60,6 +60,7 @@ def help_text() -> str:
                 "'quit' (leave the match; asks first), 'help'"
             ),
             _("win a game by emptying your pay-off pile; when the stock runs out the game is a draw"),
+            _("Tab, then Enter: the moves that start as typed (9, 9h, kd, h3)"),
         )
     )
 
@@ -229,6 +230,10 @@ class _LinePlayer:
 
     async def line(self, text: str) -> int | None:
         """Handle one line; an exit code when the player leaves."""
+        if "\t" in text and self.ctl.question is None:  # Tab (then Enter): what completes it
+            self._complete(text.partition("\t")[0])
+            self.prompt()
+            return None
         self._moved = False
         await self.ctl.handle(parse_command(text))
         if self.ctl.left:
@@ -236,6 +241,17 @@ class _LinePlayer:
         if not self._moved and self.ctl.question is None:
             self.prompt()
         return None
+
+    def _complete(self, typed: str) -> None:
+        """The legal moves that start as ``typed``, one a line with what each does (as the
+        full screen's Tab lists them; a terminal's line prompt cannot complete in place)."""
+        v = self.ctl.view
+        t = " ".join(typed.lower().split()) + (" " if typed.endswith(" ") and typed.strip() else "")
+        found = typed_moves(t, v.legal_moves(), self.ctl.slots) if v is not None else []
+        if not found:
+            self.out(wrapped(_("no move of yours starts with {typed}").format(typed=repr(typed.strip()))))
+        for text, m in found:
+            self.out(f"  {text:<8} {choice_words(m, v.card_of(m) if v is not None else None)}")
 
 
 _MARKS = {Style.EVENT: "== ", Style.INFO: "-- "}

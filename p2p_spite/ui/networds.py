@@ -255,12 +255,20 @@ def news_words(item: n.News | n.Repeated) -> str:
             return _("the connection to {name} was lost; keeping the seat open for up to {seconds} s").format(
                 **f
             )
-        case n.PeerBack(peer, action, now_called):
+        case n.PeerBack(peer, game, moves, now_called):
+            back: dict[str, object] = {"name": _name(peer), "new": _name(now_called), "game": game}
+            back["n"] = moves
             if now_called:
-                return _("{name} (now calling itself {new}) is back; going on from action {n}").format(
-                    name=_name(peer), new=_name(now_called), n=action
-                )
-            return _("{name} is back; going on from action {n}").format(name=_name(peer), n=action)
+                return ngettext(
+                    "{name} (now calling itself {new}) is back: game {game} goes on, {n} move in",
+                    "{name} (now calling itself {new}) is back: game {game} goes on, {n} moves in",
+                    moves,
+                ).format(**back)
+            return ngettext(
+                "{name} is back: game {game} goes on, {n} move in",
+                "{name} is back: game {game} goes on, {n} moves in",
+                moves,
+            ).format(**back)
         case n.PeerLeft(peer, reason):
             who, why = clean_name(peer) or _("The other player"), clean_name(reason, 200)
             if why in ("", "quit"):

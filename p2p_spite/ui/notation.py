@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView
-from ..engine.cards import parse_card, same_card
+from ..engine.cards import card_symbol, parse_card, same_card
 from ..i18n import _
 from .text import card_label, clip_text
 
@@ -153,9 +153,34 @@ def move_notation(move: Move, hand: Sequence[Card | None]) -> str:
     return f"{source_token(move, hand)} {target_token(move)}"
 
 
+_CARD_START = "123456789atjqk"  # a line that starts so names a card (``9h``, ``10s``, ``kd``)
+
+
+def typed_moves(typed: str, moves: Sequence[Move], hand: Sequence[Card | None]) -> list[tuple[str, Move]]:
+    """The moves that complete ``typed`` (lower case, blanks single), as written from it on:
+    by token (``h3 c1``) or, when it starts with a card's name or rank (``9``, ``9h``,
+    ``kd``, ``t``), by that card's name (``9h c1``; ``ts c1`` after ``t``)."""
+    out = []
+    for m in moves:
+        if typed[:1] and typed[0] in _CARD_START:
+            card = m.hand_card
+            if card is None:
+                continue
+            name = card_symbol(card, "cdhs").lower()
+            if typed.startswith("t"):
+                name = name.replace("10", "t")
+            text = f"{name} {target_token(m)}"
+        else:
+            text = move_notation(m, hand)
+        if text.startswith(typed):
+            out.append((text, m))
+    return out
+
+
 __all__ = [
     "NotationError",
     "move_notation",
     "parse_move",
     "syntax_help",
+    "typed_moves",
 ]

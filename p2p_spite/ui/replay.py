@@ -252,11 +252,13 @@ class ReplayViewer:
         if self._lines_cache is not None and self._lines_cache[0] == key:
             return self._lines_cache[1]
         lines = fit_board(info, self._board_width(), rows, spare=0 if self.side_pane() else 8)
-        lines.append(self._status_line())
+        lines.extend(self._status_lines())
         self._lines_cache = (key, lines)
         return lines
 
-    def _status_line(self) -> Line:
+    def _status_lines(self) -> list[Line]:
+        """The move shown, under the board; at a game's end, how it ended: on the same line
+        when both fit, else on a line of its own (never cut)."""
         r = self.r
         ms = r.game_moves
         if r.pos == 0:
@@ -266,17 +268,22 @@ class ReplayViewer:
         else:
             m = ms[r.pos - 1]
             text = f" {r.pos}. " + move_words(m, self.cards()[r.pos - 1], r.names[m.seat])
-        if r.at_end():
-            # The last move did not always end the game: a resignation comes
-            # after it, and a record may stop in the middle of a game.
-            res = r.results[r.game - 1]
-            if res is None:
-                text += f"  {RULE} {unfinished()}"
-            elif res.reason is EndReason.RESIGN:
-                text += f"  {RULE} " + _("then {result}").format(result=game_result(res, r.voice))
-            else:
-                text += f"  {RULE} " + _("game over: {result}").format(result=game_result(res, r.voice))
-        return clip([("class:msg.event", text)], self._board_width())
+        width = self._board_width()
+        if not r.at_end():
+            return [clip([("class:msg.event", text)], width)]
+        # The last move did not always end the game: a resignation comes
+        # after it, and a record may stop in the middle of a game.
+        res = r.results[r.game - 1]
+        if res is None:
+            end = unfinished()
+        elif res.reason is EndReason.RESIGN:
+            end = _("then {result}").format(result=game_result(res, r.voice))
+        else:
+            end = _("game over: {result}").format(result=game_result(res, r.voice))
+        one: Line = [("class:msg.event", f"{text}  {RULE} {end}")]
+        if width_of(one) <= width:
+            return [one]
+        return [clip([("class:msg.event", line)], width) for line in (text, f" {RULE} {end}")]
 
     def _move_rows(self) -> int:
         rows = self._size()[1]

@@ -111,8 +111,6 @@ def prompt_text(app: GameScreen) -> StyleAndTextTuples:
         question = c.text if len(c.text) <= app.cols() - 6 else c.short
         return [("class:input.confirm", question + " ")]
     v = app.view
-    if app.finished and app.waiting_next_game:  # another match agreed: its first game waits
-        return [("class:input.prompt", _("Enter: next match") + f" {P} ")]
     if app.finished:
         return [("class:input.prompt", _("(match over)") + f" {P} ")]
     if app.waiting_next_game:
@@ -138,12 +136,10 @@ def _placeholder_words(app: GameScreen) -> str:
     v = app.view
     if app.confirm is not None:
         return ""
-    if app.finished and app.waiting_next_game:
-        return _("Enter to start the next match")
     if app.finished:
         return _("quit to leave")
-    if app.waiting_next_game:
-        return _("Enter for the next game")
+    if app.waiting_next_game:  # (the prompt says Enter)
+        return _("or chat TEXT, or quit")
     if v is None:
         return _("dealing the private deck...") if app.private else _("waiting for the game...")
     if v.my_turn:

@@ -70,6 +70,8 @@ class Takebacks:
             self.asking = False
             if ev.lost:
                 ctl.say(Style.INFO, _("Your takeback went unanswered with the connection: ask again."))
+            elif ev.rule:  # (nobody was asked: a rule, not a person's no)
+                ctl.say(Style.INFO, _("{name} plays without takebacks.").format(name=ctl.opp_name))
             else:
                 ctl.say(Style.INFO, _("{name} did not allow the takeback.").format(name=ctl.opp_name))
 

@@ -211,11 +211,7 @@ class WatchScreen:
         cols, rows = self._size()
         if info is None:
             return [[("class:msg.info", " " + _("Waiting for the match to begin..."))]]
-        lines = fit_board(info, cols, rows, spare=6)
-        told = self.model.told
-        last = told[-1].text if told else ""
-        lines.append(clip([("class:msg.event", " " + last)], cols))
-        return lines
+        return fit_board(info, cols, rows, spare=5)  # (the last event: the list's last line)
 
     def too_small(self) -> bool:
         cols, rows = self._size()

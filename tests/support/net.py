@@ -7,6 +7,7 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -213,6 +214,35 @@ def reader(proc: subprocess.Popen[str]) -> LineReader:
     if r is None or r.proc is not proc:
         r = _READERS[id(proc)] = LineReader(proc)
     return r
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 free a moment ago (for a host that must listen on a known
+    port: one restarted with ``--resume`` listens where it did)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port: int = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def bot_host_args(
+    seed_hex: str, extra: list[str], games: int, grace: float, with_code: bool = False
+) -> list[str]:
+    """``host`` with an easy bot on 127.0.0.1, a fixed seed, ``h.json``."""
+    nocode = [] if with_code else ["--no-code"]
+    return [
+        "host", "--bind", "127.0.0.1", *nocode, "--seed", seed_hex, "--games", str(games),
+        "--bot", "easy", "--bot-seed", "1", "--record", "h.json", "--grace", str(grace), *extra,
+    ]  # fmt: skip
+
+
+def bot_join_args(port: int, extra: list[str], grace: float) -> list[str]:
+    """``join`` with an easy bot, ``j.json``."""
+    return [
+        "join", f"127.0.0.1:{port}", "--bot", "easy", "--bot-seed", "2", "--record", "j.json",
+        "--grace", str(grace), *extra,
+    ]  # fmt: skip
 
 
 def wait_listening(proc: subprocess.Popen[str], timeout: float = 20.0) -> tuple[int, list[str]]:

@@ -17,7 +17,9 @@ import asyncio
 from collections.abc import Callable
 
 from .bots.base import Bot
-from .core.game import NO_SHELL, Action, GameCore
+from .core.effects import Show
+from .core.game import Action, GameCore
+from .core.machine import SeatMachine
 from .core.seat import CoreSeat
 from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Played, new_seed, view
 from .engine.refusals import TakebackWaiting
@@ -191,9 +193,12 @@ class LocalSession(CoreSeat):
             self.inject(ev)
 
     def _apply(self, action: Action) -> None:
-        evs = self.core.settle(self.core.commit(action), NO_SHELL, received=False)
-        for ev in evs or ():
-            self.inject(ev)
+        machine = SeatMachine(self.core)  # (nothing to write or send: only what to show)
+        done = self.core.commit(action)
+        for effects in (machine.settle(done, None), machine.deal()):
+            for fx in effects:
+                if isinstance(fx, Show):
+                    self.inject(fx.event)
         if self.core.finished:
             self.inject(self.core.end_event(None))
         else:

@@ -36,7 +36,7 @@ from p2p_spite.news import CannotKeepRecord
 from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from p2p_spite.storage import record
 from p2p_spite.storage.keeper import RecordKeeper
-from tests.support.net import EndpointShell, pair, pump
+from tests.support.net import pair, pump, settled
 from tests.test_fairdeck import _attack
 
 Tamper = Callable[[dict[str, Any]], list[dict[str, Any]]]
@@ -117,7 +117,7 @@ class Table:
         self.pump()
         if not s.deck.ready(action) or self.error(0) or self.error(1):
             return  # refused (the error is in the events)
-        s.events += core.settle(core.commit(action), EndpointShell(s.ep), received=False) or []
+        s.events += settled(s.ep, core.commit(action))
         self.pump()
 
     def turn(self) -> int:

@@ -14,7 +14,7 @@ import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Generic, NoReturn, Protocol, TypeVar
+from typing import Generic, NoReturn, Protocol, TypeVar
 
 from ..engine import GameState, IllegalMoveError, Match, Move, Played, PlayerView, takeback, view
 from ..engine.refusals import Illegal, MatchIsOver, PlaysForOther
@@ -53,55 +53,6 @@ class Action:
             + arg
             + f"|{m.target}|{m.slot}".encode()
         )
-
-
-class Shell(Protocol):
-    """What a seat's shell does with an action just applied, step by step: the steps
-    :meth:`GameCore.settle` takes in the one order the durability rule needs (the peer
-    never learns of an action, nor the driver sees one, that this seat could lose)."""
-
-    def write(self, n: int, action: Action, tag: bytes | None) -> bool:
-        """Write action ``n`` down (``tag``: the peer's on its own action); False: it
-        could not be written (the shell has said why), so nothing more is done."""
-        ...
-
-    def send(self, n: int) -> None:
-        """Send our action ``n`` to the peer (if connected)."""
-        ...
-
-    def acknowledge(self) -> None:
-        """Tell the peer its action is written down (if connected)."""
-        ...
-
-    def flush(self) -> None:
-        """Let what is queued for the peer go."""
-        ...
-
-    def checkpoint(self, match: Match) -> bool:
-        """The game just ended: the record's checkpoint, when due; False: it failed."""
-        ...
-
-
-class NoShell:
-    """A shell with nothing to write and nobody to tell (a core in one process)."""
-
-    def write(self, n: int, action: Action, tag: bytes | None) -> bool:
-        return True
-
-    def send(self, n: int) -> None:
-        pass
-
-    def acknowledge(self) -> None:
-        pass
-
-    def flush(self) -> None:
-        pass
-
-    def checkpoint(self, match: Match) -> bool:
-        return True
-
-
-NO_SHELL: Final = NoShell()
 
 
 def history_root(seed: bytes) -> bytes:
@@ -172,7 +123,7 @@ class DeckHooks(Protocol):
     """What the core asks of a private-deck match's deck (``GameCore.private``: the
     seat's :class:`~p2p_spite.core.private.PrivateDeck`, which the code that drives it
     gets with ``PrivateDeck.of(core)``): each game is dealt from it, and every action
-    made goes through it (:meth:`GameCore.commit`, :meth:`GameCore.settle`)."""
+    made goes through it (:meth:`GameCore.commit`, :meth:`~p2p_spite.core.machine.SeatMachine.settle`)."""
 
     @property
     def installed(self) -> bool:
@@ -397,33 +348,11 @@ class GameCore:
         return core
 
     def apply(self, action: Action, expect: bytes | None = None, tag: bytes | None = None) -> list[Event]:
-        r"""Replay a checked action of a saved match: :meth:`commit`, its events and the next
-        game dealt, with nothing written, sent or shown (a live action is :meth:`settle`\ d)."""
+        """Replay a checked action of a saved match: :meth:`commit`, its events and the next
+        game dealt, with nothing written, sent or shown (a live action's effects:
+        :meth:`~p2p_spite.core.machine.SeatMachine.settle`)."""
         done = self.commit(action, expect, tag)
         return self.events(done) + self.deal_next()
-
-    def settle(
-        self, done: Committed, shell: Shell, *, received: bool, tag: bytes | None = None
-    ) -> list[Event] | None:
-        """The steps after :meth:`commit`, in their one order: the action written down
-        (``tag``: the peer's, on its own action), then told to the peer (ours sent; a private
-        deck's resignation secret after it; the peer's acknowledged), flushed, then its events,
-        the record's checkpoint at a game's end, and the next game dealt.  ``received``: the
-        action came from the peer.  Returns the events to show; None if a write failed."""
-        n = self._position - 1
-        if not shell.write(n, done.action, tag):
-            return None
-        if not received:
-            shell.send(n)
-        if self.private is not None:
-            self.private.after_action()  # a resignation's secret goes after it (and before our ack)
-        if received:
-            shell.acknowledge()
-        shell.flush()
-        evs = self.events(done)
-        if self.match.game.result is not None and not shell.checkpoint(self.match):
-            return None
-        return evs + self.deal_next()
 
     def commit(self, action: Action, expect: bytes | None = None, tag: bytes | None = None) -> Committed:
         """Apply a checked action to the state and the history.

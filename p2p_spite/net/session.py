@@ -13,7 +13,9 @@ import contextlib
 from collections.abc import Callable
 from enum import Enum
 
+from ..core.effects import Effect, Flush, MakeDurable, Show, WriteEntry, WriteTape
 from ..core.game import Action, Committed, GameCore
+from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
 from ..core.protocol import (
     Acked,
@@ -22,7 +24,6 @@ from ..core.protocol import (
     Handover,
     PeerBye,
     PeerRefused,
-    Phase,
     RematchReceived,
     SeedOrigin,
     TakebackAnswered,
@@ -31,7 +32,7 @@ from ..core.protocol import (
 )
 from ..core.seat import CoreSeat
 from ..core.wire import ProtocolError, Refusal
-from ..engine import Match, Move, Played
+from ..engine import Move, Played
 from ..errors import SessionClosed, StorageError, storage_problem
 from ..news import (
     CannotKeepRecord,
@@ -107,6 +108,7 @@ class NetSession(CoreSeat):
     ) -> None:
         hs = link.handshaken.result()
         self.core = core
+        self.machine = SeatMachine(core)  # the effects of each action, in their order
         self.keeper = keeper
         self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         self.resumed_at = hs.resumed_at
@@ -338,27 +340,47 @@ class NetSession(CoreSeat):
     def _settle(
         self, link: Link | None, done: Committed, received: ActionReceived | None, *, unseen: bool
     ) -> None:
-        """The action just applied to the core (ours, or ``received`` from the peer), taken
-        through :meth:`GameCore.settle`'s steps (written down, told to the peer, shown: the
-        durability rule's one order), then shown.  ``unseen``: the driver did not make it (a
-        move it chose before seeing this one was chosen on an old board)."""
+        """The action just applied to the core (ours, or ``received`` from the peer): the
+        machine's effects carried out in their order (written down, told to the peer, the
+        record's checkpoint, shown), then the next game dealt.  ``unseen``: the driver did
+        not make it (a move it chose before seeing this one was chosen on an old board)."""
         core = self.core
-        # the peer's tag is kept for its own actions (ours come back only while it catches us up)
-        tag = received.tag if received is not None and core.authors[-1] != core.seat else None
-        evs = core.settle(done, _Steps(self, link), received=received is not None, tag=tag)
-        if evs is None:
+        ep = link.endpoint if link is not None else None
+        if not self._perform(link, self.machine.settle(done, ep, received)):
             return  # a write failed: the session has stopped
-        deck = PrivateDeck.of(core)
-        for ev in evs:
-            self.put(ev)
+        self._perform(link, self.machine.deal())
         if unseen:
             self.outbox.mark()
         if core.finished:
             self._finish()
-        elif deck is not None and received is None:
+        elif received is None and (deck := PrivateDeck.of(core)) is not None:
             due = deck.due_request()
             if due is not None:
                 self.make(due, unseen=True)
+
+    def _perform(self, link: Link | None, effects: list[Effect]) -> bool:
+        """Carry out the machine's ``effects`` in their order; False if a write failed
+        (the session has stopped: nothing after it is done)."""
+        keeper = self.keeper
+        for fx in effects:
+            try:
+                if isinstance(fx, Show):
+                    self.put(fx.event)
+                elif isinstance(fx, Flush):
+                    if link is not None:
+                        link.flush()
+                elif keeper is None:
+                    continue
+                elif isinstance(fx, WriteEntry):
+                    keeper.append(fx.n, fx.action, fx.tag)
+                elif isinstance(fx, WriteTape):
+                    keeper.deck_tape(fx.entry)
+                elif isinstance(fx, MakeDurable):
+                    keeper.game_over(fx.match)  # the record's checkpoint, when due
+            except StorageError as e:
+                self.link_storage_failed(link, e)
+                return False
+        return True
 
     def _finish(self) -> None:
         if self.life not in (Life.PLAYING, Life.CLOSED):
@@ -376,6 +398,7 @@ class NetSession(CoreSeat):
         """The record or journal cannot be written (disk full...): stop the match, tell the peer."""
         problem = storage_problem(e)
         if link is not None:
+            link.endpoint.data_to_send()  # dropped: it may depend on what could not be written
             link.endpoint.refuse(Refusal.STORAGE, "cannot write its record (a disk error)")
             link.fail(ConnectionError(f"cannot write the record: {problem.why}"))
         self.give_up(CannotKeepRecord(problem), EndCause.STORAGE)
@@ -508,49 +531,3 @@ def refused(e: ProtocolError, peer: str) -> tuple[News, Ending]:
     if isinstance(e, PeerRefused):
         return PeerStopped(peer, e.code.value, str(e)), ending(peer, EndCause.PEER_REFUSED, e.code, str(e))
     return WeStopped(peer, e.code.value, str(e)), ending(peer, EndCause.PEER_BROKE_PROTOCOL, e.code)
-
-
-class _Steps:
-    """The session's side of each step of :meth:`GameCore.settle`: the tape and the action
-    into the journal, the peer told over the link while it plays, the record's checkpoint."""
-
-    __slots__ = ("_live", "_session", "link")
-
-    def __init__(self, session: NetSession, link: Link | None) -> None:
-        self._session = session
-        self.link = link
-        self._live = link if link is not None and link.endpoint.phase is Phase.PLAY else None
-
-    def write(self, n: int, action: Action, tag: bytes | None) -> bool:
-        s = self._session
-        try:
-            s.write_pending()  # the tape first (as it was noted), then the action
-            if s.keeper is not None:
-                s.keeper.append(n, action, tag)
-        except StorageError as e:
-            s.link_storage_failed(self.link, e)
-            return False
-        return True
-
-    def send(self, n: int) -> None:
-        if self._live is not None:
-            self._live.endpoint.send_action(n)
-
-    def acknowledge(self) -> None:
-        if self._live is not None:
-            self._live.endpoint.acknowledge()
-
-    def flush(self) -> None:
-        if self._live is not None:
-            self._live.flush()
-
-    def checkpoint(self, match: Match) -> bool:
-        s = self._session
-        if s.keeper is None:
-            return True
-        try:
-            s.keeper.game_over(match)  # the record's checkpoint, when due, before the next deal
-        except StorageError as e:
-            s.link_storage_failed(self.link, e)
-            return False
-        return True

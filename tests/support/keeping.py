@@ -1,28 +1,29 @@
-"""An action applied to a GameCore and kept by a RecordKeeper through the core's own
-steps (``GameCore.settle``, as NetSession takes them), without a peer: for tests of the
-files on disk."""
+"""An action applied to a GameCore and kept by a RecordKeeper through the seat machine's
+effects (``SeatMachine.settle``, carried out as NetSession does), without a peer: for
+tests of the files on disk."""
 
 from __future__ import annotations
 
-from p2p_spite.core.game import Action, GameCore, NoShell
-from p2p_spite.engine import Match
+from p2p_spite.core.effects import Effect, MakeDurable, Show, WriteEntry
+from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.machine import SeatMachine
+from p2p_spite.core.protocol import ActionReceived
 from p2p_spite.session import Event
 from p2p_spite.storage.keeper import RecordKeeper
 
 
-class KeptShell(NoShell):
-    """Writes each action and the record's checkpoints with ``keeper``; tells nobody."""
-
-    def __init__(self, keeper: RecordKeeper) -> None:
-        self.keeper = keeper
-
-    def write(self, n: int, action: Action, tag: bytes | None) -> bool:
-        self.keeper.append(n, action, tag)
-        return True
-
-    def checkpoint(self, match: Match) -> bool:
-        self.keeper.game_over(match)
-        return True
+def kept(keeper: RecordKeeper, effects: list[Effect]) -> list[Event]:
+    """Carry out ``effects`` with ``keeper`` (each action and the record's checkpoints
+    written; nobody told); the events shown."""
+    evs: list[Event] = []
+    for fx in effects:
+        if isinstance(fx, WriteEntry):
+            keeper.append(fx.n, fx.action, fx.tag)
+        elif isinstance(fx, MakeDurable):
+            keeper.game_over(fx.match)
+        elif isinstance(fx, Show):
+            evs.append(fx.event)
+    return evs
 
 
 def apply_kept(core: GameCore, keeper: RecordKeeper, action: Action, tag: bytes | None = None) -> list[Event]:
@@ -30,6 +31,7 @@ def apply_kept(core: GameCore, keeper: RecordKeeper, action: Action, tag: bytes 
     it down, then show it; a game's end is the record's checkpoint, before the next deal."""
     ours = core.match.game.turn == core.seat
     done = core.commit(action, tag=tag)
-    evs = core.settle(done, KeptShell(keeper), received=not ours, tag=None if ours else tag)
-    assert evs is not None
-    return evs
+    machine = SeatMachine(core)
+    received = None if ours else ActionReceived(core.position - 1, done, tag)
+    evs = kept(keeper, machine.settle(done, None, received))
+    return evs + kept(keeper, machine.deal())

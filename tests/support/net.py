@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from p2p_spite.core.game import NoShell
+from p2p_spite.core.effects import Show
+from p2p_spite.core.game import Committed
+from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.protocol import (
     NEED_DATA,
     ActionDue,
@@ -50,17 +52,14 @@ def pump(a: Endpoint, b: Endpoint, rounds: int = 50) -> tuple[list[Any], list[An
     return ea, eb
 
 
-class EndpointShell(NoShell):
-    """A shell with no journal: it sends our actions and acknowledges the peer's."""
-
-    def __init__(self, ep: Endpoint) -> None:
-        self.ep = ep
-
-    def send(self, n: int) -> None:
-        self.ep.send_action(n)
-
-    def acknowledge(self) -> None:
-        self.ep.acknowledge()
+def settled(ep: Endpoint, done: Committed, received: ActionReceived | None = None) -> list[Any]:
+    """The action just committed to ``ep``'s core (ours, or ``received``), through the seat
+    machine with no journal: ours queued for the peer or the peer's acknowledged (the bytes
+    wait for :func:`pump`); the events shown, the next game dealt."""
+    assert ep.core is not None
+    machine = SeatMachine(ep.core)
+    effects = machine.settle(done, ep, received) + machine.deal()
+    return [fx.event for fx in effects if isinstance(fx, Show)]
 
 
 def drain(ep: Endpoint, evs: list[Any]) -> None:
@@ -80,11 +79,10 @@ def drain(ep: Endpoint, evs: list[Any]) -> None:
             return
         core = ep.core
         if isinstance(ev, ActionReceived):
-            assert core is not None
-            evs.extend(core.settle(ev.done, EndpointShell(ep), received=True) or ())
+            evs.extend(settled(ep, ev.done, ev))
         elif isinstance(ev, ActionDue):
             assert core is not None
-            evs.extend(core.settle(core.commit(ev.action), EndpointShell(ep), received=False) or ())
+            evs.extend(settled(ep, core.commit(ev.action)))
         elif isinstance(ev, TakebackAnswered):
             assert core is not None
             if ev.ok:

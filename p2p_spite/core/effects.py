@@ -1,0 +1,59 @@
+"""What a seat's machine asks its shell to do, in the order it must be done.
+
+The seat machine (:mod:`p2p_spite.core.machine`) does no I/O: for each input it
+returns a list of these small frozen values, and the shell
+(:mod:`p2p_spite.net.session`) carries them out one after another, stopping at
+the first that fails.  The order of the list *is* the durability rule: an entry is
+written down before any byte that depends on it is let go, and before the driver
+is shown what it did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..engine import Match
+from ..session import Event
+from .game import Action
+from .tape import TapeEntry
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTape:
+    """Write a private deck's tape entry into the journal (fsynced)."""
+
+    entry: TapeEntry
+
+
+@dataclass(frozen=True, slots=True)
+class WriteEntry:
+    """Write action ``n`` into the journal (``tag``: the peer's, on its own action)."""
+
+    n: int
+    action: Action
+    tag: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    """Let the bytes queued for the peer go (everything they depend on is written)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MakeDurable:
+    """A game of ``match`` just ended: the record's checkpoint, when one is due
+    (before the next game is dealt)."""
+
+    match: Match
+
+
+@dataclass(frozen=True, slots=True)
+class Show:
+    """Tell the driver ``event``."""
+
+    event: Event
+
+
+Effect = WriteTape | WriteEntry | Flush | MakeDurable | Show
+
+__all__ = ["Effect", "Flush", "MakeDurable", "Show", "WriteEntry", "WriteTape"]

@@ -1,0 +1,64 @@
+"""One seat's machine: an action made or received, taken to the list of effects the
+shell carries out (:mod:`p2p_spite.core.effects`), in the one order the durability
+rule needs.  No I/O: the protocol endpoint only queues bytes, and nothing queued
+leaves before a :class:`~p2p_spite.core.effects.Flush`, which comes after the
+writes it depends on.
+"""
+
+from __future__ import annotations
+
+from .effects import Effect, Flush, MakeDurable, Show, WriteEntry, WriteTape
+from .game import Committed, GameCore
+from .handshake import Phase
+from .private import PrivateDeck
+from .protocol import ActionReceived, Endpoint
+
+
+class SeatMachine:
+    """The effects of one seat's actions on its :class:`GameCore` (``core``)."""
+
+    def __init__(self, core: GameCore) -> None:
+        self.core = core
+
+    def settle(
+        self, done: Committed, endpoint: Endpoint | None, received: ActionReceived | None = None
+    ) -> list[Effect]:
+        """The action just committed to the core (ours, or ``received`` from the peer over
+        ``endpoint``, the connection of the moment if any): the tape noted so far and the
+        action written down; then, if the endpoint plays, ours sent (a private deck's
+        resignation secret after it) or the peer's acknowledged, the tape that noted and
+        the bytes let go; then the record's checkpoint at a game's end, then the events.
+        The shell stops at the first effect that fails; once it has carried them all out,
+        :meth:`deal` deals the next game."""
+        core = self.core
+        n = core.position - 1
+        # the peer's tag is kept for its own actions (ours come back only while it catches us up)
+        tag = received.tag if received is not None and core.authors[-1] != core.seat else None
+        fx: list[Effect] = [*self._tape(), WriteEntry(n, done.action, tag)]
+        live = endpoint if endpoint is not None and endpoint.phase is Phase.PLAY else None
+        if live is not None and received is None:
+            live.send_action(n)
+        if core.private is not None:
+            core.private.after_action()  # a resignation's secret goes after it (and before our ack)
+        if live is not None:
+            if received is not None:
+                live.acknowledge()
+            fx += self._tape()
+            fx.append(Flush())
+        evs = core.events(done)
+        if core.match.game.result is not None:
+            fx.append(MakeDurable(core.match))
+        fx += [Show(ev) for ev in evs]
+        return fx
+
+    def deal(self) -> list[Effect]:
+        """After :meth:`settle`'s effects: the next game dealt if one ended and the match
+        goes on (its start shown; a private deck's once its deal is made)."""
+        return [Show(ev) for ev in self.core.deal_next()]
+
+    def _tape(self) -> list[Effect]:
+        deck = PrivateDeck.of(self.core)
+        return [WriteTape(e) for e in deck.take_unwritten()] if deck is not None else []
+
+
+__all__ = ["SeatMachine"]

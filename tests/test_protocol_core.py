@@ -31,7 +31,7 @@ from p2p_spite.core.wire import (
 )
 from p2p_spite.engine import HAND, SIDE, Move
 from p2p_spite.session import GameEnded, MovePlayed
-from tests.support.net import drain, pair, pump
+from tests.support.net import drain, messages, pair, pump
 
 SEED = bytes(range(32))
 
@@ -218,17 +218,8 @@ def test_an_action_received_is_acknowledged_only_when_the_caller_says_it_is_writ
     with pytest.raises(LocalProtocolError):
         other.next_event()  # the chat behind it waits for the acknowledgement
     other.acknowledge()
-    assert _messages(other.data_to_send()) == [{"t": "ack", "n": 1}]
+    assert messages(other.data_to_send()) == [{"t": "ack", "n": 1}]
     assert type(other.next_event()).__name__ == "ChatReceived"
-
-
-def _messages(data: bytes) -> list[dict[str, object]]:
-    dec = FrameDecoder()
-    dec.feed(data)
-    out = []
-    while (m := dec.next_message()) is not None:
-        out.append(m)
-    return out
 
 
 def _not_my_turn(h: Endpoint, j: Endpoint) -> tuple[Endpoint, Endpoint]:

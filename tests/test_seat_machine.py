@@ -3,14 +3,13 @@ sockets, no files (two endpoints linked in memory)."""
 
 from __future__ import annotations
 
-from p2p_spite.core.effects import Flush, MakeDurable, Show, WriteEntry
+from p2p_spite.core.effects import Flush, MakeDurable, Show, WakeAt, WriteEntry
 from p2p_spite.core.game import Action
 from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import ActionReceived, Endpoint, LocalConfig
-from p2p_spite.core.wire import FrameDecoder
-from p2p_spite.session import GameEnded, GameStarted, MovePlayed
-from tests.support.net import pair
+from p2p_spite.session import GameEnded, GameStarted, MovePlayed, WatchersChanged
+from tests.support.net import messages, pair
 
 SEED = bytes(range(32))
 
@@ -23,12 +22,7 @@ def _playing() -> tuple[Endpoint, Endpoint]:
 
 
 def _types(data: bytes) -> list[object]:
-    dec = FrameDecoder()
-    dec.feed(data)
-    out = []
-    while (m := dec.next_message()) is not None:
-        out.append(m["t"])
-    return out
+    return [m["t"] for m in messages(data)]
 
 
 def test_our_move_is_written_down_before_its_bytes_go_and_shown_last() -> None:
@@ -85,3 +79,55 @@ def test_a_games_end_is_made_durable_before_it_is_shown_and_before_the_next_deal
     assert core.match.game_number == 2
     assert len(dealt) == 1 and isinstance(dealt[0], Show) and isinstance(dealt[0].event, GameStarted)
     assert machine.deal() == []  # (dealt once)
+
+
+def _host_and_joiner() -> tuple[Endpoint, Endpoint]:
+    h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED), LocalConfig(JOIN, "Bob"))
+    return h, j
+
+
+def test_how_many_watch_is_shown_and_told_at_most_once_a_second() -> None:
+    host, _ = _host_and_joiner()
+    assert host.core is not None
+    machine = SeatMachine(host.core, watchers=4)
+    assert machine.watchers(1, host, 10.0) == [Show(WatchersChanged(1)), Flush()]
+    assert _types(host.data_to_send()) == ["watchers"]
+    # a second change within the second waits for it: shown now, told at 11.0
+    assert machine.watchers(2, host, 10.5) == [Show(WatchersChanged(2)), WakeAt(11.0)]
+    assert machine.watchers(3, host, 10.7) == [Show(WatchersChanged(3))]  # (woken once)
+    assert host.data_to_send() == b""
+    assert machine.tick(host, 11.0) == [Flush()]  # the last count then
+    assert messages(host.data_to_send()) == [{"t": "watchers", "n": 3, "most": 4}]
+    assert machine.tick(host, 11.5) == []  # (no wake-up was asked for)
+
+
+def test_a_new_connection_is_told_the_count_and_a_lost_one_nothing() -> None:
+    host, _ = _host_and_joiner()
+    assert host.core is not None
+    machine = SeatMachine(host.core, watchers=4)
+    assert machine.watchers(2, None, 5.0) == [Show(WatchersChanged(2))]  # no connection now
+    assert machine.linked(host, 6.0) == [Flush()]
+    assert messages(host.data_to_send()) == [{"t": "watchers", "n": 2, "most": 4}]
+    assert machine.linked(host, 9.0) == []  # it knows
+    again, _ = _host_and_joiner()  # another connection: it may not know
+    assert machine.linked(again, 9.1) == [Flush()]
+
+
+def test_a_host_that_lets_nobody_watch_sends_no_count_and_a_joiner_none() -> None:
+    host, joiner = _host_and_joiner()
+    assert host.core is not None and joiner.core is not None
+    assert SeatMachine(host.core).watchers(1, host, 1.0) == [Show(WatchersChanged(1))]
+    assert SeatMachine(joiner.core, watchers=4).linked(joiner, 1.0) == []  # (only a host counts)
+    assert host.data_to_send() == joiner.data_to_send() == b""
+
+
+def test_a_wake_up_after_quiet_tells_nothing() -> None:
+    host, _ = _host_and_joiner()
+    assert host.core is not None
+    machine = SeatMachine(host.core, watchers=4)
+    machine.watchers(1, host, 1.0)
+    host.data_to_send()
+    assert machine.watchers(2, host, 1.2) == [Show(WatchersChanged(2)), WakeAt(2.0)]
+    machine.quiet()
+    assert machine.tick(host, 2.0) == []
+    assert host.data_to_send() == b""

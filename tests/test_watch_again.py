@@ -12,18 +12,18 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots.driver import run_bot
+from p2p_spite.core.watchcount import WATCHERS_EVERY
 from p2p_spite.engine import move_from_json
 from p2p_spite.net import host_session, join_session
 from p2p_spite.net.matches import Matches
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.settings import HostSettings, JoinSettings, nth_record_path
 from p2p_spite.net.watch import watch_match
-from p2p_spite.net.watchcount import WATCHERS_EVERY
 from p2p_spite.session import Event, WatchersChanged
 from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.storage import record
-from tests.support.net import finish_all, read_code, reader, spawn, wait_listening
-from tests.test_watch_net import _frames, _raw_watch, collect, run, until
+from tests.support.net import finish_all, messages, read_code, reader, spawn, wait_listening
+from tests.test_watch_net import _raw_watch, collect, run, until
 
 
 def _host(tmp: Path, port: asyncio.Future[int], **kw: Any) -> asyncio.Task[NetSession]:
@@ -97,7 +97,7 @@ def test_watchers_follow_the_players_into_their_next_match(tmp_path: Path) -> No
         assert list(codes) == [0, 0]
         await watching
         async with asyncio.timeout(10):
-            old = _frames(await old_reader.read(-1))
+            old = messages(await old_reader.read(-1))
         old_writer.close()
 
         recs = [record.load(tmp_path / "h.json"), record.load(nth_record_path(tmp_path / "h.json", 2))]
@@ -138,7 +138,7 @@ def test_a_watcher_of_the_old_kind_arriving_between_matches_is_refused(tmp_path:
         r, w = await asyncio.open_connection("127.0.0.1", await port)
         w.write(_raw_watch())
         async with asyncio.timeout(10):
-            got = _frames(await r.read(-1))
+            got = messages(await r.read(-1))
         assert got[-1]["t"] == "refuse" and got[-1]["code"] == "no-match"
         w.close()
         await bot

@@ -15,7 +15,7 @@ import pytest
 from p2p_spite import i18n
 from p2p_spite.bots.driver import run_bot
 from p2p_spite.core.watch import HostBye, WatchEndpoint
-from p2p_spite.core.wire import FrameDecoder, encode
+from p2p_spite.core.wire import encode
 from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, public_view
 from p2p_spite.errors import EXIT_PEER_LEFT, UserError
 from p2p_spite.net import host_session, join_session
@@ -39,6 +39,7 @@ from p2p_spite.session import (
 from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
+from tests.support.net import messages
 
 CODE = "ABCD2345"
 
@@ -353,15 +354,6 @@ def _raw_watch(code: bytes | None = None) -> bytes:
     )
 
 
-def _frames(data: bytes) -> list[dict[str, Any]]:
-    d = FrameDecoder()
-    d.feed(data)
-    out = []
-    while (msg := d.next_message()) is not None:
-        out.append(msg)
-    return out
-
-
 async def _read_all(reader: asyncio.StreamReader, seconds: float = 10.0) -> bytes:
     async with asyncio.timeout(seconds):
         return await reader.read(-1)
@@ -388,7 +380,7 @@ def test_a_watcher_that_sends_a_message_of_the_match_is_refused_and_changes_noth
         play = asyncio.create_task(m.play())
         await until(lambda: any(isinstance(e, WatchersChanged) for e in m.host_events) or play.done())
         writer.write(encode(msgs[send]))
-        got = _frames(await _read_all(reader))
+        got = messages(await _read_all(reader))
         await play
         m.records_agree()
         assert got[0]["t"] == "hello"  # the host's, sent to every connection at once
@@ -491,7 +483,7 @@ def test_a_watcher_that_never_proves_the_code_is_dropped_at_the_deadline(
         m = Match(tmp_path)
         reader, writer = await asyncio.open_connection("127.0.0.1", await m.port)
         writer.write(_raw_watch(b"code"))  # a code it never proves
-        got = _frames(await _read_all(reader, 5))
+        got = messages(await _read_all(reader, 5))
         assert [f["t"] for f in got] == ["hello", "challenge"]  # then the host closed
         await until(lambda: bool(m.warnings))
         assert "no handshake in time" in m.warnings[0]

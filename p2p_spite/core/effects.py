@@ -48,12 +48,19 @@ class MakeDurable:
 
 
 @dataclass(frozen=True, slots=True)
+class WakeAt:
+    """Give the machine a tick of the clock at ``when`` (the shell's clock, in seconds)."""
+
+    when: float
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """Tell the driver ``event``."""
 
     event: Event
 
 
-Effect = WriteTape | WriteEntry | Flush | MakeDurable | Show
+Effect = WriteTape | WriteEntry | Flush | MakeDurable | WakeAt | Show
 
-__all__ = ["Effect", "Flush", "MakeDurable", "Show", "WriteEntry", "WriteTape"]
+__all__ = ["Effect", "Flush", "MakeDurable", "Show", "WakeAt", "WriteEntry", "WriteTape"]

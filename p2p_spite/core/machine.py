@@ -1,8 +1,10 @@
-"""One seat's machine: an action made or received, taken to the list of effects the
-shell carries out (:mod:`p2p_spite.core.effects`), in the one order the durability
-rule needs.  No I/O: the protocol endpoint only queues bytes, and nothing queued
-leaves before a :class:`~p2p_spite.core.effects.Flush`, which comes after the
-writes it depends on.
+"""One seat's machine: what happens to the seat (an action made or received, a change
+in how many watch, a tick of the clock) taken to the list of effects the shell
+carries out (:mod:`p2p_spite.core.effects`), in their order: for an action, the
+one order the durability rule needs.  No I/O and no clock: the protocol endpoint
+only queues bytes, nothing queued leaves before a
+:class:`~p2p_spite.core.effects.Flush`, which comes after the writes it depends on,
+and the time comes with each input that needs it.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from .game import Committed, GameCore
 from .handshake import Phase
 from .private import PrivateDeck
 from .protocol import ActionReceived, Endpoint
+from .watchcount import CountTold, WatcherCounts
 
 
 class SeatMachine:
-    """The effects of one seat's actions on its :class:`GameCore` (``core``)."""
+    """The effects of what happens to one seat: its :class:`GameCore` (``core``) and, the
+    host's, how many watch (``watchers``: at most; 0: none)."""
 
-    def __init__(self, core: GameCore) -> None:
+    def __init__(self, core: GameCore, *, watchers: int = 0) -> None:
         self.core = core
+        self.counted = CountTold(watchers)  # how many watch, told to the joiner
 
     def settle(
         self, done: Committed, endpoint: Endpoint | None, received: ActionReceived | None = None
@@ -56,9 +61,29 @@ class SeatMachine:
         goes on (its start shown; a private deck's once its deal is made)."""
         return [Show(ev) for ev in self.core.deal_next()]
 
+    def watchers(self, count: int, endpoint: Endpoint | None, now: float) -> list[Effect]:
+        """``count`` watch now: shown, and told to the peer over ``endpoint`` (throttled)."""
+        return self.counted.set(count, _conn(endpoint), now)
+
+    def linked(self, endpoint: Endpoint, now: float) -> list[Effect]:
+        """A connection to the peer, new or back: what it may not know yet is told."""
+        return self.counted.tell(endpoint.watchers, now)
+
+    def tick(self, endpoint: Endpoint | None, now: float) -> list[Effect]:
+        """The time a :class:`~p2p_spite.core.effects.WakeAt` asked for has come."""
+        return self.counted.tick(_conn(endpoint), now)
+
+    def quiet(self) -> None:
+        """Nothing more is told unasked (the match was handed on, or is closing)."""
+        self.counted.stop()
+
     def _tape(self) -> list[Effect]:
         deck = PrivateDeck.of(self.core)
         return [WriteTape(e) for e in deck.take_unwritten()] if deck is not None else []
+
+
+def _conn(endpoint: Endpoint | None) -> WatcherCounts | None:
+    return endpoint.watchers if endpoint is not None else None
 
 
 __all__ = ["SeatMachine"]

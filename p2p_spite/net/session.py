@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Callable
 from enum import Enum
 
-from ..core.effects import Effect, Flush, MakeDurable, Show, WriteEntry, WriteTape
+from ..core.effects import Effect, Flush, MakeDurable, Show, WakeAt, WriteEntry, WriteTape
 from ..core.game import Action, Committed, GameCore
 from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
@@ -63,7 +63,6 @@ from .peering import Peering
 from .reconnect import Dial, Reconnector
 from .settings import HostSettings, Settings
 from .takeback import TakebackSide
-from .watchcount import CountTold
 
 
 class Life(Enum):
@@ -108,7 +107,9 @@ class NetSession(CoreSeat):
     ) -> None:
         hs = link.handshaken.result()
         self.core = core
-        self.machine = SeatMachine(core)  # the effects of each action, in their order
+        most = settings.watchers if isinstance(settings, HostSettings) else 0
+        self.machine = SeatMachine(core, watchers=most)  # what to do, in order: the effects
+        self._waker: asyncio.TimerHandle | None = None  # the machine's WakeAt
         self.keeper = keeper
         self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         self.resumed_at = hs.resumed_at
@@ -130,8 +131,6 @@ class NetSession(CoreSeat):
         self.again = Again(successor, self._retire, settings.rematch_wait)  # another match on this connection
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
         self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
-        most = settings.watchers if isinstance(settings, HostSettings) else 0
-        self.counted = CountTold(most, lambda: self.peer.link, self.put)  # how many watch: told
         for ev in core.start_events():
             self.put(ev)
         if core.finished:
@@ -139,7 +138,7 @@ class NetSession(CoreSeat):
         if watched is not None:  # the host's watchers: the table now, then every event
             watched(self)  # (before the link brings the peer's first move)
         self.peer.attach(link)
-        self.counted.tell()
+        self._linked(link)
 
     # -- the Session contract ------------------------------------------------------
 
@@ -293,7 +292,10 @@ class NetSession(CoreSeat):
         """No more notices, heartbeats or private-deck deadlines."""
         self.outbox.notices.stop()
         self.reconnect.stop()
-        self.counted.stop()
+        self.machine.quiet()
+        if self._waker is not None:
+            self._waker.cancel()
+            self._waker = None
         if self.deck is not None:
             self.deck.stop()
 
@@ -369,6 +371,8 @@ class NetSession(CoreSeat):
                 elif isinstance(fx, Flush):
                     if link is not None:
                         link.flush()
+                elif isinstance(fx, WakeAt):
+                    self._wake_at(fx.when)
                 elif keeper is None:
                     continue
                 elif isinstance(fx, WriteEntry):
@@ -381,6 +385,26 @@ class NetSession(CoreSeat):
                 self.link_storage_failed(link, e)
                 return False
         return True
+
+    def watchers_changed(self, count: int) -> None:
+        """The host's watchers hub: ``count`` watch now."""
+        link = self.peer.link
+        now = asyncio.get_running_loop().time()
+        self._perform(link, self.machine.watchers(count, link.endpoint if link else None, now))
+
+    def _linked(self, link: Link) -> None:
+        self._perform(link, self.machine.linked(link.endpoint, asyncio.get_running_loop().time()))
+
+    def _wake_at(self, when: float) -> None:
+        if self._waker is not None:
+            self._waker.cancel()
+        self._waker = asyncio.get_running_loop().call_at(when, self._woken)
+
+    def _woken(self) -> None:
+        self._waker = None
+        link = self.peer.link
+        now = asyncio.get_running_loop().time()
+        self._perform(link, self.machine.tick(link.endpoint if link else None, now))
 
     def _finish(self) -> None:
         if self.life not in (Life.PLAYING, Life.CLOSED):
@@ -478,7 +502,7 @@ class NetSession(CoreSeat):
         self.reconnect.back()
         self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_news(link)))
         self.peer.attach(link)
-        self.counted.tell()  # (the joiner may have missed the last count)
+        self._linked(link)  # (the joiner may have missed the last count)
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
         self._fail(news, ending(self.peer_name, cause, code, reason))

@@ -326,7 +326,7 @@ class WatchHub:
         view = session.view()  # (None: a private deal being made; its GameStarted shows it)
         if view is not None:
             self._show(TableShown(public_view(view), self._scores, by_lot=m.game.by_lot and not m.game.ply))
-        self.on_count = session.counted.set
+        self.on_count = session.watchers_changed
         if self.links:
             self._counted()
         session.observe(lambda ev: self.seen(session, ev))

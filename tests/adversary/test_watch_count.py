@@ -16,20 +16,9 @@ from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.watchcount import WATCHERS_BURST, WATCHERS_RATE
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.session import WatchersChanged
-from tests.support.net import drain, pair, pump
+from tests.support.net import drain, messages, pair, pump
 
 SEED = bytes(range(32))
-
-
-def _frames(data: bytes) -> list[dict[str, Any]]:
-    from p2p_spite.core.wire import FrameDecoder
-
-    dec = FrameDecoder()
-    dec.feed(data)
-    out = []
-    while (m := dec.next_message()) is not None:
-        out.append(m)
-    return out
 
 
 def _playing(clock: list[float] | None = None) -> tuple[Endpoint, Endpoint]:
@@ -54,7 +43,7 @@ def _refused(ep: Endpoint, msg: dict[str, object]) -> Refusal:
     evs = _take(ep, msg)
     assert evs and isinstance(evs[-1], RemoteProtocolError), evs
     assert ep.phase is Phase.CLOSED
-    refusal = _frames(ep.data_to_send())[-1]
+    refusal = messages(ep.data_to_send())[-1]
     assert refusal["t"] == "refuse" and refusal["code"] == evs[-1].code.value  # the peer is told
     return evs[-1].code
 
@@ -64,7 +53,7 @@ def test_the_joiner_asks_in_its_hello_and_the_host_tells_it() -> None:
     h.initiate()
     j.initiate()
     sent = h.data_to_send(), j.data_to_send()
-    hellos = _frames(sent[0]), _frames(sent[1])
+    hellos = messages(sent[0]), messages(sent[1])
     assert "watchers" not in hellos[0][0]  # the host's hello is as it always was
     assert hellos[1][0]["watchers"] is True
     h.receive_data(sent[1])
@@ -154,7 +143,7 @@ def test_a_host_whose_limit_changes_is_lying() -> None:
 def test_a_flood_of_counts_is_refused_and_the_rate_an_honest_host_keeps_is_not() -> None:
     clock = [100.0]
     _h, j = _playing(clock)
-    for k in range(60):  # an honest host: one a second at most (net/watchcount.py), for a minute
+    for k in range(60):  # an honest host: one a second at most (core/watchcount.py, CountTold), for a minute
         clock[0] += 1.0
         assert _take(j, {"t": "watchers", "n": k % 4, "most": 4}) == [WatchersChanged(k % 4)]
     clock[0] += 10.0

@@ -26,7 +26,7 @@ from p2p_spite.core.protocol import (
     TakebackAnswered,
     TakenBack,
 )
-from p2p_spite.core.wire import ProtocolError
+from p2p_spite.core.wire import FrameDecoder, ProtocolError
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "p2p_spite"]
@@ -50,6 +50,16 @@ def pump(a: Endpoint, b: Endpoint, rounds: int = 50) -> tuple[list[Any], list[An
         if not moved:
             break
     return ea, eb
+
+
+def messages(data: bytes) -> list[dict[str, Any]]:
+    """The messages in ``data``, whole frames as an endpoint sent them."""
+    dec = FrameDecoder()
+    dec.feed(data)
+    out = []
+    while (m := dec.next_message()) is not None:
+        out.append(m)
+    return out
 
 
 def settled(ep: Endpoint, done: Committed, received: ActionReceived | None = None) -> list[Any]:

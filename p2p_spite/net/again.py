@@ -15,7 +15,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from ..core.protocol import Endpoint, Phase
+from ..core.protocol import Endpoint, PeerRefused, Phase
+from ..core.wire import ProtocolError
+from ..news import AgainRefused
 from ..session import Rematch
 from .link import Link
 
@@ -55,6 +57,7 @@ class Again(Generic[S]):
         self.next_link: Link | None = None  # the next match's link (both said yes)
         self.handed = False  # the transport is the next link's
         self.next: S | None = None  # the next match, once its handshake is done
+        self.refused: AgainRefused | None = None  # its handshake was refused (REFUSED): why
         self._news = asyncio.Event()  # the peer answered, or is gone
         self._then: list[Callable[[S | None], None]] = []  # told what follows (then())
 
@@ -152,9 +155,15 @@ class Again(Generic[S]):
         if self.gone or self.next_link is None:
             return Rematch.GONE
         assert self.successor is not None
+        link = self.next_link
         try:
-            self.next = await self.successor.session(self.next_link)
-        except Exception:  # (the next handshake failed, or its deadline passed: the line is the link's)
+            self.next = await self.successor.session(link)
+        except ProtocolError as e:  # refused, by us or the peer, before any deal
+            self.gone = True
+            peer = link.endpoint.hs.peer_name or link.peer_label
+            self.refused = AgainRefused(peer, e.code.value, str(e), ours=not isinstance(e, PeerRefused))
+            return Rematch.REFUSED
+        except Exception:  # (the connection closed, or the handshake's deadline passed)
             self.gone = True
             return Rematch.GONE
         return Rematch.STARTED

@@ -360,6 +360,25 @@ class RecordKeeper:
         p = self.private
         return p is not None and (len(p) < games or any(o is None for o in p[:games]))
 
+    def discard(self) -> bool:
+        """Remove the record and its journal instead of closing them (a match that holds
+        nothing to keep); False if the record could not be removed (close it then)."""
+        if self._closed is not None:
+            return False
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError:
+            return False
+        self._closed = self.path  # (nothing is written any more)
+        with contextlib.suppress(OSError):
+            journal_path(self.path).unlink(missing_ok=True)
+        for fd in (self._written.fd if self._written is not None else None, self._fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._written, self._fd = None, None
+        return True
+
     def close(self, *, keep_journal: bool = False) -> Path:
         """Write the full record; the journal is no longer needed (unless kept)."""
         if self._closed is not None:

@@ -43,12 +43,18 @@ class Successor(Protocol[S_co]):
 class Again(Generic[S]):
     """This side's answer, the peer's, and the handover to the next match (``successor``
     None: no other match on this connection; ``retire``: called once both said yes, when
-    this match's session stops sending; ``wait``: seconds a yes waits for the peer's answer)."""
+    this match's session stops sending; ``wait``: seconds a yes waits for the peer's answer;
+    ``peer``: the peer's name, to say who refused the next match or was refused)."""
 
     def __init__(
-        self, successor: Successor[S] | None, retire: Callable[[], None], wait: float = REMATCH_WAIT
+        self,
+        successor: Successor[S] | None,
+        retire: Callable[[], None],
+        wait: float = REMATCH_WAIT,
+        peer: str = "",
     ) -> None:
         self.successor = successor
+        self.peer = peer  # the peer's name in this match (the one agreed for the next)
         self.retire = retire
         self.wait = wait
         self.ours: bool | None = None  # our answer, once given
@@ -160,8 +166,8 @@ class Again(Generic[S]):
             self.next = await self.successor.session(link)
         except ProtocolError as e:  # refused, by us or the peer, before any deal
             self.gone = True
-            peer = link.endpoint.hs.peer_name or link.peer_label
-            self.refused = AgainRefused(peer, e.code.value, str(e), ours=not isinstance(e, PeerRefused))
+            ours = not isinstance(e, PeerRefused)
+            self.refused = AgainRefused(self.peer, e.code.value, str(e), ours=ours)
             return Rematch.REFUSED
         except Exception:  # (the connection closed, or the handshake's deadline passed)
             self.gone = True

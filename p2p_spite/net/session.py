@@ -126,7 +126,9 @@ class NetSession(CoreSeat):
             heartbeat=settings.heartbeat,
             dead_after=settings.dead_after,
         )
-        self.again = Again(successor, self._retire, settings.rematch_wait)  # another match on this connection
+        self.again = Again(
+            successor, self._retire, settings.rematch_wait, self.peer_name
+        )  # another match on this connection
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
         self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         most = settings.watchers if isinstance(settings, HostSettings) else 0

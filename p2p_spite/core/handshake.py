@@ -557,4 +557,6 @@ def _check_agreed(msg: Setup, agreed: Agreed) -> None:
 
 
 def _limit(games: int | None) -> str:
-    return "no game limit" if games is None else f"a limit of {games} games"
+    if games is None:
+        return "no game limit"
+    return f"a limit of {games} game" if games == 1 else f"a limit of {games} games"

@@ -19,6 +19,7 @@ from p2p_spite.session import (
     MatchEnded,
     Rematch,
     RematchAnswered,
+    SessionFailed,
 )
 from p2p_spite.storage import record
 
@@ -183,3 +184,26 @@ def test_a_private_match_deals_its_own_private_deck_again(tmp_path: Path) -> Non
         assert (tmp_path / h).read_bytes() == (tmp_path / j).read_bytes()
         rec = record.verify(record.load(tmp_path / h))
         assert rec.over and record.load(tmp_path / h).games[0].deck is not None
+
+
+def test_a_next_match_left_before_its_first_move_is_never_said_to_be_saved(tmp_path: Path) -> None:
+    """Issue 48, item 5: the joiner leaves match 2 before any move.  The host's failure
+    names no record (it is not kept: nothing to replay), and neither side keeps a file."""
+
+    async def main() -> SessionFailed:
+        host, joiner = await _finished(tmp_path)
+        a, b = Matches(host), Matches(joiner)
+        assert list(await asyncio.gather(a.rematch(True), b.rematch(True))) == [Rematch.STARTED] * 2
+        assert (tmp_path / "h-2.json").exists()  # (kept while the match runs: a crash leaves it)
+        await b.close("quit")
+        failed: SessionFailed = await _until(a, SessionFailed)
+        await a.close()
+        assert a.current.record_dropped and b.current.record_dropped
+        assert a.current.record_path is None
+        return failed
+
+    failed = asyncio.run(asyncio.wait_for(main(), LIMIT))
+    assert failed.record_path is None, failed
+    assert not (tmp_path / "h-2.json").exists() and not (tmp_path / "j-2.json").exists()
+    assert not list(tmp_path.glob("*.journal"))
+    assert (tmp_path / "h.json").exists() and (tmp_path / "j.json").exists()  # (match 1 had its end)

@@ -166,10 +166,17 @@ class Again(Generic[S]):
             self.next = await self.successor.session(link)
         except ProtocolError as e:  # refused, by us or the peer, before any deal
             self.gone = True
-            ours = not isinstance(e, PeerRefused)
-            self.refused = AgainRefused(self.peer, e.code.value, str(e), ours=ours)
+            self.broken(e)
             return Rematch.REFUSED
         except Exception:  # (the connection closed, or the handshake's deadline passed)
             self.gone = True
-            return Rematch.GONE
+            return Rematch.GONE if self.refused is None else Rematch.REFUSED
         return Rematch.STARTED
+
+    def broken(self, e: ProtocolError) -> None:
+        """Refused, by us or the peer (``PeerRefused``), after both said yes and before the
+        next match's deal: on this match's connection before the peer's next hello (a
+        setup there...), or in the next handshake: the next match is refused."""
+        if self.refused is None and self.next is None:  # (once begun, a refusal is that match's)
+            ours = not isinstance(e, PeerRefused)
+            self.refused = AgainRefused(self.peer, e.code.value, str(e), ours=ours)

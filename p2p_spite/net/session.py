@@ -427,6 +427,8 @@ class NetSession(CoreSeat):
 
     def link_protocol_error(self, link: Link, e: ProtocolError) -> None:
         link.fail(e)
+        if self.life is Life.HANDED:  # both said yes: the next match is refused (its line says why)
+            self.again.broken(e)
         self._fail(*refused(e, self.peer_name))
 
     # -- losing and finding the peer again ------------------------------------------------

@@ -10,17 +10,22 @@ agreed, and a file already where its record would go is left alone."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.adversary.test_integrity_attacks import _check, _one_line
-from tests.support.net import finish_all, spawn, wait_listening
+from p2p_spite.core.game import Action, GameCore
+from p2p_spite.engine import Match
+from tests.adversary.hostile import Hostile, listener
+from tests.adversary.test_integrity_attacks import SEED, _check, _one_line
+from tests.support.net import finish, finish_all, spawn, wait_listening
 
 pytestmark = pytest.mark.slow  # (real processes)
 TIMEOUT = 180.0
 NEXTHOST = [sys.executable, "-m", "tests.adversary.nexthost"]
-OURS = "p2p-spite: refused the next match with Ann before any card was dealt: "
+OURS = "p2p-spite: refused the next match with {name} before any card was dealt: "
 NOT_AGREED = "it is not the match both agreed to play again"
 
 
@@ -61,7 +66,7 @@ CHANGED = {
 def test_a_next_match_other_than_the_one_agreed_is_refused_by_the_joiner(tmp_path: Path, mode: str) -> None:
     extra, detail = CHANGED[mode]
     (hrc, _hout, herr), (jrc, jout, jerr) = _run(tmp_path, mode, *extra)
-    assert _one_line(jerr) == f"{OURS}{NOT_AGREED} ({detail})", jerr
+    assert _one_line(jerr) == f"{OURS.format(name='Ann')}{NOT_AGREED} ({detail})", jerr
     assert jrc == 1, (jrc, jout, jerr)
     assert "match 2 started" not in jout and "final scores" in jout, jout
     # the host is told why, in one line, and exits 1 too
@@ -91,3 +96,87 @@ def test_the_next_match_agreed_is_played_and_an_existing_file_is_left_alone(tmp_
     assert f"record: {second.name}" in jout or f"record: {second}" in jout, jout
     assert second.read_bytes() == (tmp_path / "h-2.json").read_bytes()
     assert _check(second)["seed_by"] == "both"
+
+
+# -- a hand-written host: a setup early, twice, or for the match just over ----------------
+
+
+def _host_match_one(p: Hostile) -> None:
+    """As the host: a seeded one-game match with the real joiner, resigned on our turn;
+    then the joiner's yes to another match (its --matches 2) is read."""
+    p.hello()
+    match_id, seed = bytes(range(16)), bytes.fromhex(SEED)
+    names = ("mallory", "Bob")
+    p.send({"t": "setup", "match": match_id, "seed": seed, "target": 50, "games": 1,
+            "players": list(names), "resume": False})  # fmt: skip
+    p.core = c = GameCore(Match(seed, 50, names), 0, match_id, 1)
+    p.sync()
+    while c.match.game.turn != 0:
+        p.receive_action()
+    a = Action(1, 0)
+    p.send({"t": "resign", "n": c.position, "g": 1, "s": 0, "d": c.digest_after(a), "a": b"\3" * 32})
+    c.apply(a)
+    while (m := p.recv())["t"] != "rematch":
+        pass
+    assert m == {"t": "rematch", "match": match_id, "yes": True}, m
+    p.send({"t": "rematch", "match": match_id, "yes": True})
+
+
+def _next_setup(p: Hostile, **over: Any) -> dict[str, Any]:
+    assert p.core is not None
+    return {"t": "setup", "match": b"\x0b" * 16, "seed": None, "target": 50, "games": 1,
+            "players": ["mallory", "Bob"], "resume": False, **over}  # fmt: skip
+
+
+def _setup_before_hello(p: Hostile) -> None:
+    p.send(_next_setup(p))  # (the next frame must be our next hello)
+
+
+def _setup_twice(p: Hostile) -> None:
+    p.hello()
+    p.send(_next_setup(p))
+    p.send(_next_setup(p))
+
+
+def _setup_for_the_match_over(p: Hostile) -> None:
+    assert p.core is not None
+    p.hello()
+    p.send(_next_setup(p, match=p.core.match_id, resume=True))
+
+
+HOSTILE_HOSTS: dict[str, tuple[Callable[[Hostile], None], str, str]] = {
+    "early": (_setup_before_hello, "unexpected", "a message came at the wrong time"),
+    "twice": (_setup_twice, "unexpected", "a message came at the wrong time"),
+    "wrong match": (_setup_for_the_match_over, "not-agreed", NOT_AGREED),
+}
+
+
+@pytest.mark.parametrize("what", list(HOSTILE_HOSTS))
+def test_a_hostile_hosts_next_setup_is_refused_by_the_real_joiner(tmp_path: Path, what: str) -> None:
+    attack, code, words = HOSTILE_HOSTS[what]
+    server, port = listener()
+    join = spawn(
+        ["join", f"127.0.0.1:{port}", "--no-code", "--name", "Bob", "--record", "j.json",
+         "--bot", "easy", "--bot-seed", "2", "--matches", "2", "--grace", "2"],
+        tmp_path,
+    )  # fmt: skip
+    try:
+        p = Hostile.accept(server, timeout=TIMEOUT)
+        try:
+            _host_match_one(p)
+            attack(p)
+            told = p.refusal()
+        finally:
+            p.close()
+        rc, out, err = finish(join, TIMEOUT)
+    finally:
+        server.close()
+        if join.poll() is None:
+            join.kill()
+            join.wait()
+    assert told is not None and told["code"] == code, (told, err)
+    line = _one_line(err)
+    assert line.startswith(OURS.format(name="mallory") + words), err
+    assert rc == 1, (rc, out, err)
+    assert _check(tmp_path / "j.json")["games"], out  # match 1 whole; nothing of a match 2
+    assert not (tmp_path / "j-2.json").exists() and "match 2 started" not in out

@@ -127,12 +127,13 @@ def _setup_mid_match(port: int) -> dict[str, Any] | None:
 
 
 # each attack: the code the host refuses it with, and the host's exit code (0: match 1
-# over and no other; 1: it stopped match 1, or refused match 2 before its deal)
+# over and no other; 1: it stopped match 1, or refused match 2 before its deal: after
+# both said yes)
 ATTACKS: dict[str, tuple[Callable[[int], dict[str, Any] | None], str, int]] = {
     "early": (_early, "sequence", 1),
     "lying": (_lying, "other-match", 0),
     "twice": (_twice, "sequence", 0),
-    "late": (_late, "unexpected", 0),
+    "late": (_late, "unexpected", 1),
     "wrong seat": (_wrong_seat, "role", 1),
     "renamed": (_renamed, "not-agreed", 1),
     "returning": (_returning, "no-match", 1),
@@ -155,7 +156,7 @@ def test_a_hostile_rematch_is_refused_at_a_real_host(tmp_path: Path, what: str) 
     assert told is not None and told["code"] == code, (told, err)
     assert "Traceback" not in err, err
     assert rc == exit_code, (rc, out, err)
-    if what in ("renamed", "returning", "setup from the joiner"):  # match 2 refused: one line says so
+    if exit_code and what not in ("early", "setup mid-match"):  # match 2 refused: one line says so
         line = _one_line(err)
         assert line.startswith(
             "p2p-spite: refused the next match with mallory before any card was dealt: "

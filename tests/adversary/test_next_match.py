@@ -20,7 +20,7 @@ from p2p_spite.core.game import Action, GameCore
 from p2p_spite.engine import Match
 from tests.adversary.hostile import Hostile, listener
 from tests.adversary.test_integrity_attacks import SEED, _check, _one_line
-from tests.support.net import finish, finish_all, spawn, wait_listening
+from tests.support.net import Outcome, finish, host_and_join, spawn
 
 pytestmark = pytest.mark.slow  # (real processes)
 TIMEOUT = 180.0
@@ -29,29 +29,19 @@ OURS = "p2p-spite: refused the next match with {name} before any card was dealt:
 NOT_AGREED = "it is not the match both agreed to play again"
 
 
-def _run(tmp: Path, mode: str, *host_extra: str) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+def _run(tmp: Path, mode: str, *host_extra: str) -> tuple[Outcome, Outcome]:
     """The modified host (``mode``) and the real joiner, two matches of one game each:
     (exit code, stdout, stderr) of the host, then of the joiner."""
-    host = spawn(
-        ["host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--name", "Ann", "--games", "1",
+    return host_and_join(
+        ["--bind", "127.0.0.1", "--port", "0", "--no-code", "--name", "Ann", "--games", "1",
          "--record", "h.json", "--bot", "easy", "--bot-seed", "1", "--matches", "2", "--grace", "2",
          *host_extra],
+        ["--no-code", "--name", "Bob", "--record", "j.json", "--bot", "easy", "--bot-seed", "2",
+         "--matches", "2", "--grace", "2"],
         tmp,
-        program=[*NEXTHOST, mode],
+        TIMEOUT,
+        host_program=[*NEXTHOST, mode],
     )  # fmt: skip
-    try:
-        port, _ = wait_listening(host)
-        join = spawn(
-            ["join", f"127.0.0.1:{port}", "--no-code", "--name", "Bob", "--record", "j.json",
-             "--bot", "easy", "--bot-seed", "2", "--matches", "2", "--grace", "2"],
-            tmp,
-        )  # fmt: skip
-        h, j = finish_all([host, join], TIMEOUT)
-    finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait()
-    return h, j
 
 
 CHANGED = {

@@ -209,6 +209,24 @@ def test_the_joiner_refuses_a_next_setup_that_is_not_the_match_agreed(
     assert h.phase is Phase.CLOSED
 
 
+def test_the_joiner_refuses_the_id_of_a_match_played_already() -> None:
+    _h, j, _eh, _ej = pair(LocalConfig(HOST, "Ann", target=50, max_games=3), LocalConfig(JOIN, "Bob"))
+    assert j.core is not None
+    first_id = j.core.match_id
+    again = Agreed.of(j.core)
+    assert again.played == {first_id}
+    # a host whose every random draw is the first match's id: its next setup reuses that id
+    honest = LocalConfig(HOST, "Ann", target=50, max_games=3)
+    host = Endpoint(honest, random_bytes=lambda n: (first_id * 2)[:n])
+    joiner = Endpoint(LocalConfig(JOIN, "Bob", again=again))
+    host.initiate()
+    joiner.initiate()
+    _e, ej = pump(host, joiner)
+    err = ej[-1]
+    assert isinstance(err, RemoteProtocolError) and err.code is Refusal.NOT_AGREED, ej
+    assert "the id of a match played already" in str(err) and joiner.core is None
+
+
 def test_the_private_deck_agreed_is_not_dropped() -> None:
     private = Agreed(50, 3, ("Ann", "Bob"), True)
     _h, _j, ej = _next(LocalConfig(HOST, "Ann", target=50, max_games=3), private)

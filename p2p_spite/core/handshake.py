@@ -113,11 +113,13 @@ class Agreed:
     games: int | None
     names: tuple[str, str]
     private: bool
+    played: frozenset[bytes] = frozenset()  # the ids of the matches played on the connection
 
     @classmethod
     def of(cls, core: GameCore) -> Agreed:
         m = core.match
-        return cls(m.target, core.max_games, (m.players[0], m.players[1]), core.private is not None)
+        names = (m.players[0], m.players[1])
+        return cls(m.target, core.max_games, names, core.private is not None, frozenset({core.match_id}))
 
 
 @dataclass(slots=True)
@@ -542,6 +544,8 @@ def _check_agreed(msg: Setup, agreed: Agreed) -> None:
     names = (clean_text(msg.players[0], MAX_NAME), msg.players[1])
     if msg.resume:
         wrong = "it resumes a match; the next one is a new match"
+    elif msg.match in agreed.played:
+        wrong = "the id of a match played already; the next one is a new match"
     elif msg.seed is not None:
         wrong = "the host chose the seed; a later match's seed is drawn by both"
     elif msg.private != agreed.private:

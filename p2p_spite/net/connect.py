@@ -133,7 +133,7 @@ class _NextMatch:
         self.settings = settings
         self.code_key = code_key
         self.first_record = first_record
-        self.agreed = agreed  # what every later match is: the first one's terms
+        self.agreed = agreed  # what every later match is: the first one's terms (and the ids played)
         self.server = server
         self.dial = dial
         self.port = port
@@ -155,6 +155,8 @@ class _NextMatch:
     async def session(self, link: Link) -> NetSession:
         await link.handshaken  # (the link's own deadline: HANDSHAKE_TIMEOUT)
         self.number += 1
+        played = self.agreed.played | {link.endpoint.hs.match_id}  # (the next refuses its id)
+        self.agreed = replace(self.agreed, played=played)
         # (a file already there, a record of another match, is never written over)
         path = claim_record(nth_record_path(self.first_record, self.number))
         settings = replace(self.settings, record_path=path, resume=None)

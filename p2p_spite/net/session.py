@@ -113,7 +113,7 @@ class NetSession(CoreSeat):
         self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
         self.acks = Acks(max(hs.resumed_at, hs.peer_position))  # what the peer holds of our actions
         self.life = Life.PLAYING
-        self.record_dropped = False  # left before its first move: no record kept (_close_record)
+        self.record_dropped = False  # left before its first move: no record kept (_nothing_to_keep)
         self.failure: News | None = None  # why the session failed, for the user ...
         self.ending: Ending | None = None  # ... and why, as data
         self.peer = Peering(self, server)  # the connection of the moment (and the host's listener)
@@ -149,21 +149,15 @@ class NetSession(CoreSeat):
         """The record's file (None: no record, or none kept: :attr:`record_dropped`)."""
         return str(self.keeper.path) if self.keeper is not None and not self.record_dropped else None
 
-    def _close_record(self, *, keep_journal: bool = False) -> str | None:
-        """Close the record (its path), or drop it when the match holds nothing to replay:
-        left before its first move with no game resigned (resuming it would only deal the
-        same cards again) and no cheat caught at the deal.  While the match runs the file
-        exists (a killed process leaves it, resumable).  StorageError if it cannot be written."""
-        keeper = self.keeper
-        assert keeper is not None
+    def _nothing_to_keep(self) -> bool:
+        """The match was left before its first move, with no game resigned (resuming it
+        would only deal the same cards again) and no cheat caught at the deal: its record
+        is not kept.  While the session runs the file exists (a killed process leaves it,
+        resumable); :meth:`close` removes it, and no event names it meanwhile."""
         m = self.core.match
         deck = PrivateDeck.of(self.core)
         evidence = deck is not None and any(isinstance(o, dict) for o in deck.outcomes)
-        empty = not m.total_moves and all(r is None for r in m.results) and not evidence
-        if empty and keeper.discard():
-            self.record_dropped = True
-            return None
-        return str(keeper.close(keep_journal=keep_journal))
+        return not m.total_moves and all(r is None for r in m.results) and not evidence
 
     @property
     def link(self) -> Link | None:
@@ -488,7 +482,9 @@ class NetSession(CoreSeat):
         if self.keeper is not None and save:
             deck = PrivateDeck.of(self.core)
             try:  # a private game in play resumes from its journal's tape: it is kept
-                path = self._close_record(keep_journal=deck is not None and deck.resumable)
+                path = str(self.keeper.close(keep_journal=deck is not None and deck.resumable))
+                if self._nothing_to_keep():
+                    path = None  # (removed when this side closes the session: never said saved)
             except StorageError as e:
                 unsaved = storage_problem(e)
         self.put(ConnectionChanged(LinkState.LOST, news, ending))
@@ -501,7 +497,9 @@ class NetSession(CoreSeat):
         await self.peer.say_bye(reason)
         if self.keeper is not None and self.life is Life.CLOSED and self.failure is None:
             with contextlib.suppress(StorageError):
-                self._close_record()
+                self.keeper.close()
+        if self.keeper is not None and self._nothing_to_keep() and self.keeper.discard():
+            self.record_dropped = True
         await self.peer.stop_listening()
 
 

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots.driver import run_bot
-from p2p_spite.core.protocol import SeedOrigin
+from p2p_spite.core.messages import Bye
+from p2p_spite.core.protocol import Endpoint, SeedOrigin
 from p2p_spite.net import HostSettings, JoinSettings, Matches, NetSession, host_session, join_session
+from p2p_spite.net.link import Link
 from p2p_spite.session import (
     ConnectionChanged,
     GameStarted,
@@ -207,3 +209,30 @@ def test_a_next_match_left_before_its_first_move_is_never_said_to_be_saved(tmp_p
     assert not (tmp_path / "h-2.json").exists() and not (tmp_path / "j-2.json").exists()
     assert not list(tmp_path.glob("*.journal"))
     assert (tmp_path / "h.json").exists() and (tmp_path / "j.json").exists()  # (match 1 had its end)
+
+
+def test_a_bye_in_the_next_handshake_is_a_peer_gone_not_a_refusal(tmp_path: Path) -> None:
+    """Both said yes, and the host says bye instead of its next setup: the joiner's
+    next match settles GONE (it left), with no refusal to tell and exit code 0."""
+
+    async def main() -> None:
+        host, joiner = await _finished(tmp_path)
+        successor = host.again.successor
+        assert successor is not None
+        real = successor
+
+        class Leaving:
+            def endpoint(self) -> Endpoint:
+                ep = real.endpoint()
+                ep.hs._send_setup = lambda: ep._send(Bye("quit"))  # type: ignore[method-assign]
+                return ep
+
+            async def session(self, link: Link) -> NetSession:
+                return await real.session(link)
+
+        host.again.successor = Leaving()
+        settled = await asyncio.gather(host.rematch(True), joiner.rematch(True))
+        assert settled[1] is Rematch.GONE and joiner.again.refused is None, settled
+        await asyncio.gather(host.close(), joiner.close())
+
+    asyncio.run(asyncio.wait_for(main(), LIMIT))

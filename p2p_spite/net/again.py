@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from ..core.protocol import Endpoint, PeerRefused, Phase
+from ..core.protocol import Endpoint, PeerLeft, PeerRefused, Phase
 from ..core.wire import ProtocolError
 from ..news import AgainRefused
 from ..session import Rematch
@@ -159,11 +159,14 @@ class Again(Generic[S]):
         if theirs is False:
             return Rematch.DECLINED
         if self.gone or self.next_link is None:
-            return Rematch.GONE
+            return Rematch.GONE if self.refused is None else Rematch.REFUSED
         assert self.successor is not None
         link = self.next_link
         try:
             self.next = await self.successor.session(link)
+        except PeerLeft:  # (its bye in the next handshake: it left, nothing was refused)
+            self.gone = True
+            return Rematch.GONE
         except ProtocolError as e:  # refused, by us or the peer, before any deal
             self.gone = True
             self.broken(e)
@@ -176,7 +179,8 @@ class Again(Generic[S]):
     def broken(self, e: ProtocolError) -> None:
         """Refused, by us or the peer (``PeerRefused``), after both said yes and before the
         next match's deal: on this match's connection before the peer's next hello (a
-        setup there...), or in the next handshake: the next match is refused."""
-        if self.refused is None and self.next is None:  # (once begun, a refusal is that match's)
+        setup there...), or in the next handshake: the next match is refused.  (A bye is
+        no refusal; once the next match began, a refusal is that match's.)"""
+        if self.refused is None and self.next is None and not isinstance(e, PeerLeft):
             ours = not isinstance(e, PeerRefused)
             self.refused = AgainRefused(self.peer, e.code.value, str(e), ours=ours)

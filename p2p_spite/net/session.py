@@ -126,9 +126,8 @@ class NetSession(CoreSeat):
             heartbeat=settings.heartbeat,
             dead_after=settings.dead_after,
         )
-        self.again = Again(
-            successor, self._retire, settings.rematch_wait, self.peer_name
-        )  # another match on this connection
+        # another match on this connection
+        self.again = Again(successor, self._retire, settings.rematch_wait, self.peer_name)
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
         self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         most = settings.watchers if isinstance(settings, HostSettings) else 0

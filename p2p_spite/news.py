@@ -170,6 +170,18 @@ class WeStopped:
     resuming: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class AgainRefused:
+    """The next match on the connection was refused before any deal (``ours``: this side
+    refused what ``peer`` sent, such as a setup other than the match both agreed to; else
+    ``peer`` refused ours), with the refusal's ``code`` and the protocol's ``detail``."""
+
+    peer: str
+    code: str
+    detail: str = ""
+    ours: bool = True
+
+
 class Owed(Enum):
     """What a peer owed and did not send in time (pings do not count)."""
 
@@ -369,6 +381,7 @@ News = (
     | PeerLeft
     | PeerStopped
     | WeStopped
+    | AgainRefused
     | Stalled
     | ConnectionLost
     | CannotKeepRecord
@@ -396,6 +409,7 @@ class Repeated:
 
 
 __all__ = [
+    "AgainRefused",
     "BadRecord",
     "CannotDial",
     "CannotKeepRecord",

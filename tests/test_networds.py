@@ -42,6 +42,8 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.PeerStopped("Ann", "history", resuming=True),
     n.WeStopped("Ann", "cheat", "a share"),
     n.WeStopped("Ann", "desync", resuming=True),
+    n.AgainRefused("Ann", "not-agreed", "setup: the host chose the seed"),
+    n.AgainRefused("Ann", "not-agreed", "hello: another name", ours=False),
     n.Stalled("Ann", n.Owed.DECK, 30),
     n.Stalled("Ann", n.Owed.CATCH_UP, 15),
     n.ConnectionLost("Ann"),

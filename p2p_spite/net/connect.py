@@ -4,6 +4,7 @@ handshake), ``join_session`` (dial, retry, handshake) and loading a match to res
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import socket
 from collections.abc import Callable, Sequence
@@ -15,7 +16,7 @@ from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
 from ..core.messages import HOST, JOIN
 from ..core.private import PrivateDeck, resume_core
-from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
+from ..core.protocol import Agreed, Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
 from ..core.watch import HostBye, WatcherDoor
 from ..core.wire import CODE_REFUSALS, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match
@@ -34,6 +35,7 @@ from ..news import (
     WatchStop,
 )
 from ..plaintext import shown_path
+from ..storage.journal import claim_record
 from ..storage.keeper import RecordKeeper
 from ..storage.paths import default_record_path
 from ..storage.resume import Saved
@@ -99,7 +101,15 @@ def _session_on(
     keeper = _keeper_for(core, path, kind, code_key, origin, played, port, dialed)
     if next_match is None:
         next_match = _NextMatch(
-            kind, settings, code_key, keeper.path, server=server, dial=dial, port=port, dialed=dialed
+            kind,
+            settings,
+            code_key,
+            keeper.path,
+            Agreed.of(core),
+            server=server,
+            dial=dial,
+            port=port,
+            dialed=dialed,
         )
     return NetSession(
         core,
@@ -127,6 +137,7 @@ class _NextMatch:
         settings: Settings,
         code_key: bytes | None,
         first_record: Path,
+        agreed: Agreed,
         *,
         server: asyncio.AbstractServer | None,
         dial: Dial | None,
@@ -137,6 +148,7 @@ class _NextMatch:
         self.settings = settings
         self.code_key = code_key
         self.first_record = first_record
+        self.agreed = agreed  # what every later match is: the first one's terms (and the ids played)
         self.server = server
         self.dial = dial
         self.port = port
@@ -145,32 +157,36 @@ class _NextMatch:
         self.number = 1  # the match of the moment
 
     def endpoint(self) -> Endpoint:
-        s, resume = self.settings, self.settings.resume
-        private = resume.private if resume is not None else s.private  # (a resumed match keeps its deck)
+        """The next match's handshake: the match both agreed to (the first one's target, game
+        limit, names and deck), its seed drawn by both; the joiner refuses any other setup,
+        the host a joiner under another name (docs/protocol.md, *Playing again*)."""
+        a = self.agreed
         if self.kind == "join":
-            return Endpoint(LocalConfig(JOIN, self._name(1), self.code_key, private=s.private))
-        assert isinstance(s, HostSettings)
-        target = resume.target if resume is not None else s.target
-        games = resume.max_games if resume is not None else s.games
+            return Endpoint(LocalConfig(JOIN, a.names[1], self.code_key, private=a.private, again=a))
         config = LocalConfig(
-            HOST, self._name(0), self.code_key, target=target, max_games=games, private=private
+            HOST, a.names[0], self.code_key, target=a.target, max_games=a.games, private=a.private, again=a
         )
         return Endpoint(config)  # (seed None: every match after the first has its seed drawn by both)
-
-    def _name(self, seat: int) -> str:
-        resume = self.settings.resume  # (a resumed match's names are its record's)
-        return resume.players[seat] if resume is not None else self.settings.name
 
     async def session(self, link: Link) -> NetSession:
         await link.handshaken  # (the link's own deadline: HANDSHAKE_TIMEOUT)
         self.number += 1
-        path = nth_record_path(self.first_record, self.number)
+        played = self.agreed.played | {link.endpoint.hs.match_id}  # (the next refuses its id)
+        self.agreed = replace(self.agreed, played=played)
+        # (a file already there, a record of another match, is never written over)
+        path = claim_record(nth_record_path(self.first_record, self.number))
         settings = replace(self.settings, record_path=path, resume=None)
         hub = self.host.hub if self.host is not None else None  # (the watchers follow it)
-        sess = _session_on(
-            link, self.kind, settings, self.code_key, server=self.server, dial=self.dial, port=self.port,
-            dialed=self.dialed, next_match=self, hub=hub,
-        )  # fmt: skip
+        try:
+            sess = _session_on(
+                link, self.kind, settings, self.code_key, server=self.server, dial=self.dial, port=self.port,
+                dialed=self.dialed, next_match=self, hub=hub,
+            )  # fmt: skip
+        except BaseException:
+            with contextlib.suppress(OSError):
+                if path.stat().st_size == 0:
+                    path.unlink()  # (our own empty claim: nothing was written)
+            raise
         if self.host is not None:
             self.host.session = sess
         return sess

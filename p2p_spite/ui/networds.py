@@ -72,6 +72,7 @@ def refusal_words(code: str) -> str:
         "no-match": _("there is no such match to go on with"),
         "seat-taken": _("the match already has its two players"),
         "other-match": _("it is another match"),
+        "not-agreed": _("it is not the match both agreed to play again"),
         "unexpected": _("a message came at the wrong time"),
         "unknown-type": _("a message of an unknown type"),
         "echo": _("it echoed this side's commitment"),
@@ -284,6 +285,11 @@ def news_words(item: n.News | n.Repeated) -> str:
             if resuming:
                 return _("cannot go on with {name}: {why}").format(**f)
             return _("stopped the match with {name}: {why}").format(**f)
+        case n.AgainRefused(peer, code, detail, ours):
+            f = {"name": _name(peer), "why": _because(code, detail)}
+            if ours:
+                return _("refused the next match with {name} before any card was dealt: {why}").format(**f)
+            return _("{name} refused the next match before any card was dealt: {why}").format(**f)
         case n.Stalled():
             return _stalled(item)
         case n.ConnectionLost(peer, seconds):

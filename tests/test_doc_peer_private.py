@@ -159,9 +159,9 @@ class Seat:
         rnd = self.rounds[r]
         ins = rnd.passes[0]
         digest = dd.pass_input_digest(ins)
-        of = dd.PassOf(self.match, self.game, self.secret, ME, r, digest)
-        perm, rs = dd.permutation(of, len(ins)), dd.randomness(of, len(ins))
         assert self.y is not None
+        of = dd.PassOf(self.match, self.game, self.secret, ME, r, self.y, digest)
+        perm, rs = dd.permutation(of, len(ins)), dd.randomness(of, len(ins))
         outs = [dd.reencrypt(ins[perm[j]], rs[j], self.y) for j in range(len(ins))]
         ctx = dd.shuffle_context(self.match, self.game, ME, r)
         proof, _ = dd.prove(dd.pass_key(of, b"shuffle-proof"), ctx, self.y, ins, outs, perm, rs)
@@ -389,7 +389,8 @@ class Seat:
                 break
             cur = list(range(104)) if rnd.input_slots is None else [plain[s] for s in rnd.input_slots]
             for step, secret in ((HOST, self.host_secret), (ME, self.secret)):
-                of = dd.PassOf(self.match, self.game, secret, step, r, rnd.digests[step])
+                assert self.y is not None
+                of = dd.PassOf(self.match, self.game, secret, step, r, self.y, rnd.digests[step])
                 perm = dd.permutation(of, len(cur))
                 cur = [cur[perm[j]] for j in range(len(cur))]
             for j, s in enumerate(rnd.slots):

@@ -67,8 +67,8 @@ def header(t: int, seat: int) -> bytes:
     return dd.header(MATCH, GAME, t, seat)
 
 
-def pass_of(seat: int, rnd: int, digest: bytes) -> dd.PassOf:
-    return dd.PassOf(MATCH, GAME, SECRETS[seat], seat, rnd, digest)
+def pass_of(seat: int, rnd: int, y: Pt, digest: bytes) -> dd.PassOf:
+    return dd.PassOf(MATCH, GAME, SECRETS[seat], seat, rnd, y, digest)
 
 
 # -- the game of the vectors, from the recipe alone ----------------------------------------------
@@ -114,8 +114,8 @@ def make_recipe() -> Recipe:
     u0: list[int] = []
     for seat in (0, 1):
         digest = pass_input_digest(cur)
-        perm = dd.permutation(pass_of(seat, 0, digest), len(cur))
-        rs = dd.randomness(pass_of(seat, 0, digest), len(cur))
+        perm = dd.permutation(pass_of(seat, 0, y, digest), len(cur))
+        rs = dd.randomness(pass_of(seat, 0, y, digest), len(cur))
         outs: list[Ct] = []
         for j in range(len(cur)):
             c1, c2 = cur[perm[j]]
@@ -125,7 +125,7 @@ def make_recipe() -> Recipe:
         v[f"pass{seat}_r0"] = rs[0].to_bytes(32, "big").hex()
         v[f"pass{seat}_out0"] = (enc(outs[0][0]) + enc(outs[0][1])).hex()
         if seat == 0:
-            seed = dd.pass_key(pass_of(0, 0, digest), b"shuffle-proof")
+            seed = dd.pass_key(pass_of(0, 0, y, digest), b"shuffle-proof")
             v["proof0_seed"] = seed.hex()
             proof0, u0 = prove(seed, shuffle_context(0, 0), y, cur, outs, perm, rs)
             v["proof0_cs0"] = enc(proof0.cs[0]).hex()
@@ -162,8 +162,8 @@ def make_recipe() -> Recipe:
     cur = [deal[slot] for slot in [*range(50, 97), *STACK]]
     for seat in (0, 1):
         digest = pass_input_digest(cur)
-        perm = dd.permutation(pass_of(seat, 1, digest), len(cur))
-        rs = dd.randomness(pass_of(seat, 1, digest), len(cur))
+        perm = dd.permutation(pass_of(seat, 1, y, digest), len(cur))
+        rs = dd.randomness(pass_of(seat, 1, y, digest), len(cur))
         outs = [
             (add(cur[perm[j]][0], mul(rs[j], G)), add(cur[perm[j]][1], mul(rs[j], y)))
             for j in range(len(cur) if seat == 0 else 1)

@@ -263,6 +263,19 @@ def test_quitting_in_the_middle_of_a_private_game_reveals_and_both_records_check
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
 
+def _withhold_secret(s: NetSession) -> None:
+    """A modified peer: its private deck sends everything but its REVEAL."""
+    deck = PrivateDeck.of(s.core)
+    assert deck is not None
+    send = deck._send
+
+    def withhold(msg: DeckBody) -> None:
+        if not (isinstance(msg, DeckBytes) and isinstance(from_wire(msg.data), Reveal)):
+            send(msg)
+
+    deck._send = withhold  # type: ignore[method-assign]
+
+
 def test_a_peer_that_keeps_its_secret_after_resigning_is_stopped_and_recorded(tmp_path: Path) -> None:
     """A modified peer resigns, reads our secret, and sends its next game's messages
     without its own: refused at its first message of the next game, and our record says
@@ -275,15 +288,7 @@ def test_a_peer_that_keeps_its_secret_after_resigning_is_stopped_and_recorded(tm
             await _until(s, GameStarted)
         resigner = sessions[host.core.match.game.turn]
         honest = sessions[1 - resigner.core.seat]
-        deck = PrivateDeck.of(resigner.core)
-        assert deck is not None
-        send = deck._send
-
-        def withhold(msg: DeckBody) -> None:
-            if not (isinstance(msg, DeckBytes) and isinstance(from_wire(msg.data), Reveal)):
-                send(msg)
-
-        deck._send = withhold  # type: ignore[method-assign]
+        _withhold_secret(resigner)
         await asyncio.wait_for(resigner.resign(), LIMIT)
         failed = await _until(honest, SessionFailed)
         said = news_words(failed.news)
@@ -331,15 +336,7 @@ def test_a_real_host_whose_joiner_resigns_and_keeps_its_secret_keeps_a_record_th
                 LIMIT,
             )
             await _until(joiner, GameStarted)
-            deck = PrivateDeck.of(joiner.core)
-            assert deck is not None
-            send = deck._send
-
-            def withhold(msg: DeckBody) -> None:
-                if not (isinstance(msg, DeckBytes) and isinstance(from_wire(msg.data), Reveal)):
-                    send(msg)
-
-            deck._send = withhold  # type: ignore[method-assign]
+            _withhold_secret(joiner)
             await asyncio.wait_for(joiner.resign(), LIMIT)
             await _until(joiner, MatchEnded)
             with contextlib.suppress(SessionClosed):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import subprocess
 from dataclasses import replace
@@ -370,3 +371,9 @@ def test_a_real_host_whose_joiner_resigns_and_keeps_its_secret_keeps_a_record_th
     assert "ok: 0 games" in check.stdout and "game 1 cannot be checked: seat 1 did not reveal" in check.stdout
     line = check.stdout.strip()
     assert line in FAIRNESS.read_text(), line  # the line docs/fairness.md shows
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    history = subprocess.run(
+        [*CLI, "history"], capture_output=True, text=True, timeout=4 * LIMIT, cwd=tmp_path, env=env
+    )
+    (entry,) = [ln for ln in history.stdout.splitlines() if " vs " in ln]
+    assert re.search(r"Ann vs Bob +stopped +20-0 +games 1-0$", entry), entry  # the match stopped there

@@ -542,6 +542,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     journaled = replay_with_journal(args.file, rec, match)
     moves = match.total_moves
     games = match.game_number if journaled else len(rec.games)  # (a bare seed file: 0 games)
+    why = record.unchecked_reason(rec.games[-1]) if rec.private and rec.games else None
+    if why is not None:
+        games -= 1  # the games checked: not the last, whose deck the record cannot give
     line = ngettext("ok: {n} game", "ok: {n} games", games).format(n=games)
     line += ngettext(", {n} move", ", {n} moves", moves).format(n=moves)
     line += _(", scores {a}-{b}").format(a=match.scores[0], b=match.scores[1])
@@ -560,10 +563,20 @@ def _run_replay(args: argparse.Namespace) -> int:
             journaled,
         )
         line += text.format(n=journaled, journal=shown_path(journal_path(args.file).name))
-    why = record.unchecked_reason(rec.games[-1]) if rec.private and rec.games else None
     n = unchecked_private(args.file, rec)
     if why is not None:
         line += _("; game {game} cannot be checked: {why}").format(game=len(rec.games), why=why)
+        claimed = record.unchecked_result(rec.games[-1], len(rec.games))
+        if claimed is not None and rec.scores is not None:
+            from .ui.words import Voice, game_result
+
+            n0, n1 = (clean_name(p) or _("seat {n}").format(n=i) for i, p in enumerate(match.players))
+            text = _(
+                "; the record gives its result, which cannot be checked: {result} (scores {a}-{b} with it)"
+            )
+            line += text.format(
+                result=game_result(claimed, Voice((n0, n1))), a=rec.scores[0], b=rec.scores[1]
+            )
     elif n:
         text = ngettext(
             "; game {game} was stopped before its private deck was revealed: its {n} move cannot be"

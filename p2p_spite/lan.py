@@ -212,6 +212,10 @@ async def _play(
     if bot is not None:
         progress = _progress(played, several=matches > 1)
         code = await run_bot(played, bot, seed=bot_seed, on_event=progress, matches=matches)
+        while (
+            ev := played.current.event_nowait()
+        ) is not None:  # what the close told (a secret that never came)
+            progress(ev)
     else:
         from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 

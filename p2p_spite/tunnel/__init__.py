@@ -1,7 +1,15 @@
-"""Play over the internet: a short code, a rendezvous, a sealed channel, a relay.
+"""Playing over the internet: a short code, a sealed channel, a relay when no direct path.
 
-The cryptography is pure Python over the standard library: ChaCha20-Poly1305
-(:mod:`.aead`, RFC 8439), HKDF-SHA256 (:mod:`.hkdf`, RFC 5869), SPAKE2 on P-256
-(:mod:`.spake2`, RFC 9382) and the sealed channel built on them
-(:mod:`.channel`); docs/protocol.md, "The internet channel", describes the bytes.
+The pieces, each a sans-I/O core with a thin asyncio shell (docs/protocol.md,
+"Rendezvous and relay" and "The sealed channel"):
+
+* :mod:`.websocket`: a WebSocket client (RFC 6455), ``ws://`` and ``wss://``.
+* :mod:`.mailbox`: a client of magic-wormhole's mailbox server (the rendezvous),
+  and the codes (``7-crossover-clockwork``) with :mod:`.wordlist`.
+* :mod:`.relay`: a client of magic-wormhole's transit relay.
+* :mod:`.hints`: where the other side may be reached, and the race between them.
+* :mod:`.failures`: what can go wrong on the way, each a typed error.
+
+The key agreement and the channel are :mod:`.spake2`, :mod:`.hkdf`, :mod:`.aead` and
+:mod:`.channel`.
 """

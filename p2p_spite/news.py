@@ -333,6 +333,33 @@ class WatchCut:
     seconds: float = 0.0
 
 
+class Rendezvous(Enum):
+    """What went wrong on the way to the other player over the internet (the mailbox
+    server, the code, the transit relay)."""
+
+    MAILBOX_UNREACHABLE = "mailbox-unreachable"  # no connection to ``where`` (``detail``)
+    MAILBOX_CLOSED = "mailbox-closed"  # the mailbox server ``where`` closed the connection
+    MAILBOX_SILENT = "mailbox-silent"  # no answer from ``where`` within ``seconds``
+    MAILBOX_REFUSED = "mailbox-refused"  # ``where`` refused us: its own words in ``detail``
+    NOT_A_CODE = "not-a-code"  # ``detail`` is no code (a number and two words)
+    NO_SUCH_CODE = "no-such-code"  # nobody hosts under the code ``detail``
+    CODE_TAKEN = "code-taken"  # the code ``detail`` is in use by two players already
+    PEER_VANISHED = "peer-vanished"  # nothing from the other player within ``seconds``
+    RELAY_UNREACHABLE = "relay-unreachable"  # no connection to the relay ``where``
+    RELAY_REFUSED = "relay-refused"  # the relay ``where`` refused: its words in ``detail``
+    RELAY_LONELY = "relay-lonely"  # the other player did not reach the relay in ``seconds``
+
+
+@dataclass(frozen=True, slots=True)
+class RendezvousFailed:
+    """The way to the other player failed: ``how``, and the facts it names."""
+
+    how: Rendezvous
+    where: str = ""
+    seconds: float = 0.0
+    detail: str = ""
+
+
 News = (
     ConnectionDropped
     | DropsSummary
@@ -359,6 +386,7 @@ News = (
     | NotResumable
     | BadRecord
     | WatchCut
+    | RendezvousFailed
 )
 
 
@@ -395,6 +423,8 @@ __all__ = [
     "RecordNotAmended",
     "Redialing",
     "RefusedHost",
+    "Rendezvous",
+    "RendezvousFailed",
     "Repeated",
     "SavedMatchUnusable",
     "SecretNotRevealed",

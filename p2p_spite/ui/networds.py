@@ -345,7 +345,49 @@ def news_words(item: n.News | n.Repeated) -> str:
             if game is not None:
                 return _("game {game}: {why}").format(game=game, why=why)
             return _("not a valid record: {why}").format(why=why)
+        case n.RendezvousFailed():
+            return _rendezvous(item)
     raise AssertionError(f"no words for {item!r}")  # (mypy checks the match is complete)
+
+
+def _rendezvous(r: n.RendezvousFailed) -> str:
+    """The line for a way to the other player that failed (the mailbox, the code, the relay)."""
+    where, code, why, seconds = r.where, r.detail, _detail(r.detail), _seconds(r.seconds)
+    match r.how:
+        case n.Rendezvous.MAILBOX_UNREACHABLE:
+            return _("cannot reach the mailbox server {address}: {why}").format(address=where, why=why)
+        case n.Rendezvous.MAILBOX_CLOSED:
+            return _("the mailbox server {address} closed the connection").format(address=where)
+        case n.Rendezvous.MAILBOX_SILENT:
+            return _("the mailbox server {address} did not answer in {seconds} s").format(
+                address=where, seconds=seconds
+            )
+        case n.Rendezvous.MAILBOX_REFUSED:
+            return _("the mailbox server {address} refused: {why}").format(address=where, why=why)
+        case n.Rendezvous.NOT_A_CODE:
+            return _("\"{code}\" is not a code: a number and two words, like 7-crossover-clockwork").format(
+                code=clean_name(code, 60)
+            )
+        case n.Rendezvous.NO_SUCH_CODE:
+            return _(
+                "nobody is hosting with the code {code} (is it typed right? is the host still waiting?)"
+            ).format(code=code)
+        case n.Rendezvous.CODE_TAKEN:
+            return _("the code {code} is already in use by two players: ask the host for a new one").format(
+                code=code
+            )
+        case n.Rendezvous.PEER_VANISHED:
+            return _("the other player did not answer in {seconds} s and the meeting was called off").format(
+                seconds=seconds
+            )
+        case n.Rendezvous.RELAY_UNREACHABLE:
+            return _("cannot reach the relay {address}: {why}").format(address=where, why=why)
+        case n.Rendezvous.RELAY_REFUSED:
+            return _("the relay {address} refused the connection: {why}").format(address=where, why=why)
+        case n.Rendezvous.RELAY_LONELY:
+            return _("the other player did not reach the relay {address} in {seconds} s").format(
+                address=where, seconds=seconds
+            )
 
 
 def error_words(e: SpiteError) -> str:

@@ -1,0 +1,119 @@
+"""The real magic-wormhole servers for the tunnel tests, on 127.0.0.1, each on a free port.
+
+``magic-wormhole-mailbox-server`` and ``magic-wormhole-transit-relay`` (the test extras)
+are started with their own twist plugins, as their READMEs say (``twist wormhole-mailbox``,
+``twist transitrelay``), run as ``python -m twisted`` from this interpreter.  The port is
+0, so the system picks a free one and no other test can take it meanwhile; the server's
+log (JSON lines on its stdout, kept in a file) says which: "... starting on PORT".  The
+wait for that line is bounded; the process is stopped (SIGTERM, then SIGKILL) after.
+No mock of either server anywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+START_DEADLINE = 60.0  # seconds for a server to listen (twisted imports slowly on a loaded machine)
+_STARTING = re.compile(r"starting on (\d+)")
+
+
+@dataclass
+class WormholeServer:
+    """A running server: ``port`` on 127.0.0.1; :meth:`stop` ends it (again: nothing)."""
+
+    kind: str
+    port: int
+    proc: subprocess.Popen[bytes]
+    log: Path
+    stopped: bool = field(default=False)
+
+    @property
+    def url(self) -> str:
+        """The mailbox's WebSocket address."""
+        return f"ws://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(15)
+
+    def kill(self) -> None:
+        """End it at once (SIGKILL): its clients see their connections drop."""
+        if not self.stopped:
+            self.stopped = True
+            self.proc.kill()
+            self.proc.wait(15)
+
+
+def start_server(kind: str, workdir: Path) -> WormholeServer:
+    """Start ``kind`` ("mailbox" or "relay") in ``workdir``; wait until it listens."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    log = workdir / f"{kind}.log"
+    if kind == "mailbox":
+        plugin = ["wormhole-mailbox", f"--channel-db={workdir / 'channel.sqlite'}"]
+    elif kind == "relay":
+        plugin = ["transitrelay"]
+    else:
+        raise ValueError(kind)
+    args = [sys.executable, "-m", "twisted", *plugin[:1], "--port=tcp:0:interface=127.0.0.1", *plugin[1:]]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(args, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + START_DEADLINE
+    while True:
+        m = _STARTING.search(log.read_text(errors="replace"))
+        if m:
+            return WormholeServer(kind, int(m.group(1)), proc, log)
+        if proc.poll() is not None or time.monotonic() > deadline:
+            with contextlib.suppress(OSError):
+                proc.kill()
+            proc.wait(15)
+            tail = log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"the {kind} server did not start (exit {proc.returncode}):\n{tail}")
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def running(kind: str, workdir: Path) -> Iterator[WormholeServer]:
+    server = start_server(kind, workdir)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def mailbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WormholeServer]:
+    """One mailbox server for a test module (tests use fresh sides and nameplates)."""
+    with running("mailbox", tmp_path_factory.mktemp("mailbox")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def relay_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WormholeServer]:
+    """One transit relay for a test module (tests use fresh tokens)."""
+    with running("relay", tmp_path_factory.mktemp("relay")) as server:
+        yield server
+
+
+@pytest.fixture
+def own_mailbox_server(tmp_path: Path) -> Iterator[WormholeServer]:
+    """A mailbox server for this test alone (it may kill it)."""
+    with running("mailbox", tmp_path / "mailbox") as server:
+        yield server

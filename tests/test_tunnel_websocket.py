@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import struct
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
 
 import pytest
 
@@ -33,18 +31,10 @@ from p2p_spite.tunnel.websocket import (
     encode_frame,
     parse_url,
 )
-from tests.support.wormhole_servers import WormholeServer, mailbox_server  # noqa: F401
+from tests.support.wormhole_servers import WormholeServer, mailbox_server, run  # noqa: F401
 
-T = TypeVar("T")
 RFC_KEY = b"the sample nonce"  # RFC 6455, 1.3 and 4.2.2: base64 "dGhlIHNhbXBsZSBub25jZQ=="
 RFC_MASK = bytes([0x37, 0xFA, 0x21, 0x3D])  # RFC 6455, 5.7
-
-
-def run(coro: Callable[[], Awaitable[T]], timeout: float = 60) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(coro(), timeout)
-
-    return asyncio.run(bounded())
 
 
 def server_reply(key: str, extra: str = "") -> bytes:

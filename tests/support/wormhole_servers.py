@@ -11,17 +11,21 @@ No mock of either server anywhere.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+
+T = TypeVar("T")
 
 START_DEADLINE = 60.0  # seconds for a server to listen (twisted imports slowly on a loaded machine)
 _STARTING = re.compile(r"starting on (\d+)")
@@ -62,8 +66,9 @@ class WormholeServer:
             self.proc.wait(15)
 
 
-def start_server(kind: str, workdir: Path) -> WormholeServer:
-    """Start ``kind`` ("mailbox" or "relay") in ``workdir``; wait until it listens."""
+def start_server(kind: str, workdir: Path, *options: str) -> WormholeServer:
+    """Start ``kind`` ("mailbox" or "relay") in ``workdir`` with the plugin's ``options``
+    (``--signal-error=...``); wait until it listens."""
     workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / f"{kind}.log"
     if kind == "mailbox":
@@ -72,7 +77,15 @@ def start_server(kind: str, workdir: Path) -> WormholeServer:
         plugin = ["transitrelay"]
     else:
         raise ValueError(kind)
-    args = [sys.executable, "-m", "twisted", *plugin[:1], "--port=tcp:0:interface=127.0.0.1", *plugin[1:]]
+    args = [
+        sys.executable,
+        "-m",
+        "twisted",
+        plugin[0],
+        "--port=tcp:0:interface=127.0.0.1",
+        *plugin[1:],
+        *options,
+    ]
     with log.open("wb") as out:
         proc = subprocess.Popen(args, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + START_DEADLINE
@@ -90,8 +103,8 @@ def start_server(kind: str, workdir: Path) -> WormholeServer:
 
 
 @contextlib.contextmanager
-def running(kind: str, workdir: Path) -> Iterator[WormholeServer]:
-    server = start_server(kind, workdir)
+def running(kind: str, workdir: Path, *options: str) -> Iterator[WormholeServer]:
+    server = start_server(kind, workdir, *options)
     try:
         yield server
     finally:
@@ -117,3 +130,12 @@ def own_mailbox_server(tmp_path: Path) -> Iterator[WormholeServer]:
     """A mailbox server for this test alone (it may kill it)."""
     with running("mailbox", tmp_path / "mailbox") as server:
         yield server
+
+
+def run(main: Callable[[], Awaitable[T]], timeout: float = 120) -> T:
+    """Run the test's coroutine in a fresh loop, bounded by ``timeout`` seconds."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(main(), timeout)
+
+    return asyncio.run(bounded())

@@ -348,6 +348,7 @@ class Rendezvous(Enum):
     RELAY_UNREACHABLE = "relay-unreachable"  # no connection to the relay ``where``
     RELAY_REFUSED = "relay-refused"  # the relay ``where`` refused: its words in ``detail``
     RELAY_LONELY = "relay-lonely"  # the other player did not reach the relay in ``seconds``
+    NO_PATH = "no-path"  # no connection to the other player within ``seconds`` (``detail``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,3 +90,10 @@ class RelayLonely(RendezvousError):
     """The other player did not reach the relay at ``where`` within ``seconds``."""
 
     how = Rendezvous.RELAY_LONELY
+
+
+class NoPath(RendezvousError):
+    """No connection to the other player, direct or relayed, within ``seconds``
+    (``detail``: why the last try failed)."""
+
+    how = Rendezvous.NO_PATH

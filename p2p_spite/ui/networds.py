@@ -365,7 +365,7 @@ def _rendezvous(r: n.RendezvousFailed) -> str:
         case n.Rendezvous.MAILBOX_REFUSED:
             return _("the mailbox server {address} refused: {why}").format(address=where, why=why)
         case n.Rendezvous.NOT_A_CODE:
-            return _("\"{code}\" is not a code: a number and two words, like 7-crossover-clockwork").format(
+            return _('"{code}" is not a code: a number and two words, like 7-crossover-clockwork').format(
                 code=clean_name(code, 60)
             )
         case n.Rendezvous.NO_SUCH_CODE:
@@ -388,6 +388,12 @@ def _rendezvous(r: n.RendezvousFailed) -> str:
             return _("the other player did not reach the relay {address} in {seconds} s").format(
                 address=where, seconds=seconds
             )
+        case n.Rendezvous.NO_PATH:
+            if r.detail:
+                return _("no connection to the other player in {seconds} s: {why}").format(
+                    seconds=seconds, why=why
+                )
+            return _("no connection to the other player in {seconds} s").format(seconds=seconds)
 
 
 def error_words(e: SpiteError) -> str:

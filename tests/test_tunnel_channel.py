@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -30,7 +32,7 @@ from p2p_spite.tunnel.channel import (
     seal_message,
 )
 from p2p_spite.tunnel.errors import ChannelError, FrameError, HandshakeError, SealError
-from p2p_spite.tunnel.spake2 import Role
+from p2p_spite.tunnel.spake2 import Role, password_scalar
 
 h = bytes.fromhex
 KE = h("0e0672dc86f8e45565d338b0540abe69")  # RFC 9382's first vector's Ke
@@ -99,6 +101,21 @@ def test_the_bytes_are_the_documents() -> None:
     assert b.peer_closed and b.receive_eof()
     assert seal_message(KE, b"A|hints", b'{"hints": []}', nonce=bytes(12)) == h(VECTORS["mailbox A|hints"])
     assert frame_nonce(5) == bytes(11) + b"\x05"
+
+
+def _document_values() -> dict[str, str]:
+    """``name = hex`` lines of docs/protocol.md's section "The sealed channel"."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("\n## The sealed channel", 1)[1].split("\n## ", 1)[0]
+    block = section.split("### Test vectors", 1)[1]
+    return dict(re.findall(r"^(\S[^=\n]*?)\s+=\s+([0-9a-f]+)$", block, re.M))
+
+
+def test_the_document_prints_these_vectors() -> None:
+    printed = _document_values()
+    assert printed.pop("Ke") == KE.hex()
+    assert int(printed.pop("w"), 16) == password_scalar(b"7-crossover-clockwork", b"app")
+    assert printed == VECTORS
 
 
 # -- honest runs ---------------------------------------------------------------------------------

@@ -245,6 +245,15 @@ def _run(a: Spake2, b: Spake2) -> tuple[bytes, bytes]:
     return a.confirm(cb), b.confirm(ca)
 
 
+def _both_refuse(a: Spake2, b: Spake2) -> None:
+    """Run the exchange; each side's confirmation check fails."""
+    ca, cb = a.receive(b.message), b.receive(a.message)
+    with pytest.raises(ConfirmationError):
+        a.confirm(cb)
+    with pytest.raises(ConfirmationError):
+        b.confirm(ca)
+
+
 def test_an_honest_exchange_agrees_on_a_fresh_key() -> None:
     ka, kb = _run(Spake2(Role.A, W), Spake2(Role.B, W))
     assert ka == kb and len(ka) == spake2.KEY_BYTES
@@ -253,12 +262,7 @@ def test_an_honest_exchange_agrees_on_a_fresh_key() -> None:
 
 
 def test_a_wrong_code_fails_confirmation_on_both_sides() -> None:
-    a, b = Spake2(Role.A, W), Spake2(Role.B, W_OTHER)
-    ca, cb = a.receive(b.message), b.receive(a.message)
-    with pytest.raises(ConfirmationError):
-        a.confirm(cb)
-    with pytest.raises(ConfirmationError):
-        b.confirm(ca)
+    _both_refuse(Spake2(Role.A, W), Spake2(Role.B, W_OTHER))
     assert isinstance(ConfirmationError("x"), SpiteError)
 
 
@@ -417,22 +421,12 @@ def test_a_man_in_the_middle_with_a_guess_fails_on_both_sides() -> None:
 
 
 def test_both_sides_in_the_same_role_never_agree() -> None:
-    a1, a2 = Spake2(Role.A, W), Spake2(Role.A, W)
-    c1, c2 = a1.receive(a2.message), a2.receive(a1.message)
-    with pytest.raises(ConfirmationError):
-        a1.confirm(c2)
-    with pytest.raises(ConfirmationError):
-        a2.confirm(c1)
+    _both_refuse(Spake2(Role.A, W), Spake2(Role.A, W))
 
 
 def test_other_identities_or_aad_never_agree() -> None:
     for kwargs in ({"id_a": b"someone else"}, {"aad": b"p2p-spite tunnel v2"}):
-        a, b = Spake2(Role.A, W), Spake2(Role.B, W, **kwargs)  # type: ignore[arg-type]
-        ca, cb = a.receive(b.message), b.receive(a.message)
-        with pytest.raises(ConfirmationError):
-            a.confirm(cb)
-        with pytest.raises(ConfirmationError):
-            b.confirm(ca)
+        _both_refuse(Spake2(Role.A, W), Spake2(Role.B, W, **kwargs))  # type: ignore[arg-type]
 
 
 def test_bad_scalars_are_refused() -> None:

@@ -67,6 +67,8 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.NotResumable("m.json", 3),
     n.BadRecord("moves must be an array", 2, 5),
     n.Repeated(n.ChatFlood("Ann"), 4),
+    *[n.RendezvousFailed(how, "mailbox.example:4000", 30, "Ann") for how in n.Rendezvous],
+    n.RendezvousFailed(n.Rendezvous.NO_PATH, seconds=30),
 ]
 
 

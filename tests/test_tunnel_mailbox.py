@@ -22,6 +22,7 @@ from p2p_spite.tunnel.failures import (
 )
 from p2p_spite.tunnel.mailbox import (
     APPID,
+    MAX_PHASES,
     Ack,
     Allocated,
     Code,
@@ -153,7 +154,7 @@ def test_the_core_refuses_a_hostile_server(data: str | bytes) -> None:
         core().receive(data)
 
 
-def test_a_changed_repeat_or_a_third_side_is_refused() -> None:
+def test_a_changed_repeat_a_third_side_or_a_flood_is_refused() -> None:
     c = core()
     c.receive(msg("bbbbbbbbbb", "pake", "01"))
     with pytest.raises(MailboxProtocolError):
@@ -162,6 +163,11 @@ def test_a_changed_repeat_or_a_third_side_is_refused() -> None:
     c.receive(msg("bbbbbbbbbb", "pake", "01"))
     with pytest.raises(MailboxProtocolError):
         c.receive(msg("cccccccccc", "version", "01"))  # somebody else in our mailbox
+    c = core()
+    for i in range(MAX_PHASES):
+        assert c.receive(msg("bbbbbbbbbb", f"phase-{i}", "00")) == PeerMessage(f"phase-{i}", b"\x00")
+    with pytest.raises(MailboxProtocolError):
+        c.receive(msg("bbbbbbbbbb", "one-too-many", "00"))  # no unbounded inbox
 
 
 # -- the real mailbox server ----------------------------------------------------------------

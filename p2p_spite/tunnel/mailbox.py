@@ -58,6 +58,7 @@ APPID: Final = "p2p-spite"
 MAX_MESSAGE: Final = 64 * 1024  # one server message (JSON): the WebSocket's limit
 MAX_BODY: Final = 16 * 1024  # one peer message's body, in bytes (hex on the wire: twice)
 MAX_PHASE: Final = 64  # characters of a phase name
+MAX_PHASES: Final = 32  # phases the other side may send (each is kept until asked for)
 MAX_NAMEPLATE: Final = 8  # digits of a nameplate we accept in a code
 
 # -- codes ----------------------------------------------------------------------------------
@@ -301,6 +302,8 @@ class MailboxCore:
             if self._seen[phase] != data:
                 raise MailboxProtocolError(f"the other side sent phase {phase!r} twice, differently")
             return None
+        if len(self._seen) >= MAX_PHASES:
+            raise MailboxProtocolError("the other side sent too many messages")
         self._seen[phase] = data
         return PeerMessage(phase, data)
 

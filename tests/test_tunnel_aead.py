@@ -440,6 +440,10 @@ def test_the_counter_does_not_wrap() -> None:
     assert len(chacha20_encrypt(key, 2**32 - 1, nonce, bytes(64))) == 64
     with pytest.raises(ValueError, match="wrap"):
         chacha20_encrypt(key, 2**32 - 1, nonce, bytes(65))
+    with pytest.raises(ValueError, match="wrap"):
+        chacha20_block(key, 2**32, nonce)
+    with pytest.raises(ValueError, match="wrap"):
+        chacha20_block(key, -1, nonce)
 
 
 @settings(max_examples=60, deadline=None)

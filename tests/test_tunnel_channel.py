@@ -338,6 +338,17 @@ def test_replayed_reordered_and_dropped_frames_are_refused() -> None:
         b.receive_data(three)
 
 
+def test_the_messages_before_a_bad_frame_are_delivered_with_the_error() -> None:
+    b, f = _established_b()
+    good = f.frame(1, Record.DATA, b"m1") + f.frame(2, Record.DATA, b"m2")
+    with pytest.raises(FrameError) as caught:
+        b.receive_data(good + f.frame(2, Record.DATA, b"m2 again"))
+    assert caught.value.delivered == (b"m1", b"m2")
+    with pytest.raises(ChannelError) as after:
+        b.receive_data(f.frame(3, Record.DATA, b"m3"))
+    assert after.value.delivered == ()
+
+
 def test_our_own_frames_reflected_do_not_open() -> None:
     a, b = _pair()
     _handshake(a, b)

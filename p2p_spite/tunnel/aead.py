@@ -200,7 +200,7 @@ def _blocks(key: tuple[int, ...], counter: int, nonce: tuple[int, ...], n: int) 
 def _keystream(key: tuple[int, ...], counter: int, nonce: tuple[int, ...], nbytes: int) -> bytes:
     """``nbytes`` of keystream from block ``counter`` on, in passes of at most _BATCH blocks."""
     nblocks = -(-nbytes // BLOCK_BYTES)
-    if counter + nblocks > 2**32:
+    if counter < 0 or counter + max(nblocks, 1) > 2**32:
         raise ValueError("the ChaCha20 block counter would wrap (RFC 8439: 32 bits)")
     parts = []
     for first in range(0, nblocks, _BATCH):
@@ -223,7 +223,7 @@ def _check(key: bytes, nonce: bytes) -> None:
 def chacha20_block(key: bytes, counter: int, nonce: bytes) -> bytes:
     """The 64-byte ChaCha20 block function (RFC 8439 2.3)."""
     _check(key, nonce)
-    return _blocks(_words(key), counter, _words(nonce), 1)
+    return _keystream(_words(key), counter, _words(nonce), BLOCK_BYTES)
 
 
 def chacha20_encrypt(key: bytes, counter: int, nonce: bytes, data: bytes) -> bytes:

@@ -183,25 +183,28 @@ class SealedChannel:
 
     def receive_data(self, data: bytes) -> list[bytes]:
         """Take the peer's bytes; the DATA messages they complete, in order.  A
-        ChannelError (HandshakeError, FrameError) ends the channel."""
+        ChannelError (HandshakeError, FrameError) ends the channel; the messages that
+        opened before the fault, in these bytes, are its ``delivered``."""
         self._check_usable()
         self._in += data
+        messages: list[bytes] = []
         try:
-            return self._parse()
+            self._parse(messages)
         except ChannelError as e:
+            e.delivered = tuple(messages)
             raise self._fail(e) from None
+        return messages
 
-    def _parse(self) -> list[bytes]:
+    def _parse(self, messages: list[bytes]) -> None:
         buf = self._in
         pos = 0
         if self._recv_box is None:
             if len(buf) < OPENING_BYTES:
                 if not MAGIC.startswith(bytes(buf[: len(MAGIC)])):
                     raise HandshakeError("the peer does not speak the sealed channel")
-                return []
+                return
             self._opening(bytes(buf[:OPENING_BYTES]))
             pos = OPENING_BYTES
-        messages: list[bytes] = []
         while len(buf) - pos >= HEADER_BYTES:
             n = int.from_bytes(buf[pos : pos + HEADER_BYTES], "big")
             if not MIN_SEALED <= n <= MAX_SEALED:
@@ -214,7 +217,6 @@ class SealedChannel:
                 messages.append(message)
             pos = end
         del buf[:pos]
-        return messages
 
     def _opening(self, opening: bytes) -> None:
         if opening[: len(MAGIC)] != MAGIC:

@@ -39,7 +39,10 @@ class ConfirmationError(PakeError):
 
 
 class ChannelError(TunnelError):
-    """The sealed channel refuses the peer's bytes; the connection is unusable after it."""
+    """The sealed channel refuses the peer's bytes; the connection is unusable after it.
+    ``delivered``: the messages that opened, in the same bytes, before the fault."""
+
+    delivered: tuple[bytes, ...] = ()
 
 
 class FrameError(ChannelError):

@@ -338,6 +338,17 @@ def plain_encrypt(key: bytes, counter: int, nonce: bytes, data: bytes) -> bytes:
     return bytes(out)
 
 
+def plain_poly1305(key: bytes, msg: bytes) -> bytes:
+    """RFC 8439 2.5.1's pseudocode: one block at a time."""
+    r = int.from_bytes(key[:16], "little") & 0x0FFFFFFC0FFFFFFC0FFFFFFC0FFFFFFF
+    s = int.from_bytes(key[16:], "little")
+    p = (1 << 130) - 5
+    acc = 0
+    for i in range(0, len(msg), 16):
+        acc = (acc + int.from_bytes(msg[i : i + 16] + b"\x01", "little")) * r % p
+    return ((acc + s) % (1 << 128)).to_bytes(16, "little")
+
+
 def test_the_plain_quarter_round_is_the_rfcs() -> None:
     """RFC 8439 2.1.1: the reference below is right before it judges anything."""
     s = [0x11111111, 0x01020304, 0x9B8D6F43, 0x01234567]
@@ -365,6 +376,7 @@ def test_poly1305_2_5_2() -> None:
     key, msg, tag = SECTION_2_5_2
     assert h(msg) == b"Cryptographic Forum Research Group"
     assert poly1305_mac(h(key), h(msg)) == h(tag)
+    assert plain_poly1305(h(key), h(msg)) == h(tag)
 
 
 def test_poly1305_key_generation_2_6_2() -> None:
@@ -423,6 +435,19 @@ def test_aead_decryption_a_5() -> None:
 )
 def test_lanes_agree_with_the_plain_cipher(key: bytes, nonce: bytes, counter: int, data: bytes) -> None:
     assert chacha20_encrypt(key, counter, nonce, data) == plain_encrypt(key, counter, nonce, data)
+
+
+@settings(max_examples=80, deadline=None)
+@given(key=st.binary(min_size=32, max_size=32), msg=st.binary(max_size=400))
+def test_poly1305_four_blocks_at_a_time_agrees_with_the_plain_one(key: bytes, msg: bytes) -> None:
+    assert poly1305_mac(key, msg) == plain_poly1305(key, msg)
+
+
+def test_poly1305_agrees_with_the_plain_one_at_every_length_to_130() -> None:
+    key = bytes(range(7, 39))
+    msg = bytes((i * 37) & 0xFF for i in range(130))
+    for n in range(131):
+        assert poly1305_mac(key, msg[:n]) == plain_poly1305(key, msg[:n])
 
 
 def test_many_passes_agree_with_the_plain_cipher(monkeypatch: pytest.MonkeyPatch) -> None:

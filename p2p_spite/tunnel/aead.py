@@ -20,7 +20,7 @@ away, so one big-integer operation does the work of that operation in every
 block (the block counter is the only word that differs between lanes).  Then the
 lanes are cut into bytes and interleaved back into block order with memoryview
 slices, and the XOR with the message is one integer XOR.  Poly1305 is the
-textbook evaluation mod 2**130 - 5 in Python integers.  ``scripts/bench_tunnel``
+evaluation mod 2**130 - 5 in Python integers, four blocks to a reduction.  ``scripts/bench_tunnel``
 measures the result.
 
 Nothing here is constant-time beyond the tag comparison: Python integers are
@@ -233,20 +233,37 @@ def chacha20_encrypt(key: bytes, counter: int, nonce: bytes, data: bytes) -> byt
 
 
 def poly1305_mac(key: bytes, msg: bytes) -> bytes:
-    """The 16-byte Poly1305 tag of ``msg`` under the one-time ``key`` (RFC 8439 2.5)."""
+    """The 16-byte Poly1305 tag of ``msg`` under the one-time ``key`` (RFC 8439 2.5).
+
+    Four 16-byte blocks at a time: ``acc = ((acc + m1)*r**4 + m2*r**3 + m3*r**2 + m4*r)
+    mod p``, the same polynomial as one block at a time with a quarter of the reductions."""
     if len(key) != 32:
         raise ValueError("a Poly1305 key is 32 bytes")
+    p = _P1305
     r = int.from_bytes(key[:16], "little") & _CLAMP
     s = int.from_bytes(key[16:], "little")
-    p = _P1305
+    r2 = r * r % p
+    r3 = r2 * r % p
+    r4 = r3 * r % p
+    fb = int.from_bytes
+    hi = _HIBIT
+    n = len(msg)
+    full = n - n % 16
+    fours = full - full % 64
     acc = 0
-    end = len(msg) - len(msg) % 16
-    for i in range(0, end, 16):
-        acc = (acc + (int.from_bytes(msg[i : i + 16], "little") | _HIBIT)) * r % p
-    if end < len(msg):
-        tail = msg[end:]
-        acc = (acc + int.from_bytes(tail, "little") + (1 << (8 * len(tail)))) * r % p
-    return ((acc + s) & (_HIBIT - 1)).to_bytes(16, "little")
+    for i in range(0, fours, 64):
+        acc = (
+            (acc + (fb(msg[i : i + 16], "little") | hi)) * r4
+            + (fb(msg[i + 16 : i + 32], "little") | hi) * r3
+            + (fb(msg[i + 32 : i + 48], "little") | hi) * r2
+            + (fb(msg[i + 48 : i + 64], "little") | hi) * r
+        ) % p
+    for i in range(fours, full, 16):
+        acc = (acc + (fb(msg[i : i + 16], "little") | hi)) * r % p
+    if full < n:
+        tail = msg[full:]
+        acc = (acc + fb(tail, "little") + (1 << (8 * len(tail)))) * r % p
+    return ((acc + s) & (hi - 1)).to_bytes(16, "little")
 
 
 def poly1305_key_gen(key: bytes, nonce: bytes) -> bytes:

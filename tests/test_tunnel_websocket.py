@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -31,7 +33,7 @@ from p2p_spite.tunnel.websocket import (
     encode_frame,
     parse_url,
 )
-from tests.support.wormhole_servers import WormholeServer, mailbox_server, run  # noqa: F401
+from tests.support.wormhole_servers import WormholeServer, mailbox_server, make_certificate, run, running  # noqa: F401
 
 RFC_KEY = b"the sample nonce"  # RFC 6455, 1.3 and 4.2.2: base64 "dGhlIHNhbXBsZSBub25jZQ=="
 RFC_MASK = bytes([0x37, 0xFA, 0x21, 0x3D])  # RFC 6455, 5.7
@@ -288,3 +290,23 @@ def test_the_real_server_talks_to_us(mailbox_server: WormholeServer) -> None:  #
         assert ws.core.is_closed
 
     run(main)
+
+
+@pytest.mark.slow
+def test_wss_checks_the_certificate(tmp_path: Path) -> None:
+    """The real mailbox server over TLS: refused with the default context (nobody vouches
+    for its certificate), welcomed with a context that trusts it."""
+    cert, key = make_certificate(tmp_path)
+
+    async def main(url: str) -> None:
+        with pytest.raises(WebSocketUnreachable) as e:
+            await connect(url, timeout=30)
+        assert "certificate verify failed" in str(e.value).lower(), str(e.value)
+        ws = await connect(url, timeout=30, tls=ssl.create_default_context(cafile=str(cert)))
+        welcome = await ws.recv(30)
+        assert isinstance(welcome, TextMessage) and json.loads(welcome.text)["type"] == "welcome"
+        await ws.close(30)
+
+    with running("mailbox", tmp_path, tls=(cert, key)) as server:
+        assert server.url.startswith("wss://127.0.0.1:")
+        run(lambda: main(server.url))

@@ -540,13 +540,16 @@ class WebSocket:
         self._writer.close()
 
 
-async def connect(url: str | Url, timeout: float, *, max_message: int = MAX_MESSAGE) -> WebSocket:
+async def connect(
+    url: str | Url, timeout: float, *, max_message: int = MAX_MESSAGE, tls: ssl.SSLContext | None = None
+) -> WebSocket:
     """Open the WebSocket at ``url`` (TCP, TLS for wss://, the handshake) within ``timeout``
-    seconds; WebSocketUnreachable, WebSocketTimeout or WebSocketProtocolError."""
+    seconds; WebSocketUnreachable, WebSocketTimeout or WebSocketProtocolError.  ``tls``
+    replaces :func:`ssl.create_default_context` (a test's own certificate authority)."""
     u = parse_url(url) if isinstance(url, str) else url
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    ctx = ssl.create_default_context() if u.secure else None
+    ctx = (tls or ssl.create_default_context()) if u.secure else None
     try:
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(u.host, u.port, ssl=ctx, server_hostname=u.host if ctx else None),

@@ -40,11 +40,12 @@ class WormholeServer:
     proc: subprocess.Popen[bytes]
     log: Path
     stopped: bool = field(default=False)
+    tls: bool = field(default=False)
 
     @property
     def url(self) -> str:
-        """The mailbox's WebSocket address."""
-        return f"ws://127.0.0.1:{self.port}/v1"
+        """The mailbox's WebSocket address (wss:// when it speaks TLS)."""
+        return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}/v1"
 
     def stop(self) -> None:
         if self.stopped:
@@ -66,9 +67,49 @@ class WormholeServer:
             self.proc.wait(15)
 
 
-def start_server(kind: str, workdir: Path, *options: str) -> WormholeServer:
+def make_certificate(workdir: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (PEM files in ``workdir``)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=2))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = workdir / "cert.pem", workdir / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
+
+
+def start_server(
+    kind: str, workdir: Path, *options: str, tls: tuple[Path, Path] | None = None
+) -> WormholeServer:
     """Start ``kind`` ("mailbox" or "relay") in ``workdir`` with the plugin's ``options``
-    (``--signal-error=...``); wait until it listens."""
+    (``--signal-error=...``); with ``tls`` (certificate, key) it speaks TLS; wait until
+    it listens."""
     workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / f"{kind}.log"
     if kind == "mailbox":
@@ -77,22 +118,17 @@ def start_server(kind: str, workdir: Path, *options: str) -> WormholeServer:
         plugin = ["transitrelay"]
     else:
         raise ValueError(kind)
-    args = [
-        sys.executable,
-        "-m",
-        "twisted",
-        plugin[0],
-        "--port=tcp:0:interface=127.0.0.1",
-        *plugin[1:],
-        *options,
-    ]
+    port = "tcp:0:interface=127.0.0.1"
+    if tls is not None:
+        port = f"ssl:0:interface=127.0.0.1:certKey={tls[0]}:privateKey={tls[1]}"
+    args = [sys.executable, "-m", "twisted", plugin[0], f"--port={port}", *plugin[1:], *options]
     with log.open("wb") as out:
         proc = subprocess.Popen(args, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + START_DEADLINE
     while True:
         m = _STARTING.search(log.read_text(errors="replace"))
         if m:
-            return WormholeServer(kind, int(m.group(1)), proc, log)
+            return WormholeServer(kind, int(m.group(1)), proc, log, tls=tls is not None)
         if proc.poll() is not None or time.monotonic() > deadline:
             with contextlib.suppress(OSError):
                 proc.kill()
@@ -103,8 +139,10 @@ def start_server(kind: str, workdir: Path, *options: str) -> WormholeServer:
 
 
 @contextlib.contextmanager
-def running(kind: str, workdir: Path, *options: str) -> Iterator[WormholeServer]:
-    server = start_server(kind, workdir, *options)
+def running(
+    kind: str, workdir: Path, *options: str, tls: tuple[Path, Path] | None = None
+) -> Iterator[WormholeServer]:
+    server = start_server(kind, workdir, *options, tls=tls)
     try:
         yield server
     finally:

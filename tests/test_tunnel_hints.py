@@ -25,7 +25,7 @@ from p2p_spite.tunnel.hints import (
     hints_to_msgpack,
     race_connect,
 )
-from tests.support.wormhole_servers import run
+from tests.support.wormhole_servers import closed_port, run
 
 T = 60.0
 HINTS: list[Hint] = [
@@ -130,12 +130,6 @@ async def expect_hello(r: asyncio.StreamReader, w: asyncio.StreamWriter, h: Dire
     if line != b"hello\n":
         raise ConnectionError(f"{h.where} said {line!r}")
     return h.where
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_the_first_handshake_to_complete_wins() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from pathlib import Path
 
 import pytest
@@ -40,6 +39,7 @@ from p2p_spite.tunnel.mailbox import (
 from p2p_spite.tunnel.wordlist import EVEN, ODD
 from tests.support.wormhole_servers import (  # noqa: F401
     WormholeServer,
+    closed_port,
     mailbox_server,
     own_mailbox_server,
     run,
@@ -173,6 +173,12 @@ def test_a_changed_repeat_a_third_side_or_a_flood_is_refused() -> None:
 # -- the real mailbox server ----------------------------------------------------------------
 
 
+async def meet(url: str) -> tuple[Mailbox, Code, Mailbox]:
+    """A host's open mailbox, its code, and a joiner's open mailbox on that code."""
+    hb, code = await host(url, T)
+    return hb, code, await join(url, code, T)
+
+
 @pytest.mark.slow
 def test_two_players_meet_through_the_real_mailbox(mailbox_server: WormholeServer) -> None:  # noqa: F811
     """The host allocates and claims, the joiner claims by the code; each reads the other's
@@ -211,8 +217,7 @@ def test_two_players_meet_through_the_real_mailbox(mailbox_server: WormholeServe
 @pytest.mark.slow
 def test_a_third_player_on_the_code_is_crowded_out(mailbox_server: WormholeServer) -> None:  # noqa: F811
     async def main() -> None:
-        hb, code = await host(mailbox_server.url, T)
-        jb = await join(mailbox_server.url, code, T)
+        hb, code, jb = await meet(mailbox_server.url)
         with pytest.raises(CodeTaken) as e:
             await join(mailbox_server.url, code, T)
         assert e.value.failure.detail == code.nameplate
@@ -252,8 +257,7 @@ def test_the_mailbox_closing_midway(own_mailbox_server: WormholeServer) -> None:
     once (not when its long deadline runs out)."""
 
     async def main() -> None:
-        hb, code = await host(own_mailbox_server.url, T)
-        jb = await join(own_mailbox_server.url, code, T)
+        hb, _, jb = await meet(own_mailbox_server.url)
         waits = [asyncio.create_task(mb.get("pake", 600)) for mb in (hb, jb)]
         await asyncio.sleep(0)  # both are reading
         await asyncio.to_thread(own_mailbox_server.kill)
@@ -272,8 +276,7 @@ def test_the_peer_vanishing_during_the_rendezvous(mailbox_server: WormholeServer
     """The host leaves after the joiner came: the joiner's wait ends on its deadline."""
 
     async def main() -> None:
-        hb, code = await host(mailbox_server.url, T)
-        jb = await join(mailbox_server.url, code, T)
+        hb, _, jb = await meet(mailbox_server.url)
         await hb.close(T, mood="lonely")
         with pytest.raises(PeerVanished) as e:
             await jb.get("pake", 1.0)
@@ -297,9 +300,7 @@ def test_a_server_that_refuses_everyone(tmp_path: Path) -> None:
 
 
 def test_a_mailbox_nobody_runs() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed at once: nobody listens there
+    port = closed_port()
 
     async def main() -> None:
         with pytest.raises(MailboxUnreachable) as e:

@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import socket
 
 import pytest
 
 from p2p_spite.tunnel.failures import RelayLonely, RelayRefused, RelayUnreachable
 from p2p_spite.tunnel.relay import RelayedConnection, handshake, new_side, parse_address, relay_connect
-from tests.support.wormhole_servers import WormholeServer, relay_server, run  # noqa: F401
+from tests.support.wormhole_servers import WormholeServer, closed_port, relay_server, run  # noqa: F401
 
 T = 60.0  # waits that succeed: long, so a loaded machine passes
 
@@ -79,9 +78,7 @@ def test_a_relay_that_does_not_say_ok(answer: bytes, words: str) -> None:
 
 
 def test_a_relay_nobody_runs() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed at once: nobody listens there
+    port = closed_port()
 
     async def main() -> None:
         with pytest.raises(RelayUnreachable) as e:

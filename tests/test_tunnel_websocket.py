@@ -33,7 +33,14 @@ from p2p_spite.tunnel.websocket import (
     encode_frame,
     parse_url,
 )
-from tests.support.wormhole_servers import WormholeServer, mailbox_server, make_certificate, run, running  # noqa: F401
+from tests.support.wormhole_servers import (  # noqa: F401
+    WormholeServer,
+    closed_port,
+    mailbox_server,
+    make_certificate,
+    run,
+    running,
+)
 
 RFC_KEY = b"the sample nonce"  # RFC 6455, 1.3 and 4.2.2: base64 "dGhlIHNhbXBsZSBub25jZQ=="
 RFC_MASK = bytes([0x37, 0xFA, 0x21, 0x3D])  # RFC 6455, 5.7
@@ -259,12 +266,8 @@ def test_a_silent_server_meets_the_deadline() -> None:
 
 def test_nobody_listening_is_unreachable() -> None:
     async def main() -> None:
-        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        server.close()
-        await server.wait_closed()
         with pytest.raises(WebSocketUnreachable):
-            await connect(f"ws://127.0.0.1:{port}/", timeout=30)
+            await connect(f"ws://127.0.0.1:{closed_port()}/", timeout=30)
 
     run(main)
 

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -177,3 +178,10 @@ def run(main: Callable[[], Awaitable[T]], timeout: float = 120) -> T:
         return await asyncio.wait_for(main(), timeout)
 
     return asyncio.run(bounded())
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nobody listens on (bound, then closed at once)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -349,6 +349,8 @@ class Rendezvous(Enum):
     RELAY_REFUSED = "relay-refused"  # the relay ``where`` refused: its words in ``detail``
     RELAY_LONELY = "relay-lonely"  # the other player did not reach the relay in ``seconds``
     NO_PATH = "no-path"  # no connection to the other player within ``seconds`` (``detail``)
+    WRONG_CODE = "wrong-code"  # the key confirmation failed: a wrong code, or the other typed another
+    PEER_BROKE = "peer-broke"  # the other player's sealed message does not open or is malformed
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,6 +361,15 @@ class RendezvousFailed:
     where: str = ""
     seconds: float = 0.0
     detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    """How this side reaches the other player over the internet: ``direct`` to ``where``,
+    or through the transit relay at ``where``."""
+
+    direct: bool
+    where: str
 
 
 News = (
@@ -388,6 +399,7 @@ News = (
     | BadRecord
     | WatchCut
     | RendezvousFailed
+    | Connected
 )
 
 

@@ -97,3 +97,15 @@ class NoPath(RendezvousError):
     (``detail``: why the last try failed)."""
 
     how = Rendezvous.NO_PATH
+
+
+class WrongCode(RendezvousError):
+    """The key confirmation failed: the code is wrong or the other side typed another."""
+
+    how = Rendezvous.WRONG_CODE
+
+
+class PeerBroke(RendezvousError):
+    """The other side's sealed mailbox message does not open, or says nonsense (``detail``)."""
+
+    how = Rendezvous.PEER_BROKE

@@ -347,6 +347,10 @@ def news_words(item: n.News | n.Repeated) -> str:
             return _("not a valid record: {why}").format(why=why)
         case n.RendezvousFailed():
             return _rendezvous(item)
+        case n.Connected():
+            if item.direct:
+                return _("connected directly to {address}").format(address=item.where)
+            return _("connected through the relay {address}").format(address=item.where)
     raise AssertionError(f"no words for {item!r}")  # (mypy checks the match is complete)
 
 
@@ -394,6 +398,10 @@ def _rendezvous(r: n.RendezvousFailed) -> str:
                     seconds=seconds, why=why
                 )
             return _("no connection to the other player in {seconds} s").format(seconds=seconds)
+        case n.Rendezvous.WRONG_CODE:
+            return _("the code is wrong, or the other player typed another one: ask the host for a new code")
+        case n.Rendezvous.PEER_BROKE:
+            return _("the other player sent a message that does not open: {why}").format(why=why)
 
 
 def error_words(e: SpiteError) -> str:

@@ -462,6 +462,31 @@ def _code_again(wrong: bool) -> str:
     return code
 
 
+def joined_note(session: NetSession, resumed: bool) -> str:
+    """The joiner's line once the match is agreed: whose, where in it, the seed."""
+    who = session.peer_name
+    if session.seed_by is SeedOrigin.HOST:
+        seed = _("the host chose the seed: {seed}").format(seed=session.seed.hex())
+    elif session.seed_by is SeedOrigin.BOTH:
+        seed = _("seed drawn by both: {seed}").format(seed=session.seed.hex())
+    else:  # a record from before the seed's origin was kept
+        seed = _("seed {seed}").format(seed=session.seed.hex())
+    m = session.match
+    if resumed:
+        ply = m.game.ply  # the moves of the game under way, not of the whole match
+        text = ngettext(
+            "back in {name}'s match at game {game}, {n} move in; {seed}",
+            "back in {name}'s match at game {game}, {n} moves in; {seed}",
+            ply,
+        )
+        note = text.format(name=who, game=m.game_number, n=ply, seed=seed)
+    else:
+        note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
+    if session.private:
+        note += _("; private deck: no one sees a hidden card")
+    return note
+
+
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
     from .net.connect import join_session
@@ -505,26 +530,7 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
                 if not ask:
                     raise
                 args.code = _code_again(e.wrong)
-        who = session.peer_name
-        if session.seed_by is SeedOrigin.HOST:
-            seed = _("the host chose the seed: {seed}").format(seed=session.seed.hex())
-        elif session.seed_by is SeedOrigin.BOTH:
-            seed = _("seed drawn by both: {seed}").format(seed=session.seed.hex())
-        else:  # a record from before the seed's origin was kept
-            seed = _("seed {seed}").format(seed=session.seed.hex())
-        m = session.match
-        if resume is not None:
-            ply = m.game.ply  # the moves of the game under way, not of the whole match
-            text = ngettext(
-                "back in {name}'s match at game {game}, {n} move in; {seed}",
-                "back in {name}'s match at game {game}, {n} moves in; {seed}",
-                ply,
-            )
-            note = text.format(name=who, game=m.game_number, n=ply, seed=seed)
-        else:
-            note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
-        if session.private:
-            note += _("; private deck: no one sees a hidden card")
+        note = joined_note(session, resume is not None)
         _say(note)
         return await _drive(
             session, args.bot, args.bot_seed, notes=(note,), takebacks=args.takebacks, matches=args.matches

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,14 +61,15 @@ def servers_of(args: argparse.Namespace) -> Servers:
     return Servers(mailbox, relay, bool(args.relay_only))
 
 
+_CODE_LIKE = re.compile(r"\s*\d+[-\s]+[A-Za-z]+[-\s]+[A-Za-z]+\s*")
+
+
 def is_code(text: str | None) -> Code | None:
-    """``text`` as a code (``join CODE`` is internet play), else None (an address)."""
-    if text is None:
+    """``text`` as a code (``join CODE`` is internet play), else None (an address).  What
+    looks like a code (a number and two words) but is not one is NotACode."""
+    if text is None or not _CODE_LIKE.fullmatch(text):
         return None
-    try:
-        return parse_code(text)
-    except RendezvousError:
-        return None
+    return parse_code(text)
 
 
 def _told(news: News) -> str:

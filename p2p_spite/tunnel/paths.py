@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,15 @@ async def open_channel(
             got += ch.receive_data(data)
             writer.write(ch.data_to_send())
     return ch, got
+
+
+def _unmapped(host: str) -> str:
+    """An IPv4 address a dual-stack listener saw as ``::ffff:a.b.c.d``, as ``a.b.c.d``."""
+    with contextlib.suppress(ValueError):
+        mapped = ipaddress.ip_address(host)
+        if isinstance(mapped, ipaddress.IPv6Address) and mapped.ipv4_mapped is not None:
+            return str(mapped.ipv4_mapped)
+    return host
 
 
 def _close(writer: asyncio.StreamWriter) -> None:
@@ -357,7 +367,7 @@ class TunnelServer(asyncio.AbstractServer):
 
     async def _accepted_direct(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
-        host, port = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) else ("?", 0)
+        host, port = (_unmapped(str(peer[0])), int(peer[1])) if isinstance(peer, tuple) else ("?", 0)
         await self._take(reader, writer, Connected(direct=True, where=where_of(host, port)), (host, port))
 
     async def _take(

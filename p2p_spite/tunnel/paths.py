@@ -337,8 +337,11 @@ class TunnelServer(asyncio.AbstractServer):
         relay: tuple[str, int] | None,
         sock: socket.socket | None,
         on_path: Callable[[News], None] | None = None,
+        *,
+        open_timeout: float = OPEN_TIMEOUT,
     ) -> None:
         self._ke = ke
+        self._open_timeout = open_timeout
         self._factory: Callable[[], asyncio.BaseProtocol] | None = None
         self._relay = relay
         self._sock = sock
@@ -378,7 +381,7 @@ class TunnelServer(asyncio.AbstractServer):
         address: tuple[str, int],
     ) -> bool:
         try:
-            ch, got = await open_channel(reader, writer, self._ke, Role.A, OPEN_TIMEOUT)
+            ch, got = await open_channel(reader, writer, self._ke, Role.A, self._open_timeout)
         except (ChannelError, TimeoutError, OSError):
             _close(writer)  # a stranger, another key, or a path the joiner did not choose
             return False

@@ -51,10 +51,12 @@ def code_password(code: Code, appid: str = APPID) -> int:
     return password_scalar(str(code).encode(), f"{appid}|{code.nameplate}".encode())
 
 
-async def _exchange(mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float) -> Meeting:
+async def _exchange(
+    mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float, step: float
+) -> Meeting:
     """The key and the hints over an open mailbox (the nameplate claimed by us)."""
     pake = Spake2(role, code_password(code))
-    await mb.add("pake", pake.message, STEP)
+    await mb.add("pake", pake.message, step)
     theirs = await mb.get("pake", first_wait)
     if len(theirs) != ELEMENT_BYTES:
         raise PeerBroke(mb.where, detail="a key message of the wrong size")
@@ -62,8 +64,8 @@ async def _exchange(mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], 
         mac = pake.receive(theirs)
     except PakeError as e:
         raise PeerBroke(mb.where, detail=str(e)) from None
-    await mb.add("confirm", mac, STEP)
-    their_mac = await mb.get("confirm", STEP)
+    await mb.add("confirm", mac, step)
+    their_mac = await mb.get("confirm", step)
     if len(their_mac) != MAC_BYTES:
         raise PeerBroke(mb.where, detail="a confirmation of the wrong size")
     try:
@@ -73,8 +75,8 @@ async def _exchange(mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], 
     except PakeError as e:
         raise PeerBroke(mb.where, detail=str(e)) from None
     ours, other = (b"A|hints", b"B|hints") if role is Role.A else (b"B|hints", b"A|hints")
-    await mb.add("hints", seal_message(ke, ours, hints_to_json(hints)), STEP)
-    sealed = await mb.get("hints", STEP)
+    await mb.add("hints", seal_message(ke, ours, hints_to_json(hints)), step)
+    sealed = await mb.get("hints", step)
     try:
         theirs_hints = hints_from_json(open_message(ke, other, sealed))
     except (SealError, HintError) as e:
@@ -84,10 +86,12 @@ async def _exchange(mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], 
     return Meeting(ke, role, direct, relays)
 
 
-async def _meet(mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float) -> Meeting:
+async def _meet(
+    mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float, step: float
+) -> Meeting:
     """:func:`_exchange`, then the mailbox closed with the mood it earned."""
     try:
-        meeting = await _exchange(mb, code, role, hints, first_wait)
+        meeting = await _exchange(mb, code, role, hints, first_wait, step)
     except WrongCode:
         with contextlib.suppress(Exception):
             await mb.release(CLOSE_WAIT)
@@ -103,15 +107,21 @@ async def _meet(mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], firs
 
 
 async def host_meeting(
-    url: str, hints: Sequence[Hint], on_code: Callable[[Code], None], *, typing_wait: float = TYPING_WAIT
+    url: str,
+    hints: Sequence[Hint],
+    on_code: Callable[[Code], None],
+    *,
+    typing_wait: float = TYPING_WAIT,
+    step: float = STEP,
 ) -> Meeting:
-    """The host's meeting: a fresh code told through ``on_code``, our ``hints`` given."""
-    mb, code = await host(url, STEP)
+    """The host's meeting: a fresh code told through ``on_code``, our ``hints`` given
+    (``typing_wait``, ``step``: the deadlines, see the module's text)."""
+    mb, code = await host(url, step)
     on_code(code)
-    return await _meet(mb, code, Role.A, hints, typing_wait)
+    return await _meet(mb, code, Role.A, hints, typing_wait, step)
 
 
-async def join_meeting(url: str, code: Code, hints: Sequence[Hint]) -> Meeting:
+async def join_meeting(url: str, code: Code, hints: Sequence[Hint], *, step: float = STEP) -> Meeting:
     """The joiner's meeting under ``code``."""
-    mb = await join(url, code, STEP)
-    return await _meet(mb, code, Role.B, hints, STEP)
+    mb = await join(url, code, step)
+    return await _meet(mb, code, Role.B, hints, step, step)

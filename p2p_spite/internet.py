@@ -78,6 +78,12 @@ def _told(news: News) -> str:
     return news_words(news)
 
 
+def _route(connected: Connected) -> str:
+    from .ui.networds import route_words
+
+    return route_words(connected)
+
+
 def _listener() -> socket.socket:
     """A listening socket on every interface, on a free port (dual stack if it can)."""
     if socket.has_dualstack_ipv6():
@@ -150,7 +156,7 @@ def run_internet_host(args: argparse.Namespace) -> int:
         task = asyncio.ensure_future(host_session(settings, on_warning=_warn, serve=server.serve))
         try:
             connected = await _first_path(server, task, servers.relay_only)  # type: ignore[arg-type]
-            line = _told(connected)
+            line, route = _told(connected), _route(connected)
             _say(line)
             session = await task
         except BaseException:
@@ -164,8 +170,9 @@ def run_internet_host(args: argparse.Namespace) -> int:
             text = _("{name} joined; seed {seed}")
         _say(text.format(name=session.peer_name, seed=session.seed.hex()))
         return await _drive(
-            session, args.bot, args.bot_seed, notes=(line,), takebacks=args.takebacks, matches=args.matches
-        )
+            session, args.bot, args.bot_seed, notes=(line,), takebacks=args.takebacks, matches=args.matches,
+            route=route,
+        )  # fmt: skip
 
     return run_main(main())
 
@@ -186,7 +193,8 @@ def run_internet_join(args: argparse.Namespace, code: Code) -> int:
         direct: tuple[DirectHint, ...] = () if servers.relay_only else meeting.direct
         side = new_side()
         first = [await establish(meeting.ke, direct, relay, side=side)]
-        line = _told(first[0].connected)
+        first_connected = first[0].connected
+        line = _told(first_connected)
         _say(line)
 
         async def connect(factory: Callable[[], Link], _host: str, _port: int, timeout: float) -> Link:
@@ -224,6 +232,7 @@ def run_internet_join(args: argparse.Namespace, code: Code) -> int:
             notes=(line, note),
             takebacks=args.takebacks,
             matches=args.matches,
+            route=_route(first_connected),
         )
 
     return run_main(main())

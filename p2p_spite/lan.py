@@ -185,9 +185,11 @@ async def _drive(
     notes: tuple[str, ...] = (),
     takebacks: str | None = None,
     matches: int = 1,
+    route: str = "",
 ) -> int:
     """Play ``session`` (and the matches after it on its connection: a bot plays
-    ``matches`` in a row, a person is asked at each end)."""
+    ``matches`` in a row, a person is asked at each end; ``route``: how the connection
+    goes, for the toolbar)."""
     from .bots.driver import run_bot
 
     if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
@@ -199,7 +201,7 @@ async def _drive(
     else:
         from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
-        code = await drive_human(played, notes=notes)  # closes the session however it ends
+        code = await drive_human(played, notes=notes, route=route)  # closes the session however it ends
         return _final(played, code, told=not fullscreen_ok())
     return _final(played, code)
 

@@ -404,9 +404,16 @@ def _rendezvous(r: n.RendezvousFailed) -> str:
             return _("the other player sent a message that does not open: {why}").format(why=why)
 
 
+def route_words(c: n.Connected) -> str:
+    """The toolbar's short word for how the connection goes."""
+    if c.direct:
+        return _("direct to {address}").format(address=c.where)
+    return _("via the relay {address}").format(address=c.where)
+
+
 def error_words(e: SpiteError) -> str:
     """The one line an error ends a command with (without the ``p2p-spite:`` before it)."""
     return news_words(e.news) if e.news is not None else str(e)
 
 
-__all__ = ["error_words", "news_words", "refusal_words", "storage_words"]
+__all__ = ["error_words", "news_words", "refusal_words", "route_words", "storage_words"]

@@ -17,7 +17,7 @@ import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .i18n import _
 from .lan import _check_bot, _drive, _say, _warn
@@ -31,6 +31,9 @@ from .tunnel.paths import PATH_TIMEOUT, Opened, SealedTransport, TunnelServer, e
 from .tunnel.relay import DEFAULT_PORT as RELAY_PORT
 from .tunnel.relay import new_side, parse_address
 from .tunnel.rendezvous import Meeting, host_meeting, join_meeting
+
+if TYPE_CHECKING:
+    from .storage.resume import Saved
 
 DEFAULT_MAILBOX: Final = "ws://relay.magic-wormhole.io:4000/v1"  # magic-wormhole's public one
 DEFAULT_RELAY: Final = f"transit.magic-wormhole.io:{RELAY_PORT}"
@@ -76,6 +79,19 @@ def _told(news: News) -> str:
     from .ui.networds import news_words
 
     return news_words(news)
+
+
+def _shared(args: argparse.Namespace, resume: Saved | None) -> dict[str, Any]:
+    """The settings both sides take from their options."""
+    return {
+        "name": args.name,
+        "record_path": args.record,
+        "resume": resume,
+        "grace": args.grace,
+        "heartbeat": max(args.heartbeat, 0.05),
+        "dead_after": 5 * max(args.heartbeat, 0.05),
+        "private": args.private,
+    }
 
 
 def _route(connected: Connected) -> str:
@@ -140,18 +156,12 @@ def run_internet_host(args: argparse.Namespace) -> int:
 
         server = TunnelServer(meeting.ke, servers.relay, sock, on_path)
         settings = HostSettings(
-            name=args.name,
             port=0,
             seed=args.seed,
             target=args.target or DEFAULT_TARGET,
             games=args.games,
-            record_path=args.record,
-            resume=resume,
-            grace=args.grace,
-            heartbeat=max(args.heartbeat, 0.05),
-            dead_after=5 * max(args.heartbeat, 0.05),
-            private=args.private,
             watchers=0,
+            **_shared(args, resume),
         )
         task = asyncio.ensure_future(host_session(settings, on_warning=_warn, serve=server.serve))
         try:
@@ -209,17 +219,7 @@ def run_internet_join(args: argparse.Namespace, code: Code) -> int:
             SealedTransport(opened).attach(link)
             return link
 
-        settings = JoinSettings(
-            host=first[0].address[0],
-            port=first[0].address[1],
-            name=args.name,
-            record_path=args.record,
-            resume=resume,
-            grace=args.grace,
-            heartbeat=max(args.heartbeat, 0.05),
-            dead_after=5 * max(args.heartbeat, 0.05),
-            private=args.private,
-        )
+        settings = JoinSettings(host=first[0].address[0], port=first[0].address[1], **_shared(args, resume))
         session = await join_session(settings, connect=connect)
         from .lan import joined_note
 

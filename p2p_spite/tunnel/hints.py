@@ -189,11 +189,29 @@ async def race_connect(
             writer.close()
             raise
 
+    def close(late: tuple[T, DirectHint, asyncio.StreamReader, asyncio.StreamWriter]) -> None:
+        late[3].close()
+
+    winner, failure = await first_of([attempt(h) for h in dict.fromkeys(hints)], timeout, close)
+    if winner is None:
+        raise NoPath(seconds=timeout, detail=described(failure))
+    return winner
+
+
+R = TypeVar("R")
+
+
+async def first_of(
+    attempts: Sequence[Awaitable[R]], timeout: float, discard: Callable[[Any], object]
+) -> tuple[R | None, BaseException | None]:
+    """Run ``attempts`` at once: the first to succeed within ``timeout`` seconds (None if
+    none did) and the last failure; the others are cancelled, and one that succeeds in
+    the same instant is given to ``discard`` (to close what it opened)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    pending = {asyncio.ensure_future(attempt(h)) for h in dict.fromkeys(hints)}
-    winner: tuple[T, DirectHint, asyncio.StreamReader, asyncio.StreamWriter] | None = None
-    why = ""
+    pending = {asyncio.ensure_future(a) for a in attempts}
+    winner: R | None = None
+    failure: BaseException | None = None
     try:
         while pending and winner is None:
             left = deadline - loop.time()
@@ -205,17 +223,22 @@ async def race_connect(
                     continue
                 exc = task.exception()
                 if exc is not None:
-                    why = f"{exc}" if str(exc) else type(exc).__name__
+                    failure = exc
                 elif winner is None:
                     winner = task.result()
                 else:
-                    task.result()[3].close()  # a second winner in the same instant
+                    discard(task.result())  # a second winner in the same instant
     finally:
         for task in pending:
             task.cancel()
         for task in pending:
             with contextlib.suppress(BaseException):
                 await task
-    if winner is None:
-        raise NoPath(seconds=timeout, detail=why)
-    return winner
+    return winner, failure
+
+
+def described(failure: BaseException | None) -> str:
+    """A failed attempt's words ("" for none)."""
+    if failure is None:
+        return ""
+    return str(failure) or type(failure).__name__

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import ipaddress
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -29,7 +29,7 @@ from ..news import Connected, News
 from .channel import MAX_MESSAGE, SealedChannel, derive_key
 from .errors import ChannelError
 from .failures import NoPath, RelayLonely, RelayRefused, RelayUnreachable
-from .hints import DirectHint, race_connect
+from .hints import DirectHint, described, first_of, race_connect
 from .relay import new_side, relay_connect, where_of
 from .spake2 import Role
 
@@ -85,6 +85,10 @@ def _unmapped(host: str) -> str:
         if isinstance(mapped, ipaddress.IPv6Address) and mapped.ipv4_mapped is not None:
             return str(mapped.ipv4_mapped)
     return host
+
+
+def _close_opened(opened: Opened) -> None:
+    _close(opened.writer)
 
 
 def _close(writer: asyncio.StreamWriter) -> None:
@@ -261,7 +265,6 @@ async def establish(
     """The joiner's path to the host (see the module's text): the winner, ``go`` sent on
     it.  NoPath (or the relay's own failure, when the relay was the only way) if none
     opens within ``timeout`` seconds."""
-    tasks: dict[asyncio.Task[Any], str] = {}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
 
@@ -280,40 +283,18 @@ async def establish(
         ch, got, r, w = await _relay_path(ke, Role.B, relay, side, max(deadline - loop.time(), 1.0))
         return Opened(ch, r, w, got, Connected(direct=False, where=where_of(*relay)), relay)
 
+    attempts: list[Awaitable[Opened]] = []
     if direct:
-        tasks[asyncio.ensure_future(direct_race())] = "direct"
+        attempts.append(direct_race())
     if relay is not None:
-        tasks[asyncio.ensure_future(relayed(head_start if direct else 0.0))] = "relay"
-    if not tasks:
+        attempts.append(relayed(head_start if direct else 0.0))
+    if not attempts:
         raise NoPath(seconds=timeout, detail="no address to try")
-    winner: Opened | None = None
-    failure: BaseException | None = None
-    pending = set(tasks)
-    try:
-        while pending and winner is None:
-            left = deadline - loop.time()
-            if left <= 0:
-                break
-            done, pending = await asyncio.wait(pending, timeout=left, return_when=asyncio.FIRST_COMPLETED)
-            for t in done:
-                exc = t.exception()
-                if exc is not None:
-                    failure = exc
-                elif winner is None:
-                    winner = t.result()
-                else:
-                    _close(t.result().writer)
-    finally:
-        for t in pending:
-            t.cancel()
-        for t in pending:
-            with contextlib.suppress(BaseException):
-                await t
+    winner, failure = await first_of(attempts, timeout, _close_opened)
     if winner is None:
         if isinstance(failure, (RelayUnreachable, RelayRefused, RelayLonely)) and not direct:
             raise failure
-        why = "" if failure is None else (str(failure) or type(failure).__name__)
-        raise NoPath(seconds=timeout, detail=why)
+        raise NoPath(seconds=timeout, detail=described(failure))
     winner.channel.send(GO)
     winner.writer.write(winner.channel.data_to_send())
     return winner

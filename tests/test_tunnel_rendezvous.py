@@ -329,3 +329,42 @@ def test_a_path_through_the_real_relay_and_a_second_one_under_the_same_key(
             await server.wait_closed()
 
     run(main)
+
+
+def test_strangers_holding_the_direct_door_are_bounded() -> None:
+    """MAX_OPENING silent connections each get the host's opening and wait; one more is
+    closed at once, with nothing sent; when one of the silent ones leaves, a new one is
+    let in again."""
+
+    async def main() -> None:
+        from p2p_spite.tunnel.channel import OPENING_BYTES
+        from p2p_spite.tunnel.paths import MAX_OPENING
+
+        sock = _listener()
+        port = sock.getsockname()[1]
+        server = await TunnelServer(KE, None, sock, open_timeout=T).serve(Made())
+        held: list[asyncio.StreamWriter] = []
+        try:
+            for _ in range(MAX_OPENING):
+                r, w = await asyncio.open_connection("127.0.0.1", port)
+                held.append(w)
+                assert len(await asyncio.wait_for(r.readexactly(OPENING_BYTES), T)) == OPENING_BYTES
+            r, w = await asyncio.open_connection("127.0.0.1", port)
+            with contextlib.suppress(ConnectionError):
+                assert await asyncio.wait_for(r.read(), T) == b""
+            w.close()
+            held.pop().close()
+            while True:  # (the host sees the one that left; then there is room again)
+                r, w = await asyncio.open_connection("127.0.0.1", port)
+                got = await asyncio.wait_for(r.read(OPENING_BYTES), T)
+                held.append(w)
+                if got:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            for w in held:
+                w.close()
+            server.close()
+            await server.wait_closed()
+
+    run(main)

@@ -39,6 +39,7 @@ OPEN_TIMEOUT: Final = 10.0  # seconds a connection has to open its channel (and 
 RELAY_CONNECT: Final = 10.0  # seconds to reach the relay
 RELAY_WAIT: Final = 600.0  # seconds the host's connection waits at the relay for the joiner
 PATH_TIMEOUT: Final = 30.0  # seconds the joiner has to find a path
+MAX_OPENING: Final = 16  # direct connections opening their channel at once (more: closed at once)
 READ_CHUNK: Final = 65536
 
 
@@ -328,6 +329,7 @@ class TunnelServer(asyncio.AbstractServer):
         self._sock = sock
         self._on_path = on_path
         self._side = new_side()
+        self._opening = 0  # direct connections opening their channel now
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = asyncio.Event()
@@ -350,6 +352,16 @@ class TunnelServer(asyncio.AbstractServer):
         task.add_done_callback(self._tasks.discard)
 
     async def _accepted_direct(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._opening >= MAX_OPENING:  # strangers holding the door: no more of them
+            writer.transport.abort()
+            return
+        self._opening += 1
+        try:
+            await self._direct(reader, writer)
+        finally:
+            self._opening -= 1
+
+    async def _direct(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         host, port = (_unmapped(str(peer[0])), int(peer[1])) if isinstance(peer, tuple) else ("?", 0)
         await self._take(reader, writer, Connected(direct=True, where=where_of(host, port)), (host, port))

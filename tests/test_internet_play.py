@@ -122,6 +122,20 @@ def test_the_relay_connection_cut_mid_game_comes_back(
     assert tap.stats.connections >= 4  # both sides' first connections, then both again
 
 
+@pytest.mark.slow
+def test_a_byte_changed_on_the_relay_mid_game_is_a_dropped_connection(
+    tmp_path: Path,
+    mailbox_server: WormholeServer,  # noqa: F811
+    relay_server: WormholeServer,  # noqa: F811
+) -> None:
+    """An on-path forger changes one byte of the first relayed connection, after 6000
+    bytes: the frame does not open, that side drops the connection (a forgery is never
+    taken as a message), both come back under the same key and finish the match."""
+    tap, _h, _j = _whole_match(tmp_path, mailbox_server, relay_server, Plan(flips=[6000]))
+    assert tap.stats.flips == 1
+    assert tap.stats.connections >= 4  # both sides' first connections, then both again
+
+
 def test_a_wrong_code_fails_on_both_sides_and_the_code_is_spent(
     tmp_path: Path,
     mailbox_server: WormholeServer,  # noqa: F811

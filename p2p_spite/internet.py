@@ -67,6 +67,16 @@ def servers_of(args: argparse.Namespace) -> Servers:
 _CODE_LIKE = re.compile(r"\s*\d+[-\s]+[A-Za-z]+[-\s]+[A-Za-z]+\s*")
 
 
+def _lan_only(args: argparse.Namespace, names: tuple[str, ...]) -> None:
+    """A LAN option given to internet play: a usage error (the code is the key)."""
+    from .errors import UserError
+
+    given = [f"--{n.replace('_', '-')}" for n in names if getattr(args, n, None) not in (None, False, "")]
+    if given:
+        text = _("{options}: not for internet play (the code is all the two players need)")
+        raise UserError(text.format(options=", ".join(given)), exit_code=2)
+
+
 def is_code(text: str | None) -> Code | None:
     """``text`` as a code (``join CODE`` is internet play), else None (an address).  What
     looks like a code (a number and two words) but is not one is NotACode."""
@@ -125,6 +135,7 @@ async def _first_path(server: TunnelServer, session: asyncio.Future[object], rel
 def run_internet_host(args: argparse.Namespace) -> int:
     """``host --internet``: the code printed, the match played through the tunnel."""
     _check_bot(args.bot)
+    _lan_only(args, ("code", "no_code", "port", "bind"))
     from .engine import DEFAULT_TARGET
     from .net.connect import host_session
     from .net.settings import HostSettings
@@ -190,6 +201,7 @@ def run_internet_host(args: argparse.Namespace) -> int:
 def run_internet_join(args: argparse.Namespace, code: Code) -> int:
     """``join CODE``: the meeting, the path, the match through the tunnel."""
     _check_bot(args.bot)
+    _lan_only(args, ("code", "no_code"))
     from .net.connect import join_session
     from .net.settings import JoinSettings
     from .storage.resume import load_saved

@@ -167,3 +167,20 @@ def test_what_looks_like_a_code_but_is_none_is_told(tmp_path: Path) -> None:
     ((rc, _out, err),) = finish_all([proc], 60)
     assert rc == 1
     assert err == 'p2p-spite: "1-foo-bar" is not a code: a number and two words, like 7-crossover-clockwork\n'
+
+
+@pytest.mark.parametrize(
+    ("args", "options"),
+    [
+        (["host", "--internet", "--code", "K7QP-3MXD", "--port", "4747"], "--code, --port"),
+        (["join", "7-crossover-clockwork", "--no-code"], "--no-code"),
+    ],
+)
+def test_lan_options_are_refused_in_internet_play(tmp_path: Path, args: list[str], options: str) -> None:
+    """(Before any server is asked: the mailbox given is nobody.)"""
+    proc = spawn([*args, "--mailbox", "ws://127.0.0.1:9/v1"], tmp_path)
+    ((rc, _out, err),) = finish_all([proc], 60)
+    assert (rc, err) == (
+        2,
+        f"p2p-spite: {options}: not for internet play (the code is all the two players need)\n",
+    )

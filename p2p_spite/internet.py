@@ -117,11 +117,11 @@ def _listener() -> socket.socket:
     return socket.create_server(("0.0.0.0", 0), backlog=16)
 
 
-async def _first_path(server: TunnelServer, session: asyncio.Future[object], relay_only: bool) -> Connected:
+async def _first_path(server: TunnelServer, session: asyncio.Future[Any], relay_only: bool) -> Connected:
     """How the joiner first came (or the error that ends the wait for it)."""
-    waits: set[asyncio.Future[object]] = {session, server.first}  # type: ignore[arg-type]
+    waits: set[asyncio.Future[Any]] = {session, server.first}
     if relay_only:
-        waits.add(server.relay_failed)  # type: ignore[arg-type]
+        waits.add(server.relay_failed)
     done, _pending = await asyncio.wait(waits, timeout=HOST_PATH_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
     if server.first in done:
         return server.first.result()
@@ -176,7 +176,7 @@ def run_internet_host(args: argparse.Namespace) -> int:
         )
         task = asyncio.ensure_future(host_session(settings, on_warning=_warn, serve=server.serve))
         try:
-            connected = await _first_path(server, task, servers.relay_only)  # type: ignore[arg-type]
+            connected = await _first_path(server, task, servers.relay_only)
             line, route = _told(connected), _route(connected)
             _say(line)
             session = await task

@@ -184,3 +184,19 @@ def test_lan_options_are_refused_in_internet_play(tmp_path: Path, args: list[str
         2,
         f"p2p-spite: {options}: not for internet play (the code is all the two players need)\n",
     )
+
+
+def test_a_relay_nobody_answers_at_is_told_on_both_sides(
+    tmp_path: Path,
+    mailbox_server: WormholeServer,  # noqa: F811
+) -> None:
+    from tests.support.wormhole_servers import closed_port
+
+    port = closed_port()
+    servers = _servers(mailbox_server, port)
+    host, code = _host(tmp_path, servers)
+    join = _join(tmp_path, servers, code)
+    (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host, join], 120)
+    line = f"p2p-spite: cannot reach the relay 127.0.0.1:{port}: "
+    assert hrc == 1 and herr.startswith(line) and herr.count("\n") == 1, hout + herr
+    assert jrc == 1 and jerr.startswith(line) and jerr.count("\n") == 1, jout + jerr

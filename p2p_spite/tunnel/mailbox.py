@@ -353,7 +353,7 @@ class Mailbox:
         try:
             ws = await connect(u, timeout, max_message=MAX_MESSAGE)
         except WebSocketUnreachable as e:
-            raise MailboxUnreachable(u.where, detail=str(e)) from None
+            raise MailboxUnreachable(u.where, detail=e.why) from None
         except WebSocketTimeout:
             raise MailboxSilent(u.where, seconds=timeout) from None
         except WebSocketError as e:

@@ -89,7 +89,13 @@ class WebSocketTimeout(WebSocketError):
 
 
 class WebSocketUnreachable(WebSocketError):
-    """No connection to the server (refused, unreachable, TLS failed): the system's words."""
+    """No connection to the server at ``where`` (refused, unreachable, TLS failed):
+    ``why``, the system's words."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}")
+        self.where = where
+        self.why = why
 
 
 # -- events ---------------------------------------------------------------------------------
@@ -559,7 +565,7 @@ async def connect(
         raise WebSocketTimeout(f"connecting to {u.where}", timeout) from None
     except (OSError, ssl.SSLError) as e:
         why = getattr(e, "strerror", None) or str(e) or type(e).__name__
-        raise WebSocketUnreachable(f"{u.where}: {why}") from None
+        raise WebSocketUnreachable(u.where, why) from None
     ws = WebSocket(WebSocketCore(u.host_header, u.resource, max_message=max_message), reader, writer)
     try:
         await ws._flush(timeout)

@@ -200,3 +200,37 @@ def test_a_relay_nobody_answers_at_is_told_on_both_sides(
     line = f"p2p-spite: cannot reach the relay 127.0.0.1:{port}: "
     assert hrc == 1 and herr.startswith(line) and herr.count("\n") == 1, hout + herr
     assert jrc == 1 and jerr.startswith(line) and jerr.count("\n") == 1, jout + jerr
+
+
+@pytest.mark.slow
+def test_an_internet_match_stopped_is_resumed_with_a_fresh_code(
+    tmp_path: Path,
+    mailbox_server: WormholeServer,  # noqa: F811
+    relay_server: WormholeServer,  # noqa: F811
+) -> None:
+    """Both programs stopped (SIGTERM) in the second of three games; the host runs
+    ``host --internet --resume`` (a new code), the joiner ``join CODE --resume``: the
+    match goes on from where it was and both records end identical."""
+    import signal
+
+    servers = _servers(mailbox_server, relay_server.port)
+    host, code = _host(tmp_path, [*servers, "--games", "3"])
+    join = _join(tmp_path, servers, code)
+    reader(join).wait(r"^game 2 started", MATCH_TIME)
+    for p in (host, join):
+        p.send_signal(signal.SIGTERM)
+    (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host, join], 120)
+    assert (hrc, jrc) == (143, 143), hout + herr + jout + jerr
+    host2 = spawn(
+        ["host", "--internet", "--bot", "easy", "--resume", str(tmp_path / "host.json"), *servers], tmp_path
+    )
+    code2 = reader(host2).wait(CODE_LINE, 60).group(1)
+    assert code2 != code
+    join2 = spawn(
+        ["join", code2, "--bot", "easy", "--resume", str(tmp_path / "join.json"), *servers], tmp_path
+    )
+    (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host2, join2], MATCH_TIME)
+    assert (hrc, jrc) == (0, 0), hout + herr + jout + jerr
+    assert f"back in {HOST_NAME}'s match at game " in jout
+    assert (tmp_path / "host.json").read_bytes() == (tmp_path / "join.json").read_bytes()
+    _replay_ok(tmp_path, tmp_path / "host.json")

@@ -378,6 +378,9 @@ class TunnelServer(asyncio.AbstractServer):
         except (ChannelError, TimeoutError, OSError):
             _close(writer)  # a stranger, another key, or a path the joiner did not choose
             return False
+        except BaseException:  # (the server closed meanwhile)
+            _close(writer)
+            raise
         if got[0] != GO or self._closed.is_set() or self._factory is None:
             _close(writer)
             return False

@@ -320,6 +320,12 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         ).format(default=DEFAULT_WATCHERS, most=MAX_WATCHERS),
     )
     _add_peer_options(h, levels)
+    h.add_argument(
+        "--internet",
+        action="store_true",
+        help="play a friend anywhere: print a code for them to type (through a mailbox server and a relay)",
+    )
+    _internet_options(h)
 
     j = sub.add_parser(
         "join",
@@ -333,8 +339,11 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     j.add_argument(
         "address",
         nargs="?",
-        metavar="HOST[:PORT]",
-        help=address_help,
+        metavar="HOST[:PORT]|CODE",
+        help=_(
+            "the host (IPv6 as [::1]:PORT; default port {port}), or the code a host on the "
+            "internet printed; none: look for hosts announced on the local network"
+        ).format(port=DEFAULT_PORT),
     )
     _wait_option(j)
     _discovery_option(j)
@@ -348,6 +357,7 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     )
     j.add_argument("--grace", type=_seconds, default=60.0, help="seconds to keep reconnecting (default 60)")
     _add_peer_options(j, levels)
+    _internet_options(j)
     h.set_defaults(run=_run_host)
     j.set_defaults(run=_run_join)
 
@@ -381,6 +391,21 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     v.add_argument("--code", help="the join code the host printed (a host that has one asks watchers too)")
     v.add_argument("--no-code", action="store_true", help="the host requires no code")
     v.set_defaults(run=_run_watch, bot=None, resume=None, private=False)
+
+
+def _internet_options(p: argparse.ArgumentParser) -> None:
+    """The servers of internet play (``host --internet``, ``join CODE``)."""
+    p.add_argument(
+        "--mailbox",
+        metavar="URL",
+        help="the mailbox server, ws:// or wss:// (default: $P2P_SPITE_MAILBOX, else magic-wormhole's)",
+    )
+    p.add_argument(
+        "--relay",
+        metavar="HOST:PORT",
+        help="the transit relay (default: $P2P_SPITE_RELAY, else magic-wormhole's)",
+    )
+    p.add_argument("--relay-only", action="store_true", help="internet play through the relay only")
 
 
 def _watchers(text: str) -> int:
@@ -641,6 +666,10 @@ def _run_host(args: argparse.Namespace) -> int:
 
     _take_seed_file(args)
     _check_record_path(args.record)
+    if args.internet:
+        from .internet import run_internet_host
+
+        return run_internet_host(args)
     from .lan import run_host
 
     return run_host(args)
@@ -649,6 +678,13 @@ def _run_host(args: argparse.Namespace) -> int:
 def _run_join(args: argparse.Namespace) -> int:
 
     _check_record_path(args.record)
+    from .internet import is_code
+
+    code = is_code(args.address)
+    if code is not None:
+        from .internet import run_internet_join
+
+        return run_internet_join(args, code)
     if args.address is None:
         from .lan import choose_host
 

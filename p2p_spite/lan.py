@@ -189,14 +189,16 @@ async def _drive(
     takebacks: str | None = None,
     matches: int = 1,
     resumer: Resumer | None = None,
+    route: str = "",
 ) -> int:
     """Play ``session`` (and the matches after it on its connection: a bot plays
-    ``matches`` in a row, a person is asked at each end)."""
+    ``matches`` in a row, a person is asked at each end; ``route``: how the connection
+    goes, for the toolbar)."""
     if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
         session.takeback.takebacks = Takebacks(takebacks)
     played = Matches(session)
     with when_hung_up(played.hang_up):  # (a closed terminal: a lost connection, not a goodbye)
-        return await _play(played, bot, bot_seed, notes, matches, resumer)
+        return await _play(played, bot, bot_seed, notes, matches, resumer, route)
 
 
 async def _play(
@@ -206,6 +208,7 @@ async def _play(
     notes: tuple[str, ...],
     matches: int,
     resumer: Resumer | None,
+    route: str,
 ) -> int:
     from .bots.driver import run_bot
 
@@ -219,7 +222,7 @@ async def _play(
     else:
         from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
-        code = await drive_human(played, notes=notes)  # closes the session however it ends
+        code = await drive_human(played, notes=notes, route=route)  # closes the session however it ends
         return _final(played, code, told=not fullscreen_ok(), resumer=resumer)
     return _final(played, code, resumer=resumer)
 
@@ -506,6 +509,25 @@ def _code_again(wrong: bool) -> str:
     return code
 
 
+def joined_note(session: NetSession, resumed: bool) -> str:
+    """The joiner's line once the match is agreed: whose, where in it, the seed."""
+    who = session.peer_name
+    seed = _seed_words(session)
+    if resumed:
+        game, ply = session.core.game_at(session.resumed_at)  # (as the host says it)
+        text = ngettext(
+            "back in {name}'s match: game {game} goes on, {n} move in; {seed}",
+            "back in {name}'s match: game {game} goes on, {n} moves in; {seed}",
+            ply,
+        )
+        note = text.format(name=who, game=game, n=ply, seed=seed)
+    else:
+        note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
+    if session.private:
+        note += _("; private deck: no one sees a hidden card")
+    return note
+
+
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
     from .net.connect import join_session
@@ -549,20 +571,7 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
                 if not ask:
                     raise
                 args.code = _code_again(e.wrong)
-        who = session.peer_name
-        seed = _seed_words(session)
-        if resume is not None:
-            game, ply = session.core.game_at(session.resumed_at)  # (as the host says it)
-            text = ngettext(
-                "back in {name}'s match: game {game} goes on, {n} move in; {seed}",
-                "back in {name}'s match: game {game} goes on, {n} moves in; {seed}",
-                ply,
-            )
-            note = text.format(name=who, game=game, n=ply, seed=seed)
-        else:
-            note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
-        if session.private:
-            note += _("; private deck: no one sees a hidden card")
+        note = joined_note(session, resume is not None)
         _say(note)
         return await _drive(
             session,

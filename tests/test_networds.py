@@ -73,6 +73,10 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.NotResumable("m.json", 3),
     n.BadRecord("moves must be an array", 2, 5),
     n.Repeated(n.ChatFlood("Ann"), 4),
+    *[n.RendezvousFailed(how, "mailbox.example:4000", 30, "Ann") for how in n.Rendezvous],
+    n.RendezvousFailed(n.Rendezvous.NO_PATH, seconds=30),
+    n.Connected(direct=True, where="203.0.113.5:41000"),
+    n.Connected(direct=False, where="relay.example:4001"),
 ]
 
 

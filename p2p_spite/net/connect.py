@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import errno
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,12 @@ from .settings import HostSettings, JoinSettings, Settings, nth_record_path
 from .watch import Doorway, WatchHub, WatchLink
 
 Warn = Callable[[News], None]  # what the host tells before the match (the caller words it)
+# Another way to the peer than TCP to an address (tunnel/: the sealed channel over the
+# internet): the host's serves each connection with the factory's protocol (the server
+# kept for reconnections); the joiner's dials one (as connect_to: a factory, the address
+# and the timeout it is given), DialFailed or ConnectionError if no way opens.
+Serve = Callable[[Callable[[], asyncio.BaseProtocol]], Awaitable[asyncio.AbstractServer]]
+Connector = Callable[[Callable[[], Link], str, int, float], Awaitable[Link]]
 
 
 def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
@@ -245,6 +251,7 @@ async def host_session(
     *,
     on_listening: Callable[[str, int], None] | None = None,
     on_warning: Warn | None = None,
+    serve: Serve | None = None,
 ) -> NetSession:
     """Listen on ``settings.bind``:``port`` (``""`` = all interfaces, port 0 = any free
     one) and return a session once a peer has joined and the handshake is done.
@@ -259,7 +266,8 @@ async def host_session(
     The listening socket stays open for the whole match so that a joiner who
     lost the connection can come back within ``grace`` seconds.  Up to ``watchers``
     watchers may watch (net/watch.py), from before the match begins to its end.
-    Raises UserError if it cannot listen.
+    Raises UserError if it cannot listen.  ``serve``: the connections come from it
+    instead (no listening socket here; ``on_listening`` is not called).
     """
     resume, bind, port = settings.resume, settings.bind, settings.port
     config = LocalConfig(
@@ -277,6 +285,8 @@ async def host_session(
         config.max_games = core.max_games
     host = _Host(config, core, settings.grace, on_warning, WatchHub(settings.watchers))
     loop = asyncio.get_running_loop()
+    if serve is not None:
+        return await _await_winner(host, await serve(host.new_door), settings, config.code_key, None)
     try:
         sock = await _listen_socket(bind, port)
         server = await loop.create_server(host.new_door, sock=sock)
@@ -293,6 +303,17 @@ async def host_session(
         shown = "0.0.0.0"  # dual stack: every IPv4 and IPv6 address
     if on_listening is not None:
         on_listening(shown, int(real[1]))
+    return await _await_winner(host, server, settings, config.code_key, int(real[1]))
+
+
+async def _await_winner(
+    host: _Host,
+    server: asyncio.AbstractServer,
+    settings: HostSettings,
+    code_key: bytes | None,
+    port: int | None,
+) -> NetSession:
+    """The host's session once the first connection's handshake is done."""
     try:
         link = await host.winner
     except BaseException:
@@ -303,9 +324,7 @@ async def host_session(
         raise
     host.stop_waiting()
     host.summary(now=True)  # the drops held back so far are told before the match starts
-    sess = _session_on(
-        link, "host", settings, config.code_key, server=server, port=int(real[1]), hub=host.hub
-    )
+    sess = _session_on(link, "host", settings, code_key, server=server, port=port, hub=host.hub)
     host.session = sess
     assert isinstance(sess.again.successor, _NextMatch)
     sess.again.successor.host = host  # (a joiner coming back in a later match is handed to it)
@@ -538,21 +557,22 @@ def _stage(link: Link | WatchLink) -> int:
 _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
 
 
-async def join_session(settings: JoinSettings) -> NetSession:
+async def join_session(settings: JoinSettings, *, connect: Connector | None = None) -> NetSession:
     """Connect to ``settings.host``:``port`` and return the session once the handshake
     is done.
 
     A connection cut during the first handshake is retried (up to ``grace``
     seconds); so is a refused connection when resuming (the host may be
     restarting).  Mid-match, a lost connection is redialed for ``grace`` seconds.
-    Raises UserError (one line) if the host cannot be reached or refuses.
+    Raises UserError (one line) if the host cannot be reached or refuses.  ``connect``:
+    dial through it instead of TCP to the address (every dial, the redials too).
     """
     resume = settings.resume
     # a resumed match keeps its names
     name = resume.players[1] if resume is not None else settings.name
     config = LocalConfig(JOIN, name, _code_key(settings.code, resume))
     config.private = settings.private  # refuse a host that does not offer a private deck
-    joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume)
+    joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume, connect)
     link = await joiner.first_link(settings.grace)
     return _session_on(
         link, "join", settings, config.code_key, dial=joiner.dial, origin=joiner.origin,
@@ -566,9 +586,16 @@ class _Joiner:
     leaves what it agreed, to go on with: ``last_core``, ``last_deal``, ``origin``."""
 
     def __init__(
-        self, config: LocalConfig, host: str, port: int, timeout: float, resume: Saved | None
+        self,
+        config: LocalConfig,
+        host: str,
+        port: int,
+        timeout: float,
+        resume: Saved | None,
+        connect: Connector | None = None,
     ) -> None:
         self.config = config
+        self.connect: Connector = connect or connect_to
         self.host = host
         self.port = port
         self.where = fmt_addr((host, port))
@@ -587,7 +614,7 @@ class _Joiner:
         def new_link() -> Link:
             return Link(Endpoint(self.config, with_core, deal=with_deal), where)
 
-        link = await connect_to(new_link, self.host, self.port, self.timeout)
+        link = await self.connect(new_link, self.host, self.port, self.timeout)
         try:
             await link.handshaken
         except BaseException:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import textwrap
 from collections.abc import Awaitable, Callable
 
 from prompt_toolkit.application import get_app
@@ -167,7 +168,7 @@ class WhatIfDialog:
         play = Button(_("Play"), handler=self._ok)
         cancel = Button(_("Cancel"), handler=lambda: self._done(None))
         if note is not None:  # nothing to choose: say why
-            body = HSplit([Label(note)])
+            body = HSplit([Label("\n".join(textwrap.wrap(note, 54)))])
             buttons = [cancel]
         else:
             keys = _("Up/Down and Enter choose, Tab goes on, Esc cancels.")
@@ -227,7 +228,10 @@ async def ask_whatif(
     try:
         start = start_of(match, game, pos)
     except NoPositionToPlay:
-        note = _("The match is over here: step back to play from an earlier position.")
+        note = _(
+            "This game is over and the record holds none after it: "
+            "step back to play from an earlier position."
+        )
         await show_dialog_as_float(root, WhatIfDialog(names, 0, note))
         return None
     choice = await show_dialog_as_float(root, WhatIfDialog(names, default_seat(names, me)))
@@ -254,7 +258,7 @@ def plan_whatif(
     try:
         start = start_of(match, game, move)
     except NoPositionToPlay:
-        raise ValueError(_("the match is over there: nothing to play from")) from None
+        raise ValueError(_("that game is over there and the record holds none after it")) from None
     return WhatIf(start, level, default_seat(names, me) if seat is None else seat, names)
 
 

@@ -68,9 +68,7 @@ def test_play_from_here_plays_on_and_comes_back(saved: Path, monkeypatch: pytest
             await until(lambda: r.pos == 7, "seven moves")
             inp.send_text("p")
             await until(lambda: bool(v.root.floats), "the dialog")
-            await asyncio.sleep(0.1)  # (drawn: as a person sees it before typing)
             inp.send_text("\x1b[A\x1b[A\x1b[A\r")  # up to easy, chosen
-            await asyncio.sleep(0.1)
             inp.send_text("\t\t\r")  # the seat offered (bob: 1), then Play
             await until(lambda: bool(opened), "the game screen")
             app = opened[0]
@@ -105,8 +103,7 @@ def test_cancel_closes_the_dialog_and_the_viewer_keys_come_back(saved: Path) -> 
             task = asyncio.create_task(v.run())
             inp.send_text("p")
             await until(lambda: bool(v.root.floats), "the dialog")
-            await asyncio.sleep(0.1)  # (drawn: as a person sees it before typing)
-            inp.send_text("\x1b[C")  # (the dialog has the keys: the replay does not step)
+            inp.send_text("\x1b[C")  # at once, before it is drawn: the dialog has the keys, not the replay
             await asyncio.sleep(0.2)
             assert r.pos == 0
             inp.send_text("\x03")  # Ctrl-C (or Esc: a lone Esc waits on a pipe) cancels

@@ -209,6 +209,9 @@ async def show_dialog_as_float(root: FloatContainer, dialog: WhatIfDialog) -> tu
     app = get_app()
     float_ = Float(content=dialog)
     root.floats.insert(0, float_)
+    # The parents of the dialog's windows are known from the next render on; a key that
+    # comes first would find (and cache) no binding above the focused window.
+    app.layout.update_parents_relations()
     before = app.layout.current_window
     app.layout.focus(dialog)
     app.invalidate()

@@ -22,8 +22,7 @@ from collections.abc import Awaitable, Callable
 from prompt_toolkit.application import get_app
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
-from prompt_toolkit.layout import Float, FloatContainer, HSplit, Window
-from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout import Float, FloatContainer, HSplit
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList
@@ -158,6 +157,14 @@ def whatif_runner(match: Match, w: WhatIf, *, pace: float = 0.45) -> Runner:
     return run
 
 
+def _wrapped(text: str) -> str:
+    """``text`` in lines that fit the dialog, broken between words."""
+    return "\n".join(textwrap.wrap(text, DIALOG_WIDTH - 6))
+
+
+DIALOG_WIDTH = 60
+
+
 class WhatIfDialog:
     """Level and seat for play from here; ``future`` is the choice (None: cancelled)."""
 
@@ -168,7 +175,7 @@ class WhatIfDialog:
         play = Button(_("Play"), handler=self._ok)
         cancel = Button(_("Cancel"), handler=lambda: self._done(None))
         if note is not None:  # nothing to choose: say why
-            body = HSplit([Label("\n".join(textwrap.wrap(note, 54)))])
+            body = HSplit([Label(_wrapped(note))])
             buttons = [cancel]
         else:
             keys = _("Up/Down and Enter choose, Tab goes on, Esc cancels.")
@@ -178,12 +185,16 @@ class WhatIfDialog:
                     self.levels,
                     Label(_("Your seat:")),
                     self.seats,
-                    Window(FormattedTextControl([("class:label", keys)]), height=Dimension(min=1)),
+                    Label(_wrapped(keys), style="class:label"),
                 ]
             )
             buttons = [play, cancel]
         dialog = Dialog(
-            title=_("Play from here"), body=body, buttons=buttons, width=Dimension(preferred=60), modal=False
+            title=_("Play from here"),
+            body=body,
+            buttons=buttons,
+            width=Dimension(preferred=DIALOG_WIDTH),
+            modal=False,
         )
         kb = KeyBindings()
         kb.add("escape")(lambda e: self.cancel())

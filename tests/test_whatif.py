@@ -7,13 +7,14 @@ import asyncio
 import pytest
 
 from p2p_spite.bots import make_bot
-from p2p_spite.core.whatif import NoPositionToPlay, OpenDeckStream, start_of, whatif_match
+from p2p_spite.core.whatif import NoPositionToPlay, OpenDeckStream, WhatIfStart, start_of, whatif_match
 from p2p_spite.engine import CENTER, Match, view
 from p2p_spite.engine.state import WIN_RESIGN
 from p2p_spite.localsession import LocalSession
 from p2p_spite.selfplay import play_match
 from p2p_spite.session import GameEnded, MatchEnded
 from p2p_spite.ui.replay import Replay
+from p2p_spite.ui.whatif import WhatIf, whatif_notes
 from tests.test_record_private import private_match
 
 
@@ -136,3 +137,12 @@ def test_the_computer_plays_the_what_if_to_its_end(seeded: Match) -> None:
         await s.close()
 
     asyncio.run(main())
+
+
+def test_the_screen_says_how_a_private_deck_is_taken_up(seeded: Match) -> None:
+    m, _decks = private_match(1)
+    private = whatif_notes(m, WhatIf(WhatIfStart(1, 3), "easy", 0, ("ann", "bob")))
+    seeded_notes = whatif_notes(seeded, WhatIf(WhatIfStart(1, 3), "easy", 0, ("Ann", "Bob")))
+    assert any("private deck" in n and "match seed" in n for n in private)
+    assert not any("private deck" in n for n in seeded_notes)
+    assert "Nothing is recorded." in seeded_notes[0] and "(easy)" in seeded_notes[0]

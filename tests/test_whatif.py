@@ -8,7 +8,7 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.core.whatif import NoPositionToPlay, OpenDeckStream, WhatIfStart, start_of, whatif_match
-from p2p_spite.engine import CENTER, Match, view
+from p2p_spite.engine import CENTER, GameState, Match, view
 from p2p_spite.engine.state import WIN_RESIGN
 from p2p_spite.localsession import LocalSession
 from p2p_spite.selfplay import play_match
@@ -89,12 +89,31 @@ def test_where_a_what_if_starts(seeded: Match) -> None:
     n1 = len(seeded.moves[0])
     assert start_of(seeded, 1, 5).pos == 5
     assert (start_of(seeded, 1, n1).game, start_of(seeded, 1, n1).pos) == (2, 0)  # the next deal
-    last = len(seeded.moves)
-    if seeded.results[-1] is not None and seeded.results[-1].reason != WIN_RESIGN:
-        with pytest.raises(NoPositionToPlay):
-            start_of(seeded, last, len(seeded.moves[-1]))
     with pytest.raises(ValueError):
         whatif_match(seeded, 1, n1)  # (that game is over there)
+
+
+def test_after_the_records_last_game_the_seed_deals_the_next() -> None:
+    m = Match(bytes(range(32)), target=500, players=("Ann", "Bob"))
+    play_match(m, [make_bot("easy", 0), make_bot("easy", 1)], max_games=1)
+    assert m.results[0] is not None and m.results[0].reason != WIN_RESIGN and not m.over
+    start = start_of(m, 1, len(m.moves[0]))
+    assert (start.game, start.pos) == (2, 0)
+    w = whatif_match(m, 2, 0)
+    assert w.game.digest() == GameState.deal(m.seed, 2).digest() and w.scores == m.scores
+    won = Match(bytes(range(32)), target=1, players=("Ann", "Bob"))
+    play_match(won, [make_bot("easy", 0), make_bot("easy", 1)], max_games=3)
+    assert won.over
+    with pytest.raises(NoPositionToPlay) as over:
+        start_of(won, len(won.moves), len(won.moves[-1]))
+    assert not over.value.private
+
+
+def test_a_private_record_reveals_no_deal_after_its_last_game() -> None:
+    m, _decks = private_match(1)
+    with pytest.raises(NoPositionToPlay) as e:
+        start_of(m, 1, len(m.moves[0]))
+    assert e.value.private  # (the words: play from here needs a seeded record or a revealed deck)
 
 
 def test_a_resigned_game_goes_on_without_the_resignation() -> None:

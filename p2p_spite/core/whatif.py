@@ -63,13 +63,20 @@ class WhatIfStart:
 
 
 class NoPositionToPlay(ValueError):
-    """A position no game goes on from: the match was over there."""
+    """A position no game goes on from: the match was over there, or (``private``) the
+    game after it is one the record does not hold, and a private deck's record reveals
+    no deal but those of its games."""
+
+    def __init__(self, why: str, private: bool = False) -> None:
+        super().__init__(why)
+        self.private = private
 
 
 def start_of(match: Match, game: int, pos: int) -> WhatIfStart:
     """The position a what-if from (``game``, ``pos``) starts at: that one, or, at the end
-    of a game the moves ended (a win, an empty stock), the next game's deal.
-    NoPositionToPlay when the match was decided there (or the record has no next game)."""
+    of a game the moves ended (a win, an empty stock), the next game's deal (after the
+    record's last game: as the seed deals it).  NoPositionToPlay when the match was
+    decided there, or that deal is a private deck's the record does not reveal."""
     moves = match.moves[game - 1]
     if not 0 <= pos <= len(moves):
         raise ValueError(f"game {game} has no position {pos}")
@@ -80,7 +87,11 @@ def start_of(match: Match, game: int, pos: int) -> WhatIfStart:
         return WhatIfStart(game, pos)  # (a resignation after these moves is not made)
     if game < len(match.moves):
         return WhatIfStart(game + 1, 0)
-    raise NoPositionToPlay(f"the match ends with game {game}")
+    if match.over:
+        raise NoPositionToPlay(f"the match ends with game {game}")
+    if isinstance(st.stream, DeckStream):
+        raise NoPositionToPlay(f"the record reveals no deal for game {game + 1}", private=True)
+    return WhatIfStart(game + 1, 0)  # (dealt from the seed, as the match would have gone on)
 
 
 def whatif_match(match: Match, game: int, pos: int, players: tuple[str, str] | None = None) -> Match:
@@ -89,18 +100,19 @@ def whatif_match(match: Match, game: int, pos: int, players: tuple[str, str] | N
     game's deal and moves; ``players``: its names (default the record's).  A private
     deck's stream becomes an :class:`OpenDeckStream`.  ValueError if that game is over
     there (see :func:`start_of`)."""
-    if not match.keeps_all or not 1 <= game <= len(match.moves):
+    recorded = len(match.moves)
+    if not match.keeps_all or not 1 <= game <= recorded + (pos == 0):
         raise ValueError(f"no game {game} in this match")
     out = Match(match.seed, match.target, players or match.players)
     for n in range(1, game + 1):
         if n > 1:
             out.next_game()
         out.use_deal(functools.partial(match.fresh_game, n))
-        moves = match.moves[n - 1] if n < game else match.moves[n - 1][:pos]
-        for m in moves:
+        moves = match.moves[n - 1] if n <= recorded else []
+        for m in moves if n < game else moves[:pos]:
             out.apply(m)
-        result = match.results[n - 1]
-        if n < game and out.game.result is None and result is not None and result.reason == WIN_RESIGN:
+        result = match.results[n - 1] if n < game else None
+        if out.game.result is None and result is not None and result.reason == WIN_RESIGN:
             out.resign(1 - result.winner)  # type: ignore[operator]
     st = out.game
     if st.result is not None:

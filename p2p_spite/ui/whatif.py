@@ -235,17 +235,25 @@ async def show_dialog_as_float(root: FloatContainer, dialog: WhatIfDialog) -> tu
         app.invalidate()
 
 
+def nothing_after(e: NoPositionToPlay) -> str:
+    """Why there is nothing to play from at the end of a record, in the person's words."""
+    if e.private:
+        return _(
+            "a private-deck record reveals no deal after its last game: "
+            "play from here needs a seeded record or a revealed deck"
+        )
+    return _("the match is over here")
+
+
 async def ask_whatif(
     root: FloatContainer, match: Match, names: tuple[str, str], game: int, pos: int, me: str | None
 ) -> WhatIf | None:
     """The what-if from (``game``, ``pos``) the person chooses in the dialog (None: none)."""
     try:
         start = start_of(match, game, pos)
-    except NoPositionToPlay:
-        note = _(
-            "This game is over and the record holds none after it: "
-            "step back to play from an earlier position."
-        )
+    except NoPositionToPlay as e:
+        note = _("{why}: step back to play from an earlier position.").format(why=nothing_after(e))
+        note = note[:1].upper() + note[1:]
         await show_dialog_as_float(root, WhatIfDialog(names, 0, note))
         return None
     choice = await show_dialog_as_float(root, WhatIfDialog(names, default_seat(names, me)))
@@ -271,8 +279,8 @@ def plan_whatif(
         )
     try:
         start = start_of(match, game, move)
-    except NoPositionToPlay:
-        raise ValueError(_("that game is over there and the record holds none after it")) from None
+    except NoPositionToPlay as e:
+        raise ValueError(nothing_after(e)) from None
     return WhatIf(start, level, default_seat(names, me) if seat is None else seat, names)
 
 

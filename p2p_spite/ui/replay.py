@@ -537,7 +537,7 @@ def run_viewer(path: Path, me: str | None = None, what_if: Callable[[Replay], Wh
         return 0
     viewer = ReplayViewer(replay, me=me)
     if w is not None:
-        replay.goto(w.start.game, w.start.pos)
+        replay.goto(w.back.game, w.back.pos)
         viewer.pending = whatif_runner(replay.match, w)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(viewer.run())

@@ -48,6 +48,12 @@ class WhatIf:
     level: str
     seat: int
     names: tuple[str, str]
+    left: WhatIfStart | None = None  # the replay's position it was asked from (None: ``start``)
+
+    @property
+    def back(self) -> WhatIfStart:
+        """Where the replay takes up again once the what-if is over."""
+        return self.left or self.start
 
 
 Runner = Callable[[Input | None, Output | None], Awaitable[None]]
@@ -88,7 +94,7 @@ class WhatIfApp(GameApp):
     def __init__(
         self,
         session: LocalSession,
-        start: WhatIfStart,
+        back: WhatIfStart,
         *,
         input: Input | None = None,
         output: Output | None = None,
@@ -96,7 +102,7 @@ class WhatIfApp(GameApp):
         pace: float = 0.45,
     ) -> None:
         super().__init__(session, input=input, output=output, notes=notes or (), pace=pace)
-        self.start = start
+        self.left = back  # the replay's position to go back to
         self.what_if_session = session
 
     def feed_show(self, ev: Event) -> None:
@@ -107,7 +113,7 @@ class WhatIfApp(GameApp):
         self.ctl.finished = True
         self.ctl.scores = ev.scores
         words = _("The what-if is over. Press Enter to go back to the replay (game {game}, move {move}).")
-        self.say(Style.INFO, words.format(game=self.start.game, move=self.start.pos))
+        self.say(Style.INFO, words.format(game=self.left.game, move=self.left.pos))
         self.invalidate()
 
     def board_info(self) -> BoardInfo | None:
@@ -151,7 +157,7 @@ def whatif_runner(match: Match, w: WhatIf, *, pace: float = 0.45) -> Runner:
 
     async def run(input: Input | None, output: Output | None) -> None:
         session = whatif_session(match, w)
-        app = WhatIfApp(session, w.start, input=input, output=output, notes=whatif_notes(match, w), pace=pace)
+        app = WhatIfApp(session, w.back, input=input, output=output, notes=whatif_notes(match, w), pace=pace)
         await app.run()
 
     return run
@@ -259,7 +265,7 @@ async def ask_whatif(
     choice = await show_dialog_as_float(root, WhatIfDialog(names, default_seat(names, me)))
     if choice is None:
         return None
-    return WhatIf(start, choice[0], choice[1], names)
+    return WhatIf(start, choice[0], choice[1], names, WhatIfStart(game, pos))
 
 
 def plan_whatif(
@@ -281,7 +287,9 @@ def plan_whatif(
         start = start_of(match, game, move)
     except NoPositionToPlay as e:
         raise ValueError(nothing_after(e)) from None
-    return WhatIf(start, level, default_seat(names, me) if seat is None else seat, names)
+    return WhatIf(
+        start, level, default_seat(names, me) if seat is None else seat, names, WhatIfStart(game, move)
+    )
 
 
 async def play_whatif_lines(match: Match, w: WhatIf) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, i18n
-from .bots import DEFAULT_LEVEL, LEVELS, make_bot
+from .bots import DEFAULT_LEVEL, LEVELS, STRONGEST, make_bot
 from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
@@ -62,6 +62,14 @@ def _seed_arg(text: str) -> bytes:
         return parse_seed(text.strip().lower())  # (upper case is fine on the command line)
     except ValueError:
         raise argparse.ArgumentTypeError(_("the seed must be 64 hex digits")) from None
+
+
+def _position_arg(text: str) -> tuple[int, int]:
+    """``GAME:MOVE``: a game counted from 1 and the moves made in it (0: its deal)."""
+    game, sep, move = text.strip().partition(":")
+    if sep and game.isdigit() and move.isdigit():
+        return int(game), int(move)
+    raise argparse.ArgumentTypeError(_("a position is GAME:MOVE, e.g. 2:31"))
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -209,6 +217,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="verify every move and result; print one summary line (exit 0) or the first error (exit 1)",
+    )
+    p.add_argument(
+        "--from",
+        dest="start",
+        metavar="GAME:MOVE",
+        type=_position_arg,
+        help=_(
+            "play from here: go on from game GAME after MOVE moves, against the computer (nothing recorded)"
+        ),
+    )
+    p.add_argument(
+        "--bot",
+        metavar="LEVEL",
+        help=_("with --from: the computer's level (default {level}; {levels})").format(
+            level=STRONGEST, levels=levels
+        ),
+    )
+    p.add_argument(
+        "--seat",
+        type=int,
+        choices=(0, 1),
+        help=_("with --from: your seat (default: the one with your name, else 0)"),
     )
     p.set_defaults(run=_run_replay)
 
@@ -553,10 +583,25 @@ def _run_replay(args: argparse.Namespace) -> int:
         if args.file is None:
             return 0
 
+    if args.start is None and (args.bot is not None or args.seat is not None):
+        raise UserError(_("--bot and --seat go with --from GAME:MOVE"), exit_code=2)
+    if args.check and args.start is not None:
+        raise UserError(_("--check and --from do not go together"), exit_code=2)
     if not args.check:
-        from .ui.replay import run_viewer
+        from .lan import default_name
+        from .ui.replay import Replay, run_viewer
+        from .ui.whatif import WhatIf, plan_whatif
 
-        return run_viewer(args.file)
+        me = default_name()
+
+        def what_if(r: Replay) -> WhatIf:
+            game, move = args.start
+            try:
+                return plan_whatif(r.match, r.names, game, move, args.bot or STRONGEST, args.seat, me)
+            except ValueError as e:
+                raise UserError(str(e), exit_code=2) from None
+
+        return run_viewer(args.file, me=me, what_if=what_if if args.start is not None else None)
     rec = record.load(args.file)
     try:
         match = record.verify(rec, in_play=True, keep_all=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, i18n
-from .bots import DEFAULT_LEVEL, LEVELS, make_bot
+from .bots import DEFAULT_LEVEL, LEVELS, STRONGEST, make_bot
 from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
@@ -62,6 +62,14 @@ def _seed_arg(text: str) -> bytes:
         return parse_seed(text.strip().lower())  # (upper case is fine on the command line)
     except ValueError:
         raise argparse.ArgumentTypeError(_("the seed must be 64 hex digits")) from None
+
+
+def _position_arg(text: str) -> tuple[int, int]:
+    """``GAME:MOVE``: a game counted from 1 and the moves made in it (0: its deal)."""
+    game, sep, move = text.strip().partition(":")
+    if sep and game.isdigit() and move.isdigit():
+        return int(game), int(move)
+    raise argparse.ArgumentTypeError(_("a position is GAME:MOVE, e.g. 2:31"))
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -210,6 +218,28 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="verify every move and result; print one summary line (exit 0) or the first error (exit 1)",
     )
+    p.add_argument(
+        "--from",
+        dest="start",
+        metavar="GAME:MOVE",
+        type=_position_arg,
+        help=_(
+            "play from here: go on from game GAME after MOVE moves, against the computer (nothing recorded)"
+        ),
+    )
+    p.add_argument(
+        "--bot",
+        metavar="LEVEL",
+        help=_("with --from: the computer's level (default {level}; {levels})").format(
+            level=STRONGEST, levels=levels
+        ),
+    )
+    p.add_argument(
+        "--seat",
+        type=int,
+        choices=(0, 1),
+        help=_("with --from: your seat (default: the one with your name, else 0)"),
+    )
     p.set_defaults(run=_run_replay)
 
     p = sub.add_parser(
@@ -320,6 +350,12 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         ).format(default=DEFAULT_WATCHERS, most=MAX_WATCHERS),
     )
     _add_peer_options(h, levels)
+    h.add_argument(
+        "--internet",
+        action="store_true",
+        help="play a friend anywhere: print a code for them to type (through a mailbox server and a relay)",
+    )
+    _internet_options(h)
 
     j = sub.add_parser(
         "join",
@@ -333,8 +369,11 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     j.add_argument(
         "address",
         nargs="?",
-        metavar="HOST[:PORT]",
-        help=address_help,
+        metavar="HOST[:PORT]|CODE",
+        help=_(
+            "the host (IPv6 as [::1]:PORT; default port {port}), or the code a host on the "
+            "internet printed; none: look for hosts announced on the local network"
+        ).format(port=DEFAULT_PORT),
     )
     _wait_option(j)
     _discovery_option(j)
@@ -348,6 +387,7 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     )
     j.add_argument("--grace", type=_seconds, default=60.0, help="seconds to keep reconnecting (default 60)")
     _add_peer_options(j, levels)
+    _internet_options(j)
     h.set_defaults(run=_run_host)
     j.set_defaults(run=_run_join)
 
@@ -381,6 +421,21 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     v.add_argument("--code", help="the join code the host printed (a host that has one asks watchers too)")
     v.add_argument("--no-code", action="store_true", help="the host requires no code")
     v.set_defaults(run=_run_watch, bot=None, resume=None, private=False)
+
+
+def _internet_options(p: argparse.ArgumentParser) -> None:
+    """The servers of internet play (``host --internet``, ``join CODE``)."""
+    p.add_argument(
+        "--mailbox",
+        metavar="URL",
+        help="the mailbox server, ws:// or wss:// (default: $P2P_SPITE_MAILBOX, else magic-wormhole's)",
+    )
+    p.add_argument(
+        "--relay",
+        metavar="HOST:PORT",
+        help="the transit relay (default: $P2P_SPITE_RELAY, else magic-wormhole's)",
+    )
+    p.add_argument("--relay-only", action="store_true", help="internet play through the relay only")
 
 
 def _watchers(text: str) -> int:
@@ -528,10 +583,25 @@ def _run_replay(args: argparse.Namespace) -> int:
         if args.file is None:
             return 0
 
+    if args.start is None and (args.bot is not None or args.seat is not None):
+        raise UserError(_("--bot and --seat go with --from GAME:MOVE"), exit_code=2)
+    if args.check and args.start is not None:
+        raise UserError(_("--check and --from do not go together"), exit_code=2)
     if not args.check:
-        from .ui.replay import run_viewer
+        from .lan import default_name
+        from .ui.replay import Replay, run_viewer
+        from .ui.whatif import WhatIf, plan_whatif
 
-        return run_viewer(args.file)
+        me = default_name()
+
+        def what_if(r: Replay) -> WhatIf:
+            game, move = args.start
+            try:
+                return plan_whatif(r.match, r.names, game, move, args.bot or STRONGEST, args.seat, me)
+            except ValueError as e:
+                raise UserError(str(e), exit_code=2) from None
+
+        return run_viewer(args.file, me=me, what_if=what_if if args.start is not None else None)
     rec = record.load(args.file)
     try:
         match = record.verify(rec, in_play=True, keep_all=False)
@@ -542,6 +612,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     journaled = replay_with_journal(args.file, rec, match)
     moves = match.total_moves
     games = match.game_number if journaled else len(rec.games)  # (a bare seed file: 0 games)
+    why = record.unchecked_reason(rec.games[-1]) if rec.private and rec.games else None
+    if why is not None:
+        games -= 1  # the games checked: not the last, whose deck the record cannot give
     line = ngettext("ok: {n} game", "ok: {n} games", games).format(n=games)
     line += ngettext(", {n} move", ", {n} moves", moves).format(n=moves)
     line += _(", scores {a}-{b}").format(a=match.scores[0], b=match.scores[1])
@@ -560,10 +633,20 @@ def _run_replay(args: argparse.Namespace) -> int:
             journaled,
         )
         line += text.format(n=journaled, journal=shown_path(journal_path(args.file).name))
-    why = record.unchecked_reason(rec.games[-1]) if rec.private and rec.games else None
     n = unchecked_private(args.file, rec)
     if why is not None:
         line += _("; game {game} cannot be checked: {why}").format(game=len(rec.games), why=why)
+        claimed = record.unchecked_result(rec.games[-1], len(rec.games))
+        if claimed is not None and rec.scores is not None:
+            from .ui.words import Voice, game_result
+
+            n0, n1 = (clean_name(p) or _("seat {n}").format(n=i) for i, p in enumerate(match.players))
+            text = _(
+                "; the record gives its result, which cannot be checked: {result} (scores {a}-{b} with it)"
+            )
+            line += text.format(
+                result=game_result(claimed, Voice((n0, n1))), a=rec.scores[0], b=rec.scores[1]
+            )
     elif n:
         text = ngettext(
             "; game {game} was stopped before its private deck was revealed: its {n} move cannot be"
@@ -628,6 +711,10 @@ def _run_host(args: argparse.Namespace) -> int:
 
     _take_seed_file(args)
     _check_record_path(args.record)
+    if args.internet:
+        from .internet import run_internet_host
+
+        return run_internet_host(args)
     from .lan import run_host
 
     return run_host(args)
@@ -636,6 +723,13 @@ def _run_host(args: argparse.Namespace) -> int:
 def _run_join(args: argparse.Namespace) -> int:
 
     _check_record_path(args.record)
+    from .internet import is_code
+
+    code = is_code(args.address)
+    if code is not None:
+        from .internet import run_internet_join
+
+        return run_internet_join(args, code)
     if args.address is None:
         from .lan import choose_host
 

@@ -65,7 +65,12 @@ def read_entry(path: Path) -> Entry:
     seat = None if m is None else (1 if m.group(1) == "join" else 0)
     me = seat or 0
     won = lost = drawn = 0
-    for r in match.results:
+    # a last game whose deck the record cannot give (a cheat, a secret that never came): the
+    # match stopped there; its result counts as the record gives it (verify checked the scores)
+    stopped = rec.private and bool(rec.games) and record.unchecked_reason(rec.games[-1]) is not None
+    last = record.unchecked_result(rec.games[-1], len(rec.games)) if stopped else None
+    scores = rec.scores if stopped and rec.scores is not None else match.scores
+    for r in [*match.results, last]:
         if r is None:
             continue
         if r.winner is None:
@@ -75,14 +80,14 @@ def read_entry(path: Path) -> Entry:
         else:
             lost += 1
     network = isinstance(rec.extra.get("match_id"), str) and (m is None or m.group(1) != "play")
-    finished = _finished(match, rec.extra.get("max_games"))
+    finished = stopped or _finished(match, rec.extra.get("max_games"))
     where = None if finished else journal_where(journal_path(path))
     return Entry(
         path=path,
         mtime=path.stat().st_mtime,
         players=rec.players,
         seat=seat,
-        scores=(match.scores[0], match.scores[1]),
+        scores=(scores[0], scores[1]),
         winner=match.winner,
         finished=finished,
         network=network,

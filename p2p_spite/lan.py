@@ -26,7 +26,6 @@ from .bots import DEFAULT_LEVEL
 from .core.handshake import SeedOrigin
 from .core.keys import new_join_code
 from .core.messages import DEFAULT_PORT
-from .core.private import PrivateDeck
 from .engine import DEFAULT_TARGET
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .i18n import _, ngettext, pgettext
@@ -96,8 +95,8 @@ def _progress(matches: Matches, several: bool = False) -> Callable[[Event], None
     def show(ev: Event) -> None:
         if isinstance(ev, GameStarted):
             if several and ev.game == 1 and len(matches.played) > 1:
-                text = _("match {n} started; seed drawn by both: {seed}")
-                _say(text.format(n=len(matches.played), seed=matches.current.seed.hex()))
+                text = _("match {n} started; {seed}")
+                _say(text.format(n=len(matches.played), seed=_seed_words(matches.current)))
             _say(_("game {game} started").format(game=ev.game))
         elif isinstance(ev, MatchEnded) and several:
             n, (a, b) = len(matches.played), ev.scores
@@ -115,6 +114,15 @@ def _progress(matches: Matches, several: bool = False) -> Callable[[Event], None
             _say(news_words(ev.news) if ev.news is not None else connection_words(ev.state))
 
     return show
+
+
+def _seed_words(session: NetSession) -> str:
+    """How the match's seed was agreed, as its handshake (or its record) says."""
+    if session.seed_by is SeedOrigin.HOST:
+        return _("the host chose the seed: {seed}").format(seed=session.seed.hex())
+    if session.seed_by is SeedOrigin.BOTH:
+        return _("seed drawn by both: {seed}").format(seed=session.seed.hex())
+    return _("seed {seed}").format(seed=session.seed.hex())  # (a record from before its origin was kept)
 
 
 def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
@@ -144,6 +152,12 @@ def _final(matches: Matches, code: int, told: bool = False, resumer: Resumer | N
     session = matches.current
     m = session.match
     names = session.names
+    refused = session.again.refused
+    if refused is not None:  # the next match was refused before a card was dealt
+        from .ui.networds import news_words
+
+        print(f"p2p-spite: {news_words(refused)}", file=sys.stderr, flush=True)
+        code = EXIT_ERROR
     if session.failure is not None:
         code, news = _failure_exit(session.ending)
         if news is None and not told:
@@ -156,7 +170,7 @@ def _final(matches: Matches, code: int, told: bool = False, resumer: Resumer | N
     _say(text.format(a=names[0], x=m.scores[0], b=names[1], y=m.scores[1]))
     if m.winner is not None:
         _say(_("match won by {name} (seat {seat})").format(name=names[m.winner], seat=m.winner))
-    if _drop_empty_record(session):
+    if session.record_dropped:
         _say(_("no move was played: no record kept"))
     elif session.record_path:
         _say(_("record: {path}").format(path=session.record_path))
@@ -167,29 +181,6 @@ def _final(matches: Matches, code: int, told: bool = False, resumer: Resumer | N
     return code
 
 
-def _drop_empty_record(session: NetSession) -> bool:
-    """A match left before its first move (and with no game resigned) keeps no record:
-    it holds nothing to replay, and resuming it would only deal the same cards again.
-    The file exists while the match runs (a killed process leaves it, resumable)."""
-    m = session.match
-    path = session.record_path
-    if not path or m.total_moves or any(r is not None for r in m.results):
-        return False
-    deck = PrivateDeck.of(session.core)
-    if deck is not None and any(isinstance(o, dict) for o in deck.outcomes):
-        return False  # the evidence of a cheat caught at the deal is kept
-    from .storage.journal import journal_path
-
-    for p in (Path(path), journal_path(Path(path))):
-        try:
-            p.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return False  # it stays, and is named as the record
-    return True
-
-
 async def _drive(
     session: NetSession,
     bot: str | None,
@@ -198,14 +189,16 @@ async def _drive(
     takebacks: str | None = None,
     matches: int = 1,
     resumer: Resumer | None = None,
+    route: str = "",
 ) -> int:
     """Play ``session`` (and the matches after it on its connection: a bot plays
-    ``matches`` in a row, a person is asked at each end)."""
+    ``matches`` in a row, a person is asked at each end; ``route``: how the connection
+    goes, for the toolbar)."""
     if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
         session.takeback.takebacks = Takebacks(takebacks)
     played = Matches(session)
     with when_hung_up(played.hang_up):  # (a closed terminal: a lost connection, not a goodbye)
-        return await _play(played, bot, bot_seed, notes, matches, resumer)
+        return await _play(played, bot, bot_seed, notes, matches, resumer, route)
 
 
 async def _play(
@@ -215,16 +208,21 @@ async def _play(
     notes: tuple[str, ...],
     matches: int,
     resumer: Resumer | None,
+    route: str,
 ) -> int:
     from .bots.driver import run_bot
 
     if bot is not None:
         progress = _progress(played, several=matches > 1)
         code = await run_bot(played, bot, seed=bot_seed, on_event=progress, matches=matches)
+        while (
+            ev := played.current.event_nowait()
+        ) is not None:  # what the close told (a secret that never came)
+            progress(ev)
     else:
         from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
-        code = await drive_human(played, notes=notes)  # closes the session however it ends
+        code = await drive_human(played, notes=notes, route=route)  # closes the session however it ends
         return _final(played, code, told=not fullscreen_ok(), resumer=resumer)
     return _final(played, code, resumer=resumer)
 
@@ -511,6 +509,25 @@ def _code_again(wrong: bool) -> str:
     return code
 
 
+def joined_note(session: NetSession, resumed: bool) -> str:
+    """The joiner's line once the match is agreed: whose, where in it, the seed."""
+    who = session.peer_name
+    seed = _seed_words(session)
+    if resumed:
+        game, ply = session.core.game_at(session.resumed_at)  # (as the host says it)
+        text = ngettext(
+            "back in {name}'s match: game {game} goes on, {n} move in; {seed}",
+            "back in {name}'s match: game {game} goes on, {n} moves in; {seed}",
+            ply,
+        )
+        note = text.format(name=who, game=game, n=ply, seed=seed)
+    else:
+        note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
+    if session.private:
+        note += _("; private deck: no one sees a hidden card")
+    return note
+
+
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
     from .net.connect import join_session
@@ -554,25 +571,7 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
                 if not ask:
                     raise
                 args.code = _code_again(e.wrong)
-        who = session.peer_name
-        if session.seed_by is SeedOrigin.HOST:
-            seed = _("the host chose the seed: {seed}").format(seed=session.seed.hex())
-        elif session.seed_by is SeedOrigin.BOTH:
-            seed = _("seed drawn by both: {seed}").format(seed=session.seed.hex())
-        else:  # a record from before the seed's origin was kept
-            seed = _("seed {seed}").format(seed=session.seed.hex())
-        if resume is not None:
-            game, ply = session.core.game_at(session.resumed_at)  # (as the host says it)
-            text = ngettext(
-                "back in {name}'s match: game {game} goes on, {n} move in; {seed}",
-                "back in {name}'s match: game {game} goes on, {n} moves in; {seed}",
-                ply,
-            )
-            note = text.format(name=who, game=game, n=ply, seed=seed)
-        else:
-            note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
-        if session.private:
-            note += _("; private deck: no one sees a hidden card")
+        note = joined_note(session, resume is not None)
         _say(note)
         return await _drive(
             session,

@@ -32,7 +32,8 @@ class LocalSession(CoreSeat):
     (None: :meth:`play_other` does).  ``max_games`` stops the match early.  ``takebacks``:
     how the other seat answers our takeback requests (ASK: :meth:`answer_other` does).
     Another match (:meth:`rematch`) is dealt from ``seeds()``; the other seat says yes
-    (``other_again``: what it answers)."""
+    (``other_again``: what it answers).  ``match``: a match already under way to take
+    up instead of a new one from ``seed`` (a what-if: :mod:`p2p_spite.core.whatif`)."""
 
     def __init__(
         self,
@@ -45,6 +46,7 @@ class LocalSession(CoreSeat):
         max_games: int | None = None,
         takebacks: Takebacks = Takebacks.ALWAYS,
         seeds: Callable[[], bytes] = new_seed,
+        match: Match | None = None,
     ) -> None:
         self.takebacks = takebacks
         self.asked: Played | None = None  # our takeback request, waiting for answer_other()
@@ -53,7 +55,7 @@ class LocalSession(CoreSeat):
         self._seeds = seeds
         self.other_again = True  # the other seat's answer to another match
         self.matches = 1  # the matches dealt so far
-        self.core = GameCore(Match(seed, target, names), seat, bytes(16), max_games)
+        self.core = GameCore(match or Match(seed, target, names), seat, bytes(16), max_games)
         self.opponent = opponent
         self.inbox: list[str] = []  # the chat lines this seat sent (the other seat's inbox)
         self.closed: str | None = None  # close()'s reason once closed

@@ -170,6 +170,18 @@ class WeStopped:
     resuming: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class AgainRefused:
+    """The next match on the connection was refused before any deal (``ours``: this side
+    refused what ``peer`` sent, such as a setup other than the match both agreed to; else
+    ``peer`` refused ours), with the refusal's ``code`` and the protocol's ``detail``."""
+
+    peer: str
+    code: str
+    detail: str = ""
+    ours: bool = True
+
+
 class Owed(Enum):
     """What a peer owed and did not send in time (pings do not count)."""
 
@@ -358,6 +370,45 @@ class WatchCut:
     peer: str = ""
 
 
+class Rendezvous(Enum):
+    """What went wrong on the way to the other player over the internet (the mailbox
+    server, the code, the transit relay)."""
+
+    MAILBOX_UNREACHABLE = "mailbox-unreachable"  # no connection to ``where`` (``detail``)
+    MAILBOX_CLOSED = "mailbox-closed"  # the mailbox server ``where`` closed the connection
+    MAILBOX_SILENT = "mailbox-silent"  # no answer from ``where`` within ``seconds``
+    MAILBOX_REFUSED = "mailbox-refused"  # ``where`` refused us: its own words in ``detail``
+    NOT_A_CODE = "not-a-code"  # ``detail`` is no code (a number and two words)
+    NO_SUCH_CODE = "no-such-code"  # nobody hosts under the code ``detail``
+    CODE_TAKEN = "code-taken"  # the code ``detail`` is in use by two players already
+    PEER_VANISHED = "peer-vanished"  # nothing from the other player within ``seconds``
+    RELAY_UNREACHABLE = "relay-unreachable"  # no connection to the relay ``where``
+    RELAY_REFUSED = "relay-refused"  # the relay ``where`` refused: its words in ``detail``
+    RELAY_LONELY = "relay-lonely"  # the other player did not reach the relay in ``seconds``
+    NO_PATH = "no-path"  # no connection to the other player within ``seconds`` (``detail``)
+    WRONG_CODE = "wrong-code"  # the key confirmation failed: a wrong code, or the other typed another
+    PEER_BROKE = "peer-broke"  # the other player's sealed message does not open or is malformed
+
+
+@dataclass(frozen=True, slots=True)
+class RendezvousFailed:
+    """The way to the other player failed: ``how``, and the facts it names."""
+
+    how: Rendezvous
+    where: str = ""
+    seconds: float = 0.0
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    """How this side reaches the other player over the internet: ``direct`` to ``where``,
+    or through the transit relay at ``where``."""
+
+    direct: bool
+    where: str
+
+
 News = (
     ConnectionDropped
     | DropsSummary
@@ -369,6 +420,7 @@ News = (
     | PeerLeft
     | PeerStopped
     | WeStopped
+    | AgainRefused
     | Stalled
     | ConnectionLost
     | CannotKeepRecord
@@ -384,6 +436,8 @@ News = (
     | NotResumable
     | BadRecord
     | WatchCut
+    | RendezvousFailed
+    | Connected
 )
 
 
@@ -396,6 +450,7 @@ class Repeated:
 
 
 __all__ = [
+    "AgainRefused",
     "BadRecord",
     "CannotDial",
     "CannotKeepRecord",
@@ -420,6 +475,8 @@ __all__ = [
     "RecordNotAmended",
     "Redialing",
     "RefusedHost",
+    "Rendezvous",
+    "RendezvousFailed",
     "Repeated",
     "SavedMatchUnusable",
     "SecretNotRevealed",

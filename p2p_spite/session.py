@@ -176,6 +176,9 @@ class Rematch(Enum):
     DECLINED = "declined"  # the peer said no
     GONE = "gone"  # the peer left, or the connection closed, before the next match began
     SILENT = "silent"  # the peer did not answer in time
+    # the next match's handshake was refused, by this side or the peer (its setup was not
+    # the match both agreed to...): the session's ``again.refused`` says why
+    REFUSED = "refused"
     NOT_OFFERED = "not-offered"  # this side said no (or the match is not over, or cannot go on)
 
 

@@ -1,8 +1,10 @@
 """The suite never hangs: a watchdog per test and one for the whole run.
 
-* Each test has ``P2P_SPITE_TEST_TIMEOUT`` seconds (default 240).  When they run
-  out, every thread's stack is written to stderr and the test fails (a SIGALRM
-  in the main thread interrupts even a blocking read), and the run goes on.
+* Each test has ``P2P_SPITE_TEST_TIMEOUT`` seconds (default 240), or more if it is
+  marked ``@pytest.mark.watchdog(SECONDS)`` (a test whose CPU-bound work is bounded
+  by its own deadline, so that a loaded machine slows it down without failing it).
+  When they run out, every thread's stack is written to stderr and the test fails
+  (a SIGALRM in the main thread interrupts even a blocking read), and the run goes on.
 * The whole run has ``P2P_SPITE_SUITE_TIMEOUT`` seconds (default 1500): past
   that, the stacks are dumped and the process exits (faulthandler), for a hang
   that the per-test alarm could not break.
@@ -74,14 +76,16 @@ def _watchdog(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
         return
     name = request.node.nodeid
+    marker = request.node.get_closest_marker("watchdog")
+    seconds = max(TEST_TIMEOUT, float(marker.args[0])) if marker is not None else TEST_TIMEOUT
 
     def expired(signum: int, frame: FrameType | None) -> None:
-        sys.stderr.write(f"\n=== {name}: still running after {TEST_TIMEOUT:g} s; every thread's stack:\n")
+        sys.stderr.write(f"\n=== {name}: still running after {seconds:g} s; every thread's stack:\n")
         faulthandler.dump_traceback(all_threads=True)
-        raise TestTimeout(f"{name} ran for more than {TEST_TIMEOUT:g} s (P2P_SPITE_TEST_TIMEOUT)")
+        raise TestTimeout(f"{name} ran for more than {seconds:g} s (P2P_SPITE_TEST_TIMEOUT)")
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, TEST_TIMEOUT)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:

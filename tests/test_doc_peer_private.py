@@ -15,6 +15,8 @@ from __future__ import annotations
 import random
 import secrets
 import socket
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +83,7 @@ class Pending:
     move: list[Any]
     slot: int | None
     stage: str = "begun"  # then "tried", "ready"
+    completes: bool = False  # it puts the 12th card on a center stack: a reshuffle round begins
 
 
 class Seat:
@@ -114,6 +117,7 @@ class Seat:
         self.pending: Pending | None = None
         self.moves: list[list[Any]] = []  # the actions made, as the record has them
         self.out = 0  # our next deck message number
+        self.shares_after_pass = 0  # the host's shares of a move that completed a stack, after its pass
         self.deck_msg(dd.header(match, game, KEY, ME) + self.key_body())
 
     # -- sending ----------------------------------------------------------------------
@@ -159,9 +163,9 @@ class Seat:
         rnd = self.rounds[r]
         ins = rnd.passes[0]
         digest = dd.pass_input_digest(ins)
-        of = dd.PassOf(self.match, self.game, self.secret, ME, r, digest)
-        perm, rs = dd.permutation(of, len(ins)), dd.randomness(of, len(ins))
         assert self.y is not None
+        of = dd.PassOf(self.match, self.game, self.secret, ME, r, self.y, digest)
+        perm, rs = dd.permutation(of, len(ins)), dd.randomness(of, len(ins))
         outs = [dd.reencrypt(ins[perm[j]], rs[j], self.y) for j in range(len(ins))]
         ctx = dd.shuffle_context(self.match, self.game, ME, r)
         proof, _ = dd.prove(dd.pass_key(of, b"shuffle-proof"), ctx, self.y, ins, outs, perm, rs)
@@ -205,6 +209,12 @@ class Seat:
             assert self.y is not None and dd.verify(ctx, self.y, rnd.inputs, outs, proof), "the host's proof"
             self.add_pass(outs, dd.pass_input_digest(rnd.inputs))
         elif t == SHARES:
+            rnd = self.rounds[-1]
+            # docs/fairness.md, *Around a reshuffle*: seat 0 sends its pass before its shares
+            assert rnd.input_slots is None or rnd.passes, "the host's shares came before its reshuffle pass"
+            p = self.pending
+            if p is not None and p.completes and p.stage == "begun":
+                self.shares_after_pass += 1  # the move's shares, after the pass it made for that move
             m = b[23]
             assert len(b) == 24 + 101 * m
             for k in range(m):
@@ -278,12 +288,13 @@ class Seat:
                 self.owed.append(top)
             if top not in self.theirs:
                 self.awaited.add(top)
-        if target == "center" and len(g.center[index]) == 11:
+        completes = target == "center" and len(g.center[index]) == 11
+        if completes:
             played = slot if source == "hand" else None
             stock = self.stock_slots
             stack = self.center_slots[index] + [self.moving_slot(seat, source, arg, played)]
             self.rounds.append(Round([self.cts[s] for s in stock + stack], stock + stack))
-        self.pending = Pending(seat, move, slot)
+        self.pending = Pending(seat, move, slot, completes=completes)
 
     def moving_slot(self, seat: int, source: str, arg: Any, slot: int | None) -> int:
         if source == "hand":
@@ -389,7 +400,8 @@ class Seat:
                 break
             cur = list(range(104)) if rnd.input_slots is None else [plain[s] for s in rnd.input_slots]
             for step, secret in ((HOST, self.host_secret), (ME, self.secret)):
-                of = dd.PassOf(self.match, self.game, secret, step, r, rnd.digests[step])
+                assert self.y is not None
+                of = dd.PassOf(self.match, self.game, secret, step, r, self.y, rnd.digests[step])
                 perm = dd.permutation(of, len(cur))
                 cur = [cur[perm[j]] for j in range(len(cur))]
             for j, s in enumerate(rnd.slots):
@@ -401,11 +413,43 @@ class Seat:
         return [plain[s] for s in range(104)], reshuffles
 
 
-def play_as_joiner(port: int, code: str) -> dict[str, Any]:
-    """Join a private match, play it to its end; return our record."""
+class KeptAlive(DocPeer):
+    """A DocPeer that is never silent while it computes: a thread sends a ``ping`` every
+    second (docs/protocol.md: a heartbeat, any time after hello), so that however slow
+    the machine makes this peer's plain curve, the host does not take the link as dead."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        super().__init__(sock, deadline)
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.pinger = threading.Thread(target=self._ping, daemon=True)
+        self.pinger.start()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        with self.lock:
+            super().send(msg)
+
+    def _ping(self) -> None:
+        k = 0
+        while not self.stop.wait(1.0):
+            k += 1
+            try:
+                self.send({"t": "ping", "k": k})
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.pinger.join(10)
+
+
+def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], int]:
+    """Join a private match, play it to its end; return our record, and how many times the
+    host sent the shares of a move that completed a stack (after its pass, as documented)."""
     deadline = time.monotonic() + DEADLINE
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    peer = DocPeer(sock, deadline)
+    peer = KeptAlive(sock, deadline)
+    after_pass = 0
     try:
         key, setup, seed = open_match(peer, code)
         assert setup["private"] is True
@@ -463,6 +507,7 @@ def play_as_joiner(port: int, code: str) -> dict[str, Any]:
                 else:
                     raise AssertionError(f"unexpected {msg}")
             assert seat.g is not None and seat.g.result is not None
+            after_pass += seat.shares_after_pass
             deal, reshuffles = seat.game_deck()
             played.append(
                 {"moves": seat.moves, "result": seat.g.result, "deck": deal, "reshuffles": reshuffles}
@@ -471,8 +516,10 @@ def play_as_joiner(port: int, code: str) -> dict[str, Any]:
                 scores[seat.g.result["winner"]] += seat.g.result["points"]
             if max(scores) >= target or (games is not None and game_no >= games):
                 break
+        peer.close()
         leave(peer, sock, n if last_was_ours else 0)
     finally:
+        peer.close()
         sock.close()
     return {
         "format": "p2p-spite-record",
@@ -487,27 +534,33 @@ def play_as_joiner(port: int, code: str) -> dict[str, Any]:
         "max_games": games,
         "join_key": key.hex(),
         "seed_by": "both",
-    }
+    }, after_pass
 
 
 @pytest.mark.slow
+@pytest.mark.watchdog(2 * DEADLINE)  # the match is bounded by DEADLINE, however slow the machine
 def test_a_private_peer_written_from_the_documents_plays_the_real_host(tmp_path: Path) -> None:
+    """The host is the real program with only its private-deck deadline lengthened to the
+    test's (this peer's plain curve is slow, and slower on a loaded machine); this peer
+    pings while it computes.  Every wait has the test's deadline, none the machine's speed."""
     host_record = tmp_path / "host.json"
     host = spawn(
         ["host", "--private", "--bind", "127.0.0.1", "--port", "0", "--bot", "easy", "--bot-seed", "3",
          "--name", "Ann", "--games", "2", "--no-announce", "--record", str(host_record)],
         tmp_path,
+        program=[sys.executable, "-m", "tests.support.patient", str(DEADLINE)],
     )  # fmt: skip
     try:
-        port, _ = wait_listening(host)
-        code = read_code(host)
-        record = play_as_joiner(port, code)
+        port, _ = wait_listening(host, DEADLINE)
+        code = read_code(host, DEADLINE)
+        record, after_pass = play_as_joiner(port, code)
     except BaseException:
         host.kill()
         raise
     finally:
-        rc, out, err = finish(host, 60)
+        rc, out, err = finish(host, DEADLINE)
     assert rc == 0, (out, err)
+    print(f"the host's shares of a stack-completing move, after its pass: {after_pass} times")
     assert host_record.read_text(encoding="utf-8") == record_text(record)
     games = record["games"]
     assert len(games) == 2 and all(len(g["moves"]) > 20 and g["result"] is not None for g in games)

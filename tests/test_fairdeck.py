@@ -4,6 +4,8 @@ and what a peer can learn on its own (p2p_spite/fairdeck, docs/fairness.md)."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 import secrets
 from dataclasses import replace
 from typing import Any
@@ -29,10 +31,23 @@ from p2p_spite.fairdeck import (
     to_wire,
 )
 from p2p_spite.fairdeck import group as grp
+from p2p_spite.fairdeck import shuffle as shf
 from p2p_spite.fairdeck.proofs import Proof, prove_key, prove_share, verify_key, verify_share
-from p2p_spite.fairdeck.scheme import _reencrypt, derive_key
+from p2p_spite.fairdeck.scheme import (
+    _reencrypt,
+    card_point,
+    derive_key,
+    derive_permutation,
+    pass_input_digest,
+    shuffle_context,
+)
 from p2p_spite.fairdeck.shuffle import ShuffleProof
+from p2p_spite.fairdeck.shuffle import verify as verify_shuffle
 from p2p_spite.fairdeck.wire import Header, Share
+from tests.reference_spec import RefStream
+from tests.support import docdeck as dd
+from tests.support.p256 import G as G256
+from tests.support.p256 import mul as mul256
 
 MATCH = bytes(range(16))
 SECRETS = [bytes([7]) * 32, bytes([9]) * 32]
@@ -649,3 +664,123 @@ def test_a_restarted_seat_fed_another_pass_leaks_no_permutation() -> None:
     diff1 = {grp.sub(o[0], i[0]) for o in out1.deck for i in first_pass.deck}
     diff2 = {grp.sub(o[0], i[0]) for o in out2.deck for i in second_pass.deck}
     assert not diff1 & diff2
+
+
+# -- a restart that proves seat 0's deal pass again under another key (issue 44) ------------------
+
+
+def _subtraction_attack(
+    proofs: tuple[tuple[int, list[int], list[int]], tuple[int, list[int], list[int]]],
+) -> dict[int, list[int]]:
+    """The peer's attack on two proofs of one pass made with the same nonces ``w'_j``:
+    ``s'_j = w'_j - c*u_{perm[j]}``, so ``s'_b[j] - s'_a[j] = c_a*u_a[k] - c_b*u_b[k]``
+    for ``k = perm[j]``, every term public.  Each proof is ``(c, u, s')``; gives, for each
+    output position ``j``, the inputs ``k`` that fit (one, ``perm[j]``, if the nonces are
+    shared; none if they are not)."""
+    (ca, ua, sa), (cb, ub, sb) = proofs
+    by_diff: dict[int, list[int]] = {}
+    for k, (x, y) in enumerate(zip(ua, ub, strict=True)):
+        by_diff.setdefault((ca * x - cb * y) % grp.N, []).append(k)
+    return {
+        j: by_diff[d]
+        for j, (a, b) in enumerate(zip(sa, sb, strict=True))
+        if (d := (b - a) % grp.N) in by_diff
+    }
+
+
+def test_seat_0_restarted_without_the_peer_s_key_proves_its_pass_again_revealing_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seat 0 proves its deal pass under the joint key of the peer's first KEY, then restarts
+    from a journal that kept its game secret but not that KEY (a backup, a copied folder, a
+    lost fsync); the peer now sends a KEY made from another secret and gets a second proof
+    of a pass over the same canonical deck.  The pass's permutation and randomness and every
+    value of its proof derive from the joint key too, so the two proofs share no drawn value
+    (no nonce), no re-encryption pad, and the subtraction attack recovers no position of the
+    permutation (with the nonces of before, it recovered all 104: the test below)."""
+    drawn: list[dict[tuple[bytes, int], int]] = []
+    derive = shf._derive
+
+    def spy(seed: bytes, label: bytes, i: int, statement: bytes = b"") -> int:
+        value = derive(seed, label, i, statement)
+        drawn[-1][label, i] = value
+        return value
+
+    monkeypatch.setattr(shf, "_derive", spy)
+    canonical = [(None, card_point(c)) for c in range(104)]
+    seen: list[tuple[Shuffle, grp.FixedBase, list[int]]] = []
+    for peer_secret in (SECRETS[1], bytes([8]) * 32):
+        seat0 = FairDeck(MATCH, 1, 0, SECRETS[0])  # the first life, then the restarted one
+        peer = FairDeck(MATCH, 1, 1, peer_secret)
+        (key0,) = seat0.outgoing()
+        assert key0 == seat0._key_msg  # the same KEY both times: the same secret
+        (key1,) = peer.outgoing()
+        seat0.receive(key1)
+        drawn.append({})
+        (msg,) = [m for m in seat0.outgoing() if isinstance(m, Shuffle)]
+        assert seat0._joint is not None and verify_shuffle(
+            shuffle_context(seat0.head, 0), seat0._joint, canonical, msg.deck, msg.proof
+        )
+        seen.append((msg, seat0._joint, _perm_of(seat0)))
+    (a, joint_a, perm_a), (b, joint_b, perm_b) = seen
+    assert joint_a.point != joint_b.point
+    # no drawn value (commitment randomness, chain randomness, nonce) is shared
+    assert len(drawn[0]) == len(drawn[1]) == 4 * 104 + 4
+    assert not set(drawn[0].values()) & set(drawn[1].values())
+    # no re-encryption pad either: the deal's input has C1 = O, so each out[j].C1 is r_j*G
+    assert not {c1 for c1, _ in a.deck} & {c1 for c1, _ in b.deck}
+    # and the subtraction attack finds nothing
+    found = _subtraction_attack(
+        (
+            (a.proof.c, _challenges(a, joint_a, canonical), list(a.proof.s_prime)),
+            (b.proof.c, _challenges(b, joint_b, canonical), list(b.proof.s_prime)),
+        )
+    )
+    assert found == {}, f"{len(found)} positions of the permutation recovered"
+    assert perm_a != perm_b  # (two independent permutations)
+
+
+def _perm_of(deck: FairDeck) -> list[int]:
+    """Seat ``deck``'s permutation of its deal pass, as its secret gives it."""
+    assert deck._joint is not None
+    digest = pass_input_digest(deck.rounds[0].inputs)
+    return derive_permutation(deck._secret, deck.head, 0, deck._joint.point, digest, 104)
+
+
+def _challenges(msg: Shuffle, joint: grp.FixedBase, ins: list[Any]) -> list[int]:
+    """The ``u_k`` of a pass's proof, as its verifier computes them (all public)."""
+    ctx = shuffle_context(msg.head, msg.round)
+    return shf._challenges(shf._statement(ctx, joint.point, ins, msg.deck, msg.proof.commitments), len(ins))
+
+
+@pytest.mark.slow
+def test_the_derivation_before_the_fix_leaked_the_whole_permutation_to_that_attack() -> None:
+    """The same restart on the derivation of before (written out by docdeck, the document's
+    recipe: permutation, pads and proof seed keyed without the joint key, nonces from the
+    seed alone): the two proofs share every nonce, and the attack above names seat 0's whole
+    permutation, 104 positions of 104."""
+    canonical: list[dd.Ct] = [(None, dd.card(c)) for c in range(104)]
+    digest = dd.pass_input_digest(canonical)
+    head = Header(MATCH, 1, 0)
+
+    def old_key(label: bytes) -> bytes:  # the key(lab) of before: no joint key in it
+        return hmac.new(
+            SECRETS[0], dd.ctx(label, head.match_id, head.game, head.seat, 0, digest), hashlib.sha256
+        ).digest()
+
+    perm = list(range(104))
+    RefStream(old_key(b"perm"), 1).shuffle(perm)
+    rs = [dd.scalar(old_key(b"reenc"), b"reenc", dd.u32(j)) for j in range(104)]
+    x0 = dd.key_of(MATCH, 1, SECRETS[0], 0)
+    proofs = []
+    for peer_secret in (SECRETS[1], bytes([8]) * 32):
+        y = mul256(x0 + dd.key_of(MATCH, 1, peer_secret, 1), G256)
+        outs = [dd.reencrypt(canonical[perm[j]], rs[j], y) for j in range(104)]
+        ctx = dd.shuffle_context(MATCH, 1, 0, 0)
+        pr, u = dd.prove(
+            old_key(b"shuffle-proof"), ctx, y, canonical, outs, perm, rs, nonces_of_the_seed_alone=True
+        )
+        assert dd.verify(ctx, y, canonical, outs, pr)
+        proofs.append((pr.c, u, pr.s_prime))
+    found = _subtraction_attack((proofs[0], proofs[1]))
+    assert {j: ks[0] for j, ks in found.items() if len(ks) == 1} == dict(enumerate(perm))

@@ -57,6 +57,7 @@ SEED = bytes(range(32))  # the match seed of the private-state digest's vector (
 # draws 7 cards, plays its 12 hand cards onto center 0 in this order, and the stack completes
 DRAWN = list(range(103, 96, -1))
 STACK = [*range(40, 45), *DRAWN]
+SHUFFLE, SHARES = 2, 3  # message types
 
 
 def shuffle_context(seat: int, rnd: int) -> bytes:
@@ -67,8 +68,8 @@ def header(t: int, seat: int) -> bytes:
     return dd.header(MATCH, GAME, t, seat)
 
 
-def pass_of(seat: int, rnd: int, digest: bytes) -> dd.PassOf:
-    return dd.PassOf(MATCH, GAME, SECRETS[seat], seat, rnd, digest)
+def pass_of(seat: int, rnd: int, y: Pt, digest: bytes) -> dd.PassOf:
+    return dd.PassOf(MATCH, GAME, SECRETS[seat], seat, rnd, y, digest)
 
 
 # -- the game of the vectors, from the recipe alone ----------------------------------------------
@@ -114,8 +115,8 @@ def make_recipe() -> Recipe:
     u0: list[int] = []
     for seat in (0, 1):
         digest = pass_input_digest(cur)
-        perm = dd.permutation(pass_of(seat, 0, digest), len(cur))
-        rs = dd.randomness(pass_of(seat, 0, digest), len(cur))
+        perm = dd.permutation(pass_of(seat, 0, y, digest), len(cur))
+        rs = dd.randomness(pass_of(seat, 0, y, digest), len(cur))
         outs: list[Ct] = []
         for j in range(len(cur)):
             c1, c2 = cur[perm[j]]
@@ -125,7 +126,7 @@ def make_recipe() -> Recipe:
         v[f"pass{seat}_r0"] = rs[0].to_bytes(32, "big").hex()
         v[f"pass{seat}_out0"] = (enc(outs[0][0]) + enc(outs[0][1])).hex()
         if seat == 0:
-            seed = dd.pass_key(pass_of(0, 0, digest), b"shuffle-proof")
+            seed = dd.pass_key(pass_of(0, 0, y, digest), b"shuffle-proof")
             v["proof0_seed"] = seed.hex()
             proof0, u0 = prove(seed, shuffle_context(0, 0), y, cur, outs, perm, rs)
             v["proof0_cs0"] = enc(proof0.cs[0]).hex()
@@ -162,8 +163,8 @@ def make_recipe() -> Recipe:
     cur = [deal[slot] for slot in [*range(50, 97), *STACK]]
     for seat in (0, 1):
         digest = pass_input_digest(cur)
-        perm = dd.permutation(pass_of(seat, 1, digest), len(cur))
-        rs = dd.randomness(pass_of(seat, 1, digest), len(cur))
+        perm = dd.permutation(pass_of(seat, 1, y, digest), len(cur))
+        rs = dd.randomness(pass_of(seat, 1, y, digest), len(cur))
         outs = [
             (add(cur[perm[j]][0], mul(rs[j], G)), add(cur[perm[j]][1], mul(rs[j], y)))
             for j in range(len(cur) if seat == 0 else 1)
@@ -171,6 +172,9 @@ def make_recipe() -> Recipe:
         v[f"reshuffle_pass{seat}_input_digest"] = digest.hex()
         v[f"reshuffle_pass{seat}_out0"] = (enc(outs[0][0]) + enc(outs[0][1])).hex()
         cur = outs
+    # *Around a reshuffle*, first row: seat 0 sends its pass, then its share of its hand card
+    # (the 12th card); seat 1 its pass
+    v["reshuffle_order"] = bytes([0, SHUFFLE, 0, SHARES, 1, SHUFFLE]).hex()
     assert proof0 is not None
     return Recipe(xs, y, canonical, passes, perms, rss, proof0, u0, digests, v)
 
@@ -182,6 +186,7 @@ def make_recipe() -> Recipe:
 class Sent:
     log: list[tuple[int, bytes]]
     decks: list[FairDeck]
+    around: int = 0  # where the messages of the move that completes the stack begin in ``log``
 
 
 @pytest.fixture(scope="module")
@@ -311,14 +316,16 @@ def reshuffled(sent: Sent) -> Sent:
     for d in decks:
         assert [d.draw(0) for _ in DRAWN] == DRAWN
     pump(decks, log)
+    around = 0
     for slot in STACK:
         for d in decks:
             d.play_hand(0, slot, "center", 0)
+            if slot == STACK[-1]:  # the 12th card: both events before anything is sent, as
+                d.complete(0)  # core/intents.py takes them
+        if slot == STACK[-1]:
+            around = len(log)
         pump(decks, log)
-    for d in decks:
-        d.complete(0)
-    pump(decks, log)
-    return Sent(log, decks)
+    return Sent(log, decks, around)
 
 
 def test_a_reshuffle_s_passes_and_slots_are_the_recipe_s(recipe: Recipe, reshuffled: Sent) -> None:
@@ -333,6 +340,17 @@ def test_a_reshuffle_s_passes_and_slots_are_the_recipe_s(recipe: Recipe, reshuff
         assert d.stock == list(range(104, 104 + n))  # out[j] is slot 104 + j, bottom to top
         assert d.cts[104] == (decode(passes[1][29:62]), decode(passes[1][62:95]))
         assert d.draw(1) == 104 + n - 1  # the next draw takes the top: the highest new slot
+
+
+def test_around_a_reshuffle_seat_0_sends_its_pass_before_its_share(recipe: Recipe, reshuffled: Sent) -> None:
+    """*Around a reshuffle*: for the move that completes the stack with seat 0's hand card,
+    seat 0 sends its pass and then its share of that card, seat 1 its pass: the document's
+    ``reshuffle_order``."""
+    sent = reshuffled.log[reshuffled.around :]
+    order = [m for seat in (0, 1) for s, m in sent if s == seat]
+    assert b"".join(bytes([m[22], m[0]]) for m in order).hex() == recipe.vectors["reshuffle_order"]
+    shares = order[1]
+    assert shares[23] == 1 and shares[24:28] == u32(STACK[-1])  # the 12th card's slot, alone
 
 
 def test_the_order_of_the_deal_s_messages(sent: Sent) -> None:

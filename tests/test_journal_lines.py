@@ -4,6 +4,7 @@ journals of earlier versions have (a --resume must read them)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from p2p_spite.core.game import Action
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move
 from p2p_spite.engine.moves import SOURCES, TARGETS
+from p2p_spite.storage.journal import claim_record
 from p2p_spite.storage.lines import (
     ActionLine,
     JournalLine,
@@ -81,3 +83,15 @@ def test_an_action_line_is_the_json_encoders_line(entry: ActionLine) -> None:
     text = dump_line(entry)
     assert text == json.dumps(entry.to_json(), separators=(",", ":")) + "\n"
     assert parse_line(text.encode()) == entry
+
+
+def test_a_later_matchs_record_takes_a_free_name_and_writes_over_nothing(tmp_path: Path) -> None:
+    wanted = tmp_path / "h-2.json"
+    assert claim_record(wanted) == wanted and wanted.read_bytes() == b""  # free: taken at once
+    wanted.write_text("a record")
+    (tmp_path / "h-2-2.json.journal").write_text("another match's journal")
+    third = claim_record(wanted)  # (h-2-2 is the journal's match: passed by)
+    assert third == tmp_path / "h-2-3.json" and third.read_bytes() == b""
+    assert wanted.read_text() == "a record"
+    assert (tmp_path / "h-2-2.json.journal").read_text() == "another match's journal"
+    assert not (tmp_path / "h-2-2.json").exists()

@@ -42,6 +42,8 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.PeerStopped("Ann", "history", resuming=True),
     n.WeStopped("Ann", "cheat", "a share"),
     n.WeStopped("Ann", "desync", resuming=True),
+    n.AgainRefused("Ann", "not-agreed", "setup: the host chose the seed"),
+    n.AgainRefused("Ann", "not-agreed", "hello: another name", ours=False),
     n.Stalled("Ann", n.Owed.DECK, 30),
     n.Stalled("Ann", n.Owed.CATCH_UP, 15),
     n.ConnectionLost("Ann"),
@@ -71,6 +73,10 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.NotResumable("m.json", 3),
     n.BadRecord("moves must be an array", 2, 5),
     n.Repeated(n.ChatFlood("Ann"), 4),
+    *[n.RendezvousFailed(how, "mailbox.example:4000", 30, "Ann") for how in n.Rendezvous],
+    n.RendezvousFailed(n.Rendezvous.NO_PATH, seconds=30),
+    n.Connected(direct=True, where="203.0.113.5:41000"),
+    n.Connected(direct=False, where="relay.example:4001"),
 ]
 
 

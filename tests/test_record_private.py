@@ -14,7 +14,8 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.cli import main
-from p2p_spite.engine import CENTER, Match, view
+from p2p_spite.engine import CENTER, Match, Result, view
+from p2p_spite.engine.state import EndReason
 from p2p_spite.fairdeck import GameDeck, private_game
 from p2p_spite.storage import record
 from p2p_spite.storage.record import RecordError
@@ -161,3 +162,41 @@ def test_the_replay_viewer_shows_a_private_game_from_its_deck(v2: dict[str, Any]
         end = replay.state()
         assert end.digest() == match.games[g - 1].digest()  # every move, reshuffles included
         assert len(replay.move_cards()) == len(moves)
+
+
+def _unrevealed(game: int) -> dict[str, Any]:
+    return {
+        "kind": "unrevealed",
+        "seat": 1,
+        "reason": f"seat 1 did not reveal its game secret, so the deck order of game {game} is not known",
+        "game": game,
+    }
+
+
+def test_a_last_game_whose_secret_never_came_checks_with_the_result_the_record_gives(
+    v2: dict[str, Any],
+) -> None:
+    """The last game resigned, the peer's secret never came: no deck, an ``unrevealed``
+    entry, the result and the scores with it.  ``replay --check``'s verify passes, the
+    match checked ends with the game before, and the record's scores must be those plus
+    the result it gives; an unrevealed game before the last is an error."""
+    data = copy.deepcopy(v2)
+    n = len(data["games"])
+    last = data["games"][-1]
+    del last["deck"], last["reshuffles"]
+    last["cheat"] = _unrevealed(n)
+    last["moves"] = last["moves"][:10]
+    last["result"] = {"winner": 0, "points": 37, "reason": "resign"}
+    before = check({**data, "games": data["games"][:-1], "scores": None}).scores
+    data["scores"] = [before[0] + 37, before[1]]
+    match = record.verify(record.from_json(copy.deepcopy(data)), in_play=True)
+    assert match.game_number == n - 1 and match.scores == before
+    assert record.unchecked_result(record.from_json(data).games[-1], n) == Result(0, 37, EndReason.RESIGN)
+    data["scores"] = before  # the record's scores without the result it gives
+    with pytest.raises(RecordError, match=r"disagree with the replay's .* with game 3's result"):
+        record.verify(record.from_json(copy.deepcopy(data)), in_play=True)
+    data["scores"] = [before[0] + 37, before[1]]
+    data["games"][0] = {**data["games"][0], "cheat": _unrevealed(1)}
+    del data["games"][0]["deck"], data["games"][0]["reshuffles"]
+    with pytest.raises(RecordError, match="cannot be checked: seat 1 did not reveal"):
+        record.verify(record.from_json(copy.deepcopy(data)), in_play=True)

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots.driver import run_bot
-from p2p_spite.core.protocol import SeedOrigin
+from p2p_spite.core.messages import Bye
+from p2p_spite.core.protocol import Endpoint, SeedOrigin
 from p2p_spite.net import HostSettings, JoinSettings, Matches, NetSession, host_session, join_session
+from p2p_spite.net.link import Link
 from p2p_spite.session import (
     ConnectionChanged,
     GameStarted,
@@ -19,6 +21,7 @@ from p2p_spite.session import (
     MatchEnded,
     Rematch,
     RematchAnswered,
+    SessionFailed,
 )
 from p2p_spite.storage import record
 
@@ -183,3 +186,53 @@ def test_a_private_match_deals_its_own_private_deck_again(tmp_path: Path) -> Non
         assert (tmp_path / h).read_bytes() == (tmp_path / j).read_bytes()
         rec = record.verify(record.load(tmp_path / h))
         assert rec.over and record.load(tmp_path / h).games[0].deck is not None
+
+
+def test_a_next_match_left_before_its_first_move_is_never_said_to_be_saved(tmp_path: Path) -> None:
+    """Issue 48, item 5: the joiner leaves match 2 before any move.  The host's failure
+    names no record (it is not kept: nothing to replay), and neither side keeps a file."""
+
+    async def main() -> SessionFailed:
+        host, joiner = await _finished(tmp_path)
+        a, b = Matches(host), Matches(joiner)
+        assert list(await asyncio.gather(a.rematch(True), b.rematch(True))) == [Rematch.STARTED] * 2
+        assert (tmp_path / "h-2.json").exists()  # (kept while the match runs: a crash leaves it)
+        await b.close("quit")
+        failed: SessionFailed = await _until(a, SessionFailed)
+        await a.close()
+        assert a.current.record_dropped and b.current.record_dropped
+        assert a.current.record_path is None
+        return failed
+
+    failed = asyncio.run(asyncio.wait_for(main(), LIMIT))
+    assert failed.record_path is None, failed
+    assert not (tmp_path / "h-2.json").exists() and not (tmp_path / "j-2.json").exists()
+    assert not list(tmp_path.glob("*.journal"))
+    assert (tmp_path / "h.json").exists() and (tmp_path / "j.json").exists()  # (match 1 had its end)
+
+
+def test_a_bye_in_the_next_handshake_is_a_peer_gone_not_a_refusal(tmp_path: Path) -> None:
+    """Both said yes, and the host says bye instead of its next setup: the joiner's
+    next match settles GONE (it left), with no refusal to tell and exit code 0."""
+
+    async def main() -> None:
+        host, joiner = await _finished(tmp_path)
+        successor = host.again.successor
+        assert successor is not None
+        real = successor
+
+        class Leaving:
+            def endpoint(self) -> Endpoint:
+                ep = real.endpoint()
+                ep.hs._send_setup = lambda: ep._send(Bye("quit"))  # type: ignore[method-assign]
+                return ep
+
+            async def session(self, link: Link) -> NetSession:
+                return await real.session(link)
+
+        host.again.successor = Leaving()
+        settled = await asyncio.gather(host.rematch(True), joiner.rematch(True))
+        assert settled[1] is Rematch.GONE and joiner.again.refused is None, settled
+        await asyncio.gather(host.close(), joiner.close())
+
+    asyncio.run(asyncio.wait_for(main(), LIMIT))

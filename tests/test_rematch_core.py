@@ -10,6 +10,7 @@ import pytest
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import (
     CHAT_BURST,
+    Agreed,
     Endpoint,
     Handover,
     Handshaken,
@@ -162,3 +163,81 @@ def test_a_chat_flood_while_waiting_for_the_hello_is_refused() -> None:
     evs: list[object] = []
     drain(h, evs)
     assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code is Refusal.FLOOD
+
+
+AGREED = Agreed(50, 3, ("Ann", "Bob"), False)
+
+
+def _next(host: LocalConfig, joiner_agreed: Agreed = AGREED) -> tuple[Endpoint, Endpoint, list[object]]:
+    """A later match's handshake: the joiner holds ``joiner_agreed``; the host's config
+    (``host``) may deviate from it.  The joiner's events."""
+    h, j, _eh, ej = pair(host, LocalConfig(JOIN, "Bob", again=joiner_agreed))
+    return h, j, ej
+
+
+def test_the_next_match_agreed_is_played_with_its_seed_drawn_by_both() -> None:
+    honest = LocalConfig(HOST, "Ann", target=50, max_games=3, again=AGREED)
+    _h, j, ej = _next(honest)
+    assert any(isinstance(e, Handshaken) for e in ej), ej
+    assert j.core is not None and j.hs.seed_by is SeedOrigin.BOTH
+    assert (j.core.match.target, j.core.max_games, j.core.match.players) == (50, 3, ("Ann", "Bob"))
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"seed": SEED}, "the host chose the seed"),
+        ({"private": True}, "a private deck; the match agreed has a seeded one"),
+        ({"target": 1}, "target 1; the match agreed has target 50"),
+        ({"max_games": None}, "no game limit; the match agreed has a limit of 3 games"),
+        ({"max_games": 1}, "a limit of 1 game; the match agreed has a limit of 3 games"),
+        ({"name": "Mallory"}, "players ['Mallory', 'Bob']"),
+    ],
+)
+def test_the_joiner_refuses_a_next_setup_that_is_not_the_match_agreed(
+    change: dict[str, object], words: str
+) -> None:
+    fields: dict[str, object] = {"target": 50, "max_games": 3} | change
+    name = str(fields.pop("name", "Ann"))
+    h, j, ej = _next(LocalConfig(HOST, name, **fields))  # type: ignore[arg-type]
+    err = ej[-1]
+    assert isinstance(err, RemoteProtocolError) and err.code is Refusal.NOT_AGREED, ej
+    assert words in str(err), err
+    assert j.core is None and j.phase is Phase.CLOSED  # refused before any deal: no match
+    assert j.hs.deal is None  # (nor was the joiner's half of a seed drawn, let alone sent)
+    pump(h, j)
+    assert h.phase is Phase.CLOSED
+
+
+def test_the_joiner_refuses_the_id_of_a_match_played_already() -> None:
+    _h, j, _eh, _ej = pair(LocalConfig(HOST, "Ann", target=50, max_games=3), LocalConfig(JOIN, "Bob"))
+    assert j.core is not None
+    first_id = j.core.match_id
+    again = Agreed.of(j.core)
+    assert again.played == {first_id}
+    # a host whose every random draw is the first match's id: its next setup reuses that id
+    honest = LocalConfig(HOST, "Ann", target=50, max_games=3)
+    host = Endpoint(honest, random_bytes=lambda n: (first_id * 2)[:n])
+    joiner = Endpoint(LocalConfig(JOIN, "Bob", again=again))
+    host.initiate()
+    joiner.initiate()
+    _e, ej = pump(host, joiner)
+    err = ej[-1]
+    assert isinstance(err, RemoteProtocolError) and err.code is Refusal.NOT_AGREED, ej
+    assert "the id of a match played already" in str(err) and joiner.core is None
+
+
+def test_the_private_deck_agreed_is_not_dropped() -> None:
+    private = Agreed(50, 3, ("Ann", "Bob"), True)
+    _h, _j, ej = _next(LocalConfig(HOST, "Ann", target=50, max_games=3), private)
+    err = ej[-1]
+    assert isinstance(err, RemoteProtocolError) and err.code is Refusal.NOT_AGREED, ej
+    assert "a seeded deck; the match agreed has a private one" in str(err)
+
+
+def test_the_host_refuses_a_joiner_back_under_another_name() -> None:
+    host = LocalConfig(HOST, "Ann", target=50, max_games=3, again=AGREED)
+    h, _j, eh, _ej = pair(host, LocalConfig(JOIN, "Eve"))
+    err = eh[-1]
+    assert isinstance(err, RemoteProtocolError) and err.code is Refusal.NOT_AGREED, eh
+    assert h.core is None

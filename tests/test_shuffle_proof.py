@@ -164,8 +164,8 @@ def test_two_passes_of_one_seat_over_different_inputs_share_no_randomness() -> N
     diffs = []
     for ins in (in1, in2):
         d = pass_input_digest(ins)
-        perm = derive_permutation(secret, head, 0, d, 20)
-        rs = derive_randomness(secret, head, 0, d, 20)
+        perm = derive_permutation(secret, head, 0, KEY.point, d, 20)
+        rs = derive_randomness(secret, head, 0, KEY.point, d, 20)
         pads = list(zip(grp.base_g().mul_many(rs), KEY.mul_many(rs), strict=True))
         outs = reencrypt_all([ins[i] for i in perm], pads)
         diffs.append({grp.sub(o[0], i[0]) for o in outs for i in ins})

@@ -334,6 +334,8 @@ def test_a_request_lost_with_the_connection_is_void_on_both_sides(tmp_path: Path
         await _next(off, TakebackAsked)
         assert await off.answer_takeback(True)
         assert (await _next(on, MoveTakenBack)).move == m
+        await on.play(m)  # (played again: a match left with no move keeps no record to compare)
+        assert (await _next(off, MovePlayed)).move == m
         await asyncio.gather(on.close("quit"), off.close("quit"))
 
     run(main())

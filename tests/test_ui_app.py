@@ -729,3 +729,19 @@ def test_the_terminal_going_away_hangs_up_instead_of_quitting() -> None:
         run_main(main())
     assert e.value.exit_code == EXIT_HANGUP and hung == [True]
     assert s.closed == "hung up"  # not "quit"
+
+
+def test_the_toolbar_says_how_an_internet_connection_goes() -> None:
+    """(host --internet, join CODE: direct, or through the relay; nothing on a LAN.)"""
+
+    async def main() -> None:
+        s = LocalSession(find_seed(0), names=("Alice", "Computer"))
+        async with running(s, cols=100, rows=30, route="via the relay relay.example:4001") as (app, _inp):
+            bar = "".join(f[1] for f in screen.toolbar(app))
+            from p2p_spite.ui.text import DOT
+
+            assert f"Computer {DOT} via the relay relay.example:4001" in bar and "^C quit" in bar
+        async with running(LocalSession(find_seed(0), names=("Alice", "Computer"))) as (app, _inp):
+            assert "relay" not in "".join(f[1] for f in screen.toolbar(app))
+
+    run(main())

@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 from p2p_spite.engine import SIDE, PlayerView, rank
-from p2p_spite.session import ConnectionChanged, LinkState, RematchAnswered, WatchersChanged
+from p2p_spite.session import ConnectionChanged, LinkState, Rematch, RematchAnswered, WatchersChanged
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.commands import Again, Chat, Enter, Hint, PlayText, Quit, Resign
 from p2p_spite.ui.controller import Controller
@@ -212,6 +212,25 @@ def test_play_again_no_leaves_and_a_peers_no_is_told() -> None:
         ctl.answer(True)
         await asking
         assert "Bob does not want another match." in port.said() and ctl.over and not port.left
+        assert port.lines[-1] == (Style.INFO, "Type quit (or press Ctrl-C) to leave.")
+
+    run(main())
+
+
+def test_a_next_match_refused_before_its_deal_is_said_and_the_screen_stays() -> None:
+    async def main() -> None:
+        s, port, ctl = await _match_over()
+
+        async def refused(yes: bool) -> Rematch:
+            return Rematch.REFUSED  # (the next match's setup was not the one agreed)
+
+        s.rematch = refused  # type: ignore[method-assign]
+        asking = asyncio.create_task(ctl.handle(Again()))
+        await until(lambda: ctl.question is not None)
+        ctl.answer(True)
+        await asking
+        told = (Style.ERROR, "Match 2 with Bob was refused before any card was dealt: no other match.")
+        assert told in port.lines and ctl.over and not port.left
         assert port.lines[-1] == (Style.INFO, "Type quit (or press Ctrl-C) to leave.")
 
     run(main())

@@ -8,6 +8,7 @@ runs these with the screens printed.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -244,3 +245,49 @@ def test_replay_viewer_in_a_real_terminal(tmux: Callable[[int, int], Tmux], tmp_
     t.keys("q")
     s = t.wait(lambda s: "E2E-EXIT=" in s, what="the exit")
     assert "E2E-EXIT=0" in s and "Traceback" not in s
+
+
+def test_play_from_here_in_a_real_terminal(tmux: Callable[[int, int], Tmux], tmp_path: Path) -> None:
+    """The replay viewer at 80x24: step, ``p``, the dialog, a few moves against the computer,
+    then Ctrl-C back to the same position, and no record written by the what-if."""
+    record = tmp_path / "selfplay.json"
+    subprocess.run(
+        [EXE, "selfplay", "--seed", SEED, "--record", str(record), "--games", "1", "--bots", "easy,easy"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    home = tmp_path / "home"
+    t = tmux(80, 24)
+    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "HOME": str(home), "XDG_DATA_HOME": str(home)}
+    t.start(f"{EXE} replay {record}", env)
+    t.wait(lambda s: "move 0/" in s, what="the viewer")
+    t.keys("]", "]", "]")
+    s = t.wait(lambda s: "move 0/" not in s and "p play from here" in s, what="three turns on")
+    at = re.search(r"move (\d+)/", s)
+    assert at is not None
+    t.keys("p")
+    s = t.wait(lambda s: "Computer level:" in s and "(*) expert" in s, what="the dialog")
+    show("play from here: the dialog", s)
+    t.keys("Up", "Up", "Up", "Enter", "Tab", "Tab", "Enter")  # easy; the seat offered; Play
+    s = t.wait(lambda s: "What if: game 1 from move" in s, what="the game screen")
+    ours = re.compile(r"^ You (played|discarded) ", re.M)
+
+    def seen(k: int, screen: str) -> bool:
+        return len(ours.findall(screen)) >= k
+
+    for n in range(1, 4):
+        t.wait(lambda s: input_line(s).startswith("your move"), timeout=60, what="our turn")
+        t.type("hint")
+        t.wait(lambda s: PROMPT_RE.match(input_line(s)) is not None, timeout=60, what="the hint")
+        t.keys("Enter")
+        # (the pane may have scrolled the first one away)
+        s = t.wait(functools.partial(seen, min(n, 2)), timeout=60, what=f"our move {n}")
+    show("play from here: moves", s)
+    assert "Computer" in header(s)
+    t.keys("C-c")
+    s = t.wait(lambda s: f"move {at.group(1)}/" in s, what="back in the replay")
+    t.keys("q")
+    s = t.wait(lambda s: "E2E-EXIT=" in s, what="the exit")
+    assert "E2E-EXIT=0" in s and "Traceback" not in s
+    assert not list(home.rglob("*.json"))  # the what-if wrote no record

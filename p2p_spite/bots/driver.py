@@ -21,7 +21,8 @@ async def run_bot(
 ) -> int:
     """Play ``session`` with a bot of ``level`` until the match ends; return an exit code.
 
-    0: the match ended (MatchEnded); 1: it failed (SessionFailed).  The bot
+    0: the match ended (MatchEnded); 1: it failed (SessionFailed), or the next match
+    was refused before its deal (``Rematch.REFUSED``).  The bot
     decides only from the views the events carry, at full speed, and allows
     every takeback it is asked for (a side told ``--takebacks never`` refuses
     before asking).  At a match's end it answers the offer of another one: yes
@@ -47,8 +48,9 @@ async def run_bot(
             if isinstance(ev, MatchEnded):
                 played += 1
                 wanted = matches is None or played < matches
-                if await session.rematch(wanted) is not Rematch.STARTED:
-                    return 0
+                settled = await session.rematch(wanted)
+                if settled is not Rematch.STARTED:
+                    return 1 if settled is Rematch.REFUSED else 0
                 continue
             if isinstance(ev, SessionFailed):
                 return 1

@@ -103,6 +103,25 @@ _SETUP_SAYS: Final = {
 _KNOWN_AT_END: Final = _SETUP_SAYS | {Route.DEAL_WHOLE: SeedOrigin.BOTH, Route.ADOPTED: SeedOrigin.HOST}
 
 
+@dataclass(frozen=True, slots=True)
+class Agreed:
+    """What both agreed to play again (docs/protocol.md, *Playing again*): a later match
+    on the same connection has the first one's target, game limit, names (host, joiner)
+    and deck, and its seed drawn by both."""
+
+    target: int
+    games: int | None
+    names: tuple[str, str]
+    private: bool
+    played: frozenset[bytes] = frozenset()  # the ids of the matches played on the connection
+
+    @classmethod
+    def of(cls, core: GameCore) -> Agreed:
+        m = core.match
+        names = (m.players[0], m.players[1])
+        return cls(m.target, core.max_games, names, core.private is not None, frozenset({core.match_id}))
+
+
 @dataclass(slots=True)
 class LocalConfig:
     role: Role
@@ -115,6 +134,8 @@ class LocalConfig:
     # the host: offer a private-deck match; the joiner: insist on one (docs/fairness.md)
     private: bool = False
     protocol_version: int = PROTOCOL_VERSION  # tests may pretend to be another version
+    # a later match on the same connection: what both agreed to (None: the first match)
+    again: Agreed | None = None
 
 
 @dataclass(slots=True)
@@ -255,6 +276,12 @@ class Handshake:
         self._after_auth()
 
     def _after_auth(self) -> None:
+        agreed = self.config.again
+        if self.role is Role.HOST and agreed is not None and self.peer_name != agreed.names[1]:
+            raise RemoteProtocolError(
+                f"hello: the joiner is {agreed.names[1]!r} in the match agreed, not {self.peer_name!r}",
+                Refusal.NOT_AGREED,
+            )
         if self.role is Role.HOST:
             self.route = self._host_route()
             if self.route is Route.DEAL_WHOLE:
@@ -368,6 +395,8 @@ class Handshake:
                 self._make_core(cfg.seed, cfg.target, cfg.max_games, names)
 
     def on_setup(self, msg: Setup) -> None:
+        if self.config.again is not None:
+            _check_agreed(msg, self.config.again)
         if self.config.private and not msg.private:
             raise RemoteProtocolError(
                 "the host does not offer a private-deck match (without --private: play its seeded deal)",
@@ -505,3 +534,33 @@ class Handshake:
                 f"the two histories disagree (the peer has {pos} actions, this side {mine})", Refusal.HISTORY
             )
         return c
+
+
+def _check_agreed(msg: Setup, agreed: Agreed) -> None:
+    """The joiner: a later match's setup is the match both agreed to play again, its seed
+    to be drawn by both (RemoteProtocolError ``not-agreed`` otherwise, before any deal)."""
+    wrong = ""
+    deck = {True: "private", False: "seeded"}
+    names = (clean_text(msg.players[0], MAX_NAME), msg.players[1])
+    if msg.resume:
+        wrong = "it resumes a match; the next one is a new match"
+    elif msg.match in agreed.played:
+        wrong = "the id of a match played already; the next one is a new match"
+    elif msg.seed is not None:
+        wrong = "the host chose the seed; a later match's seed is drawn by both"
+    elif msg.private != agreed.private:
+        wrong = f"a {deck[msg.private]} deck; the match agreed has a {deck[agreed.private]} one"
+    elif msg.target != agreed.target:
+        wrong = f"target {msg.target}; the match agreed has target {agreed.target}"
+    elif msg.games != agreed.games:
+        wrong = f"{_limit(msg.games)}; the match agreed has {_limit(agreed.games)}"
+    elif names != agreed.names:
+        wrong = f"players {list(names)}; the match agreed has {list(agreed.names)}"
+    if wrong:
+        raise RemoteProtocolError(f"setup: {wrong}", Refusal.NOT_AGREED)
+
+
+def _limit(games: int | None) -> str:
+    if games is None:
+        return "no game limit"
+    return f"a limit of {games} game" if games == 1 else f"a limit of {games} games"

@@ -33,7 +33,7 @@ from ..engine import IllegalMoveError
 from ..plaintext import MAX_CHAT
 from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore, chain
-from .handshake import PROTOCOL_VERSION, Deal, Handshake, LocalConfig, Phase, Route, SeedOrigin
+from .handshake import PROTOCOL_VERSION, Agreed, Deal, Handshake, LocalConfig, Phase, Route, SeedOrigin
 from .messages import (
     MAX_REASON,
     MAX_REFUSAL,
@@ -88,6 +88,7 @@ __all__ = [
     "Acked",
     "ActionDue",
     "ActionReceived",
+    "Agreed",
     "Deal",
     "Endpoint",
     "Handover",

@@ -49,6 +49,7 @@ class Refusal(StrEnum):
     NO_MATCH = "no-match"
     SEAT_TAKEN = "seat-taken"
     OTHER_MATCH = "other-match"
+    NOT_AGREED = "not-agreed"  # a later match on the connection that is not the one both agreed to
     UNEXPECTED = "unexpected"  # a known message at the wrong time
     UNKNOWN_TYPE = "unknown-type"
     ECHO = "echo"  # the peer echoed our commitment

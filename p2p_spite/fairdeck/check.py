@@ -2,7 +2,7 @@
 
 When a game is over both seats reveal their game secrets.  Each side then recomputes
 the other's key and every pass it made (its permutation and re-encryption randomness
-derive from its secret and the pass's input, :mod:`.scheme`), checks that each pass it
+derive from its secret, the joint key and the pass's input, :mod:`.scheme`), checks that each pass it
 received is exactly that, and learns the order of the deal and of every reshuffle --
 the :class:`GameDeck` a version-2 record keeps -- or catches a cheat, whose evidence
 (:class:`~p2p_spite.fairdeck.errors.CheatError`) goes into the record instead.
@@ -61,6 +61,7 @@ def check_game(
             "the revealed secret does not give the key share that was sent",
             {"game": head.game, "secret": their_secret.hex(), "key": encode(their_key).hex()},
         )
+    assert joint is not None
     secrets_by_seat = {head.seat: secret, o: their_secret}
     heads = {head.seat: head, o: their_head}
     plain: dict[int, int] = {}
@@ -72,17 +73,22 @@ def check_game(
         cur_plain = list(range(DECK)) if rnd.input_slots is None else [plain[s] for s in rnd.input_slots]
         for step in (0, 1):
             digest = pass_input_digest(cur)
-            perm = derive_permutation(secrets_by_seat[step], heads[step], r, digest, len(cur))
+            perm = derive_permutation(secrets_by_seat[step], heads[step], r, joint.point, digest, len(cur))
             sent = rnd.passes[step]
             if step == o:
                 theirs.append(
-                    (r, cur, perm, sent, derive_randomness(their_secret, their_head, r, digest, len(cur)))
+                    (
+                        r,
+                        cur,
+                        perm,
+                        sent,
+                        derive_randomness(their_secret, their_head, r, joint.point, digest, len(cur)),
+                    )
                 )
             cur_plain = [cur_plain[perm[j]] for j in range(len(cur))]
             cur = list(sent)
         for j, s in enumerate(rnd.slots):
             plain[s] = cur_plain[j]
-    assert joint is not None
     if not _batch_holds([t[1:] for t in theirs], joint):  # one batch for the game; then pass by pass
         for r, cur, perm, sent, rs in theirs:
             _check_pass(their_head, joint, cur, perm, sent, rs, their_secret, r)

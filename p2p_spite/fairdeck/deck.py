@@ -238,17 +238,18 @@ class FairDeck:
 
     def _shuffle(self) -> Shuffle:
         """Our pass of this round, with its proof: permutation, randomness and the
-        proof's nonces all derive from the secret and the pass's input."""
+        proof's nonces all derive from the secret, the joint key and the pass's input."""
         assert self._joint is not None
         r = len(self.rounds) - 1
         inputs = self._pass_input()
         digest = pass_input_digest(inputs)
-        perm = derive_permutation(self._secret, self.head, r, digest, len(inputs))
-        rs = derive_randomness(self._secret, self.head, r, digest, len(inputs))
+        joint = self._joint.point
+        perm = derive_permutation(self._secret, self.head, r, joint, digest, len(inputs))
+        rs = derive_randomness(self._secret, self.head, r, joint, digest, len(inputs))
         pads = list(zip(base_g().mul_many(rs), self._joint.mul_many(rs), strict=True))
         deck = reencrypt_all([inputs[i] for i in perm], pads)
         proof = prove_shuffle(
-            proof_seed(self._secret, self.head, r, digest),
+            proof_seed(self._secret, self.head, r, joint, digest),
             shuffle_context(self.head, r),
             self._joint,
             inputs,

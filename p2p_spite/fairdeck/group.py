@@ -46,6 +46,7 @@ GX = 0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296
 GY = 0x4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5
 
 POINT_BYTES = 33
+UNCOMPRESSED_BYTES = 65
 SCALAR_BYTES = 32
 
 Point = tuple[int, int] | None
@@ -506,6 +507,24 @@ def decode(data: bytes) -> Point:
     if (y & 1) != (data[0] & 1):
         y = P - y
     return (x, y)
+
+
+def encode_uncompressed(pt: Point) -> bytes:
+    """SEC 1 uncompressed form: 0x04, then x and y, 65 bytes (RFC 9382's encoding)."""
+    if pt is None:
+        raise GroupError("the point at infinity has no encoding here")
+    return b"\x04" + pt[0].to_bytes(32, "big") + pt[1].to_bytes(32, "big")
+
+
+def decode_uncompressed(data: bytes) -> Point:
+    """A point from its 65-byte uncompressed form; GroupError unless it is a canonical
+    encoding of a point on the curve (hence in the group: cofactor 1)."""
+    if len(data) != UNCOMPRESSED_BYTES or data[0] != 4:
+        raise GroupError("an uncompressed point is 65 bytes starting with 0x04")
+    pt = (int.from_bytes(data[1:33], "big"), int.from_bytes(data[33:], "big"))
+    if not on_curve(pt):  # (coordinates in [0, P) included)
+        raise GroupError("not a point on P-256")
+    return pt
 
 
 def scalar_bytes(k: int) -> bytes:

@@ -3,9 +3,10 @@
 Card ``c`` is the point ``(c+1)*G`` (:func:`card_point`); a seat's key, the permutation
 and re-encryption randomness of each of its passes, and its proofs' nonces all derive
 from its 32-byte game secret (docs/fairness.md), so that the end-of-game check can
-recompute the other seat's passes from its revealed secret.  A pass made again over
-another input has a permutation and randomness of its own (they are keyed with the
-input's digest).  :func:`reencrypt_all` is ElGamal re-encryption under the joint key.
+recompute the other seat's passes from its revealed secret.  A pass made again under
+another joint key or over another input has a permutation and randomness of its own
+(they are keyed with both, as RFC 6979 keys a nonce with the message).
+:func:`reencrypt_all` is ElGamal re-encryption under the joint key.
 """
 
 from __future__ import annotations
@@ -64,32 +65,38 @@ def _enc_or_zero(pt: Point) -> bytes:
     return bytes(33) if pt is None else encode(pt)
 
 
-def _pass_key(secret: bytes, head: Header, rnd: int, digest: bytes, label: bytes) -> bytes:
+def _pass_key(secret: bytes, head: Header, rnd: int, joint: Point, digest: bytes, label: bytes) -> bytes:
     return hmac.new(
-        secret, ctx(label, head.match_id, head.game, head.seat, rnd, digest), hashlib.sha256
+        secret, ctx(label, head.match_id, head.game, head.seat, rnd, encode(joint), digest), hashlib.sha256
     ).digest()
 
 
-def derive_permutation(secret: bytes, head: Header, rnd: int, digest: bytes, n: int) -> list[int]:
-    """The permutation of a seat's pass in round ``rnd`` over the input whose
-    :func:`pass_input_digest` is ``digest``: ``out[j] = in[perm[j]]``,
-    Fisher-Yates driven by SPEC's stream keyed with an HMAC of the secret.  A
-    pass made again over another input (a restarted seat fed a different
-    input) has a permutation and randomness of its own: two passes never
-    share either, so nothing of them cancels out."""
+def derive_permutation(
+    secret: bytes, head: Header, rnd: int, joint: Point, digest: bytes, n: int
+) -> list[int]:
+    """The permutation of a seat's pass in round ``rnd`` under the joint key ``joint``
+    over the input whose :func:`pass_input_digest` is ``digest``: ``out[j] =
+    in[perm[j]]``, Fisher-Yates driven by SPEC's stream keyed with an HMAC of the
+    secret over everything the pass's proof commits to.  A pass made again under
+    another key or over another input (a restarted seat that lost the peer's KEY or
+    pass, fed another) has a permutation and randomness of its own: two passes
+    never share either, so nothing of them cancels out."""
     perm = list(range(n))
-    Stream(_pass_key(secret, head, rnd, digest, b"perm"), 1).shuffle(perm)
+    Stream(_pass_key(secret, head, rnd, joint, digest, b"perm"), 1).shuffle(perm)
     return perm
 
 
-def derive_randomness(secret: bytes, head: Header, rnd: int, digest: bytes, n: int) -> list[int]:
+def derive_randomness(
+    secret: bytes, head: Header, rnd: int, joint: Point, digest: bytes, n: int
+) -> list[int]:
     """The re-encryption randomness of the pass's positions 0..n-1."""
-    key = _pass_key(secret, head, rnd, digest, b"reenc")
+    key = _pass_key(secret, head, rnd, joint, digest, b"reenc")
     return [hash_to_scalar(key, b"reenc", j.to_bytes(4, "big")) for j in range(n)]
 
 
-def proof_seed(secret: bytes, head: Header, rnd: int, digest: bytes) -> bytes:
-    return _pass_key(secret, head, rnd, digest, b"shuffle-proof")
+def proof_seed(secret: bytes, head: Header, rnd: int, joint: Point, digest: bytes) -> bytes:
+    """The seed of the pass's proof (the proof binds its nonces to its statement too)."""
+    return _pass_key(secret, head, rnd, joint, digest, b"shuffle-proof")
 
 
 def shuffle_context(head: Header, rnd: int) -> bytes:

@@ -34,10 +34,14 @@ ones and a product of ``u``s that holds for random ``u`` only for a
 permutation, by the Schwartz-Zippel lemma), the fourth that ``outs`` weighted
 by the permuted ``u`` is ``ins`` weighted by ``u``, re-encrypted.
 
-Everything the prover draws (the commitment randomness and the proof's
-nonces) is derived from its ``seed`` (the caller binds it to the game secret
-and to the pass's input), so a restarted prover makes the same proof of the
-same pass and never the same nonces for another one.
+Everything the prover draws is derived from its ``seed`` (the caller binds it
+to the game secret, the joint key and the pass's input): the commitment
+randomness ``a_k`` from the seed alone, every nonce (``b_j``, ``w^_j``,
+``w'_j``, ``w_1..w_4``) from the seed and the statement hash ``st``, which
+commits to the context, ``Y``, ``ins``, ``outs`` and ``cs`` (as RFC 6979 binds
+a signature's nonce to its message).  So a restarted prover makes the same
+proof of the same statement, and two proofs of different statements share no
+nonce, even from one seed.
 """
 
 from __future__ import annotations
@@ -122,8 +126,16 @@ def generators(n: int) -> tuple[Affine, list[Affine]]:
     return _generator(0), [_generator(i) for i in range(1, n + 1)]
 
 
-def _derive(seed: bytes, label: bytes, i: int = 0) -> int:
-    mac = hmac.new(seed, _frame(DOMAIN + label, i.to_bytes(4, "big")), hashlib.sha512).digest()
+def _derive(seed: bytes, label: bytes, i: int, statement: bytes = b"") -> int:
+    """``H2S(seed; D2 || label, [statement,] u32(i))``: the commitment randomness ``a_k``
+    (made before the statement, which commits to it) without, every nonce with the
+    statement (RFC 6979's binding of a nonce to its message)."""
+    parts = (
+        (DOMAIN + label, statement, i.to_bytes(4, "big"))
+        if statement
+        else (DOMAIN + label, i.to_bytes(4, "big"))
+    )
+    mac = hmac.new(seed, _frame(*parts), hashlib.sha512).digest()
     return int.from_bytes(mac, "big") % (N - 1) + 1
 
 
@@ -199,9 +211,9 @@ def prove(
     u = _challenges(statement, n)
     ut = [u[perm[j]] for j in range(n)]
     # 2. the commitment chain and the chain's proof commitments, sharing the doublings of each link
-    b = [_derive(seed, b"chain", j) for j in range(n)]
-    w_hat = [_derive(seed, b"w-hat", j) for j in range(n)]
-    w_prime = [_derive(seed, b"w-prime", j) for j in range(n)]
+    b = [_derive(seed, b"chain", j, statement) for j in range(n)]
+    w_hat = [_derive(seed, b"w-hat", j, statement) for j in range(n)]
+    w_prime = [_derive(seed, b"w-prime", j, statement) for j in range(n)]
     # The prover knows each link as alpha_j*G + beta_j*H (alpha_j = b_j + u~_j*alpha_{j-1},
     # beta_j = u~_j*beta_{j-1}, from 0*G + 1*H), so the links and the t_hat_j = w^_j*G +
     # w'_j*chain[j-1] are sums of two fixed-base multiples: the same points as the chain
@@ -225,7 +237,7 @@ def prove(
         raise ValueError("a link of the chain is the point at infinity")  # probability about n/N
     chain: list[Affine] = links  # type: ignore[assignment]  # (none is infinity: just checked)
     # 3. the other proof commitments
-    w = [_derive(seed, b"w", i) for i in range(1, 5)]
+    w = [_derive(seed, b"w", i, statement) for i in range(1, 5)]
     t1 = g.mul(w[0])
     t2 = g.mul(w[1])
     t3 = add(g.mul(w[2]), _lincomb(w_prime, hs))

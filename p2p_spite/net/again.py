@@ -15,7 +15,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from ..core.protocol import Endpoint, Phase
+from ..core.protocol import Endpoint, PeerLeft, PeerRefused, Phase
+from ..core.wire import ProtocolError
+from ..news import AgainRefused
 from ..session import Rematch
 from .link import Link
 
@@ -41,12 +43,18 @@ class Successor(Protocol[S_co]):
 class Again(Generic[S]):
     """This side's answer, the peer's, and the handover to the next match (``successor``
     None: no other match on this connection; ``retire``: called once both said yes, when
-    this match's session stops sending; ``wait``: seconds a yes waits for the peer's answer)."""
+    this match's session stops sending; ``wait``: seconds a yes waits for the peer's answer;
+    ``peer``: the peer's name, to say who refused the next match or was refused)."""
 
     def __init__(
-        self, successor: Successor[S] | None, retire: Callable[[], None], wait: float = REMATCH_WAIT
+        self,
+        successor: Successor[S] | None,
+        retire: Callable[[], None],
+        wait: float = REMATCH_WAIT,
+        peer: str = "",
     ) -> None:
         self.successor = successor
+        self.peer = peer  # the peer's name in this match (the one agreed for the next)
         self.retire = retire
         self.wait = wait
         self.ours: bool | None = None  # our answer, once given
@@ -55,6 +63,7 @@ class Again(Generic[S]):
         self.next_link: Link | None = None  # the next match's link (both said yes)
         self.handed = False  # the transport is the next link's
         self.next: S | None = None  # the next match, once its handshake is done
+        self.refused: AgainRefused | None = None  # its handshake was refused (REFUSED): why
         self._news = asyncio.Event()  # the peer answered, or is gone
         self._then: list[Callable[[S | None], None]] = []  # told what follows (then())
 
@@ -150,11 +159,28 @@ class Again(Generic[S]):
         if theirs is False:
             return Rematch.DECLINED
         if self.gone or self.next_link is None:
-            return Rematch.GONE
+            return Rematch.GONE if self.refused is None else Rematch.REFUSED
         assert self.successor is not None
+        link = self.next_link
         try:
-            self.next = await self.successor.session(self.next_link)
-        except Exception:  # (the next handshake failed, or its deadline passed: the line is the link's)
+            self.next = await self.successor.session(link)
+        except PeerLeft:  # (its bye in the next handshake: it left, nothing was refused)
             self.gone = True
             return Rematch.GONE
+        except ProtocolError as e:  # refused, by us or the peer, before any deal
+            self.gone = True
+            self.broken(e)
+            return Rematch.REFUSED
+        except Exception:  # (the connection closed, or the handshake's deadline passed)
+            self.gone = True
+            return Rematch.GONE if self.refused is None else Rematch.REFUSED
         return Rematch.STARTED
+
+    def broken(self, e: ProtocolError) -> None:
+        """Refused, by us or the peer (``PeerRefused``), after both said yes and before the
+        next match's deal: on this match's connection before the peer's next hello (a
+        setup there...), or in the next handshake: the next match is refused.  (A bye is
+        no refusal; once the next match began, a refusal is that match's.)"""
+        if self.refused is None and self.next is None and not isinstance(e, PeerLeft):
+            ours = not isinstance(e, PeerRefused)
+            self.refused = AgainRefused(self.peer, e.code.value, str(e), ours=ours)

@@ -4,9 +4,10 @@ handshake), ``join_session`` (dial, retry, handshake) and loading a match to res
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
 from ..core.messages import HOST, JOIN
 from ..core.private import PrivateDeck, resume_core
-from ..core.protocol import Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
+from ..core.protocol import Agreed, Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
 from ..core.watch import HostBye, WatcherDoor
 from ..core.wire import CODE_REFUSALS, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import IllegalMoveError, Match
@@ -34,6 +35,7 @@ from ..news import (
     WatchStop,
 )
 from ..plaintext import shown_path
+from ..storage.journal import claim_record
 from ..storage.keeper import RecordKeeper
 from ..storage.paths import default_record_path
 from ..storage.resume import Saved
@@ -56,6 +58,12 @@ from .settings import HostSettings, JoinSettings, Settings, nth_record_path
 from .watch import Doorway, WatchHub, WatchLink
 
 Warn = Callable[[News], None]  # what the host tells before the match (the caller words it)
+# Another way to the peer than TCP to an address (tunnel/: the sealed channel over the
+# internet): the host's serves each connection with the factory's protocol (the server
+# kept for reconnections); the joiner's dials one (as connect_to: a factory, the address
+# and the timeout it is given), DialFailed or ConnectionError if no way opens.
+Serve = Callable[[Callable[[], asyncio.BaseProtocol]], Awaitable[asyncio.AbstractServer]]
+Connector = Callable[[Callable[[], Link], str, int, float], Awaitable[Link]]
 
 
 def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
@@ -99,7 +107,15 @@ def _session_on(
     keeper = _keeper_for(core, path, kind, code_key, origin, played, port, dialed)
     if next_match is None:
         next_match = _NextMatch(
-            kind, settings, code_key, keeper.path, server=server, dial=dial, port=port, dialed=dialed
+            kind,
+            settings,
+            code_key,
+            keeper.path,
+            Agreed.of(core),
+            server=server,
+            dial=dial,
+            port=port,
+            dialed=dialed,
         )
     return NetSession(
         core,
@@ -127,6 +143,7 @@ class _NextMatch:
         settings: Settings,
         code_key: bytes | None,
         first_record: Path,
+        agreed: Agreed,
         *,
         server: asyncio.AbstractServer | None,
         dial: Dial | None,
@@ -137,6 +154,7 @@ class _NextMatch:
         self.settings = settings
         self.code_key = code_key
         self.first_record = first_record
+        self.agreed = agreed  # what every later match is: the first one's terms (and the ids played)
         self.server = server
         self.dial = dial
         self.port = port
@@ -145,32 +163,36 @@ class _NextMatch:
         self.number = 1  # the match of the moment
 
     def endpoint(self) -> Endpoint:
-        s, resume = self.settings, self.settings.resume
-        private = resume.private if resume is not None else s.private  # (a resumed match keeps its deck)
+        """The next match's handshake: the match both agreed to (the first one's target, game
+        limit, names and deck), its seed drawn by both; the joiner refuses any other setup,
+        the host a joiner under another name (docs/protocol.md, *Playing again*)."""
+        a = self.agreed
         if self.kind == "join":
-            return Endpoint(LocalConfig(JOIN, self._name(1), self.code_key, private=s.private))
-        assert isinstance(s, HostSettings)
-        target = resume.target if resume is not None else s.target
-        games = resume.max_games if resume is not None else s.games
+            return Endpoint(LocalConfig(JOIN, a.names[1], self.code_key, private=a.private, again=a))
         config = LocalConfig(
-            HOST, self._name(0), self.code_key, target=target, max_games=games, private=private
+            HOST, a.names[0], self.code_key, target=a.target, max_games=a.games, private=a.private, again=a
         )
         return Endpoint(config)  # (seed None: every match after the first has its seed drawn by both)
-
-    def _name(self, seat: int) -> str:
-        resume = self.settings.resume  # (a resumed match's names are its record's)
-        return resume.players[seat] if resume is not None else self.settings.name
 
     async def session(self, link: Link) -> NetSession:
         await link.handshaken  # (the link's own deadline: HANDSHAKE_TIMEOUT)
         self.number += 1
-        path = nth_record_path(self.first_record, self.number)
+        played = self.agreed.played | {link.endpoint.hs.match_id}  # (the next refuses its id)
+        self.agreed = replace(self.agreed, played=played)
+        # (a file already there, a record of another match, is never written over)
+        path = claim_record(nth_record_path(self.first_record, self.number))
         settings = replace(self.settings, record_path=path, resume=None)
         hub = self.host.hub if self.host is not None else None  # (the watchers follow it)
-        sess = _session_on(
-            link, self.kind, settings, self.code_key, server=self.server, dial=self.dial, port=self.port,
-            dialed=self.dialed, next_match=self, hub=hub,
-        )  # fmt: skip
+        try:
+            sess = _session_on(
+                link, self.kind, settings, self.code_key, server=self.server, dial=self.dial, port=self.port,
+                dialed=self.dialed, next_match=self, hub=hub,
+            )  # fmt: skip
+        except BaseException:
+            with contextlib.suppress(OSError):
+                if path.stat().st_size == 0:
+                    path.unlink()  # (our own empty claim: nothing was written)
+            raise
         if self.host is not None:
             self.host.session = sess
         return sess
@@ -229,6 +251,7 @@ async def host_session(
     *,
     on_listening: Callable[[str, int], None] | None = None,
     on_warning: Warn | None = None,
+    serve: Serve | None = None,
 ) -> NetSession:
     """Listen on ``settings.bind``:``port`` (``""`` = all interfaces, port 0 = any free
     one) and return a session once a peer has joined and the handshake is done.
@@ -243,7 +266,8 @@ async def host_session(
     The listening socket stays open for the whole match so that a joiner who
     lost the connection can come back within ``grace`` seconds.  Up to ``watchers``
     watchers may watch (net/watch.py), from before the match begins to its end.
-    Raises UserError if it cannot listen.
+    Raises UserError if it cannot listen.  ``serve``: the connections come from it
+    instead (no listening socket here; ``on_listening`` is not called).
     """
     resume, bind, port = settings.resume, settings.bind, settings.port
     config = LocalConfig(
@@ -261,6 +285,8 @@ async def host_session(
         config.max_games = core.max_games
     host = _Host(config, core, settings.grace, on_warning, WatchHub(settings.watchers))
     loop = asyncio.get_running_loop()
+    if serve is not None:
+        return await _await_winner(host, await serve(host.new_door), settings, config.code_key, None)
     try:
         sock = await _listen_socket(bind, port)
         server = await loop.create_server(host.new_door, sock=sock)
@@ -277,6 +303,17 @@ async def host_session(
         shown = "0.0.0.0"  # dual stack: every IPv4 and IPv6 address
     if on_listening is not None:
         on_listening(shown, int(real[1]))
+    return await _await_winner(host, server, settings, config.code_key, int(real[1]))
+
+
+async def _await_winner(
+    host: _Host,
+    server: asyncio.AbstractServer,
+    settings: HostSettings,
+    code_key: bytes | None,
+    port: int | None,
+) -> NetSession:
+    """The host's session once the first connection's handshake is done."""
     try:
         link = await host.winner
     except BaseException:
@@ -287,9 +324,7 @@ async def host_session(
         raise
     host.stop_waiting()
     host.summary(now=True)  # the drops held back so far are told before the match starts
-    sess = _session_on(
-        link, "host", settings, config.code_key, server=server, port=int(real[1]), hub=host.hub
-    )
+    sess = _session_on(link, "host", settings, code_key, server=server, port=port, hub=host.hub)
     host.session = sess
     assert isinstance(sess.again.successor, _NextMatch)
     sess.again.successor.host = host  # (a joiner coming back in a later match is handed to it)
@@ -522,21 +557,22 @@ def _stage(link: Link | WatchLink) -> int:
 _FOREIGN = frozenset({"frame", "decode", "flood", "not-p2p-spite"})
 
 
-async def join_session(settings: JoinSettings) -> NetSession:
+async def join_session(settings: JoinSettings, *, connect: Connector | None = None) -> NetSession:
     """Connect to ``settings.host``:``port`` and return the session once the handshake
     is done.
 
     A connection cut during the first handshake is retried (up to ``grace``
     seconds); so is a refused connection when resuming (the host may be
     restarting).  Mid-match, a lost connection is redialed for ``grace`` seconds.
-    Raises UserError (one line) if the host cannot be reached or refuses.
+    Raises UserError (one line) if the host cannot be reached or refuses.  ``connect``:
+    dial through it instead of TCP to the address (every dial, the redials too).
     """
     resume = settings.resume
     # a resumed match keeps its names
     name = resume.players[1] if resume is not None else settings.name
     config = LocalConfig(JOIN, name, _code_key(settings.code, resume))
     config.private = settings.private  # refuse a host that does not offer a private deck
-    joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume)
+    joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume, connect)
     link = await joiner.first_link(settings.grace)
     return _session_on(
         link, "join", settings, config.code_key, dial=joiner.dial, origin=joiner.origin,
@@ -550,9 +586,16 @@ class _Joiner:
     leaves what it agreed, to go on with: ``last_core``, ``last_deal``, ``origin``."""
 
     def __init__(
-        self, config: LocalConfig, host: str, port: int, timeout: float, resume: Saved | None
+        self,
+        config: LocalConfig,
+        host: str,
+        port: int,
+        timeout: float,
+        resume: Saved | None,
+        connect: Connector | None = None,
     ) -> None:
         self.config = config
+        self.connect: Connector = connect or connect_to
         self.host = host
         self.port = port
         self.where = fmt_addr((host, port))
@@ -571,7 +614,7 @@ class _Joiner:
         def new_link() -> Link:
             return Link(Endpoint(self.config, with_core, deal=with_deal), where)
 
-        link = await connect_to(new_link, self.host, self.port, self.timeout)
+        link = await self.connect(new_link, self.host, self.port, self.timeout)
         try:
             await link.handshaken
         except BaseException:

@@ -116,6 +116,7 @@ class NetSession(CoreSeat):
         self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
         self.acks = Acks(max(hs.resumed_at, hs.peer_position))  # what the peer holds of our actions
         self.life = Life.PLAYING
+        self.record_dropped = False  # left before its first move: no record kept (_nothing_to_keep)
         self.failure: News | None = None  # why the session failed, for the user ...
         self.ending: Ending | None = None  # ... and why, as data
         self.peer = Peering(self, server)  # the connection of the moment (and the host's listener)
@@ -128,7 +129,8 @@ class NetSession(CoreSeat):
             heartbeat=settings.heartbeat,
             dead_after=settings.dead_after,
         )
-        self.again = Again(successor, self._retire, settings.rematch_wait)  # another match on this connection
+        # another match on this connection
+        self.again = Again(successor, self._retire, settings.rematch_wait, self.peer_name)
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
         self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         for ev in core.start_events():
@@ -144,7 +146,18 @@ class NetSession(CoreSeat):
 
     @property
     def record_path(self) -> str | None:
-        return str(self.keeper.path) if self.keeper is not None else None
+        """The record's file (None: no record, or none kept: :attr:`record_dropped`)."""
+        return str(self.keeper.path) if self.keeper is not None and not self.record_dropped else None
+
+    def _nothing_to_keep(self) -> bool:
+        """The match was left before its first move, with no game resigned (resuming it
+        would only deal the same cards again) and no cheat caught at the deal: its record
+        is not kept.  While the session runs the file exists (a killed process leaves it,
+        resumable); :meth:`close` removes it, and no event names it meanwhile."""
+        m = self.core.match
+        deck = PrivateDeck.of(self.core)
+        evidence = deck is not None and any(isinstance(o, dict) for o in deck.outcomes)
+        return not m.total_moves and all(r is None for r in m.results) and not evidence
 
     @property
     def link(self) -> Link | None:
@@ -467,6 +480,8 @@ class NetSession(CoreSeat):
 
     def link_protocol_error(self, link: Link, e: ProtocolError) -> None:
         link.fail(e)
+        if self.life is Life.HANDED:  # both said yes: the next match is refused (its line says why)
+            self.again.broken(e)
         self._fail(*refused(e, self.peer_name))
 
     # -- losing and finding the peer again ------------------------------------------------
@@ -530,6 +545,8 @@ class NetSession(CoreSeat):
             keep = deck.resumable if deck is not None else not self.core.finished
             try:
                 path = str(self.keeper.close(keep_journal=keep))
+                if self._nothing_to_keep():
+                    path = None  # (removed when this side closes the session: never said saved)
             except StorageError as e:
                 unsaved = storage_problem(e)
         self.put(ConnectionChanged(LinkState.LOST, news, ending))
@@ -543,6 +560,8 @@ class NetSession(CoreSeat):
         if self.keeper is not None and self.life is Life.CLOSED and self.failure is None:
             with contextlib.suppress(StorageError):
                 self.keeper.close()
+        if self.keeper is not None and self._nothing_to_keep() and self.keeper.discard():
+            self.record_dropped = True
         await self.peer.stop_listening()
 
 

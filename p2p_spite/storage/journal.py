@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,3 +148,24 @@ def iter_journal(path: Path, start: int, offset: int = 0) -> Iterator[Action]:
         return
     except OSError as e:
         raise UserError(storage_problem(e, Keeping.JOURNAL, shown_path(path), reading=True)) from None
+
+
+MAX_CLAIMS = 1000  # names tried for a later match's record before giving up
+
+
+def claim_record(wanted: Path) -> Path:
+    """A record file of our own for a new match, near ``wanted``: ``wanted`` itself if
+    neither it nor its journal exists, else the first free of ``NAME-2``, ``NAME-3``...
+    The file is created empty at once (``O_EXCL``), so that no file already there is ever
+    written over, even by a program that takes a name meanwhile.  OSError when none is free."""
+    wanted.parent.mkdir(parents=True, exist_ok=True)
+    for k in range(1, MAX_CLAIMS + 1):
+        path = wanted if k == 1 else wanted.with_name(f"{wanted.stem}-{k}{wanted.suffix}")
+        if journal_path(path).exists():
+            continue
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"no free name for a record beside {wanted}")

@@ -361,6 +361,24 @@ class RecordKeeper:
         p = self.private
         return p is not None and (len(p) < games or any(o is None for o in p[:games]))
 
+    def discard(self) -> bool:
+        """Remove the record and its journal, closed or not (a match that holds nothing to
+        keep); False if the record could not be removed (it stays, and is named)."""
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError:
+            return False
+        with contextlib.suppress(OSError):
+            journal_path(self.path).unlink(missing_ok=True)
+        if self._closed is None:
+            self._closed = self.path  # (nothing is written any more)
+            for fd in (self._written.fd if self._written is not None else None, self._fd):
+                if fd is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            self._written, self._fd = None, None
+        return True
+
     def close(self, *, keep_journal: bool = False) -> Path:
         """Write the full record; the journal is no longer needed (unless kept)."""
         if self._closed is not None:

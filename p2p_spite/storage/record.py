@@ -275,16 +275,24 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
     The last game of a private-deck record may still be in play, its deck not
     yet revealed: its moves cannot be checked, and the match returned ends
     with the game before it (``in_play``: even when it is the first game, as
-    ``--resume`` reads it; ``replay --check`` says there is nothing to check)."""
+    ``--resume`` reads it; ``replay --check`` says there is nothing to check).
+    So may a last game whose deck the record cannot give (a cheat caught, a secret
+    that never came): the match returned ends with the game before it, and the
+    record's scores are those of the games checked plus that game's result as the
+    record gives it (:func:`unchecked_result`), which nothing can check."""
     match = Match(record.seed, record.target, record.players)
     if not keep_all:
         match.keep_current_only()
     last = len(record.games)
+    unchecked: Result | None = None
     for n, g in enumerate(record.games, 1):
         if record.private and g.deck is None:
             why = unchecked_reason(g)
             if why is not None:  # a cheat caught, or a secret that never came: the record says so
                 if n == last and in_play:
+                    if n > 1 and match.over:
+                        raise RecordError(f"the match was already decided after game {n - 1}", game=n)
+                    unchecked = unchecked_result(g, n)
                     break
                 raise RecordError(f"cannot be checked: {why}", game=n)
             if n != last or g.result is not None:
@@ -350,9 +358,21 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
                 f"the record says {claimed.describe()}, but the replay gives {actual.describe()}",
                 game=n,
             )
-    if record.scores is not None and list(record.scores) != match.scores:
-        raise RecordError(f"the record's scores {record.scores} disagree with the replay's {match.scores}")
+    scores = list(match.scores)
+    if unchecked is not None and unchecked.winner is not None:
+        scores[unchecked.winner] += unchecked.points
+    if record.scores is not None and list(record.scores) != scores:
+        with_last = f" with game {last}'s result as the record gives it" if unchecked is not None else ""
+        raise RecordError(
+            f"the record's scores {record.scores} disagree with the replay's {scores}{with_last}"
+        )
     return match
+
+
+def unchecked_result(g: GameRecord, game: int) -> Result | None:
+    """The result a game the replay cannot check gives itself (None: none), read as
+    :func:`verify` reads a result (RecordError if it is malformed)."""
+    return None if g.result is None else _parse_result(g.result, game)
 
 
 def unchecked_reason(g: GameRecord) -> str | None:

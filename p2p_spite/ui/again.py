@@ -55,7 +55,7 @@ class PlayAgain:
             return
         told = rematch_words(settled, ctl.opp_name, ctl.match_number)
         if told is not None and not (settled is Rematch.DECLINED and peer is False):  # (told when it came)
-            ctl.say(Style.INFO, told)
+            ctl.say(Style.ERROR if settled is Rematch.REFUSED else Style.INFO, told)
         if ctl.leave_words:
             ctl.say(Style.INFO, ctl.leave_words)
         ctl.port.changed()

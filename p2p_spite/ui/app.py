@@ -122,8 +122,10 @@ class GameApp:
         hint: Callable[[PlayerView], Move] | None = None,
         mouse: bool = True,
         notes: Sequence[str] = (),
+        route: str = "",
     ) -> None:
         self.session = session
+        self.route = route  # how the connection goes (internet play: direct, or the relay), for the toolbar
         self.ctl = Controller(session, self, hint=hint)
         self.seat = session.seat
         self.names = self.ctl.names

@@ -72,6 +72,7 @@ def refusal_words(code: str) -> str:
         "no-match": _("there is no such match to go on with"),
         "seat-taken": _("the match already has its two players"),
         "other-match": _("it is another match"),
+        "not-agreed": _("it is not the match both agreed to play again"),
         "unexpected": _("a message came at the wrong time"),
         "unknown-type": _("a message of an unknown type"),
         "echo": _("it echoed this side's commitment"),
@@ -284,6 +285,11 @@ def news_words(item: n.News | n.Repeated) -> str:
             if resuming:
                 return _("cannot go on with {name}: {why}").format(**f)
             return _("stopped the match with {name}: {why}").format(**f)
+        case n.AgainRefused(peer, code, detail, ours):
+            f = {"name": _name(peer), "why": _because(code, detail)}
+            if ours:
+                return _("refused the next match with {name} before any card was dealt: {why}").format(**f)
+            return _("{name} refused the next match before any card was dealt: {why}").format(**f)
         case n.Stalled():
             return _stalled(item)
         case n.ConnectionLost(peer, seconds):
@@ -387,7 +393,70 @@ def news_words(item: n.News | n.Repeated) -> str:
             if game is not None:
                 return _("game {game}: {why}").format(game=game, why=why)
             return _("not a valid record: {why}").format(why=why)
+        case n.RendezvousFailed():
+            return _rendezvous(item)
+        case n.Connected():
+            if item.direct:
+                return _("connected directly to {address}").format(address=item.where)
+            return _("connected through the relay {address}").format(address=item.where)
     raise AssertionError(f"no words for {item!r}")  # (mypy checks the match is complete)
+
+
+def _rendezvous(r: n.RendezvousFailed) -> str:
+    """The line for a way to the other player that failed (the mailbox, the code, the relay)."""
+    where, code, why, seconds = r.where, r.detail, _detail(r.detail), _seconds(r.seconds)
+    match r.how:
+        case n.Rendezvous.MAILBOX_UNREACHABLE:
+            return _("cannot reach the mailbox server {address}: {why}").format(address=where, why=why)
+        case n.Rendezvous.MAILBOX_CLOSED:
+            return _("the mailbox server {address} closed the connection").format(address=where)
+        case n.Rendezvous.MAILBOX_SILENT:
+            return _("the mailbox server {address} did not answer in {seconds} s").format(
+                address=where, seconds=seconds
+            )
+        case n.Rendezvous.MAILBOX_REFUSED:
+            return _("the mailbox server {address} refused: {why}").format(address=where, why=why)
+        case n.Rendezvous.NOT_A_CODE:
+            return _('"{code}" is not a code: a number and two words, like 7-crossover-clockwork').format(
+                code=clean_name(code, 60)
+            )
+        case n.Rendezvous.NO_SUCH_CODE:
+            return _(
+                "nobody is hosting with the code {code} (is it typed right? is the host still waiting?)"
+            ).format(code=code)
+        case n.Rendezvous.CODE_TAKEN:
+            return _("the code {code} is already in use by two players: ask the host for a new one").format(
+                code=code
+            )
+        case n.Rendezvous.PEER_VANISHED:
+            return _("the other player did not answer in {seconds} s and the meeting was called off").format(
+                seconds=seconds
+            )
+        case n.Rendezvous.RELAY_UNREACHABLE:
+            return _("cannot reach the relay {address}: {why}").format(address=where, why=why)
+        case n.Rendezvous.RELAY_REFUSED:
+            return _("the relay {address} refused the connection: {why}").format(address=where, why=why)
+        case n.Rendezvous.RELAY_LONELY:
+            return _("the other player did not reach the relay {address} in {seconds} s").format(
+                address=where, seconds=seconds
+            )
+        case n.Rendezvous.NO_PATH:
+            if r.detail:
+                return _("no connection to the other player in {seconds} s: {why}").format(
+                    seconds=seconds, why=why
+                )
+            return _("no connection to the other player in {seconds} s").format(seconds=seconds)
+        case n.Rendezvous.WRONG_CODE:
+            return _("the code is wrong, or the other player typed another one: ask the host for a new code")
+        case n.Rendezvous.PEER_BROKE:
+            return _("the other player sent a message that does not open: {why}").format(why=why)
+
+
+def route_words(c: n.Connected) -> str:
+    """The toolbar's short word for how the connection goes."""
+    if c.direct:
+        return _("direct to {address}").format(address=c.where)
+    return _("via the relay {address}").format(address=c.where)
 
 
 def error_words(e: SpiteError) -> str:
@@ -395,4 +464,4 @@ def error_words(e: SpiteError) -> str:
     return news_words(e.news) if e.news is not None else str(e)
 
 
-__all__ = ["error_words", "news_words", "refusal_words", "storage_words"]
+__all__ = ["error_words", "news_words", "refusal_words", "route_words", "storage_words"]

@@ -26,7 +26,9 @@ def fullscreen_ok() -> bool:
         return False
 
 
-async def drive_human(session: Session, *, pace: float = 0.45, notes: Sequence[str] = ()) -> int:
+async def drive_human(
+    session: Session, *, pace: float = 0.45, notes: Sequence[str] = (), route: str = ""
+) -> int:
     """Let the person at this terminal play ``session``: the full-screen game if
     the terminal can take it, else the plain line prompt.  Returns an exit code:
     0 when the match ended or the person left it, 1 when it could not go on.
@@ -34,6 +36,7 @@ async def drive_human(session: Session, *, pace: float = 0.45, notes: Sequence[s
     ``notes``: lines the command printed before the game (how the seed was
     chosen); the full screen covers the terminal, so it repeats them in its
     message pane (the line prompt leaves them where they were printed).
+    ``route``: how the connection goes (internet play), for the toolbar.
 
     The session is closed (and so its record saved) however this ends: a
     quit, Ctrl-C, or a signal that cancels the task."""
@@ -44,7 +47,7 @@ async def drive_human(session: Session, *, pace: float = 0.45, notes: Sequence[s
             return await play_lines(session)
         from .app import GameApp
 
-        app = GameApp(session, pace=pace, notes=notes)
+        app = GameApp(session, pace=pace, notes=notes, route=route)
         await app.run()
         return 1 if app.failed else 0
     finally:

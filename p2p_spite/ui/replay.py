@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import TextIO
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.containers import FloatContainer
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
@@ -56,6 +58,7 @@ from .board import (
     width_of,
 )
 from .text import DOT, RULE, VBAR
+from .whatif import Runner, WhatIf, ask_whatif, play_whatif_lines, whatif_runner
 from .words import Voice, game_result, move_words, refusal, scores_line, short_status, unfinished
 
 SIDE_PANE_MIN_COLS = 112
@@ -191,10 +194,21 @@ class Replay:
 
 
 class ReplayViewer:
-    """The full-screen viewer of a :class:`Replay`."""
+    """The full-screen viewer of a :class:`Replay`.  ``me``: the name of the person at
+    this terminal (play from here offers them that seat first)."""
 
-    def __init__(self, replay: Replay, *, input: Input | None = None, output: Output | None = None) -> None:
+    def __init__(
+        self,
+        replay: Replay,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        me: str | None = None,
+    ) -> None:
         self.r = replay
+        self.me = me
+        self.pending: Runner | None = None  # a what-if to play before the viewer shows again
+        self.root = FloatContainer(Window(), floats=[])  # (its dialogs float over the viewer)
         self._cards: dict[int, list[Card]] = {}
         self._lines_cache: tuple[object, list[Line]] | None = None
         self.app: Application[None] = Application(
@@ -350,6 +364,7 @@ class ReplayViewer:
             ("[ ]", _("turn")),
             ("PgUp/Dn", _("game")),
             ("Home/End", ""),
+            ("p", _("play from here")),
             ("q", _("quit")),
         ]
         out: StyleAndTextTuples = [("class:toolbar", " " + _("Replay") + " ")]
@@ -359,8 +374,6 @@ class ReplayViewer:
         return clip([*out, ("class:toolbar", " " * max(0, cols - width_of(out)))], cols)
 
     def _layout(self) -> Layout:
-        from prompt_toolkit.filters import Condition
-
         small = Condition(self.too_small)
         side = Condition(self.side_pane)
         board = Window(
@@ -386,35 +399,57 @@ class ReplayViewer:
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
             ]
         )
-        return Layout(body)
+        self.root.content = body
+        return Layout(self.root)
 
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
         r = self.r
+        free = Condition(lambda: not self.root.floats)  # (a dialog open has the keys)
 
         def on(keys: tuple[str, ...], fn: Callable[[], None]) -> None:
             def handler(e: KeyPressEvent) -> None:
                 fn()
 
             for k in keys:
-                kb.add(k)(handler)
+                kb.add(k, filter=free)(handler)
 
         on(("right", "l", "space"), lambda: r.step(1))
         on(("left", "h", "backspace"), lambda: r.step(-1))
         on(("]", "down", "j", "n"), lambda: r.turn(1))
-        on(("[", "up", "k", "p"), lambda: r.turn(-1))
+        on(("[", "up", "k"), lambda: r.turn(-1))
         on(("pagedown", "}"), lambda: r.jump_game(1))
         on(("pageup", "{"), lambda: r.jump_game(-1))
         on(("home", "g"), lambda: r.goto(r.game, 0))
         on(("end", "G"), lambda: r.goto(r.game, len(r.game_moves)))
         on(("q", "c-c", "c-q", "escape"), self.app_exit)
+        on(("p",), self.ask_play_from_here)
         return kb
 
     def app_exit(self) -> None:
         self.app.exit()
 
+    def ask_play_from_here(self) -> None:
+        self.app.create_background_task(self.play_from_here())
+
+    async def play_from_here(self) -> None:
+        """Ask for a what-if from the position shown; the viewer steps aside while it is played."""
+        r = self.r
+        w = await ask_whatif(self.root, r.match, r.names, r.game, r.pos, self.me)
+        if w is not None:
+            self.pending = whatif_runner(r.match, w)
+            self.app.exit()
+
     async def run(self) -> None:
-        await self.app.run_async()
+        """The viewer, and the what-ifs played from it (each comes back to where it left)."""
+        while True:
+            if self.pending is not None:
+                go, self.pending = self.pending, None
+                await go(self.app.input, self.app.output)
+                self._lines_cache = None
+            await self.app.run_async()
+            if self.pending is None:
+                return
 
 
 def text_listing(replay: Replay) -> list[str]:
@@ -492,18 +527,27 @@ def load_replay(path: Path) -> Replay:
     return Replay(match)
 
 
-def run_viewer(path: Path) -> int:
-    """The ``replay FILE`` command: the viewer, or a plain listing off a terminal."""
+def run_viewer(path: Path, me: str | None = None, what_if: Callable[[Replay], WhatIf] | None = None) -> int:
+    """The ``replay FILE`` command: the viewer, or a plain listing off a terminal.  ``me``:
+    the person's name; ``what_if``: the what-if to play first (``--from``), then the viewer
+    at its position (off a terminal: the what-if alone, on the line prompt)."""
     import asyncio
 
     from .play import fullscreen_ok
 
     replay = load_replay(path)
+    w = what_if(replay) if what_if is not None else None
     if not fullscreen_ok():
+        if w is not None:
+            return asyncio.run(play_whatif_lines(replay.match, w))
         print_listing(replay)
         return 0
+    viewer = ReplayViewer(replay, me=me)
+    if w is not None:
+        replay.goto(w.back.game, w.back.pos)
+        viewer.pending = whatif_runner(replay.match, w)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(ReplayViewer(replay).run())
+        asyncio.run(viewer.run())
     return 0
 
 

@@ -60,6 +60,7 @@ class GameScreen(Protocol):
     offered: str | None  # a hint's move on the move line, untouched
     opp_name: str
     private: bool  # a private-deck match
+    route: str  # how the connection goes ("" on a LAN)
 
     @property
     def view(self) -> PlayerView | None: ...
@@ -155,6 +156,8 @@ def toolbar(app: GameScreen) -> StyleAndTextTuples:
         ("class:toolbar.ok" if ok else "class:toolbar.bad", f" {mark} {connection_state(state)}"),
         ("class:toolbar", f" {DOT} {app.opp_name} "),
     ]
+    if app.route:
+        left.append(("class:toolbar", f"{DOT} {app.route} "))
     if app.watchers:
         left.append(("class:toolbar", f"{DOT} {watching(app.watchers)} "))
     if app.log.scrolled:

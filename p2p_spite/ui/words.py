@@ -455,6 +455,10 @@ def rematch_words(settled: Rematch, name: str, number: int) -> str | None:
         return _("{name} has left: no other match.").format(name=name)
     if settled is Rematch.SILENT:
         return _("{name} did not answer in time: no other match.").format(name=name)
+    if settled is Rematch.REFUSED:
+        return _("Match {number} with {name} was refused before any card was dealt: no other match.").format(
+            number=number + 1, name=name
+        )
     return None
 
 

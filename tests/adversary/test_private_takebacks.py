@@ -13,37 +13,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.net import CLI, finish_all, spawn, wait_listening
+from tests.support.net import CLI, Outcome, host_and_join
 
 pytestmark = pytest.mark.slow
 TIMEOUT = 120
 TAKER = [sys.executable, "-m", "tests.adversary.taker"]
 
 
-def _run(tmp: Path, mode: str) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
-    host = spawn(
+def _run(tmp: Path, mode: str) -> tuple[Outcome, Outcome]:
+    return host_and_join(
         [
-            "host", "--bind", "127.0.0.1", "--port", "0", "--no-code", "--private", "--games", "1",
+            "--bind", "127.0.0.1", "--port", "0", "--no-code", "--private", "--games", "1",
             "--target", "1000", "--bot", "easy", "--bot-seed", "1", "--record", "h.json", "--grace", "2",
         ],
+        ["--no-code", "--private", "--bot", "easy", "--bot-seed", "2", "--record", "j.json", "--grace", "2"],
         tmp,
+        TIMEOUT,
+        join_program=[*TAKER, mode],
     )  # fmt: skip
-    try:
-        port, _ = wait_listening(host)
-        join = spawn(
-            [
-                "join", f"127.0.0.1:{port}", "--no-code", "--private", "--bot", "easy", "--bot-seed", "2",
-                "--record", "j.json", "--grace", "2",
-            ],
-            tmp,
-            program=[*TAKER, mode],
-        )  # fmt: skip
-        j, h = finish_all([join, host], TIMEOUT)
-    finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait()
-    return h, j
 
 
 def _check(path: Path) -> str:

@@ -91,18 +91,21 @@ def pass_input_digest(ins: Sequence[Ct]) -> bytes:
 @dataclass(frozen=True)
 class PassOf:
     """What a pass derives from: the match, the game, the shuffling seat's secret and seat,
-    the round and the digest of the pass's input."""
+    the round, the joint key and the digest of the pass's input."""
 
     match: bytes
     game: int
     secret: bytes
     seat: int
     rnd: int
+    y: Pt
     digest: bytes
 
 
 def pass_key(p: PassOf, label: bytes) -> bytes:
-    return hmac.new(p.secret, ctx(label, p.match, p.game, p.seat, p.rnd, p.digest), hashlib.sha256).digest()
+    return hmac.new(
+        p.secret, ctx(label, p.match, p.game, p.seat, p.rnd, enc(p.y), p.digest), hashlib.sha256
+    ).digest()
 
 
 def permutation(p: PassOf, n: int) -> list[int]:
@@ -167,14 +170,24 @@ class Proof:
         )
 
 
-def derive(seed: bytes, label: bytes, i: int) -> int:
-    return scalar(seed, V2 + label, u32(i))
+def derive(seed: bytes, label: bytes, i: int, st: bytes | None = None) -> int:
+    """``R(lab, i)`` (``st``: the nonces' ``R(lab, i; st)``)."""
+    return scalar(seed, V2 + label, u32(i)) if st is None else scalar(seed, V2 + label, st, u32(i))
 
 
 def prove(
-    seed: bytes, context: bytes, y: Pt, ins: Sequence[Ct], outs: Sequence[Ct], perm: list[int], rs: list[int]
+    seed: bytes,
+    context: bytes,
+    y: Pt,
+    ins: Sequence[Ct],
+    outs: Sequence[Ct],
+    perm: list[int],
+    rs: list[int],
+    *,
+    nonces_of_the_seed_alone: bool = False,
 ) -> tuple[Proof, list[int]]:
-    """The proof, and its u_0..u_{n-1}."""
+    """The proof, and its u_0..u_{n-1}.  ``nonces_of_the_seed_alone``: the recipe before
+    issue 44 (nonces not bound to the statement), for the test that shows its leak."""
     n = len(ins)
     h = generator(0)[0]
     hs = [generator(j + 1)[0] for j in range(n)]
@@ -186,10 +199,11 @@ def prove(
     st = statement(context, y, ins, outs, cs)
     u = challenges(st, n)
     ut = [u[perm[j]] for j in range(n)]
-    b = [derive(seed, b"chain", j) for j in range(n)]
-    w_hat = [derive(seed, b"w-hat", j) for j in range(n)]
-    w_prime = [derive(seed, b"w-prime", j) for j in range(n)]
-    w = [derive(seed, b"w", i) for i in (1, 2, 3, 4)]
+    bound = None if nonces_of_the_seed_alone else st
+    b = [derive(seed, b"chain", j, bound) for j in range(n)]
+    w_hat = [derive(seed, b"w-hat", j, bound) for j in range(n)]
+    w_prime = [derive(seed, b"w-prime", j, bound) for j in range(n)]
+    w = [derive(seed, b"w", i, bound) for i in (1, 2, 3, 4)]
     chain: list[Pt] = []
     t_hat: list[Pt] = []
     prev: Pt = h

@@ -360,3 +360,30 @@ def finish_all(procs: Sequence[subprocess.Popen[str]], timeout: float) -> list[t
 def finish(proc: subprocess.Popen[str], timeout: float) -> tuple[int, str, str]:
     """Wait for ``proc`` (killed, and the test failed, after ``timeout`` s): exit code, stdout, stderr."""
     return finish_all([proc], timeout)[0]
+
+
+Outcome = tuple[int, str, str]  # a process's exit code, stdout and stderr
+
+
+def host_and_join(
+    host_args: Sequence[str],
+    join_args: Sequence[str],
+    cwd: Path,
+    timeout: float,
+    *,
+    host_program: Sequence[str] = CLI,
+    join_program: Sequence[str] = CLI,
+) -> tuple[Outcome, Outcome]:
+    """``host HOST_ARGS`` (which must listen on 127.0.0.1, port 0), then ``join
+    127.0.0.1:PORT JOIN_ARGS`` to it, both to their end (``timeout`` s in all; either
+    program may be a modified peer): the host's outcome, then the joiner's."""
+    host = spawn(["host", *host_args], cwd, program=host_program)
+    try:
+        port, _ = wait_listening(host)
+        join = spawn(["join", f"127.0.0.1:{port}", *join_args], cwd, program=join_program)
+        h, j = finish_all([host, join], timeout)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    return h, j

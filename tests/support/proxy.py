@@ -2,7 +2,7 @@
 
 It sits between the joiner and the host and, following a :class:`Plan`, cuts
 connections after a chosen number of bytes (so mid-frame, or during the
-handshake), delays, splits frames into small pieces, coalesces them, or
+handshake), changes one byte (an on-path forger), delays, splits frames into small pieces, coalesces them, or
 freezes a connection (a half-open peer: no bytes, no close).  It runs its own
 event loop in a thread, so it can serve two separate processes.
 """
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 class Plan:
     cuts: list[int] = field(default_factory=list)  # connection i is cut after cuts[i] bytes (both ways)
     freezes: list[int] = field(default_factory=list)  # connection i goes silent after freezes[i] bytes
+    flips: list[int] = field(default_factory=list)  # connection i has its byte at offset flips[i] changed
     delay: float = 0.0  # seconds before forwarding each chunk
     split: int = 0  # forward in pieces of at most this many bytes (0: as read)
     coalesce: float = 0.0  # hold data this long to forward bigger chunks
@@ -42,6 +43,7 @@ class Stats:
     connections: int = 0
     cuts: int = 0
     freezes: int = 0
+    flips: int = 0
     bytes: int = 0
     cut_offsets: list[int] = field(default_factory=list)
 
@@ -116,6 +118,7 @@ class FaultProxy:
         plan = self.plan
         cut = plan.cuts[index] if index < len(plan.cuts) else None
         freeze = plan.freezes[index] if index < len(plan.freezes) else None
+        flip = plan.flips[index] if index < len(plan.flips) else None
         state = {"n": 0, "done": False}
         stopped = asyncio.Event()
 
@@ -148,6 +151,10 @@ class FaultProxy:
                     limit = min(x for x in (cut, freeze, 1 << 62) if x is not None)
                     room = limit - state["n"]
                     part = data[:room] if room < len(data) else data
+                    if flip is not None and state["n"] <= flip < state["n"] + len(part):
+                        at = flip - state["n"]
+                        part = part[:at] + bytes((part[at] ^ 0x01,)) + part[at + 1 :]
+                        self.stats.flips += 1
                     if plan.delay:
                         await asyncio.sleep(plan.delay)
                     step = plan.split or len(part) or 1

@@ -215,8 +215,7 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
             await _until(s, GameStarted)
         mover = sessions[host.core.match.game.turn]
         honest = sessions[1 - mover.core.seat]
-        owed = honest.peer.owed
-        owe = owed.owe
+        owe = honest.owe
         deck = PrivateDeck.of(honest.core)
         assert deck is not None
 
@@ -226,7 +225,7 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
             shown = p is not None and p.seat == mover.core.seat and p.stage is Stage.READY
             owe(key, replace(what, seconds=2.0) if shown else what, code)
 
-        owed.owe = short  # type: ignore[method-assign]
+        honest.owe = short  # type: ignore[method-assign]
         mover.make = lambda *a, **k: None  # type: ignore[method-assign]  # announces, never makes it
         await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
         failed = await _until(honest, SessionFailed)

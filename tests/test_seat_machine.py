@@ -3,11 +3,13 @@ sockets, no files (two endpoints linked in memory)."""
 
 from __future__ import annotations
 
-from p2p_spite.core.effects import Flush, MakeDurable, Show, WakeAt, WriteEntry
+from p2p_spite.core.effects import Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry
 from p2p_spite.core.game import Action
 from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import ActionReceived, Endpoint, LocalConfig
+from p2p_spite.core.wire import Refusal
+from p2p_spite.news import Owed, Stalled
 from p2p_spite.session import GameEnded, GameStarted, MovePlayed, WatchersChanged
 from tests.support.net import messages, pair
 
@@ -131,3 +133,21 @@ def test_a_wake_up_after_quiet_tells_nothing() -> None:
     machine.quiet()
     assert machine.tick(host, 2.0) == []
     assert host.data_to_send() == b""
+
+
+def test_a_debt_not_paid_by_its_deadline_stops_the_match_and_paying_meets_it() -> None:
+    mover, _ = _playing()
+    assert mover.core is not None
+    machine = SeatMachine(mover.core)
+    late = Stalled("Bob", Owed.DECK, 30.0)
+    assert machine.owe("deck", late, Refusal.STALLED, 100.0) == [WakeAt(130.0)]
+    assert machine.owe("deck", late, Refusal.STALLED, 120.0) == []  # owed already: its deadline holds
+    undo = Stalled("Bob", Owed.UNDO_ACK, 10.0)
+    assert machine.owe("undo", undo, Refusal.STALLED, 121.0) == [WakeAt(131.0)]
+    assert machine.tick(mover, 129.0) == [WakeAt(130.0)]  # nothing due yet: woken again
+    assert machine.tick(mover, 130.0) == [PeerOverdue(late, Refusal.STALLED), WakeAt(131.0)]
+    machine.debts.paid("undo")
+    assert machine.tick(mover, 131.0) == []
+    assert machine.owe("deck", late, Refusal.STALLED, 140.0) == [WakeAt(170.0)]  # owed afresh
+    machine.debts.forgive()  # (a lost connection)
+    assert machine.tick(mover, 170.0) == []

@@ -13,9 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import Match
+from ..news import Stalled
 from ..session import Event
 from .game import Action
 from .tape import TapeEntry
+from .wire import Refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +57,20 @@ class WakeAt:
 
 
 @dataclass(frozen=True, slots=True)
+class PeerOverdue:
+    """The peer did not pay ``what`` in time: refuse it (``code``) and stop the match."""
+
+    what: Stalled
+    code: Refusal
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """Tell the driver ``event``."""
 
     event: Event
 
 
-Effect = WriteTape | WriteEntry | Flush | MakeDurable | WakeAt | Show
+Effect = WriteTape | WriteEntry | Flush | MakeDurable | WakeAt | PeerOverdue | Show
 
-__all__ = ["Effect", "Flush", "MakeDurable", "Show", "WakeAt", "WriteEntry", "WriteTape"]
+__all__ = ["Effect", "Flush", "MakeDurable", "PeerOverdue", "Show", "WakeAt", "WriteEntry", "WriteTape"]

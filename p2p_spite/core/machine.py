@@ -1,5 +1,5 @@
 """One seat's machine: what happens to the seat (an action made or received, a change
-in how many watch, a tick of the clock) taken to the list of effects the shell
+in how many watch, a debt the peer owes, a tick of the clock) taken to the list of effects the shell
 carries out (:mod:`p2p_spite.core.effects`), in their order: for an action, the
 one order the durability rule needs.  No I/O and no clock: the protocol endpoint
 only queues bytes, nothing queued leaves before a
@@ -9,21 +9,25 @@ and the time comes with each input that needs it.
 
 from __future__ import annotations
 
-from .effects import Effect, Flush, MakeDurable, Show, WriteEntry, WriteTape
+from ..news import Stalled
+from .debts import Debts
+from .effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
 from .game import Committed, GameCore
 from .handshake import Phase
 from .private import PrivateDeck
 from .protocol import ActionReceived, Endpoint
 from .watchcount import CountTold, WatcherCounts
+from .wire import Refusal
 
 
 class SeatMachine:
-    """The effects of what happens to one seat: its :class:`GameCore` (``core``) and, the
-    host's, how many watch (``watchers``: at most; 0: none)."""
+    """The effects of what happens to one seat: its :class:`GameCore` (``core``), what the
+    peer owes it, and, the host's, how many watch (``watchers``: at most; 0: none)."""
 
     def __init__(self, core: GameCore, *, watchers: int = 0) -> None:
         self.core = core
         self.counted = CountTold(watchers)  # how many watch, told to the joiner
+        self.debts = Debts()  # what the peer owes on the connection of the moment
 
     def settle(
         self, done: Committed, endpoint: Endpoint | None, received: ActionReceived | None = None
@@ -69,9 +73,21 @@ class SeatMachine:
         """A connection to the peer, new or back: what it may not know yet is told."""
         return self.counted.tell(endpoint.watchers, now)
 
+    def owe(self, key: str, what: Stalled, code: Refusal, now: float) -> list[Effect]:
+        """The peer owes ``key`` within ``what.seconds`` (:meth:`Debts.owe`); paying it
+        (``debts.paid``) is the only way to meet its deadline."""
+        deadline = self.debts.owe(key, what, code, now)
+        return [WakeAt(deadline)] if deadline is not None else []
+
     def tick(self, endpoint: Endpoint | None, now: float) -> list[Effect]:
-        """The time a :class:`~p2p_spite.core.effects.WakeAt` asked for has come."""
-        return self.counted.tick(_conn(endpoint), now)
+        """The time a :class:`~p2p_spite.core.effects.WakeAt` asked for has come: the
+        debts not paid by now, a count that waited; then the next wake-up, if one is
+        due (the shell keeps one, the earliest, so each tick asks again)."""
+        fx: list[Effect] = [PeerOverdue(what, code) for what, code in self.debts.due(now)]
+        fx += self.counted.tick(_conn(endpoint), now)
+        if (deadline := self.debts.next_deadline) is not None:
+            fx.append(WakeAt(deadline))
+        return fx
 
     def quiet(self) -> None:
         """Nothing more is told unasked (the match was handed on, or is closing)."""

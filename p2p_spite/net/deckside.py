@@ -10,6 +10,7 @@ import contextlib
 from typing import Protocol
 
 from ..core.game import Action, GameCore
+from ..core.machine import SeatMachine
 from ..core.messages import DeckBody
 from ..core.private import PrivateDeck
 from ..core.protocol import Phase
@@ -22,27 +23,20 @@ from ..news import RecordNotAmended, SecretNotRevealed, Stalled
 from ..session import Event, Notice
 from ..storage.keeper import RecordKeeper
 from .link import Link
-from .owed import Owed
 
 REVEAL_WAIT = 10.0  # seconds a private match's end waits for the peer's secret after a resignation
 DECK_DEADLINE = 30.0  # seconds a private-deck message the peer owes may take (pings do not count)
 DECK_CHECK = 1.0  # seconds between two looks at that deadline
-DECK_DEBT = "deck"  # the debt of a private-deck peer that owes a deck message (Owed)
-
-
-class _Owes(Protocol):
-    owed: Owed
+DECK_DEBT = "deck"  # the debt of a private-deck peer that owes a deck message (SeatMachine.debts)
 
 
 class DeckSession(Protocol):
     """What the private deck's side reads of its :class:`~.session.NetSession`."""
 
     core: GameCore
+    machine: SeatMachine
     keeper: RecordKeeper | None
     peer_name: str
-
-    @property
-    def peer(self) -> _Owes: ...
 
     @property
     def link(self) -> Link | None: ...
@@ -54,6 +48,8 @@ class DeckSession(Protocol):
     def closed_for_play(self) -> bool: ...
 
     def put(self, ev: Event) -> None: ...
+
+    def owe(self, key: str, what: Stalled, code: Refusal) -> None: ...
 
 
 class DeckSide:
@@ -190,7 +186,7 @@ class DeckSide:
         """Every wait on the peer's private deck has a deadline: while the peer owes a
         message (its key, pass, a share, its secret, an announced action whose cards are
         shown), each deck message or action it sends starts DECK_DEADLINE seconds afresh
-        (a debt in the session's ``owed``, which pings do not pay); none in time stops
+        (a debt in the session's ``machine.debts``, which pings do not pay); none in time stops
         the match."""
         deck, session = self.deck, self.session
         mark: tuple[int, int, object] | None = None
@@ -201,10 +197,10 @@ class DeckSide:
             now = (deck.taken, session.core.position, link)
             owes = link is not None and link.endpoint.phase is Phase.PLAY and deck.owed_by_peer()
             if not owes or now != mark:
-                session.peer.owed.paid(DECK_DEBT)
+                session.machine.debts.paid(DECK_DEBT)
                 mark = now
             if owes:
-                session.peer.owed.owe(DECK_DEBT, stalled, Refusal.STALLED)
+                session.owe(DECK_DEBT, stalled, Refusal.STALLED)
 
 
 __all__ = ["DECK_CHECK", "DECK_DEADLINE", "REVEAL_WAIT", "DeckSide"]

@@ -9,6 +9,7 @@ import contextlib
 from typing import Protocol
 
 from ..core.game import Action, GameCore
+from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
@@ -18,7 +19,6 @@ from ..session import EndCause
 from .acks import Acks
 from .deckside import DeckSide
 from .link import HANDSHAKE_TIMEOUT, Link, LinkOwner
-from .owed import Owed
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
@@ -28,6 +28,7 @@ class PeeringSession(LinkOwner, Protocol):
     """What the link of the moment reads and does of its :class:`~.session.NetSession`."""
 
     core: GameCore
+    machine: SeatMachine
     peer_name: str
     acks: Acks
     deck: DeckSide | None
@@ -36,6 +37,8 @@ class PeeringSession(LinkOwner, Protocol):
     def closed_for_play(self) -> bool: ...
 
     def make(self, action: Action, *, unseen: bool = False) -> None: ...
+
+    def owe(self, key: str, what: Stalled, code: Refusal) -> None: ...
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None: ...
 
@@ -48,7 +51,6 @@ class Peering:
         self.session = session
         self.server = server
         self.link: Link | None = None
-        self.owed = Owed(self._overdue)  # what the peer owes us on this link, with deadlines
         # set by every event, link and loss: what a catch-up wait waits on (a catch-up ends
         # with an action, and every action, a move or a resignation, comes out as an event)
         self.stirred = asyncio.Event()
@@ -87,7 +89,7 @@ class Peering:
         if link is not self.link:
             return False
         self.link = None
-        self.owed.forgive()
+        self.session.machine.debts.forgive()
         self.stirred.set()
         self.session.acks.lost()
         return True
@@ -106,7 +108,7 @@ class Peering:
         old = self.link
         if old is not None:
             self.link = None
-            self.owed.forgive()
+            self.session.machine.debts.forgive()
             old.owner = None
             if old.transport is not None:
                 old.transport.abort()
@@ -132,12 +134,13 @@ class Peering:
         link = self.link
         if link is not None and link.endpoint.catching_up:
             stalled = Stalled(self.session.peer_name, OwedKind.CATCH_UP, HANDSHAKE_TIMEOUT)
-            self.owed.owe(CATCH_UP, stalled, Refusal.POSITION)
+            self.session.owe(CATCH_UP, stalled, Refusal.POSITION)
 
     def caught_action(self, link: Link) -> None:
         """An action the peer's sync claimed came: the next has its deadline afresh."""
-        if self.owed.owes(CATCH_UP):
-            self.owed.paid(CATCH_UP)
+        debts = self.session.machine.debts
+        if debts.owes(CATCH_UP):
+            debts.paid(CATCH_UP)
             if link.endpoint.catching_up:
                 self.owe_catch_up()
             else:
@@ -178,7 +181,7 @@ class Peering:
 
     def close_transport(self) -> None:
         """The match stopped: the link and the listener close (what is queued goes first)."""
-        self.owed.forgive()
+        self.session.machine.debts.forgive()
         link = self.link
         if link is not None and link.transport is not None:
             link.flush()
@@ -194,7 +197,7 @@ class Peering:
 
     async def say_bye(self, reason: str) -> None:
         """Leave: ``bye``, then wait (LINGER at most) for the peer to close its side."""
-        self.owed.forgive()
+        self.session.machine.debts.forgive()
         link = self.link
         if link is not None and link.transport is not None and not link.transport.is_closing():
             link.endpoint.send_bye(reason)
@@ -206,7 +209,7 @@ class Peering:
                 await asyncio.wait_for(asyncio.shield(link.closed), LINGER)
             link.transport.close()
 
-    def _overdue(self, what: Stalled, code: Refusal) -> None:
+    def overdue(self, what: Stalled, code: Refusal) -> None:
         """The peer did not pay what it owes in time: refuse it and stop the match."""
         s, link = self.session, self.link
         if link is None or s.closed_for_play:

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Callable
 from enum import Enum
 
-from ..core.effects import Effect, Flush, MakeDurable, Show, WakeAt, WriteEntry, WriteTape
+from ..core.effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
 from ..core.game import Action, Committed, GameCore
 from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
@@ -40,6 +40,7 @@ from ..news import (
     News,
     PeerLeft,
     PeerStopped,
+    Stalled,
     WeStopped,
 )
 from ..session import (
@@ -298,7 +299,7 @@ class NetSession(CoreSeat):
         the peer's next hello (:meth:`link_event`, Handover)."""
         self.life = Life.HANDED
         self.peer.server = None  # (the next match's now)
-        self.peer.owed.forgive()
+        self.machine.debts.forgive()
         self._quiet()
 
     def _quiet(self) -> None:
@@ -386,6 +387,8 @@ class NetSession(CoreSeat):
                         link.flush()
                 elif isinstance(fx, WakeAt):
                     self._wake_at(fx.when)
+                elif isinstance(fx, PeerOverdue):
+                    self.peer.overdue(fx.what, fx.code)
                 elif keeper is None:
                     continue
                 elif isinstance(fx, WriteEntry):
@@ -408,15 +411,23 @@ class NetSession(CoreSeat):
     def _linked(self, link: Link) -> None:
         self._perform(link, self.machine.linked(link.endpoint, asyncio.get_running_loop().time()))
 
-    def _wake_at(self, when: float) -> None:
-        if self._waker is not None:
-            self._waker.cancel()
-        self._waker = asyncio.get_running_loop().call_at(when, self._woken)
+    def owe(self, key: str, what: Stalled, code: Refusal) -> None:
+        """The peer owes ``key`` on this connection within ``what.seconds`` (only paying,
+        ``machine.debts.paid``, meets the deadline; not in time: it is refused, ``code``)."""
+        self._perform(self.peer.link, self.machine.owe(key, what, code, asyncio.get_running_loop().time()))
 
-    def _woken(self) -> None:
+    def _wake_at(self, when: float) -> None:
+        """One wake-up at a time, the earliest (each tick asks for the next again)."""
+        if self._waker is not None:
+            if self._waker.when() <= when:
+                return
+            self._waker.cancel()
+        self._waker = asyncio.get_running_loop().call_at(when, self._woken, when)
+
+    def _woken(self, when: float) -> None:
         self._waker = None
         link = self.peer.link
-        now = asyncio.get_running_loop().time()
+        now = max(asyncio.get_running_loop().time(), when)  # (the loop may run it a grain early)
         self._perform(link, self.machine.tick(link.endpoint if link else None, now))
 
     def _finish(self) -> None:

@@ -9,6 +9,7 @@ import contextlib
 from typing import Protocol
 
 from ..core.game import Action, GameCore
+from ..core.machine import SeatMachine
 from ..core.protocol import MAX_TAKEBACKS, Phase, TakebackAnswered, TakebackRequested, TakenBack
 from ..core.wire import Refusal
 from ..engine import IllegalMoveError, Played
@@ -24,7 +25,7 @@ from .notices import Outbox
 from .peering import Peering
 
 AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
-UNDO_ACK = "undo-ack"  # the debt of a peer that has our undo and has not acknowledged it (Owed)
+UNDO_ACK = "undo-ack"  # the debt of a peer that has our undo and has not acknowledged it (SeatMachine.debts)
 UNDO_ACK_DEADLINE = 15.0  # seconds it may take (its pings do not count)
 
 
@@ -32,6 +33,7 @@ class TakebackSession(Protocol):
     """What taking back reads and does of its :class:`~.session.NetSession`."""
 
     core: GameCore
+    machine: SeatMachine
     keeper: RecordKeeper | None
     acks: Acks
     outbox: Outbox
@@ -44,6 +46,8 @@ class TakebackSession(Protocol):
     def closed_for_play(self) -> bool: ...
 
     def put(self, ev: Event) -> None: ...
+
+    def owe(self, key: str, what: Stalled, code: Refusal) -> None: ...
 
     def make(self, action: Action, *, unseen: bool = False) -> None: ...
 
@@ -153,7 +157,7 @@ class TakebackSide:
         """The peer acknowledged: once it has our undo, its debt is paid, and an action kept
         for after the undo is made now."""
         if not link.endpoint.takebacks.undo_unacked:
-            self.session.peer.owed.paid(UNDO_ACK)
+            self.session.machine.debts.paid(UNDO_ACK)
         due, self._due_after_undo = self._due_after_undo, None
         if due is not None and not self.session.closed_for_play:
             self.session.make(due, unseen=True)
@@ -202,7 +206,7 @@ class TakebackSide:
         # our next action waits for the peer's ack of the undo: a debt with a deadline, which
         # its pings do not put off (a link lost forgives it: the next sync settles the undo)
         stalled = Stalled(s.peer_name, OwedKind.UNDO_ACK, UNDO_ACK_DEADLINE)
-        s.peer.owed.owe(UNDO_ACK, stalled, Refusal.STALLED)
+        s.owe(UNDO_ACK, stalled, Refusal.STALLED)
         self._put_taken_back(core.seat, played)
 
     def _taken_back_by_peer(self, link: Link, ev: TakenBack) -> None:

@@ -4,7 +4,7 @@ sockets, no files (two endpoints linked in memory)."""
 from __future__ import annotations
 
 from p2p_spite.core.effects import Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry
-from p2p_spite.core.game import Action
+from p2p_spite.core.game import Action, Committed, GameCore
 from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import ActionReceived, Endpoint, LocalConfig
@@ -27,12 +27,17 @@ def _types(data: bytes) -> list[object]:
     return [m["t"] for m in messages(data)]
 
 
-def test_our_move_is_written_down_before_its_bytes_go_and_shown_last() -> None:
-    mover, _ = _playing()
-    core = mover.core
+def _our_move(ep: Endpoint) -> tuple[GameCore, Committed]:
+    """``ep``'s seat, on turn, commits its first legal move."""
+    core = ep.core
     assert core is not None
     move = core.match.game.legal_moves()[0]
-    done = core.commit(Action(1, core.seat, move))
+    return core, core.commit(Action(1, core.seat, move))
+
+
+def test_our_move_is_written_down_before_its_bytes_go_and_shown_last() -> None:
+    mover, _ = _playing()
+    core, done = _our_move(mover)
     fx = SeatMachine(core).settle(done, mover)
     assert fx[:2] == [WriteEntry(0, done.action, None), Flush()]
     assert len(fx) == 3 and isinstance(fx[2], Show) and isinstance(fx[2].event, MovePlayed)
@@ -41,10 +46,10 @@ def test_our_move_is_written_down_before_its_bytes_go_and_shown_last() -> None:
 
 def test_the_peers_action_is_written_with_its_tag_then_acknowledged() -> None:
     mover, other = _playing()
-    mc, oc = mover.core, other.core
-    assert mc is not None and oc is not None
-    move = mc.match.game.legal_moves()[0]
-    SeatMachine(mc).settle(mc.commit(Action(1, mc.seat, move)), mover)
+    oc = other.core
+    assert oc is not None
+    mc, done = _our_move(mover)
+    SeatMachine(mc).settle(done, mover)
     other.receive_data(mover.data_to_send())
     ev = other.next_event()
     assert isinstance(ev, ActionReceived) and ev.tag is not None
@@ -57,10 +62,7 @@ def test_the_peers_action_is_written_with_its_tag_then_acknowledged() -> None:
 
 def test_without_a_connection_nothing_is_sent() -> None:
     mover, _ = _playing()
-    core = mover.core
-    assert core is not None
-    move = core.match.game.legal_moves()[0]
-    done = core.commit(Action(1, core.seat, move))
+    core, done = _our_move(mover)
     fx = SeatMachine(core).settle(done, None)
     assert [type(f) for f in fx] == [WriteEntry, Show]
     assert mover.data_to_send() == b""

@@ -29,10 +29,11 @@ from p2p_spite.core.watch import (
     table_frame,
     watching_frame,
 )
-from p2p_spite.core.wire import FrameDecoder, Refusal, RemoteProtocolError, encode
+from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import HAND, SIDE, GameState, Match, Move, public_view, view
 from p2p_spite.news import WatchStop
 from p2p_spite.spectator import TableShown, Watching
+from tests.support.net import messages
 
 SEED = bytes(range(32))
 
@@ -44,15 +45,6 @@ def key() -> bytes:
 
 def host_hello(code: bool) -> bytes:
     return encode(Hello(PROTOCOL_VERSION, HOST, "Ann", secrets.token_bytes(16), code).to_wire())
-
-
-def frames(data: bytes) -> list[dict[str, Any]]:
-    d = FrameDecoder()
-    d.feed(data)
-    out = []
-    while (m := d.next_message()) is not None:
-        out.append(m)
-    return out
 
 
 def events(next_event: Callable[[], object]) -> list[object]:
@@ -221,7 +213,7 @@ def test_pings_are_answered_a_few_a_second_and_a_flood_is_refused() -> None:
     assert events(door.next_event) == [WatcherIn()]
     door.receive_data(b"".join(encode({"t": "ping", "k": k}) for k in range(20)))
     assert events(door.next_event) == []
-    pongs = [m for m in frames(door.data_to_send()) if m["t"] == "pong"]
+    pongs = [m for m in messages(door.data_to_send()) if m["t"] == "pong"]
     assert len(pongs) == 8  # the burst; the rest ignored
     door.receive_data(b"".join(encode({"t": "ping", "k": k}) for k in range(300)))
     with pytest.raises(RemoteProtocolError) as e:
@@ -262,7 +254,7 @@ def test_a_table_goes_over_the_wire_unchanged_and_holds_no_hidden_card() -> None
     card = g.card_of(mv)
     m.apply(mv)
     shown = table(g, mv, card)
-    raw = frames(table_frame(shown))[0]
+    raw = messages(table_frame(shown))[0]
     assert Table.from_wire(raw).shown == shown
     values = [v for v in raw.values() if isinstance(v, int)]
     cards = [c for sd in raw["sides"] for st in sd for c in st] + [c for st in raw["center"] for c in st]
@@ -271,7 +263,7 @@ def test_a_table_goes_over_the_wire_unchanged_and_holds_no_hidden_card() -> None
 
 
 def _lie(**change: Any) -> dict[str, Any]:
-    raw = frames(table_frame(table(Match(SEED).game)))[0]
+    raw = messages(table_frame(table(Match(SEED).game)))[0]
     raw.update(change)
     return raw
 
@@ -324,7 +316,7 @@ def test_the_host_says_bye_at_the_end() -> None:
     door, w, _, _ = linked(None, None)
     door.bye(HostBye.saying(WatchStop.OVER))
     sent = door.data_to_send()
-    assert frames(sent) == [{"t": "bye", "reason": "the match is over", "why": "over"}]
+    assert messages(sent) == [{"t": "bye", "reason": "the match is over", "why": "over"}]
     w.receive_data(sent)
     assert w.next_event() == HostBye(WatchStop.OVER, "", "the match is over")
     assert door.closed and w.closed
@@ -395,7 +387,7 @@ def test_a_malformed_bye_is_refused_by_the_watcher(wire: dict[str, object]) -> N
     with pytest.raises(RemoteProtocolError) as e:
         w.next_event()
     assert e.value.code is Refusal.MALFORMED and w.closed
-    assert [f["t"] for f in frames(w.data_to_send())] == ["refuse"]
+    assert [f["t"] for f in messages(w.data_to_send())] == ["refuse"]
 
 
 def test_the_documents_frame_of_a_bye_is_the_hosts_byte_for_byte() -> None:
@@ -430,7 +422,7 @@ def test_a_host_message_out_of_place_is_refused_by_the_watcher(early: str) -> No
     with pytest.raises(RemoteProtocolError) as e:
         events(w.next_event)
     assert e.value.code is Refusal.UNEXPECTED and w.phase is WatchPhase.CLOSED
-    assert frames(w.data_to_send())[-1] == {"t": "refuse", "code": "unexpected", "msg": str(e.value)}
+    assert messages(w.data_to_send())[-1] == {"t": "refuse", "code": "unexpected", "msg": str(e.value)}
 
 
 def test_a_private_game_has_no_view_until_its_deal_is_shown() -> None:

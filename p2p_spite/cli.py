@@ -18,7 +18,7 @@ from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError, set_wording
-from .history import describe, latest, records_dir, scan, totals
+from .history import describe, latest, latest_unfinished_play, records_dir, scan, totals
 from .i18n import _, ngettext
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .plaintext import clean_name, shown_path
@@ -31,6 +31,7 @@ from .storage.resume import replay_with_journal, unchecked_private
 
 MAX_MATCHES = 1000  # --matches: matches in a row on one connection
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
+_LATEST = Path("\0latest")  # ``play --resume`` with no record: the latest unfinished one
 
 
 def _positive_int(text: str) -> int:
@@ -151,7 +152,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bot",
         metavar="LEVEL",
-        default=DEFAULT_LEVEL,
         help=_("computer level (default {level}; {levels})").format(level=DEFAULT_LEVEL, levels=levels),
     )
     g = p.add_mutually_exclusive_group()
@@ -160,6 +160,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--seed-file", type=Path, help="play the deal of this record or bare seed file (and its target)"
+    )
+    g.add_argument(
+        "--resume",
+        type=Path,
+        nargs="?",
+        const=_LATEST,
+        metavar="RECORD",
+        help="go on with an unfinished match against the computer (default: the latest one; "
+        "its level unless --bot says another)",
     )
     p.add_argument("--name", help="your name (default: your login name)")
     p.add_argument("--target", type=_positive_int, help=_target_help())
@@ -405,6 +414,8 @@ def _run_hosts(args: argparse.Namespace) -> int:
 
 def _run_play(args: argparse.Namespace) -> int:
 
+    if args.resume is not None:
+        return _resume_play(args)
     if args.private and (args.seed is not None or args.seed_file is not None):
         option = "--seed" if args.seed is not None else "--seed-file"
         raise UserError(
@@ -419,6 +430,34 @@ def _run_play(args: argparse.Namespace) -> int:
     from .lan import run_play
 
     return run_play(args.bot, args.seed, args.name, target, args.record, private=args.private)
+
+
+def _resume_play(args: argparse.Namespace) -> int:
+    """``play --resume [RECORD]``: the match of that record (default: the latest unfinished
+    match against the computer), its names, target and deck as they were."""
+    from .lan import run_play
+    from .storage.resume import load_saved
+
+    for option, given in (("--target", args.target), ("--name", args.name), ("--private", args.private)):
+        if given:
+            text = _("{option} does not go with --resume: the match goes on as it began")
+            raise UserError(text.format(option=option), exit_code=2)
+    path = args.resume
+    if path == _LATEST:
+        e = latest_unfinished_play()
+        if e is None:
+            text = _("no unfinished match against the computer in {folder}: give a record")
+            raise UserError(text.format(folder=shown_path(records_dir())), exit_code=2)
+        path = e.path
+    _check_record_path(args.record)
+    saved = load_saved(path)
+    if saved.private:
+        text = _(
+            "{path}: a private-deck match against the computer cannot be resumed: the computer's "
+            "keys to its deck left with its program"
+        )
+        raise UserError(text.format(path=shown_path(path)))
+    return run_play(args.bot, None, None, saved.target, args.record, resume=saved)
 
 
 def _check_record_path(path: Path | None) -> None:

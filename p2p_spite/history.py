@@ -4,8 +4,9 @@ Whose side a record is told from comes from its file name: ``host`` writes
 ``...-host-PID.json`` and ``play`` ``...-play-PID.json`` (seat 0), ``join`` writes
 ``...-join-PID.json`` (seat 1); the later matches played on the same connection
 add their number, ``...-host-PID-2.json``.  A ``play`` match (against the computer on this
-machine) cannot be resumed, so none is offered.  Both peers' records are the
-same bytes, so the record itself cannot say.  A record named otherwise is
+machine) is resumed with ``play --resume`` (not a private-deck one: the computer's keys
+left with its program); its record names the computer's level.  Both peers' records are
+the same bytes, so the record itself cannot say.  A record named otherwise is
 listed by its two names and left out of the totals.
 """
 
@@ -41,10 +42,11 @@ class Entry:
     scores: tuple[int, int]
     winner: int | None  # of the match
     finished: bool  # decided, or stopped at its game limit
-    network: bool  # a network match's record
+    network: bool  # a network match's record (``play``'s too: the computer joins as a peer)
     resumable: bool  # unfinished, and ``--resume`` can take it up
     games: tuple[int, int, int]  # won, lost, drawn, from ``seat``'s side (seat 0's if unknown)
     port: int | None = None  # the host's listening port, from the journal of an unfinished match
+    computer: str | None = None  # a match against the computer (``play``): its level ("" not known)
 
 
 def _finished(match: Match, max_games: object) -> bool:
@@ -71,7 +73,11 @@ def read_entry(path: Path) -> Entry:
             won += 1
         else:
             lost += 1
-    network = isinstance(rec.extra.get("match_id"), str) and (m is None or m.group(1) != "play")
+    computer = None
+    if m is not None and m.group(1) == "play":
+        level = rec.extra.get("computer")
+        computer = level if isinstance(level, str) and level.isprintable() and len(level) <= 20 else ""
+    network = isinstance(rec.extra.get("match_id"), str)
     finished = _finished(match, rec.extra.get("max_games"))
     return Entry(
         path=path,
@@ -82,17 +88,24 @@ def read_entry(path: Path) -> Entry:
         winner=match.winner,
         finished=finished,
         network=network,
-        resumable=network and not finished and _private_resumable(rec, path),
+        resumable=network and not finished and _resumable(rec, path, computer is not None),
         games=(won, lost, drawn),
-        port=None if finished or seat == 1 else journal_port(journal_path(path)),
+        port=None if finished or seat == 1 or computer is not None else journal_port(journal_path(path)),
+        computer=computer,
     )
+
+
+def _resumable(rec: record.Record, path: Path, computer: bool) -> bool:
+    """Can ``--resume`` take up this unfinished match?  Not a private one against the computer
+    (``computer``): the computer's keys to the deck left with its program."""
+    if rec.private:
+        return not computer and _private_resumable(rec, path)
+    return True
 
 
 def _private_resumable(rec: record.Record, path: Path) -> bool:
     """A private match resumes from its journal's private-deck tape, and not once the
     unfinished game's deck was revealed (a player left it: docs/fairness.md)."""
-    if not rec.private:
-        return True
     last = rec.games[-1] if rec.games else None
     if last is not None and last.result is None and last.deck is not None:
         return False
@@ -166,7 +179,10 @@ def describe(e: Entry) -> str:
         games = _("games {won}-{lost}").format(won=won, lost=lost)
     line = f"{when}  {who:<22}  {words[result]:<{wide}} {score:<7}  {games}"
     if e.resumable:
-        how = "join HOST" if e.seat == 1 else "host" if e.port is None else f"host --port {e.port}"
+        if e.computer is not None:
+            how = "play"
+        else:
+            how = "join HOST" if e.seat == 1 else "host" if e.port is None else f"host --port {e.port}"
         line += "  " + _("resumable: {command}").format(
             command=f"p2p-spite {how} --resume {shown_path(e.path)}"
         )
@@ -206,6 +222,12 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
+def latest_unfinished_play(folder: Path | None = None) -> Entry | None:
+    """The newest match against the computer that ``play --resume`` can take up."""
+    entries, _bad = scan(folder)
+    return next((e for e in entries if e.computer is not None and e.resumable), None)
+
+
 def latest(folder: Path | None = None) -> Entry | None:
     """The newest record that reads (without reading every older one)."""
     folder = records_dir() if folder is None else folder
@@ -222,4 +244,13 @@ def latest(folder: Path | None = None) -> Entry | None:
     return None
 
 
-__all__ = ["Entry", "describe", "latest", "read_entry", "records_dir", "scan", "totals"]
+__all__ = [
+    "Entry",
+    "describe",
+    "latest",
+    "latest_unfinished_play",
+    "read_entry",
+    "records_dir",
+    "scan",
+    "totals",
+]

@@ -88,16 +88,32 @@ def test_history_lists_newest_first_with_totals(
     assert "ok: 1 game, 7 moves" in out
 
 
-def test_a_match_against_the_computer_is_ours_and_not_offered_for_resume(
+def test_a_match_against_the_computer_is_ours_and_offered_to_play_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     folder = _records(tmp_path)
-    _unfinished(folder / "20270115-090000-play-13.json", 1_800_000_000)  # `play` has no --resume
+    path = folder / "20270115-090000-play-13.json"
+    _unfinished(path, 1_800_000_000)
     assert main(["history"]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert line.split("  ")[1].startswith("Ann vs Bob") and "unfinished" in line
-    assert "resumable" not in line
+    assert line.endswith(f"resumable: p2p-spite play --resume {path}")
+
+
+def test_play_resume_refuses_what_would_change_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    folder = _records(tmp_path)
+    path = folder / "20270115-090000-play-13.json"
+    _unfinished(path, 1_800_000_000)
+    for extra in (["--target", "9"], ["--name", "Zed"], ["--private"]):
+        assert main(["play", "--resume", str(path), *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{extra[0]} does not go with --resume" in err
+    with pytest.raises(SystemExit):  # argparse: --seed and --resume exclude each other
+        main(["play", "--resume", str(path), "--seed", "00" * 32])
 
 
 def test_replay_with_no_file_and_no_records_says_so(

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..core.game import Action, GameCore
 from ..core.keys import derive_code_key
@@ -90,7 +91,7 @@ def _session_on(
     elif resume is not None:
         origin = resume.seed_by
     played = resume.actions if resume is not None else []
-    keeper = _keeper_for(core, path, kind, code_key, origin, played, port)
+    keeper = _keeper_for(core, path, kind, code_key, origin, played, port, settings.notes)
     if next_match is None:
         next_match = _NextMatch(kind, settings, code_key, keeper.path, server=server, dial=dial, port=port)
     return NetSession(
@@ -174,14 +175,24 @@ def _keeper_for(
     origin: SeedOrigin | None,
     played: Sequence[Action],
     port: int | None = None,
+    notes: Mapping[str, Any] | None = None,
 ) -> RecordKeeper:
     """The record keeper of ``core`` (``played``: a resumed match's actions so far;
-    ``port``: the host's listening port, for its journal)."""
+    ``port``: the host's listening port, for its journal; ``notes``: the record's keys
+    of this side's own)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
     deck = PrivateDeck.of(core)
     private = deck.outcomes if deck is not None else None
     keeper = RecordKeeper(
-        path, core.match, core.match_id, core.max_games, code_key, origin, played, private=private
+        path,
+        core.match,
+        core.match_id,
+        core.max_games,
+        code_key,
+        origin,
+        played,
+        private=private,
+        notes=notes,
     )
     keeper.port = port
     keeper.carry(core)  # the action key first: before any action of ours is sent

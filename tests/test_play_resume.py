@@ -1,0 +1,143 @@
+"""``play --resume``: a match against the computer, killed or quit, goes on where it
+stopped (real processes, the computer a real peer over 127.0.0.1), and its record checks."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from p2p_spite.cli import main
+from p2p_spite.history import scan
+from p2p_spite.storage import record
+from tests.support.net import spawn
+
+MATCH_TIMEOUT = 240.0  # seconds for a whole match of random's (a few games to the target)
+
+
+def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str | None]:
+    q: queue.Queue[str | None] = queue.Queue()
+    assert proc.stdout is not None
+    out = proc.stdout
+
+    def run() -> None:
+        for line in out:
+            q.put(line.rstrip("\n"))
+        q.put(None)
+
+    threading.Thread(target=run, daemon=True).start()
+    return q
+
+
+def _play(proc: subprocess.Popen[str], turns: int | None, stop: str) -> list[str]:
+    """Play ``proc``'s seat on the line prompt (the hint, then Enter) for ``turns`` of our
+    turns (None: to the match's end, refusing another), then ``stop``: "kill" (SIGKILL)
+    or "quit"; returns the lines it printed."""
+    assert proc.stdin is not None
+    lines = _lines(proc)
+    said: list[str] = []
+    seen = 0
+    deadline = time.monotonic() + MATCH_TIMEOUT
+    try:
+        while True:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            if line is None:
+                break
+            said.append(line)
+            if line.startswith("-- game "):  # the board, on our turn
+                seen += 1
+                if turns is not None and seen > turns:
+                    if stop == "kill":
+                        proc.kill()
+                        break
+                    proc.stdin.write("quit\ny\n")
+                else:
+                    proc.stdin.write("hint\n")
+                proc.stdin.flush()
+            elif line.startswith("-- Hint: "):
+                proc.stdin.write("\n")
+                proc.stdin.flush()
+            elif line.startswith("Play another match? [y/N]"):
+                proc.stdin.write("n\n")
+                proc.stdin.flush()
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    return said
+
+
+def _records(tmp: Path) -> list[Path]:
+    return sorted((tmp / "xdg" / "p2p-spite" / "records").glob("*.json"))
+
+
+@pytest.mark.slow
+def test_a_killed_then_quit_play_goes_on_to_the_end_with_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = {"TERM": "dumb"}
+    first = spawn(["play", "--bot", "random", "--target", "3", "--name", "Ann"], tmp_path, env, stdin=True)
+    _play(first, turns=3, stop="kill")  # kill -9: the record and its journal are all there is
+    assert first.returncode == -9
+    [path] = _records(tmp_path)
+    assert json.loads(path.read_text())["computer"] == "random"
+
+    # history offers the exact command, and it is the default of play --resume
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["history"]) == 0
+    out = capsys.readouterr().out
+    assert f"resumable: p2p-spite play --resume {path}" in out, out
+
+    second = spawn(["play", "--resume"], tmp_path, env, stdin=True)
+    said = _play(second, turns=2, stop="quit")
+    assert second.returncode == 0, "\n".join(said)[-2000:]
+    assert said[0].startswith("going on with the match against the computer: game 1, scores 0-0"), said[:3]
+    assert "You are Ann against Computer." in said
+    assert _records(tmp_path) == [path]  # the same record, written on
+    rec = record.load(path)
+    moved = sum(len(g.moves) for g in rec.games)
+    assert moved >= 4  # (at least our three turns' discards and one more)
+
+    third = spawn(["play", "--resume", str(path)], tmp_path, env, stdin=True)
+    said = _play(third, turns=None, stop="quit")
+    assert third.returncode == 0, "\n".join(said)[-2000:]
+    rec = record.load(path)
+    match = record.verify(rec)
+    assert match.over and rec.players == ("Ann", "Computer")
+    assert match.total_moves > moved
+    assert main(["replay", "--check", str(path)]) == 0
+    assert "match won by" in capsys.readouterr().out
+    # finished: no longer offered, and --resume says so
+    assert not any(e.resumable for e in scan()[0])
+    assert main(["play", "--resume"]) == 2
+    assert "no unfinished match against the computer" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_private_match_against_the_computer_is_not_offered_and_resume_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {"TERM": "dumb", "TMPDIR": str(scratch)}
+    proc = spawn(["play", "--private", "--bot", "random", "--name", "Ann"], tmp_path, env, stdin=True)
+    _play(proc, turns=1, stop="kill")  # its deck not revealed: the computer's keys are gone
+    [path] = _records(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["history"]) == 0
+    out = capsys.readouterr().out
+    assert "unfinished" in out and "resumable" not in out, out
+    assert main(["play", "--resume"]) == 2  # none to take up
+    assert "no unfinished match against the computer" in capsys.readouterr().err
+    assert main(["play", "--resume", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("p2p-spite: ") and "private-deck match against the computer cannot be resumed" in err
+    )
+    assert len(err.splitlines()) == 1

@@ -18,7 +18,16 @@ from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError, set_wording
-from .history import describe, latest, latest_unfinished_play, records_dir, scan, totals
+from .history import (
+    describe,
+    latest,
+    latest_unfinished_play,
+    records_dir,
+    scan,
+    stats,
+    stats_lines,
+    totals,
+)
 from .i18n import _, ngettext
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from .plaintext import clean_name, shown_path
@@ -189,6 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="The matches saved in the default records folder, newest first: date, the two "
         "names, result and score (yours first), games won-lost; unfinished network matches say how "
         "to resume them; totals at the end.",
+    )
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="per opponent instead: matches and games won and lost, points for and against, the "
+        "longest winning streak in games, the average margin of the decided matches; the computer "
+        "by level",
     )
     p.set_defaults(run=_run_history)
 
@@ -491,8 +507,12 @@ def _run_history(args: argparse.Namespace) -> int:
     if not entries and not bad:
         print(_("no records in {folder} yet").format(folder=shown_path(records_dir())))
         return 0
-    for e in entries:
-        print(describe(e))
+    if args.stats:
+        for line in stats_lines(stats(entries)):
+            print(line)
+    else:
+        for e in entries:
+            print(describe(e))
     print(totals(entries))
     if bad:
         text = ngettext(

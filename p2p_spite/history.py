@@ -16,7 +16,7 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import Match
@@ -47,6 +47,7 @@ class Entry:
     games: tuple[int, int, int]  # won, lost, drawn, from ``seat``'s side (seat 0's if unknown)
     port: int | None = None  # the host's listening port, from the journal of an unfinished match
     computer: str | None = None  # a match against the computer (``play``): its level ("" not known)
+    winners: tuple[int | None, ...] = ()  # each finished game's winner (None: drawn), in order
 
 
 def _finished(match: Match, max_games: object) -> bool:
@@ -92,6 +93,7 @@ def read_entry(path: Path) -> Entry:
         games=(won, lost, drawn),
         port=None if finished or seat == 1 or computer is not None else journal_port(journal_path(path)),
         computer=computer,
+        winners=tuple(r.winner for r in match.results if r is not None),
     )
 
 
@@ -222,6 +224,88 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
+@dataclass
+class Opponent:
+    """``history --stats``: one opponent's record against us (a computer: one per level)."""
+
+    name: str
+    level: str | None  # the computer's level (None: a person; "": not known)
+    matches: list[int]  # won, lost, undecided (unfinished, or stopped at its game limit)
+    games: list[int]  # won, lost, drawn
+    points: list[int]  # for, against
+    streak: int = 0  # the most games won in a row (across its matches, oldest first)
+    margins: list[int] = field(default_factory=list)  # each decided match's score, ours minus theirs
+
+    @property
+    def margin(self) -> float | None:
+        """The average margin of the decided matches (None: none decided)."""
+        return sum(self.margins) / len(self.margins) if self.margins else None
+
+
+def stats(entries: list[Entry]) -> list[Opponent]:
+    """Our record against each opponent (the records of a known side; the computer by
+    level), most matches first."""
+    found: dict[tuple[str, str | None], Opponent] = {}
+    runs: dict[tuple[str, str | None], int] = {}
+    for e in sorted(entries, key=lambda e: (e.mtime, e.path.name)):  # oldest first, for the streaks
+        if e.seat is None:
+            continue
+        name = clean_name(e.players[1 - e.seat]) or _("seat {n}").format(n=1 - e.seat)
+        key = (name, e.computer)
+        o = found.get(key)
+        if o is None:
+            o = found[key] = Opponent(name, e.computer, [0, 0, 0], [0, 0, 0], [0, 0])
+        if e.winner is None:
+            o.matches[2] += 1
+        else:
+            o.matches[0 if e.winner == e.seat else 1] += 1
+            o.margins.append(e.scores[e.seat] - e.scores[1 - e.seat])
+        for i in range(3):
+            o.games[i] += e.games[i]
+        o.points[0] += e.scores[e.seat]
+        o.points[1] += e.scores[1 - e.seat]
+        run = runs.get(key, 0)
+        for w in e.winners:
+            run = run + 1 if w == e.seat else 0
+            o.streak = max(o.streak, run)
+        runs[key] = run
+    return sorted(found.values(), key=lambda o: (-sum(o.matches), o.name, o.level or ""))
+
+
+def stats_lines(opponents: list[Opponent]) -> list[str]:
+    """``history --stats``: a table, one line per opponent."""
+    head = [
+        _("opponent"),
+        _("matches won-lost"),
+        _("games won-lost-drawn"),
+        _("points for-against"),
+        _("longest streak"),
+        _("average margin"),
+    ]
+    rows = []
+    for o in opponents:
+        level = o.level or "?"
+        who = o.name if o.level is None else _("{name} ({level})").format(name=o.name, level=level)
+        matches = f"{o.matches[0]}-{o.matches[1]}"
+        if o.matches[2]:
+            matches += " " + ngettext("(+{n} undecided)", "(+{n} undecided)", o.matches[2]).format(
+                n=o.matches[2]
+            )
+        margin = o.margin
+        rows.append(
+            [
+                who,
+                matches,
+                "-".join(map(str, o.games)),
+                "-".join(map(str, o.points)),
+                str(o.streak),
+                "-" if margin is None else f"{margin:+.1f}",
+            ]
+        )
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
+
+
 def latest_unfinished_play(folder: Path | None = None) -> Entry | None:
     """The newest match against the computer that ``play --resume`` can take up."""
     entries, _bad = scan(folder)
@@ -246,11 +330,14 @@ def latest(folder: Path | None = None) -> Entry | None:
 
 __all__ = [
     "Entry",
+    "Opponent",
     "describe",
     "latest",
     "latest_unfinished_play",
     "read_entry",
     "records_dir",
     "scan",
+    "stats",
+    "stats_lines",
     "totals",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import __version__, i18n
 from .bots import DEFAULT_LEVEL, LEVELS, make_bot
+from .bots.review import REVIEW
 from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
@@ -222,6 +223,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="verify every move and result; print one summary line (exit 0) or the first error (exit 1)",
     )
     p.set_defaults(run=_run_replay)
+
+    p = sub.add_parser(
+        "review",
+        help="judge each turn of a record from the player's own view (docs/review.md)",
+        description="For each turn of one player, compare the turn as played with the strongest "
+        "level's from what that player saw at its start, by their win chances in sampled deals "
+        "consistent with that view only; mark inaccuracies, mistakes and blunders (lichess's "
+        "thresholds) and sum each game and the match up.",
+    )
+    p.add_argument("file", type=Path, nargs="?", help="the record (default: the latest one saved)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--seat", type=int, choices=(0, 1), help="the player's seat: 0 (the host) or 1")
+    who.add_argument("--name", help="the player's name in the record")
+    p.add_argument("--json", action="store_true", help="one JSON object: the turns and summaries")
+    p.add_argument(
+        "--seconds",
+        type=_seconds,
+        default=REVIEW.deadline,
+        metavar="S",
+        help=_("the deadline per turn in seconds (default {n})").format(n=REVIEW.deadline),
+    )
+    p.set_defaults(run=_run_review)
 
     p = sub.add_parser(
         "selfplay",
@@ -598,6 +621,52 @@ def _run_replay(args: argparse.Namespace) -> int:
         )
         line += text.format(game=len(rec.games), n=n)
     print(line)
+    return 0
+
+
+def _run_review(args: argparse.Namespace) -> int:
+
+    import dataclasses
+    import json
+
+    from .history import seat_of
+    from .review import as_json, run_review, seat_named, turns_of
+    from .ui.review import print_review, progress_bar
+
+    if args.file is None:
+        e = latest()
+        if e is None:
+            text = _("no record to review in {folder}: give a file")
+            raise UserError(text.format(folder=shown_path(records_dir())), exit_code=2)
+        args.file = e.path
+    rec = record.load(args.file)
+    if args.name is not None:
+        seat = seat_named(rec, args.name)
+        if seat is None:
+            names = ", ".join(clean_name(n) for n in rec.players)
+            text = _("no player {name} in {path} (its players: {names})")
+            raise UserError(text.format(name=args.name, path=shown_path(args.file), names=names), exit_code=2)
+    elif args.seat is not None:
+        seat = args.seat
+    else:
+        seat = seat_of(args.file) or 0
+    try:
+        turns = turns_of(rec, seat)
+    except record.RecordError as e:
+        from .ui.replay import check_failure
+
+        raise UserError(check_failure(rec, e)) from None
+    config = dataclasses.replace(REVIEW, deadline=args.seconds)
+    bar = progress_bar(sys.stderr) if sys.stderr.isatty() else None
+    judged = run_review(turns, config, bar)
+    if args.json:
+        print(json.dumps(as_json(judged, seat, args.file), ensure_ascii=False, indent=1))
+        return 0
+    name = clean_name(rec.players[seat]) or _("seat {n}").format(n=seat)
+    head = _("Review of {name} (seat {seat}) in {path}: each turn against the strongest level's").format(
+        name=name, seat=seat, path=shown_path(args.file)
+    )
+    print_review(judged, head, sys.stdout)
     return 0
 
 

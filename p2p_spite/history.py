@@ -57,12 +57,18 @@ def _finished(match: Match, max_games: object) -> bool:
     return type(max_games) is int and len(done) >= max_games
 
 
+def seat_of(path: Path) -> int | None:
+    """Our seat in a record, from its file name (None: it does not say)."""
+    m = _KIND.search(path.name)
+    return None if m is None else (1 if m.group(1) == "join" else 0)
+
+
 def read_entry(path: Path) -> Entry:
     """One record summed up; raises ValueError (RecordError) or OSError if it cannot be read."""
     rec = record.load(path)
     match = record.verify(rec, in_play=True, keep_all=False)
     m = _KIND.search(path.name)
-    seat = None if m is None else (1 if m.group(1) == "join" else 0)
+    seat = seat_of(path)
     me = seat or 0
     won = lost = drawn = 0
     for r in match.results:
@@ -337,6 +343,7 @@ __all__ = [
     "read_entry",
     "records_dir",
     "scan",
+    "seat_of",
     "stats",
     "stats_lines",
     "totals",

@@ -266,7 +266,13 @@ def _parse_result(raw: Any, game: int) -> Result:
 
 
 @_gc_paused
-def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> Match:
+def verify(
+    record: Record,
+    *,
+    in_play: bool = False,
+    keep_all: bool = True,
+    watch: Callable[[GameState, list[Any]], None] | None = None,
+) -> Match:
     """Replay ``record`` from its seed (and, in a private-deck record, each
     game's deck and reshuffles); return the match, or raise RecordError.
     ``keep_all=False``: the match keeps only its last game's moves (and every
@@ -275,7 +281,9 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
     The last game of a private-deck record may still be in play, its deck not
     yet revealed: its moves cannot be checked, and the match returned ends
     with the game before it (``in_play``: even when it is the first game, as
-    ``--resume`` reads it; ``replay --check`` says there is nothing to check)."""
+    ``--resume`` reads it; ``replay --check`` says there is nothing to check).
+    ``watch``: called with each game's state and the record's move before the move is
+    played (``review`` takes the seat's views from it)."""
     match = Match(record.seed, record.target, record.players)
     if not keep_all:
         match.keep_current_only()
@@ -299,7 +307,9 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
         if g.deck is not None:
             match.use_deal(_dealer(record.seed, n, g.deck, g.reshuffles))
         state = match.game
-        apply = state.apply  # (the hot path: the match takes the moves once they all replayed)
+        apply: Callable[[Any], None] = state.apply  # (the hot path: the match takes the moves later)
+        if watch is not None:
+            apply = _watched(state, watch)
         for i, m in enumerate(g.moves, 1):
             if state.result is not None:
                 raise RecordError(f"a move after the game ended ({state.result.describe()})", game=n, move=i)
@@ -353,6 +363,14 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
     if record.scores is not None and list(record.scores) != match.scores:
         raise RecordError(f"the record's scores {record.scores} disagree with the replay's {match.scores}")
     return match
+
+
+def _watched(state: GameState, watch: Callable[[GameState, list[Any]], None]) -> Callable[[Any], None]:
+    def apply(m: Any) -> None:
+        watch(state, m)
+        state.apply(m)
+
+    return apply
 
 
 def unchecked_reason(g: GameRecord) -> str | None:

@@ -23,7 +23,7 @@ from p2p_spite.bots.review import (
     review_turn,
 )
 from p2p_spite.cli import main
-from p2p_spite.engine import CENTER, HAND, SIDE, Card, GameState, Match, Move, view
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, view
 from p2p_spite.fairdeck import GameDeck
 from p2p_spite.fairdeck.dealing import DeckStream
 from p2p_spite.review import run_review, turns_of
@@ -144,7 +144,7 @@ def test_a_turn_is_judged_up_to_its_first_new_card() -> None:
     assert judged_part(v, [side]) == 1
     plays = [Move(seat, HAND, c, CENTER, 0) for c in h]  # (not legal: judged_part counts only)
     assert judged_part(v, plays) == len(h)  # the hand emptied at the last: refilled after it
-    assert judged_part(v, [*plays[:2], Move(seat, "payoff", None, CENTER, 1), side]) == 3
+    assert judged_part(v, [*plays[:2], Move(seat, PAYOFF, None, CENTER, 1), side]) == 3
 
 
 def test_expert_against_itself_loses_nothing() -> None:

@@ -34,15 +34,17 @@ def turn_lines(j: Judged) -> list[str]:
     )
     played = turn_words(t.moves, t.cards)
     lines = [head, "  " + _("played: {moves}").format(moves=played)]
-    if len(r.played) < len(t.moves):
-        lines.append(
-            "  "
-            + ngettext(
-                "(judged on its first move: a new card turned up after it)",
+    n = len(r.played)
+    if n < len(t.moves):
+        if n == 1:
+            why = _("(judged on its first move: a new card turned up after it)")
+        else:
+            why = ngettext(
+                "(judged on its first {n} move: a new card turned up after them)",
                 "(judged on its first {n} moves: a new card turned up after them)",
-                len(r.played),
-            ).format(n=len(r.played))
-        )
+                n,
+            ).format(n=n)
+        lines.append("  " + why)
     lines.append("  " + _("better: {moves}").format(moves=turn_words(r.best, r.best_cards)))
     return lines
 

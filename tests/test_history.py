@@ -88,13 +88,19 @@ def test_history_lists_newest_first_with_totals(
     assert "ok: 1 game, 7 moves" in out
 
 
-def test_a_match_against_the_computer_is_ours_and_offered_to_play_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture
+def quit_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An unfinished match against the computer, in the records folder."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    folder = _records(tmp_path)
-    path = folder / "20270115-090000-play-13.json"
+    path = _records(tmp_path) / "20270115-090000-play-13.json"
     _unfinished(path, 1_800_000_000)
+    return path
+
+
+def test_a_match_against_the_computer_is_ours_and_offered_to_play_on(
+    quit_play: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = quit_play
     assert main(["history"]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert line.split("  ")[1].startswith("Ann vs Bob") and "unfinished" in line
@@ -102,12 +108,9 @@ def test_a_match_against_the_computer_is_ours_and_offered_to_play_on(
 
 
 def test_play_resume_refuses_what_would_change_the_match(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    quit_play: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    folder = _records(tmp_path)
-    path = folder / "20270115-090000-play-13.json"
-    _unfinished(path, 1_800_000_000)
+    path = quit_play
     for extra in (["--target", "9"], ["--name", "Zed"], ["--private"]):
         assert main(["play", "--resume", str(path), *extra]) == 2
         err = capsys.readouterr().err

@@ -4,10 +4,6 @@ stopped (real processes, the computer a real peer over 127.0.0.1), and its recor
 from __future__ import annotations
 
 import json
-import queue
-import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -15,62 +11,9 @@ import pytest
 from p2p_spite.cli import main
 from p2p_spite.history import scan
 from p2p_spite.storage import record
-from tests.support.net import spawn
+from tests.support.net import play_by_hints, spawn
 
 MATCH_TIMEOUT = 240.0  # seconds for a whole match of random's (a few games to the target)
-
-
-def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str | None]:
-    q: queue.Queue[str | None] = queue.Queue()
-    assert proc.stdout is not None
-    out = proc.stdout
-
-    def run() -> None:
-        for line in out:
-            q.put(line.rstrip("\n"))
-        q.put(None)
-
-    threading.Thread(target=run, daemon=True).start()
-    return q
-
-
-def _play(proc: subprocess.Popen[str], turns: int | None, stop: str) -> list[str]:
-    """Play ``proc``'s seat on the line prompt (the hint, then Enter) for ``turns`` of our
-    turns (None: to the match's end, refusing another), then ``stop``: "kill" (SIGKILL)
-    or "quit"; returns the lines it printed."""
-    assert proc.stdin is not None
-    lines = _lines(proc)
-    said: list[str] = []
-    seen = 0
-    deadline = time.monotonic() + MATCH_TIMEOUT
-    try:
-        while True:
-            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            if line is None:
-                break
-            said.append(line)
-            if line.startswith("-- game "):  # the board, on our turn
-                seen += 1
-                if turns is not None and seen > turns:
-                    if stop == "kill":
-                        proc.kill()
-                        break
-                    proc.stdin.write("quit\ny\n")
-                else:
-                    proc.stdin.write("hint\n")
-                proc.stdin.flush()
-            elif line.startswith("-- Hint: "):
-                proc.stdin.write("\n")
-                proc.stdin.flush()
-            elif line.startswith("Play another match? [y/N]"):
-                proc.stdin.write("n\n")
-                proc.stdin.flush()
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
-    return said
 
 
 def _records(tmp: Path) -> list[Path]:
@@ -83,7 +26,7 @@ def test_a_killed_then_quit_play_goes_on_to_the_end_with_resume(
 ) -> None:
     env = {"TERM": "dumb"}
     first = spawn(["play", "--bot", "random", "--target", "3", "--name", "Ann"], tmp_path, env, stdin=True)
-    _play(first, turns=3, stop="kill")  # kill -9: the record and its journal are all there is
+    play_by_hints(first, turns=3, stop="kill")  # kill -9: the record and its journal are all there is
     assert first.returncode == -9
     [path] = _records(tmp_path)
     assert json.loads(path.read_text())["computer"] == "random"
@@ -95,7 +38,7 @@ def test_a_killed_then_quit_play_goes_on_to_the_end_with_resume(
     assert f"resumable: p2p-spite play --resume {path}" in out, out
 
     second = spawn(["play", "--resume"], tmp_path, env, stdin=True)
-    said = _play(second, turns=2, stop="quit")
+    said = play_by_hints(second, turns=2, stop="quit")
     assert second.returncode == 0, "\n".join(said)[-2000:]
     assert said[0].startswith("going on with the match against the computer: game 1, scores 0-0"), said[:3]
     assert "You are Ann against Computer." in said
@@ -105,7 +48,7 @@ def test_a_killed_then_quit_play_goes_on_to_the_end_with_resume(
     assert moved >= 4  # (at least our three turns' discards and one more)
 
     third = spawn(["play", "--resume", str(path)], tmp_path, env, stdin=True)
-    said = _play(third, turns=None, stop="quit")
+    said = play_by_hints(third, timeout=MATCH_TIMEOUT)
     assert third.returncode == 0, "\n".join(said)[-2000:]
     rec = record.load(path)
     match = record.verify(rec)
@@ -127,7 +70,7 @@ def test_a_private_match_against_the_computer_is_not_offered_and_resume_says_why
     scratch.mkdir()
     env = {"TERM": "dumb", "TMPDIR": str(scratch)}
     proc = spawn(["play", "--private", "--bot", "random", "--name", "Ann"], tmp_path, env, stdin=True)
-    _play(proc, turns=1, stop="kill")  # its deck not revealed: the computer's keys are gone
+    play_by_hints(proc, turns=1, stop="kill")  # its deck not revealed: the computer's keys are gone
     [path] = _records(tmp_path)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert main(["history"]) == 0

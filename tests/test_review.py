@@ -149,7 +149,7 @@ def test_a_turn_is_judged_up_to_its_first_new_card() -> None:
 
 def test_expert_against_itself_loses_nothing() -> None:
     """The turn expert would play, played, is its own best: no loss, no mark."""
-    from p2p_spite.bots.review import _best_turn
+    from p2p_spite.bots.review import _expert, _turn
 
     match = Match(SEED, 50, ("a", "b"))
     g = match.game
@@ -157,7 +157,7 @@ def test_expert_against_itself_loses_nothing() -> None:
     for _ in range(12):  # a position some moves in
         match.apply(bots[g.turn].choose(view(g, g.turn)))
     v = view(g, g.turn)
-    best, _cards = _best_turn(v, QUICK, time.perf_counter, random.Random(0))
+    best, _cards = _turn(v, _expert(QUICK, time.perf_counter).choose, random.Random(0))
     r = review_turn(v, best, QUICK)
     assert r.same and r.loss == 0.0 and r.mark is None and r.worlds == QUICK.worlds
 

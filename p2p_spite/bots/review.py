@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from ..engine import HAND, PAYOFF, SIDE, Card, GameState, Move, PlayerView
 from ..engine import view as view_of
 from .expert import EXPERT, ExpertBot, greedy_turn, sample_world, turn_end_rule
+from .simple import EasyBot
 
 INACCURACY, MISTAKE, BLUNDER = "inaccuracy", "mistake", "blunder"
 MARKS = (INACCURACY, MISTAKE, BLUNDER)
@@ -139,13 +140,68 @@ def review_turn(
     if not view.my_turn:
         raise ValueError("review_turn: it is not this view's seat's turn")
     t0 = clock()
-    me = view.seat
-    rng = random.Random(f"review {view.game} {view.ply} {me}")
+    rng = random.Random(f"review {view.game} {view.ply} {view.seat}")
     mine = tuple(played[: judged_part(view, played)])
-    best, best_cards = _best_turn(view, config, clock, rng)
+    best, best_cards = _turn(view, _expert(config, clock).choose, rng)
     mine_cards = _cards(view, mine, rng)
+    (win_played, win_best), done = _win_chances(view, [mine, best], config, clock, t0, rng)
+    return TurnReview(mine, mine_cards, best, best_cards, win_played, win_best, done)
+
+
+@dataclass(frozen=True, slots=True)
+class HintReason:
+    """Why a hint: the turn it begins (up to its first chance event) and its win chance,
+    against the plain turn ``easy`` would play and its own (the same when they agree)."""
+
+    best: tuple[Move, ...]
+    best_cards: tuple[Card, ...]
+    win_best: float
+    plain: tuple[Move, ...]
+    plain_cards: tuple[Card, ...]
+    win_plain: float
+
+
+HINT_REASON = dataclasses.replace(REVIEW, worlds=120, min_worlds=16, deadline=0.6, think=0.15)
+
+
+def hint_reason(
+    view: PlayerView,
+    first: Move,
+    config: ReviewConfig = HINT_REASON,
+    clock: Callable[[], float] = time.perf_counter,
+) -> HintReason:
+    """Why the hint ``first`` (from ``view``): the same evaluation as a review's, of the
+    turn ``expert`` plays on from it against the turn the plain policy (``easy``) plays."""
+    if not view.my_turn:
+        raise ValueError("hint_reason: it is not this view's seat's turn")
+    t0 = clock()
+    rng = random.Random(f"hint {view.game} {view.ply} {view.seat}")
+    bot = _expert(config, clock)
+    best, best_cards = _turn(view, lambda v: first if v is view else bot.choose(v), rng)
+    plain, plain_cards = _turn(view, EasyBot(0).choose, rng)
+    (win_best, win_plain), _done = _win_chances(view, [best, plain], config, clock, t0, rng)
+    return HintReason(best, best_cards, win_best, plain, plain_cards, win_plain)
+
+
+def _expert(config: ReviewConfig, clock: Callable[[], float]) -> ExpertBot:
+    """A fresh ``expert``, as ``hint`` asks it (``config.think``: its budget, None: no clock)."""
+    return ExpertBot(0, dataclasses.replace(EXPERT, turn_budget=config.think), clock)
+
+
+def _win_chances(
+    view: PlayerView,
+    turns: list[tuple[Move, ...]],
+    config: ReviewConfig,
+    clock: Callable[[], float],
+    t0: float,
+    rng: random.Random,
+) -> tuple[list[float], int]:
+    """Each turn's win chance over the same sampled worlds (a turn equal to an earlier one
+    is not played again), and how many worlds: ``config.worlds``, or fewer when the
+    deadline (from ``t0``) is spent, but at least ``config.min_worlds``."""
+    me = view.seat
     avoid = turn_end_rule(view)
-    won = [0.0, 0.0]
+    won = [0.0] * len(turns)
     done = 0
     deadline = None if config.deadline is None else t0 + config.deadline
     while done < config.worlds:
@@ -154,28 +210,29 @@ def review_turn(
         world = sample_world(view, rng, avoid)
         if world is None:
             break
-        a = _outcome(world.copy(), me, mine, config)
-        won[0] += a
-        won[1] += a if best == mine else _outcome(world, me, best, config)
+        got: dict[tuple[Move, ...], float] = {}
+        for k, t in enumerate(turns):
+            if t not in got:
+                got[t] = _outcome(world.copy(), me, t, config)
+            won[k] += got[t]
         done += 1
     n = max(done, 1)
-    return TurnReview(mine, mine_cards, best, best_cards, won[0] / n, won[1] / n, done)
+    return [w / n for w in won], done
 
 
-def _best_turn(
-    view: PlayerView, config: ReviewConfig, clock: Callable[[], float], rng: random.Random
+def _turn(
+    view: PlayerView, choose: Callable[[PlayerView], Move], rng: random.Random
 ) -> tuple[tuple[Move, ...], tuple[Card, ...]]:
-    """``expert``'s turn from ``view``, up to its first chance event (a fresh expert, as
-    ``hint`` asks it), and the cards it moves.  Its moves before that event depend on the
-    view alone; a world sampled from it carries the view from move to move."""
-    bot = ExpertBot(0, dataclasses.replace(EXPERT, turn_budget=config.think), clock)
+    """The turn ``choose`` plays from ``view``, up to its first chance event, and the cards
+    it moves.  Its moves before that event depend on the view alone; a world sampled from
+    it carries the view from move to move."""
     world = sample_world(view, random.Random(rng.random()))
     assert world is not None  # (a real game's view always adds up)
     moves: list[Move] = []
     cards: list[Card] = []
     v = view
     while True:
-        m = bot.choose(v)
+        m = choose(v)
         moves.append(m)
         cards.append(world.card_of(m))
         world.apply(m)
@@ -224,15 +281,18 @@ def _outcome(world: GameState, me: int, moves: Sequence[Move], config: ReviewCon
 
 __all__ = [
     "BLUNDER",
+    "HINT_REASON",
     "INACCURACY",
     "MARKS",
     "MISTAKE",
     "REVIEW",
     "REVIEW_FIXED",
     "THRESHOLDS",
+    "HintReason",
     "ReviewConfig",
     "TurnReview",
     "accuracy_of",
+    "hint_reason",
     "judged_part",
     "mark_of",
     "review_turn",

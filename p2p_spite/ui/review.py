@@ -6,19 +6,13 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..bots.review import BLUNDER, INACCURACY, MISTAKE
-from ..engine import Card, Move
 from ..i18n import _, ngettext
 from ..review import Judged, Summary, by_game, summary
-from .words import choice_words
+from .words import turn_words
 
 
 def mark_word(mark: str) -> str:
     return {INACCURACY: _("inaccuracy"), MISTAKE: _("mistake"), BLUNDER: _("blunder")}[mark]
-
-
-def turn_words(moves: tuple[Move, ...], cards: tuple[Card, ...]) -> str:
-    """A turn as the completion menu words its moves: ``5♠ to center 1, discard 7♦ on side 2``."""
-    return ", ".join(choice_words(m, c) for m, c in zip(moves, cards, strict=False))
 
 
 def _pct(x: float) -> str:
@@ -98,4 +92,4 @@ def progress_bar(out: TextIO) -> Callable[[int, int], None]:
     return show
 
 
-__all__ = ["mark_word", "print_review", "progress_bar", "summary_line", "turn_lines", "turn_words"]
+__all__ = ["mark_word", "print_review", "progress_bar", "summary_line", "turn_lines"]

@@ -875,10 +875,22 @@ def run_play(
 
 
 def resume_note(saved: Saved) -> str:
-    """What ``play --resume`` says before it goes on: the match, the game and the score."""
+    """What ``play --resume`` says before it goes on: the match, the game and the score
+    (a UserError if the match is over, or its record and journal do not replay)."""
+    from .engine import RulesError
+    from .news import SavedMatchUnusable
+    from .plaintext import shown_path
+
+    where = shown_path(saved.path) if saved.path is not None else ""
     match = Match(saved.seed, saved.target, saved.players)
-    for a in saved.actions:
-        play_action(match, a)
+    try:
+        for a in saved.actions:
+            play_action(match, a)
+    except RulesError as e:
+        raise UserError(SavedMatchUnusable(where, detail=str(e))) from None
+    if match.over:
+        sc = match.scores
+        raise UserError(SavedMatchUnusable(where, over=True, scores=(sc[0], sc[1])))
     if match.game.result is not None:
         match.next_game()
     text = _("going on with the match against the computer: game {game}, scores {a}-{b}")

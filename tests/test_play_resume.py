@@ -60,6 +60,9 @@ def test_a_killed_then_quit_play_goes_on_to_the_end_with_resume(
     assert not any(e.resumable for e in scan()[0])
     assert main(["play", "--resume"]) == 2
     assert "no unfinished match against the computer" in capsys.readouterr().err
+    assert main(["play", "--resume", str(path)]) == 1  # named: it is over, one line
+    err = capsys.readouterr().err
+    assert err.startswith("p2p-spite: ") and len(err.splitlines()) == 1 and "over" in err, err
 
 
 @pytest.mark.slow

@@ -166,6 +166,8 @@ def test_review_json_has_one_object_per_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["review"]) == 2  # no record saved yet
+    assert "no record to review in" in capsys.readouterr().err
     match = Match(SEED, 50, ("Ann", "Bob"))
     from p2p_spite.selfplay import play_match
 

@@ -835,14 +835,13 @@ def run_play(
     scores on the terminal once the full screen has closed.  ``private``: a
     private deck against the computer in a process of its own.  ``resume``: go on
     with a saved match against the computer (``level`` None: the level it was played at)."""
+    _check_bot(level)
     if resume is not None:
-        level = level or saved_level(resume) or DEFAULT_LEVEL
+        level = level or saved_level(resume)
         name = resume.players[0]
         target = resume.target
-        ply = resume_note(resume)
-        _say(ply)
+        _say(resume_note(resume))
     level = level or DEFAULT_LEVEL
-    _check_bot(level)
     name = name or default_name()
     if private:  # its first deal takes a second or two: say what is going on meanwhile
         _say(_("dealing a private deck with the computer, a program of its own on 127.0.0.1..."))

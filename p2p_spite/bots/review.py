@@ -30,6 +30,14 @@ and ``expert``'s randomness are seeded from the view's game, ply and seat, never
 hidden card.  With ``deadline`` (seconds per turn) the worlds stop when it is spent (at
 least ``min_worlds``); ``deadline=None`` plays exactly ``worlds`` worlds and ``expert``
 thinks without a clock: the same view and moves always give the same judgment.
+
+:func:`hint_reason` is the same evaluation for ``hint``: the turn the hinted move begins
+against the plain turn ``easy`` would play, in the same worlds.
+
+Noise: a mark rests on the difference of two estimates over the same worlds; it is as
+precise as the worlds in which the two turns' games end differently allow (with 200
+worlds and a third of them differing, about 4 points of win chance), so a single
+inaccuracy is a hint rather than a verdict, a blunder (15 points) rarely noise.
 """
 
 from __future__ import annotations

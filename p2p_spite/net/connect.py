@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import errno
 import socket
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -104,7 +104,7 @@ def _session_on(
     elif resume is not None:
         origin = resume.seed_by
     played = resume.actions if resume is not None else []
-    keeper = _keeper_for(core, path, kind, code_key, origin, played, port, dialed)
+    keeper = _keeper_for(core, path, kind, code_key, origin, played, port, dialed, settings.notes)
     if next_match is None:
         next_match = _NextMatch(
             kind,
@@ -207,15 +207,24 @@ def _keeper_for(
     played: Sequence[Action],
     port: int | None = None,
     dialed: str = "",
+    notes: Mapping[str, Any] | None = None,
 ) -> RecordKeeper:
     """The record keeper of ``core`` (``played``: a resumed match's actions so far;
     ``port``: the host's listening port, for the journal; ``dialed``: the joiner's, the
-    host's address)."""
+    host's address; ``notes``: the record's keys of this side's own)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
     deck = PrivateDeck.of(core)
     private = deck.outcomes if deck is not None else None
     keeper = RecordKeeper(
-        path, core.match, core.match_id, core.max_games, code_key, origin, played, private=private
+        path,
+        core.match,
+        core.match_id,
+        core.max_games,
+        code_key,
+        origin,
+        played,
+        private=private,
+        notes=notes,
     )
     keeper.port, keeper.host = port, dialed
     keeper.carry(core)  # the action key first: before any action of ours is sent

@@ -52,7 +52,7 @@ from .gate import (
     shown_address,
 )
 from .link import HANDSHAKE_TIMEOUT, DialFailed, HelloTimeout, Link, connect_to, fmt_addr
-from .opening import LanDial, LanDoor, lan_scalar
+from .opening import Knock, LanDial, LanDoor, lan_scalar
 from .reconnect import Backoff, Dial
 from .session import NetSession
 from .settings import HostSettings, JoinSettings, Settings, nth_record_path
@@ -298,9 +298,8 @@ async def host_session(
     try:
         sock = await _listen_socket(bind, port)
         if w is not None:
-            server: asyncio.AbstractServer = await LanDoor(w, host.pace, host.turned_away).serve(
-                host.new_door, sock
-            )
+            door = LanDoor(w, host.pace, host.turned_away, host.admit, host.door.leave)
+            server: asyncio.AbstractServer = await door.serve(host.new_door, sock)
         else:
             server = await loop.create_server(host.new_door, sock=sock)
     except (OSError, OverflowError) as e:
@@ -362,7 +361,7 @@ class _Host:
         self.session: NetSession | None = None  # once the match has begun
         self.watchers: set[asyncio.Task[None]] = set()
         self.hub = hub  # the watchers
-        self.door: Door[Link | WatchLink] = Door(_stage)
+        self.door: Door[Link | WatchLink | Knock] = Door(_stage)
         self.strangers = StrangerLog(self.loop.time)
         self.guesses = Guesses(self.loop.time)  # wrong join codes by address
         self.report: asyncio.TimerHandle | None = None  # the next merged warning
@@ -405,7 +404,7 @@ class _Host:
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None:
         self.dropped(link, line)
 
-    def admit(self, link: Link) -> bool:
+    def admit(self, link: Link | Knock) -> bool:
         ok, victim = self.door.admit(link, address_key(link.peer))
         if victim is not None:
             victim.drop(DropKind.CROWDED_OUT, "by newer connections while it had not authenticated")
@@ -557,10 +556,12 @@ def _dropped(link: Link, e: BaseException) -> ConnectionDropped:
     return ConnectionDropped(who, DropKind.CLOSED)
 
 
-def _stage(link: Link | WatchLink) -> int:
+def _stage(link: Link | WatchLink | Knock) -> int:
     """How far a connection has come in its handshake (see gate.Door)."""
     if isinstance(link, WatchLink):
         return link.stage
+    if isinstance(link, Knock):  # in the opening: not past the code until through it
+        return GREETED if link.greeted else CONNECTED
     phase = link.endpoint.phase
     if phase in (Phase.HELLO, Phase.CLOSED):
         return CONNECTED

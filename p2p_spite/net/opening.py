@@ -37,7 +37,7 @@ from ..core.protocol import PeerRefused
 from ..core.wire import MAX_FRAME, Refusal, RemoteProtocolError, encode
 from ..news import Connected, ConnectionDropped, DropKind
 from ..tunnel.errors import ConfirmationError, PakeError
-from ..tunnel.paths import MAX_OPENING, Opened, SealedTransport, open_channel
+from ..tunnel.paths import Opened, SealedTransport, open_channel
 from ..tunnel.relay import where_of
 from ..tunnel.spake2 import ELEMENT_BYTES, ID_A, ID_B, MAC_BYTES, Role, Spake2, password_scalar
 from .gate import HELLO_TIMEOUT, shown_address
@@ -183,19 +183,42 @@ async def _run(
 Refused = Callable[[Any, ConnectionDropped], None]  # (the peer's address, why it was dropped)
 
 
+class Knock:
+    """A connection in its opening at the host's door (gate.Door: it holds a slot of its
+    address's until it is through, and may be dropped for a newer one)."""
+
+    def __init__(self, peer: Any, writer: asyncio.StreamWriter) -> None:
+        self.peer = peer
+        self.greeted = False  # its element came, valid
+        self.dropped_as: DropKind | None = None
+        self._writer = writer
+
+    def drop(self, kind: DropKind, why: str) -> None:
+        self.dropped_as = kind
+        self._writer.transport.abort()
+
+
 class LanDoor:
-    """The host's listener when it has a join code: every connection opens first (at
-    most :data:`~p2p_spite.tunnel.paths.MAX_OPENING` at once, each within
+    """The host's listener when it has a join code: every connection opens first (in a
+    slot of the host's door, ``admit`` and ``leave``; each within
     :data:`~.gate.HELLO_TIMEOUT` for its element and the handshake's deadline in all),
     then its protocol (from the factory) runs inside the sealed channel.  ``pace`` is
     the throttle's wait for an address; ``refused`` is told of every connection
     dropped in its opening (a wrong code counts against its address there)."""
 
-    def __init__(self, w: int, pace: Callable[[Any], float], refused: Refused) -> None:
+    def __init__(
+        self,
+        w: int,
+        pace: Callable[[Any], float],
+        refused: Refused,
+        admit: Callable[[Knock], bool],
+        leave: Callable[[Knock], None],
+    ) -> None:
         self._w = w
         self._pace = pace
         self._refused = refused
-        self._opening = 0
+        self._admit = admit
+        self._leave = leave
         self._factory: Callable[[], asyncio.BaseProtocol] | None = None
 
     async def serve(self, factory: Callable[[], asyncio.BaseProtocol], sock: socket.socket) -> asyncio.Server:
@@ -203,25 +226,27 @@ class LanDoor:
         return await asyncio.start_server(self._accepted, sock=sock)
 
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self._opening >= MAX_OPENING:  # strangers holding the door: no more of them
-            writer.transport.abort()
+        knock = Knock(writer.get_extra_info("peername"), writer)
+        if not self._admit(knock):
+            knock.drop(DropKind.TURNED_AWAY, "every handshake slot holds an authenticated connection")
+            self._refused(knock.peer, ConnectionDropped(shown_address(knock.peer), DropKind.TURNED_AWAY))
             return
-        self._opening += 1
         try:
-            opened = await self._open(reader, writer)
+            opened = await self._open(knock, reader, writer)
         finally:
-            self._opening -= 1
+            self._leave(knock)
         if opened is not None and self._factory is not None:
             SealedTransport(opened).attach(self._factory())
 
-    async def _open(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Opened | None:
-        peer = writer.get_extra_info("peername")
+    async def _open(
+        self, knock: Knock, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> Opened | None:
+        peer = knock.peer
         op = Opening(Role.A, self._w)
         kind, code = DropKind.CLOSED, ""
         try:
             async with asyncio.timeout(HANDSHAKE_TIMEOUT):
                 async with asyncio.timeout(HELLO_TIMEOUT) as first:
-                    writer.write(op.data_to_send())
                     while not op.to_check and op.key is None:
                         data = await reader.read(ELEMENT_MESSAGE)
                         if not data:
@@ -229,6 +254,7 @@ class LanDoor:
                         op.receive_data(data)
                         writer.write(op.data_to_send())
                         if op.element_in:  # the first deadline is met
+                            knock.greeted = True
                             first.reschedule(None)
                 return await _run(op, reader, writer, lambda: self._pace(peer))
         except NotOpening:  # a joiner without the code (or another program): it needs one
@@ -243,12 +269,13 @@ class LanDoor:
         except PakeError:
             kind, code = DropKind.PROTOCOL, Refusal.PROTOCOL.value
         except TimeoutError:
-            kind = DropKind.NO_HELLO if op.key is None and not op.to_check else DropKind.NO_HANDSHAKE
+            kind = DropKind.NO_HELLO if not knock.greeted else DropKind.NO_HANDSHAKE
         except (ConnectionError, OSError):
             pass
         with contextlib.suppress(Exception):
             writer.close()
-        self._refused(peer, ConnectionDropped(shown_address(peer), kind, code))
+        line = ConnectionDropped(shown_address(peer), knock.dropped_as or kind, code)
+        self._refused(peer, line)
         return None
 
 

@@ -35,13 +35,15 @@ class Guesser:
         self.ch: SealedChannel | None = None
         self._dec = FrameDecoder()
 
-    async def start(self) -> None:
+    async def start(self, *, confirm: bool = True) -> None:
+        """Our element, the host's; then our confirmation (unless not ``confirm``: stuck at it)."""
         self.w.write(self.op.data_to_send())
         while not self.op.element_in:
             data = await asyncio.wait_for(self.r.read(74), LIMIT)
             assert data, "the host closed during the opening"
             self.op.receive_data(data)
-        self.w.write(self.op.data_to_send())
+        if confirm:
+            self.w.write(self.op.data_to_send())
 
     async def answer(self, wait: float = LIMIT) -> str | None:
         """``"bad-code"``, None once the channel is open, ``"none"`` if nothing came."""
@@ -95,10 +97,13 @@ class Guesser:
         self.w.close()
 
 
-async def guess(port: int, code: str, *, host: str = "127.0.0.1", source: str | None = None) -> Guesser:
-    """A connection from ``source`` that has sent its confirmation of ``code``."""
+async def guess(
+    port: int, code: str, *, host: str = "127.0.0.1", source: str | None = None, confirm: bool = True
+) -> Guesser:
+    """A connection from ``source`` that has sent its confirmation of ``code`` (not
+    ``confirm``: that stops before it)."""
     local = (source, 0) if source is not None else None
     r, w = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local), LIMIT)
     g = Guesser(r, w, code)
-    await g.start()
+    await g.start(confirm=confirm)
     return g

@@ -274,7 +274,9 @@ class LanDoor:
             pass
         with contextlib.suppress(Exception):
             writer.close()
-        line = ConnectionDropped(shown_address(peer), knock.dropped_as or kind, code)
+        if kind is not DropKind.WRONG_CODE and knock.dropped_as is not None:
+            kind = knock.dropped_as  # (a proof checked wrong counts as one, crowded out or not)
+        line = ConnectionDropped(shown_address(peer), kind, code)
         self._refused(peer, line)
         return None
 

@@ -19,9 +19,8 @@ A the host, B the joiner (or a watcher).  Every message has a fixed length:
 3. Both open the sealed channel under ``Ke`` (openings, sealed HELLOs), fresh
    connection nonces every time: a reconnection under the same code is a fresh run.
 
-Sans-I/O: :class:`Opening` takes and gives bytes; :func:`host_opening` and
-:func:`join_opening` are its asyncio shell over a stream; :class:`LanDoor` is the
-host's listener, :class:`LanDial` the joiner's dialing.
+Sans-I/O: :class:`Opening` takes and gives bytes; :class:`LanDoor` (the host's
+listener) and :class:`LanDial` (the joiner's dialing) are its asyncio shell.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from ..core.messages import Refuse
 from ..core.protocol import PeerRefused
 from ..core.wire import MAX_FRAME, Refusal, RemoteProtocolError, encode
 from ..news import Connected, ConnectionDropped, DropKind
-from ..tunnel.errors import ConfirmationError, PakeError
+from ..tunnel.errors import ChannelError, ConfirmationError, PakeError
 from ..tunnel.paths import Opened, SealedTransport, open_channel
 from ..tunnel.relay import where_of
 from ..tunnel.spake2 import ELEMENT_BYTES, ID_A, ID_B, MAC_BYTES, Role, Spake2, password_scalar
@@ -266,7 +265,7 @@ class LanDoor:
             kind, code = DropKind.PROTOCOL, Refusal.CODE_NEEDED.value
         except ConfirmationError:
             kind = DropKind.WRONG_CODE
-        except PakeError:
+        except (PakeError, ChannelError):
             kind, code = DropKind.PROTOCOL, Refusal.PROTOCOL.value
         except TimeoutError:
             kind = DropKind.NO_HELLO if not knock.greeted else DropKind.NO_HANDSHAKE
@@ -318,7 +317,7 @@ def _joiner_error(e: BaseException) -> BaseException:
         if _clear_p2p_spite(e.seen):
             return PeerRefused("this host does not use a join code (join without --code)", Refusal.NO_CODE)
         return RemoteProtocolError("the host's first bytes are not p2p-spite's", Refusal.NOT_P2P_SPITE)
-    if isinstance(e, PakeError):
+    if isinstance(e, (PakeError, ChannelError)):
         return RemoteProtocolError(f"the host's opening: {e}", Refusal.PROTOCOL)
     return e
 

@@ -14,11 +14,21 @@ from typing import Any
 
 from . import __version__, i18n
 from .bots import DEFAULT_LEVEL, LEVELS, STRONGEST, make_bot
+from .bots.review import REVIEW
 from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
 from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
 from .errors import SpiteError, StorageError, UserError, set_wording
-from .history import describe, latest, records_dir, scan, totals
+from .history import (
+    describe,
+    latest,
+    latest_unfinished_play,
+    records_dir,
+    scan,
+    stats,
+    stats_lines,
+    totals,
+)
 from .i18n import _, ngettext
 from .lessons import lessons
 from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
@@ -33,6 +43,7 @@ from .storage.resume import replay_with_journal, unchecked_private
 
 MAX_MATCHES = 1000  # --matches: matches in a row on one connection
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
+_LATEST = Path("\0latest")  # ``play --resume`` with no record: the latest unfinished one
 
 
 def _positive_int(text: str) -> int:
@@ -161,7 +172,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bot",
         metavar="LEVEL",
-        default=DEFAULT_LEVEL,
         help=_("computer level (default {level}; {levels})").format(level=DEFAULT_LEVEL, levels=levels),
     )
     g = p.add_mutually_exclusive_group()
@@ -170,6 +180,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--seed-file", type=Path, help="play the deal of this record or bare seed file (and its target)"
+    )
+    g.add_argument(
+        "--resume",
+        type=Path,
+        nargs="?",
+        const=_LATEST,
+        metavar="RECORD",
+        help="go on with an unfinished match against the computer (default: the latest one; "
+        "its level unless --bot says another)",
     )
     p.add_argument("--name", help="your name (default: your login name)")
     p.add_argument("--target", type=_positive_int, help=_target_help())
@@ -202,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="The matches saved in the default records folder, newest first: date, the two "
         "names, result and score (yours first), games won-lost; unfinished network matches say how "
         "to resume them; totals at the end.",
+    )
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="per opponent instead: matches and games won and lost, points for and against, the "
+        "longest winning streak in games, the average margin of the decided matches; the computer "
+        "by level",
     )
     p.set_defaults(run=_run_history)
 
@@ -241,6 +267,28 @@ def build_parser() -> argparse.ArgumentParser:
         help=_("with --from: your seat (default: the one with your name, else 0)"),
     )
     p.set_defaults(run=_run_replay)
+
+    p = sub.add_parser(
+        "review",
+        help="judge each turn of a record from the player's own view (docs/review.md)",
+        description="For each turn of one player, compare the turn as played with the strongest "
+        "level's from what that player saw at its start, by their win chances in sampled deals "
+        "consistent with that view only; mark inaccuracies, mistakes and blunders (lichess's "
+        "thresholds) and sum each game and the match up.",
+    )
+    p.add_argument("file", type=Path, nargs="?", help="the record (default: the latest one saved)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--seat", type=int, choices=(0, 1), help="the player's seat: 0 (the host) or 1")
+    who.add_argument("--name", help="the player's name in the record")
+    p.add_argument("--json", action="store_true", help="one JSON object: the turns and summaries")
+    p.add_argument(
+        "--seconds",
+        type=_seconds,
+        default=REVIEW.deadline,
+        metavar="S",
+        help=_("the deadline per turn in seconds (default {n})").format(n=REVIEW.deadline),
+    )
+    p.set_defaults(run=_run_review)
 
     p = sub.add_parser(
         "selfplay",
@@ -479,6 +527,8 @@ def _run_hosts(args: argparse.Namespace) -> int:
 
 def _run_play(args: argparse.Namespace) -> int:
 
+    if args.resume is not None:
+        return _resume_play(args)
     if args.private and (args.seed is not None or args.seed_file is not None):
         option = "--seed" if args.seed is not None else "--seed-file"
         raise UserError(
@@ -503,6 +553,34 @@ def _run_learn(args: argparse.Namespace) -> int:
     if not run_learn(name, args.lesson - 1):
         return 0
     return run_play("easy", None, name, DEFAULT_TARGET, None)
+
+
+def _resume_play(args: argparse.Namespace) -> int:
+    """``play --resume [RECORD]``: the match of that record (default: the latest unfinished
+    match against the computer), its names, target and deck as they were."""
+    from .lan import run_play
+    from .storage.resume import load_saved
+
+    for option, given in (("--target", args.target), ("--name", args.name), ("--private", args.private)):
+        if given:
+            text = _("{option} does not go with --resume: the match goes on as it began")
+            raise UserError(text.format(option=option), exit_code=2)
+    path = args.resume
+    if path == _LATEST:
+        e = latest_unfinished_play()
+        if e is None:
+            text = _("no unfinished match against the computer in {folder}: give a record")
+            raise UserError(text.format(folder=shown_path(records_dir())), exit_code=2)
+        path = e.path
+    _check_record_path(args.record)
+    saved = load_saved(path)
+    if saved.private:
+        text = _(
+            "{path}: a private-deck match against the computer cannot be resumed: the computer's "
+            "keys to its deck left with its program"
+        )
+        raise UserError(text.format(path=shown_path(path)))
+    return run_play(args.bot, None, None, saved.target, args.record, resume=saved)
 
 
 def _check_record_path(path: Path | None) -> None:
@@ -542,8 +620,12 @@ def _run_history(args: argparse.Namespace) -> int:
     if not entries and not bad:
         print(_("no records in {folder} yet").format(folder=shown_path(records_dir())))
         return 0
-    for e in entries:
-        print(describe(e))
+    if args.stats:
+        for line in stats_lines(stats(entries)):
+            print(line)
+    else:
+        for e in entries:
+            print(describe(e))
     print(totals(entries))
     if bad:
         text = ngettext(
@@ -657,6 +739,52 @@ def _run_replay(args: argparse.Namespace) -> int:
         )
         line += text.format(game=len(rec.games), n=n)
     print(line)
+    return 0
+
+
+def _run_review(args: argparse.Namespace) -> int:
+
+    import dataclasses
+    import json
+
+    from .history import seat_of
+    from .review import as_json, run_review, seat_named, turns_of
+    from .ui.review import print_review, progress_bar
+
+    if args.file is None:
+        e = latest()
+        if e is None:
+            text = _("no record to review in {folder}: give a file")
+            raise UserError(text.format(folder=shown_path(records_dir())), exit_code=2)
+        args.file = e.path
+    rec = record.load(args.file)
+    if args.name is not None:
+        seat = seat_named(rec, args.name)
+        if seat is None:
+            names = ", ".join(clean_name(n) for n in rec.players)
+            text = _("no player {name} in {path} (its players: {names})")
+            raise UserError(text.format(name=args.name, path=shown_path(args.file), names=names), exit_code=2)
+    elif args.seat is not None:
+        seat = args.seat
+    else:
+        seat = seat_of(args.file) or 0
+    try:
+        turns = turns_of(rec, seat)
+    except record.RecordError as e:
+        from .ui.replay import check_failure
+
+        raise UserError(check_failure(rec, e)) from None
+    config = dataclasses.replace(REVIEW, deadline=args.seconds)
+    bar = progress_bar(sys.stderr) if sys.stderr.isatty() else None
+    judged = run_review(turns, config, bar)
+    if args.json:
+        print(json.dumps(as_json(judged, seat, args.file), ensure_ascii=False, indent=1))
+        return 0
+    name = clean_name(rec.players[seat]) or _("seat {n}").format(n=seat)
+    head = _("Review of {name} (seat {seat}) in {path}: each turn against the strongest level's").format(
+        name=name, seat=seat, path=shown_path(args.file)
+    )
+    print_review(judged, head, sys.stdout)
     return 0
 
 

@@ -22,11 +22,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .bots import DEFAULT_LEVEL
+from .bots import DEFAULT_LEVEL, LEVELS
 from .core.handshake import SeedOrigin
 from .core.keys import new_join_code
 from .core.messages import DEFAULT_PORT
-from .engine import DEFAULT_TARGET
+from .engine import DEFAULT_TARGET, Match
 from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
 from .i18n import _, ngettext, pgettext
 from .net.discovery import Announcement, Announcer, HeardHost
@@ -51,6 +51,7 @@ from .session import (
     Takebacks,
 )
 from .storage.paths import default_record_path
+from .storage.resume import Saved, play_action
 
 
 def _say(text: str) -> None:
@@ -73,8 +74,6 @@ def _warn(news: News) -> None:
 def _check_bot(level: str | None) -> None:
     if level is None:
         return
-    from .bots import LEVELS
-
     if level not in LEVELS:
         raise UserError(
             _("unknown bot level {level} (choose from {levels})").format(
@@ -639,6 +638,7 @@ async def play_against_computer(
     pace: float = 0.45,
     driver: Callable[[Session], Awaitable[int]] | None = None,
     private: bool = False,
+    resume: Saved | None = None,
 ) -> tuple[int, str | None]:
     """Host on loopback, let a bot of ``level`` join, play; returns (exit code, record path).
 
@@ -649,6 +649,10 @@ async def play_against_computer(
     ``private``: a private deck (docs/fairness.md), and the computer runs in a
     process of its own instead (:func:`computer_main`), holding its own keys and
     none of ours, so that the deck proves it saw none of the person's hidden cards.
+
+    ``resume``: go on with this saved match against the computer (not a private one:
+    its computer's keys left with its process); the computer takes it up from the same
+    record, with an action key of its own.
     """
     from .bots.driver import run_bot
     from .net import HostSettings, JoinSettings, host_session, join_session
@@ -671,11 +675,13 @@ async def play_against_computer(
                 name=name,
                 seed=seed,
                 target=target,
-                # A record of its own kind: `history` must not offer `host --resume` for it.
-                record_path=record_path if record_path is not None else default_record_path("play"),
+                # A record of its own kind: `history` offers `play --resume` for it, not `host`.
+                record_path=record_path if record_path is not None or resume else default_record_path("play"),
                 code=join_code,
                 private=private,
                 watchers=0,  # (nobody else has the code: a match against the computer is not watched)
+                resume=resume,
+                notes={COMPUTER_KEY: level},
             ),
             on_listening=listening,
             on_warning=None,
@@ -704,6 +710,7 @@ async def play_against_computer(
                     name=computer_name(),
                     record_path=scratch / "bot.json",
                     code=join_code,
+                    resume=None if resume is None else computer_side(resume),
                 )
             )
             bot_task = asyncio.create_task(run_bot(Matches(joiner), level, matches=None))  # (always again)
@@ -723,6 +730,22 @@ async def play_against_computer(
         if computer is not None:
             await _end_computer(computer, patience=5.0 if began else 0.0)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+COMPUTER_KEY = "computer"  # a ``play`` record's key: the computer's level (seat 1)
+
+
+def computer_side(saved: Saved) -> Saved:
+    """The computer's copy of a saved match against it, for ``play --resume``: the same
+    actions from the person's record, but none of the person's secrets (its action key,
+    resignation requests) and no tags (both sides resume at the same action)."""
+    return replace(saved, path=None, key=None, tags={}, requests=set())
+
+
+def saved_level(saved: Saved) -> str | None:
+    """The computer's level a ``play`` record names (None: an older record does not)."""
+    level = saved.notes.get(COMPUTER_KEY)
+    return level if isinstance(level, str) and level in LEVELS else None
 
 
 PRIVATE_SETUP_TIMEOUT = 60.0  # seconds for the computer's process to start, join and deal
@@ -857,12 +880,25 @@ def default_name() -> str:
 
 
 def run_play(
-    level: str, seed: bytes | None, name: str | None, target: int, record: Path | None, private: bool = False
+    level: str | None,
+    seed: bytes | None,
+    name: str | None,
+    target: int,
+    record: Path | None,
+    private: bool = False,
+    resume: Saved | None = None,
 ) -> int:
     """The ``play`` command; like ``host`` and ``join`` it leaves the final
     scores on the terminal once the full screen has closed.  ``private``: a
-    private deck against the computer in a process of its own."""
+    private deck against the computer in a process of its own.  ``resume``: go on
+    with a saved match against the computer (``level`` None: the level it was played at)."""
     _check_bot(level)
+    if resume is not None:
+        level = level or saved_level(resume)
+        name = resume.players[0]
+        target = resume.target
+        _say(resume_note(resume))
+    level = level or DEFAULT_LEVEL
     name = name or default_name()
     if private:  # its first deal takes a second or two: say what is going on meanwhile
         _say(_("dealing a private deck with the computer, a program of its own on 127.0.0.1..."))
@@ -884,6 +920,7 @@ def run_play(
             record_path=record,
             driver=person,
             private=private,
+            resume=resume,
         )
         return code
 
@@ -891,3 +928,26 @@ def run_play(
     from .ui.play import fullscreen_ok
 
     return _final(played[0], code, told=not fullscreen_ok()) if played else code
+
+
+def resume_note(saved: Saved) -> str:
+    """What ``play --resume`` says before it goes on: the match, the game and the score
+    (a UserError if the match is over, or its record and journal do not replay)."""
+    from .engine import RulesError
+    from .news import SavedMatchUnusable
+    from .plaintext import shown_path
+
+    where = shown_path(saved.path) if saved.path is not None else ""
+    match = Match(saved.seed, saved.target, saved.players)
+    try:
+        for a in saved.actions:
+            play_action(match, a)
+    except RulesError as e:
+        raise UserError(SavedMatchUnusable(where, detail=str(e))) from None
+    if match.over:
+        sc = match.scores
+        raise UserError(SavedMatchUnusable(where, over=True, scores=(sc[0], sc[1])))
+    if match.game.result is not None:
+        match.next_game()
+    text = _("going on with the match against the computer: game {game}, scores {a}-{b}")
+    return text.format(game=match.game_number, a=match.scores[0], b=match.scores[1])

@@ -1,6 +1,7 @@
 """A peer written from the documents alone plays a two-game match against a real host.
 
-Nothing from ``p2p_spite`` is used here: the frames, the messages, the join code,
+Nothing from ``p2p_spite`` is used here but SPAKE2 and the sealed channel (the document
+pins both with test vectors, see ``Sealed``): the opening, the frames, the messages, the join code,
 the seed agreement, the state digest, the history hash and the record file are
 made from docs/protocol.md (its "Byte-exact definitions") with a socket, msgpack
 and hashlib; the rules are ``tests/reference_spec.py`` (written from SPEC alone).
@@ -26,6 +27,8 @@ from typing import Any
 import msgpack
 import pytest
 
+from p2p_spite.tunnel.channel import SealedChannel
+from p2p_spite.tunnel.spake2 import Role, Spake2
 from tests.reference_spec import RefGame
 from tests.support.net import finish, read_code, reader, spawn, wait_listening
 from tests.test_protocol_vectors import DOC, history_root, move_key, resign_key, sha256, state_digest
@@ -36,10 +39,84 @@ VERSION = int(re.findall(r"^# The p2p-spite network protocol \(version (\d+)\)$"
 DEADLINE = 60.0  # seconds for the whole match (a game takes a second or two)
 
 
-class DocPeer:
-    """Frames and messages as docs/protocol.md describes them, over a blocking socket."""
+# docs/protocol.md, *The opening of a LAN connection with a join code*.  SPAKE2 (RFC 9382)
+# and the sealed channel are the project's own (p2p_spite.tunnel): the document pins
+# them with the RFC's vectors and its own, so a third party's are checkable; the opening
+# around them (its bytes, w, the answer) is written here from the document.
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+LAN_AAD = b"p2p-spite lan v1|SPAKE2-P256-SHA256-HKDF-HMAC|scrypt N=16384 r=8 p=1"
 
-    def __init__(self, sock: socket.socket, deadline: float) -> None:
+
+def code_key(code: str) -> bytes:
+    """The join code's key (docs/protocol.md, *The join code*)."""
+    norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
+    return hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000, 32)
+
+
+class Sealed:
+    """A connection to a host with a join code, once its opening is through: the game
+    protocol's bytes sealed and opened (``sendall``, ``recv``) as a socket's."""
+
+    def __init__(self, port: int, key: bytes) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        salt = b"p2p-spite SPAKE2 w v1|lan"
+        w = int.from_bytes(hashlib.scrypt(key, salt=salt, n=16384, r=8, p=1, dklen=40, maxmem=2**26), "big")
+        pake = Spake2(Role.B, w % P256_ORDER, aad=LAN_AAD)
+        self.sock.sendall(b"P2PLAN1|B" + pake.message)
+        element = self._exactly(74)
+        assert element[:9] == b"P2PLAN1|A", element
+        self.sock.sendall(pake.receive(element[9:]))
+        assert self._exactly(1) == b"\x01", "the host refused the code"
+        ke = pake.confirm(self._exactly(32))
+        self.ch = SealedChannel(ke, Role.B)
+        self.sock.sendall(self.ch.data_to_send())
+        self.pending = b""
+        while not self.ch.established:
+            chunk = self.sock.recv(65536)
+            assert chunk, "the host closed the channel while it opened"
+            self.pending += b"".join(self.ch.receive_data(chunk))
+            self.sock.sendall(self.ch.data_to_send())
+
+    def _exactly(self, n: int) -> bytes:
+        out = b""
+        while len(out) < n:
+            chunk = self.sock.recv(n - len(out))
+            assert chunk, "the host closed during the opening"
+            out += chunk
+        return out
+
+    def settimeout(self, t: float) -> None:
+        self.sock.settimeout(t)
+
+    def sendall(self, data: bytes) -> None:
+        self.ch.send(data)
+        self.sock.sendall(self.ch.data_to_send())
+
+    def recv(self, _n: int) -> bytes:
+        """The next opened bytes (b"" at the end)."""
+        while not self.pending:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return b""
+            self.pending = b"".join(self.ch.receive_data(chunk))
+            if self.ch.peer_closed and not self.pending:
+                return b""
+        out, self.pending = self.pending, b""
+        return out
+
+    def shutdown(self, how: int) -> None:
+        self.ch.close()
+        self.sock.sendall(self.ch.data_to_send())
+        self.sock.shutdown(how)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class DocPeer:
+    """Frames and messages as docs/protocol.md describes them, over a sealed connection."""
+
+    def __init__(self, sock: Sealed, deadline: float) -> None:
         self.sock = sock
         self.deadline = deadline
         self.buf = b""
@@ -147,33 +224,24 @@ def record_text(rec: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def greet(peer: DocPeer, key: bytes, match: bytes | None) -> tuple[bytes, bytes]:
-    """hello (both at once), then the join code: the joiner proves itself first.
+def greet(peer: DocPeer, match: bytes | None) -> tuple[bytes, bytes]:
+    """hello (both at once; the code was proven in the opening, so none to prove here).
     Returns (host nonce, joiner nonce)."""
     my_nonce = secrets.token_bytes(16)
     peer.send(
         {"t": "hello", "proto": VERSION, "app": "p2p-spite", "role": "join", "name": NAME,
-         "nonce": my_nonce, "code": True, "match": match}
+         "nonce": my_nonce, "code": False, "match": match}
     )  # fmt: skip
     hello = peer.expect("hello")
     assert hello["role"] == "host" and hello["proto"] == VERSION and hello["match"] is None
-    host_nonce: bytes = hello["nonce"]
-
-    def mac(role: str) -> bytes:
-        msg = b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + my_nonce
-        return hmac.new(key, msg, "sha256").digest()
-
-    peer.send({"t": "auth", "mac": mac("join")})
-    assert hmac.compare_digest(peer.expect("auth")["mac"], mac("host"))
-    return host_nonce, my_nonce
+    assert hello["code"] is False
+    return hello["nonce"], my_nonce
 
 
-def open_match(peer: DocPeer, code: str) -> tuple[bytes, dict[str, Any], bytes]:
-    """A new match: hello, the join code, the setup, the fair seed, sync at 0.
-    Returns the join code's key, the setup and the seed."""
-    norm = "".join(c for c in code.upper() if c.isascii() and c.isalnum())
-    key = hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000, 32)
-    greet(peer, key, None)
+def open_match(peer: DocPeer, key: bytes) -> tuple[dict[str, Any], bytes]:
+    """A new match: hello, the setup, the fair seed, sync at 0.  Returns the setup and
+    the seed."""
+    greet(peer, None)
     setup = peer.expect("setup")
     match_id = setup["match"]
     assert setup["seed"] is None and setup["players"][1] == NAME
@@ -188,10 +256,10 @@ def open_match(peer: DocPeer, code: str) -> tuple[bytes, dict[str, Any], bytes]:
     peer.send({"t": "sync", "pos": 0, "hist": h})
     sync = peer.expect("sync")
     assert sync["pos"] == 0 and sync["hist"] == h
-    return key, setup, seed
+    return setup, seed
 
 
-def leave(peer: DocPeer, sock: socket.socket, acked: int) -> None:
+def leave(peer: DocPeer, sock: Sealed, acked: int) -> None:
     """The end: the sender of the last action waits for its ack (``acked``: that action's
     number + 1, else 0), then both say bye."""
     while peer.acked < acked:
@@ -243,10 +311,11 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
     ``cut_at``: once that many actions are played, after a host action that left it on turn, drop the
     connection and come back (a returning joiner: resume proof, sync, catch-up)."""
     deadline = time.monotonic() + DEADLINE
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = code_key(code)
+    sock = Sealed(port, key)
     peer = DocPeer(sock, deadline)
     try:
-        key, setup, seed = open_match(peer, code)
+        setup, seed = open_match(peer, key)
         match_id, target, games = setup["match"], setup["target"], setup["games"]
         assert setup["resume"] is False
         h = history_root(seed)
@@ -259,9 +328,9 @@ def play_as_joiner(port: int, code: str, cut_at: int | None = None) -> tuple[dic
             """A new connection for this match: proof, resumed setup, sync."""
             nonlocal sock, peer
             sock.close()  # abruptly: no bye
-            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock = Sealed(port, key)  # a fresh opening: fresh SPAKE2 values, fresh channel nonces
             peer = DocPeer(sock, deadline)
-            host_nonce, my_nonce = greet(peer, key, match_id)
+            host_nonce, my_nonce = greet(peer, match_id)
             k = hmac.new(seed, b"p2p-spite/resume/v1|" + match_id, "sha256").digest()
 
             def proof(role: str) -> bytes:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 import secrets
-import socket
 import sys
 import threading
 import time
@@ -30,7 +29,7 @@ from tests.support.docdeck import Ct, u32
 from tests.support.net import finish, read_code, spawn, wait_listening
 from tests.support.p256 import G, N, Pt, add, decode, mul, neg
 from tests.support.p256 import encode as enc
-from tests.test_doc_peer import DocPeer, action_tag, choose, leave, open_match, record_text
+from tests.test_doc_peer import DocPeer, Sealed, action_tag, choose, code_key, leave, open_match, record_text
 from tests.test_protocol_vectors import history_root, move_key, result_text, sha256
 
 NAME = "Doc"
@@ -418,7 +417,7 @@ class KeptAlive(DocPeer):
     second (docs/protocol.md: a heartbeat, any time after hello), so that however slow
     the machine makes this peer's plain curve, the host does not take the link as dead."""
 
-    def __init__(self, sock: socket.socket, deadline: float) -> None:
+    def __init__(self, sock: Sealed, deadline: float) -> None:
         super().__init__(sock, deadline)
         self.lock = threading.Lock()
         self.stop = threading.Event()
@@ -447,11 +446,12 @@ def play_as_joiner(port: int, code: str) -> tuple[dict[str, Any], int]:
     """Join a private match, play it to its end; return our record, and how many times the
     host sent the shares of a move that completed a stack (after its pass, as documented)."""
     deadline = time.monotonic() + DEADLINE
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = code_key(code)
+    sock = Sealed(port, key)
     peer = KeptAlive(sock, deadline)
     after_pass = 0
     try:
-        key, setup, seed = open_match(peer, code)
+        setup, seed = open_match(peer, key)
         assert setup["private"] is True
         match_id, target, games = setup["match"], setup["target"], setup["games"]
         h = history_root(seed)

@@ -88,16 +88,35 @@ def test_history_lists_newest_first_with_totals(
     assert "ok: 1 game, 7 moves" in out
 
 
-def test_a_match_against_the_computer_is_ours_and_not_offered_for_resume(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture
+def quit_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An unfinished match against the computer, in the records folder."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    folder = _records(tmp_path)
-    _unfinished(folder / "20270115-090000-play-13.json", 1_800_000_000)  # `play` has no --resume
+    path = _records(tmp_path) / "20270115-090000-play-13.json"
+    _unfinished(path, 1_800_000_000)
+    return path
+
+
+def test_a_match_against_the_computer_is_ours_and_offered_to_play_on(
+    quit_play: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = quit_play
     assert main(["history"]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert line.split("  ")[1].startswith("Ann vs Bob") and "unfinished" in line
-    assert "resumable" not in line
+    assert line.endswith(f"resumable: p2p-spite play --resume {path}")
+
+
+def test_play_resume_refuses_what_would_change_the_match(
+    quit_play: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = quit_play
+    for extra in (["--target", "9"], ["--name", "Zed"], ["--private"]):
+        assert main(["play", "--resume", str(path), *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{extra[0]} does not go with --resume" in err
+    with pytest.raises(SystemExit):  # argparse: --seed and --resume exclude each other
+        main(["play", "--resume", str(path), "--seed", "00" * 32])
 
 
 def test_replay_with_no_file_and_no_records_says_so(
@@ -133,3 +152,77 @@ def test_history_after_a_lan_match_names_both_players(tmp_path: Path) -> None:
     assert f"{a}-{b}" in ann_side and f"{b}-{a}" in bob_side
     assert ("won" in ann_side) == (a > b) and ("won" in bob_side) == (b > a)
     assert lines[-1].startswith("matches: 1 won, 1 lost; games: ")
+
+
+def _saved(path: Path, seed: bytes, names: tuple[str, str], mtime: float, level: str | None = None) -> Match:
+    match = Match(seed, 20, names)
+    play_match(match, [make_bot("easy", 1), make_bot("medium", 2)])
+    extra: dict[str, object] = {"match_id": "ab" * 16, "max_games": None}
+    if level is not None:
+        extra["computer"] = level
+    record.save(match, path, extra)
+    os.utime(path, (mtime, mtime))
+    return match
+
+
+def _streak(won: list[bool]) -> int:
+    best = run = 0
+    for w in won:
+        run = run + 1 if w else 0
+        best = max(best, run)
+    return best
+
+
+def test_history_stats_per_opponent_and_the_computer_by_level(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    folder = _records(tmp_path)
+    t0 = 1_800_000_000
+    # against Bob: as the host (seat 0) then as the joiner (seat 1), where Bob is seat 0
+    a = _saved(folder / "20270115-080000-host-11.json", bytes([1] * 32), ("Ann", "Bob"), t0)
+    b = _saved(folder / "20270115-090000-join-12.json", bytes([2] * 32), ("Bob", "Ann"), t0 + 60)
+    c = _saved(
+        folder / "20270115-100000-play-13.json", bytes([3] * 32), ("Ann", "Computer"), t0 + 120, "hard"
+    )
+    d = _saved(
+        folder / "20270115-110000-play-14.json", bytes([4] * 32), ("Ann", "Computer"), t0 + 180, "easy"
+    )
+    _saved(folder / "copied.json", bytes([5] * 32), ("Cy", "Dee"), t0 + 240)  # unknown side: left out
+    assert main(["history", "--stats"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == [
+        "opponent",
+        "matches",
+        "won-lost",
+        "games",
+        "won-lost-drawn",
+        "points",
+        "for-against",
+        "longest",
+        "streak",
+        "average",
+        "margin",
+    ]
+    rows = {line.split("  ")[0]: line.split() for line in lines[1:-1]}
+    assert set(rows) == {"Bob", "Computer (hard)", "Computer (easy)"}
+
+    def expect(pairs: list[tuple[Match, int]]) -> list[str]:
+        won = sum(m.winner == me for m, me in pairs)
+        lost = sum(m.winner == 1 - me for m, me in pairs)
+        games = [0, 0, 0]
+        for m, me in pairs:
+            for r in m.results:
+                assert r is not None
+                games[0 if r.winner == me else 2 if r.winner is None else 1] += 1
+        pf = sum(m.scores[me] for m, me in pairs)
+        pa = sum(m.scores[1 - me] for m, me in pairs)
+        # the streak runs across the matches, oldest first
+        streak = _streak([r.winner == me for m, me in pairs for r in m.results if r is not None])
+        margin = sum(m.scores[me] - m.scores[1 - me] for m, me in pairs) / len(pairs)
+        return [f"{won}-{lost}", "-".join(map(str, games)), f"{pf}-{pa}", str(streak), f"{margin:+.1f}"]
+
+    assert rows["Bob"][1:] == expect([(a, 0), (b, 1)])
+    assert rows["Computer (hard)"][2:] == expect([(c, 0)])
+    assert rows["Computer (easy)"][2:] == expect([(d, 0)])
+    assert lines[-1].startswith("matches: ") and "(1 record of unknown side not counted)" in lines[-1]

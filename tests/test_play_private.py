@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import queue
 import re
-import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -20,24 +16,10 @@ from p2p_spite.lan import play_against_computer
 from p2p_spite.session import Session
 from p2p_spite.storage import record
 from p2p_spite.ui.app import GameApp
-from tests.support.net import spawn
+from tests.support.net import play_by_hints, spawn
 from tests.support.ui import SizedOutput, texts, until
 
 GAME_TIMEOUT = 200.0  # seconds for the whole match (one game, or a few if the stock runs out)
-
-
-def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str | None]:
-    q: queue.Queue[str | None] = queue.Queue()
-    assert proc.stdout is not None
-    out = proc.stdout
-
-    def run() -> None:
-        for line in out:
-            q.put(line.rstrip("\n"))
-        q.put(None)
-
-    threading.Thread(target=run, daemon=True).start()
-    return q
 
 
 @pytest.mark.slow
@@ -52,30 +34,8 @@ def test_play_private_plays_a_match_to_its_end_on_the_line_prompt(tmp_path: Path
         {"TERM": "dumb", "TMPDIR": str(scratch)},
         stdin=True,
     )
-    assert proc.stdin is not None
-    lines = _lines(proc)
-    said: list[str] = []
-    deadline = time.monotonic() + GAME_TIMEOUT
-    try:
-        while True:
-            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            if line is None:
-                break
-            said.append(line)
-            if line.startswith("-- game "):  # the board, on our turn: ask
-                proc.stdin.write("hint\n")
-                proc.stdin.flush()
-            elif line.startswith("-- Hint: "):  # Enter plays it
-                proc.stdin.write("\n")
-                proc.stdin.flush()
-            elif line.startswith("Play another match? [y/N]"):  # the match's end: no
-                proc.stdin.write("n\n")
-                proc.stdin.flush()
-        rc = proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
+    said = play_by_hints(proc, timeout=GAME_TIMEOUT)
+    rc = proc.returncode
     text = "\n".join(said)
     assert rc == 0, text[-3000:]
     assert said[0] == "dealing a private deck with the computer, a program of its own on 127.0.0.1..."

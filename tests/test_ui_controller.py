@@ -4,9 +4,11 @@ that only records what it is told: the intents are handled here, not in a screen
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass
 
-from p2p_spite.engine import SIDE, PlayerView, rank
+from p2p_spite.bots.review import HintReason
+from p2p_spite.engine import SIDE, Move, PlayerView, rank
 from p2p_spite.session import ConnectionChanged, LinkState, Rematch, RematchAnswered, WatchersChanged
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.commands import Again, Chat, Enter, Hint, PlayText, Quit, Resign
@@ -104,6 +106,41 @@ def test_a_hint_is_offered_and_enter_plays_it() -> None:
         assert s.sent == [chosen] and port.moves_sent == 1
         await ctl.handle(Enter())  # the hint was for that board: Enter is now the help
         assert port.helped == 1
+
+    run(main())
+
+
+def test_a_hint_says_why_from_the_review_evaluation() -> None:
+    """The reason comes from ``bots.review.hint_reason``: the hinted turn's win chance in
+    sampled worlds against the plain (``easy``) turn's, worded after the hint."""
+    from p2p_spite.bots.review import HINT_REASON, REVIEW_FIXED, hint_reason
+
+    fixed = dataclasses.replace(REVIEW_FIXED, worlds=16)
+    assert HINT_REASON.deadline is not None  # (the interface's: bounded in time)
+
+    async def main() -> None:
+        _s, port, ctl = await _started()
+        v = ctl.view
+        assert v is not None
+        chosen = v.legal_moves()[-1]  # a discard: the whole turn
+        ctl.hint_fn = lambda view: chosen
+        asked: list[tuple[PlayerView, Move]] = []
+
+        def why(view: PlayerView, move: Move) -> HintReason:
+            asked.append((view, move))
+            return hint_reason(view, move, fixed)
+
+        ctl.why_fn = why
+        await ctl.handle(Hint())
+        assert asked == [(v, chosen)]
+        reason = hint_reason(v, chosen, fixed)
+        assert reason.best == (chosen,)
+        assert 0 <= reason.win_best <= 1 and 0 <= reason.win_plain <= 1
+        hint, said = port.lines[-2][1], port.lines[-1][1]
+        assert hint.startswith("Hint: ") and said.startswith("Why: ")
+        assert f"{100 * reason.win_best:.0f}%" in said
+        if reason.plain != reason.best:
+            assert "the plain play (" in said and f"{100 * reason.win_plain:.0f}%" in said
 
     run(main())
 

@@ -18,7 +18,7 @@ from p2p_spite.core.watch import HostBye, WatchEndpoint
 from p2p_spite.core.wire import encode
 from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, public_view
 from p2p_spite.errors import EXIT_PEER_LEFT, UserError
-from p2p_spite.net import host_session, join_session
+from p2p_spite.net import host_session, join_session, opening
 from p2p_spite.net import watch as watchnet
 from p2p_spite.net.gate import CodeRefused
 from p2p_spite.net.session import NetSession
@@ -39,6 +39,7 @@ from p2p_spite.session import (
 from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
+from tests.support.lanopen import guess
 from tests.support.net import messages
 
 CODE = "ABCD2345"
@@ -342,16 +343,9 @@ def test_a_move_taken_back_is_shown_to_a_watcher_as_taken_back(tmp_path: Path) -
     run(main)
 
 
-def _raw_watch(code: bytes | None = None) -> bytes:
-    return encode(
-        {
-            "t": "watch",
-            "proto": 2,
-            "app": "p2p-spite",
-            "nonce": bytes(16),
-            "code": code is not None,
-        }
-    )
+def _raw_watch() -> bytes:
+    """A watcher's first message, in clear (a host with --no-code)."""
+    return encode({"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": False})
 
 
 async def _read_all(reader: asyncio.StreamReader, seconds: float = 10.0) -> bytes:
@@ -452,42 +446,36 @@ def test_a_host_with_no_watchers_and_a_wrong_code_turn_a_watcher_away(tmp_path: 
     run(main)
 
 
-def test_watchers_that_never_prove_the_code_make_room_for_the_joiner(tmp_path: Path) -> None:
-    """The door's share of one address (4) full of watchers stuck at the code: the
-    joiner from the same address still gets in, the oldest of them dropped for it."""
+def test_connections_that_never_prove_the_code_make_room_for_the_joiner(tmp_path: Path) -> None:
+    """The door's share of one address (4) full of connections (watchers, say) stuck at
+    the code in their opening: the joiner from the same address still gets in, the
+    oldest of them dropped for it."""
 
     async def main() -> None:
         m = Match(tmp_path, target=10)
         port = await m.port
-        stuck = [await asyncio.open_connection("127.0.0.1", port) for _ in range(4)]
-        for r, writer in stuck:
-            writer.write(_raw_watch(b"code"))
-            async with asyncio.timeout(5):
-                while b"challenge" not in await r.read(4096):
-                    pass
+        stuck = [await guess(port, CODE, confirm=False) for _ in range(4)]
         await m.play()
         m.records_agree()
         assert any("crowded out" in w for w in m.warnings), m.warnings
-        for _r, writer in stuck:
-            writer.close()
+        for g in stuck:
+            g.close()
 
     run(main)
 
 
-def test_a_watcher_that_never_proves_the_code_is_dropped_at_the_deadline(
+def test_a_connection_that_never_proves_the_code_is_dropped_at_the_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watchnet, "HANDSHAKE_TIMEOUT", 0.5)
+    monkeypatch.setattr(opening, "HANDSHAKE_TIMEOUT", 0.5)
 
     async def main() -> None:
         m = Match(tmp_path)
-        reader, writer = await asyncio.open_connection("127.0.0.1", await m.port)
-        writer.write(_raw_watch(b"code"))  # a code it never proves
-        got = messages(await _read_all(reader, 5))
-        assert [f["t"] for f in got] == ["hello", "challenge"]  # then the host closed
+        g = await guess(await m.port, CODE, confirm=False)  # a code it never proves
+        assert await _read_all(g.r, 5) == b""  # then the host closed, having said nothing more
         await until(lambda: bool(m.warnings))
         assert "no handshake in time" in m.warnings[0]
-        writer.close()
+        g.close()
         m.host_task.cancel()
 
     run(main)

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import errno
 import socket
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ from .gate import (
     shown_address,
 )
 from .link import HANDSHAKE_TIMEOUT, DialFailed, HelloTimeout, Link, connect_to, fmt_addr
+from .opening import Knock, LanDial, LanDoor, lan_scalar
 from .reconnect import Backoff, Dial
 from .session import NetSession
 from .settings import HostSettings, JoinSettings, Settings, nth_record_path
@@ -104,12 +105,13 @@ def _session_on(
     elif resume is not None:
         origin = resume.seed_by
     played = resume.actions if resume is not None else []
-    keeper = _keeper_for(core, path, kind, code_key, origin, played, port, dialed)
+    keeper = _keeper_for(core, path, kind, code_key, origin, played, port, dialed, settings.notes)
     if next_match is None:
         next_match = _NextMatch(
             kind,
             settings,
             code_key,
+            link.endpoint.config.code_key,
             keeper.path,
             Agreed.of(core),
             server=server,
@@ -142,6 +144,7 @@ class _NextMatch:
         kind: str,
         settings: Settings,
         code_key: bytes | None,
+        checked_key: bytes | None,
         first_record: Path,
         agreed: Agreed,
         *,
@@ -152,7 +155,8 @@ class _NextMatch:
     ) -> None:
         self.kind = kind
         self.settings = settings
-        self.code_key = code_key
+        self.code_key = code_key  # the record's
+        self.checked_key = checked_key  # the one the handshake checks (None: the opening did)
         self.first_record = first_record
         self.agreed = agreed  # what every later match is: the first one's terms (and the ids played)
         self.server = server
@@ -168,9 +172,9 @@ class _NextMatch:
         the host a joiner under another name (docs/protocol.md, *Playing again*)."""
         a = self.agreed
         if self.kind == "join":
-            return Endpoint(LocalConfig(JOIN, a.names[1], self.code_key, private=a.private, again=a))
+            return Endpoint(LocalConfig(JOIN, a.names[1], self.checked_key, private=a.private, again=a))
         config = LocalConfig(
-            HOST, a.names[0], self.code_key, target=a.target, max_games=a.games, private=a.private, again=a
+            HOST, a.names[0], self.checked_key, target=a.target, max_games=a.games, private=a.private, again=a
         )
         return Endpoint(config)  # (seed None: every match after the first has its seed drawn by both)
 
@@ -207,15 +211,24 @@ def _keeper_for(
     played: Sequence[Action],
     port: int | None = None,
     dialed: str = "",
+    notes: Mapping[str, Any] | None = None,
 ) -> RecordKeeper:
     """The record keeper of ``core`` (``played``: a resumed match's actions so far;
     ``port``: the host's listening port, for the journal; ``dialed``: the joiner's, the
-    host's address)."""
+    host's address; ``notes``: the record's keys of this side's own)."""
     path = Path(record_path) if record_path is not None else default_record_path(kind)
     deck = PrivateDeck.of(core)
     private = deck.outcomes if deck is not None else None
     keeper = RecordKeeper(
-        path, core.match, core.match_id, core.max_games, code_key, origin, played, private=private
+        path,
+        core.match,
+        core.match_id,
+        core.max_games,
+        code_key,
+        origin,
+        played,
+        private=private,
+        notes=notes,
     )
     keeper.port, keeper.host = port, dialed
     keeper.carry(core)  # the action key first: before any action of ours is sent
@@ -270,10 +283,14 @@ async def host_session(
     instead (no listening socket here; ``on_listening`` is not called).
     """
     resume, bind, port = settings.resume, settings.bind, settings.port
+    code_key = _code_key(settings.code, resume)
+    # a join code on the LAN: every connection opens with it first (net/opening.py), so
+    # the protocol inside has no code to check
+    w = lan_scalar(code_key) if serve is None and code_key is not None else None
     config = LocalConfig(
         HOST,
         resume.players[0] if resume is not None else settings.name,  # a resumed match keeps its names
-        _code_key(settings.code, resume),
+        code_key if w is None else None,
         seed=settings.seed,
         target=settings.target,
         max_games=settings.games,
@@ -286,10 +303,14 @@ async def host_session(
     host = _Host(config, core, settings.grace, on_warning, WatchHub(settings.watchers))
     loop = asyncio.get_running_loop()
     if serve is not None:
-        return await _await_winner(host, await serve(host.new_door), settings, config.code_key, None)
+        return await _await_winner(host, await serve(host.new_door), settings, code_key, None)
     try:
         sock = await _listen_socket(bind, port)
-        server = await loop.create_server(host.new_door, sock=sock)
+        if w is not None:
+            door = LanDoor(w, host.pace, host.turned_away, host.admit, host.door.leave)
+            server: asyncio.AbstractServer = await door.serve(host.new_door, sock)
+        else:
+            server = await loop.create_server(host.new_door, sock=sock)
     except (OSError, OverflowError) as e:
         where = fmt_addr((bind or "*", port))
         if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:
@@ -303,7 +324,7 @@ async def host_session(
         shown = "0.0.0.0"  # dual stack: every IPv4 and IPv6 address
     if on_listening is not None:
         on_listening(shown, int(real[1]))
-    return await _await_winner(host, server, settings, config.code_key, int(real[1]))
+    return await _await_winner(host, server, settings, code_key, int(real[1]))
 
 
 async def _await_winner(
@@ -349,7 +370,7 @@ class _Host:
         self.session: NetSession | None = None  # once the match has begun
         self.watchers: set[asyncio.Task[None]] = set()
         self.hub = hub  # the watchers
-        self.door: Door[Link | WatchLink] = Door(_stage)
+        self.door: Door[Link | WatchLink | Knock] = Door(_stage)
         self.strangers = StrangerLog(self.loop.time)
         self.guesses = Guesses(self.loop.time)  # wrong join codes by address
         self.report: asyncio.TimerHandle | None = None  # the next merged warning
@@ -392,16 +413,20 @@ class _Host:
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None:
         self.dropped(link, line)
 
-    def admit(self, link: Link) -> bool:
+    def admit(self, link: Link | Knock) -> bool:
         ok, victim = self.door.admit(link, address_key(link.peer))
         if victim is not None:
             victim.drop(DropKind.CROWDED_OUT, "by newer connections while it had not authenticated")
         return ok
 
     def dropped(self, link: Link | WatchLink, line: ConnectionDropped) -> None:
+        self.turned_away(link.peer, line)
+
+    def turned_away(self, peer: Any, line: ConnectionDropped) -> None:
+        """A stranger at ``peer`` dropped (in its handshake, or in the opening before it)."""
         if line.kind is DropKind.WRONG_CODE:
-            self.guesses.failed(address_key(link.peer))
-        told = self.strangers.drop(address_key(link.peer), line.kind, line)
+            self.guesses.failed(address_key(peer))
+        told = self.strangers.drop(address_key(peer), line.kind, line)
         if told is not None:
             self.warn(told)
         if self.report is None and self.strangers.due is not None:
@@ -540,10 +565,12 @@ def _dropped(link: Link, e: BaseException) -> ConnectionDropped:
     return ConnectionDropped(who, DropKind.CLOSED)
 
 
-def _stage(link: Link | WatchLink) -> int:
+def _stage(link: Link | WatchLink | Knock) -> int:
     """How far a connection has come in its handshake (see gate.Door)."""
     if isinstance(link, WatchLink):
         return link.stage
+    if isinstance(link, Knock):  # in the opening: not past the code until through it
+        return GREETED if link.greeted else CONNECTED
     phase = link.endpoint.phase
     if phase in (Phase.HELLO, Phase.CLOSED):
         return CONNECTED
@@ -570,12 +597,15 @@ async def join_session(settings: JoinSettings, *, connect: Connector | None = No
     resume = settings.resume
     # a resumed match keeps its names
     name = resume.players[1] if resume is not None else settings.name
-    config = LocalConfig(JOIN, name, _code_key(settings.code, resume))
+    code_key = inner = _code_key(settings.code, resume)
+    if connect is None and code_key is not None:  # the opening with the code (net/opening.py) ...
+        connect, inner = LanDial(lan_scalar(code_key)), None  # ... and nothing to check inside
+    config = LocalConfig(JOIN, name, inner)
     config.private = settings.private  # refuse a host that does not offer a private deck
     joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume, connect)
     link = await joiner.first_link(settings.grace)
     return _session_on(
-        link, "join", settings, config.code_key, dial=joiner.dial, origin=joiner.origin,
+        link, "join", settings, code_key, dial=joiner.dial, origin=joiner.origin,
         port=settings.port, dialed=settings.host,
     )  # fmt: skip
 

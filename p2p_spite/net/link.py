@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 
 from ..core.protocol import Endpoint, Handshaken, NeedData, Phase, PlayEvent
@@ -284,11 +284,29 @@ P = TypeVar("P", bound=asyncio.Protocol)
 async def connect_to(factory: Callable[[], P], host: str, port: int, timeout: float) -> P:
     """Connect to ``host``:``port`` within ``timeout`` seconds: the protocol ``factory``
     made (a player's link, a watcher's client), or DialFailed."""
-    where = fmt_addr((host, port))
-    try:
+    with _dial_failures(host, port, timeout):
         _t, protocol = await asyncio.wait_for(
             asyncio.get_running_loop().create_connection(factory, host, port), timeout
         )
+    return protocol
+
+
+async def dial_stream(
+    host: str, port: int, timeout: float
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """As :func:`connect_to`, the connection as a stream (net/opening.py runs on it)."""
+    with _dial_failures(host, port, timeout):
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    no_delay(writer.transport)
+    return reader, writer
+
+
+@contextlib.contextmanager
+def _dial_failures(host: str, port: int, timeout: float) -> Iterator[None]:
+    """A failed dial as DialFailed, saying which failure."""
+    where = fmt_addr((host, port))
+    try:
+        yield
     except TimeoutError:
         raise DialFailed(CannotDial(where, Dial.NO_ANSWER, seconds=timeout)) from None
     except ConnectionRefusedError:
@@ -297,4 +315,3 @@ async def connect_to(factory: Callable[[], P], host: str, port: int, timeout: fl
         raise DialFailed(
             CannotDial(where, Dial.OTHER, detail=str(getattr(e, "strerror", None) or e))
         ) from None
-    return protocol

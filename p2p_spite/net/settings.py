@@ -4,8 +4,10 @@ share in :class:`Settings` (the session is made from them, match after match).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..core.messages import DEFAULT_PORT
 from ..core.watch import DEFAULT_WATCHERS
@@ -27,7 +29,8 @@ class Settings:
     ``grace``: seconds a lost peer is waited for (the joiner: redialed);
     ``heartbeat``, ``dead_after``: seconds between pings, and of silence that means
     the peer is gone.  ``rematch_wait``: seconds a yes to another match waits for the
-    peer's answer."""
+    peer's answer.  ``notes``: keys of this side's own its records carry besides
+    (``play``: the computer's level, so that ``play --resume`` and ``history`` know it)."""
 
     name: str
     record_path: str | Path | None = None
@@ -38,6 +41,7 @@ class Settings:
     heartbeat: float = HEARTBEAT
     dead_after: float = DEAD_AFTER
     rematch_wait: float = REMATCH_WAIT
+    notes: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -60,6 +60,7 @@ from ..session import (
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from .gate import AUTHENTICATED, GREETED, CodeRefused, shown_address
 from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr, no_delay
+from .opening import LanDial, lan_scalar
 from .session import NetSession
 
 MAX_WATCH_BUFFER = 64 * 1024  # bytes queued for a watcher that does not read; more: it is dropped
@@ -525,11 +526,18 @@ async def watch_match(*, host: str, port: int, code: str | None = None, timeout:
     """Connect to the host at ``host``:``port`` as a watcher (``code``: its join code),
     and pass its door: CodeRefused when the host wants a code not given, or another."""
     where = fmt_addr((host, port))
-    key = derive_code_key(code) if code else None
+    dial = LanDial(lan_scalar(derive_code_key(code))) if code else connect_to  # (net/opening.py)
     try:
-        client = await connect_to(lambda: WatchClient(WatchEndpoint(key), where), host, port, timeout)
+        client = await dial(lambda: WatchClient(WatchEndpoint(None), where), host, port, timeout)
     except DialFailed as e:
         raise UserError(e.news) from None
+    except PeerRefused as e:  # in the opening
+        refused = HostRefused(e.code.value, str(e))
+        if e.code in CODE_REFUSALS:
+            raise CodeRefused(refused, wrong=e.code is Refusal.BAD_CODE) from None
+        raise UserError(refused) from None
+    except (RemoteProtocolError, ConnectionError, TimeoutError) as e:
+        raise UserError(HandshakeFailed(where, str(e) or type(e).__name__)) from None
     try:
         stopped = await asyncio.wait_for(asyncio.shield(client.in_door), HANDSHAKE_TIMEOUT)
     except TimeoutError:

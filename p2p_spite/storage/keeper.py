@@ -22,7 +22,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,7 +111,8 @@ class RecordKeeper:
     not change), then writes the games played since then from the journal (their
     results from ``match.results``), then the current game.  ``played``: the actions of
     the match so far (a resumed match's; None: the match's own, which it must keep all
-    of), written into the first record.
+    of), written into the first record.  ``notes``: keys of this side's own the record
+    carries besides (``play``: the computer's level).
     """
 
     def __init__(
@@ -124,6 +125,7 @@ class RecordKeeper:
         seed_by: SeedOrigin | None = None,
         played: Sequence[Action] | None = None,
         private: Sequence[GameOutcome] | None = None,
+        notes: Mapping[str, Any] | None = None,
     ) -> None:
         if played is None:
             played = match_actions(match)
@@ -135,7 +137,7 @@ class RecordKeeper:
                 f"and {resigned} resignations"
             )
         self.path = Path(path)
-        self.extra = record_extra(match_id, max_games, code_key, seed_by)
+        self.extra = record_extra(match_id, max_games, code_key, seed_by) | dict(notes or {})
         self.private = private  # a private-deck match: each game's deck (a version-2 record)
         self.port: int | None = None  # the host's listening port, kept in the journal
         self.host = ""  # (the joiner's: the host's address, as it dialed it)

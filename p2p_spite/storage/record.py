@@ -266,7 +266,13 @@ def _parse_result(raw: Any, game: int) -> Result:
 
 
 @_gc_paused
-def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> Match:
+def verify(
+    record: Record,
+    *,
+    in_play: bool = False,
+    keep_all: bool = True,
+    watch: Callable[[GameState, list[Any]], None] | None = None,
+) -> Match:
     """Replay ``record`` from its seed (and, in a private-deck record, each
     game's deck and reshuffles); return the match, or raise RecordError.
     ``keep_all=False``: the match keeps only its last game's moves (and every
@@ -279,7 +285,10 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
     So may a last game whose deck the record cannot give (a cheat caught, a secret
     that never came): the match returned ends with the game before it, and the
     record's scores are those of the games checked plus that game's result as the
-    record gives it (:func:`unchecked_result`), which nothing can check."""
+    record gives it (:func:`unchecked_result`), which nothing can check.
+
+    ``watch``: called with each game's state and the record's move before the move is
+    played (``review`` takes the seat's views from it)."""
     match = Match(record.seed, record.target, record.players)
     if not keep_all:
         match.keep_current_only()
@@ -307,7 +316,9 @@ def verify(record: Record, *, in_play: bool = False, keep_all: bool = True) -> M
         if g.deck is not None:
             match.use_deal(_dealer(record.seed, n, g.deck, g.reshuffles))
         state = match.game
-        apply = state.apply  # (the hot path: the match takes the moves once they all replayed)
+        apply: Callable[[Any], None] = state.apply  # (the hot path: the match takes the moves later)
+        if watch is not None:
+            apply = _watched(state, watch)
         for i, m in enumerate(g.moves, 1):
             if state.result is not None:
                 raise RecordError(f"a move after the game ended ({state.result.describe()})", game=n, move=i)
@@ -373,6 +384,14 @@ def unchecked_result(g: GameRecord, game: int) -> Result | None:
     """The result a game the replay cannot check gives itself (None: none), read as
     :func:`verify` reads a result (RecordError if it is malformed)."""
     return None if g.result is None else _parse_result(g.result, game)
+
+
+def _watched(state: GameState, watch: Callable[[GameState, list[Any]], None]) -> Callable[[Any], None]:
+    def apply(m: Any) -> None:
+        watch(state, m)
+        state.apply(m)
+
+    return apply
 
 
 def unchecked_reason(g: GameRecord) -> str | None:

@@ -39,6 +39,7 @@ class Saved:
     private: bool = False
     decks: list[GameDeck | None] = field(default_factory=list)
     tape: list[TapeEntry] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)  # the record's other keys (``play``'s level)
 
 
 def _resigns(result: Any) -> bool:
@@ -118,6 +119,7 @@ def load_saved(path: Path) -> Saved:
         rec.private,
         [GameDeck(g.deck, g.reshuffles) if g.deck is not None else None for g in rec.games],
         tail.tape,
+        dict(rec.extra),
     )
 
 

@@ -61,16 +61,25 @@ class Opened:
 
 
 async def open_channel(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, ke: bytes, role: Role, timeout: float
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    ke: bytes,
+    role: Role,
+    timeout: float,
+    *,
+    seen: bytes = b"",
+    go: bool = True,
 ) -> tuple[SealedChannel, list[bytes]]:
     """Send our opening, read the peer's, exchange the sealed hellos within ``timeout``:
-    the channel and the messages already opened.  ChannelError (another key), TimeoutError,
-    ConnectionError."""
+    the channel and the messages already opened (``seen``: the peer's bytes read already;
+    ``go``: the host waits for the joiner's first message too, the path's ``go``).
+    ChannelError (another key), TimeoutError, ConnectionError."""
     ch = SealedChannel(ke, role)
     writer.write(ch.data_to_send())
-    got: list[bytes] = []
+    got: list[bytes] = ch.receive_data(seen) if seen else []
+    writer.write(ch.data_to_send())
     async with asyncio.timeout(timeout):
-        while not ch.established or (role is Role.A and not got):
+        while not ch.established or (go and role is Role.A and not got):
             data = await reader.read(READ_CHUNK)
             if not data:
                 raise ConnectionError("the connection closed while the channel opened")

@@ -47,7 +47,7 @@ from ..session import (
     view_of,
 )
 from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, as_text, render_board, render_compact
-from .commands import Again, Quit, completions, is_yes, parse_command
+from .commands import Again, Quit, completions, default_why, is_yes, parse_command
 from .controller import Controller
 from .feed import EventFeed
 from .messages import MessageLog
@@ -126,7 +126,7 @@ class GameApp:
     ) -> None:
         self.session = session
         self.route = route  # how the connection goes (internet play: direct, or the relay), for the toolbar
-        self.ctl = Controller(session, self, hint=hint)
+        self.ctl = Controller(session, self, hint=hint, why=default_why if hint is None else None)
         self.seat = session.seat
         self.names = self.ctl.names
         self.opp_name = self.ctl.opp_name

@@ -12,10 +12,14 @@ No prompt_toolkit and no session here: a line in, data out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..engine import Move, PlayerView
 from ..i18n import language
 from ..plaintext import MAX_CHAT, printable
+
+if TYPE_CHECKING:
+    from ..bots.review import HintReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +180,13 @@ def default_hint(view: PlayerView) -> Move:
     return best_move(view)
 
 
+def default_why(view: PlayerView, move: Move) -> HintReason:
+    """Why the hint ``move``: the review's evaluation of its turn against the plain one."""
+    from ..bots.review import hint_reason
+
+    return hint_reason(view, move)
+
+
 __all__ = [
     "COMPLETIONS",
     "Again",
@@ -191,6 +202,7 @@ __all__ = [
     "chat_line",
     "completions",
     "default_hint",
+    "default_why",
     "is_yes",
     "parse_command",
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import IllegalMoveError, Move, PlayerView
 from ..errors import SessionClosed
@@ -55,6 +55,10 @@ from .question import Question, QuestionKind, Questions
 from .seat import Port
 from .takebacks import PLAY_TIMEOUT, Takebacks
 from .text import clip_text, points
+
+if TYPE_CHECKING:
+    from ..bots.review import HintReason
+
 from .words import (
     Style,
     Voice,
@@ -64,6 +68,7 @@ from .words import (
     game_begins,
     game_goes_on,
     game_over,
+    hint_reason_words,
     hint_words,
     match_over,
     move_words,
@@ -80,7 +85,9 @@ CLOSE_TIMEOUT = 5.0
 
 class Controller:
     """The seat of ``session`` as the player sees it; ``hint``: the move suggested
-    for a view (default: the strongest computer level)."""
+    for a view (default: the strongest computer level); ``why``: the reason said after
+    a hint (``commands.default_why``: from the same evaluation as ``review``; None:
+    none)."""
 
     def __init__(
         self,
@@ -88,6 +95,7 @@ class Controller:
         port: Port,
         *,
         hint: Callable[[PlayerView], Move] | None = None,
+        why: Callable[[PlayerView, Move], HintReason] | None = None,
         enter_plays_hint: bool = False,
         enter_shows_help: bool = False,
         leave_words: str | None = "",
@@ -103,6 +111,7 @@ class Controller:
         self.private = session.private  # a private-deck match: the interfaces say so
         self.voice = Voice(self.names, self.seat)
         self.hint_fn = hint or default_hint
+        self.why_fn = why
         self.enter_plays_hint = enter_plays_hint  # (the full screen offers it in its move line instead)
         self.enter_shows_help = enter_shows_help
         self.leave_words = (
@@ -264,6 +273,13 @@ class Controller:
             ),
         )
         self.port.offer(typed)
+        if self.why_fn is not None:
+            try:
+                reason = await asyncio.wait_for(asyncio.to_thread(self.why_fn, v, move), HINT_TIMEOUT)
+            except Exception:
+                return  # (the hint stands without its reason)
+            if self.view is v and self.hinted == (v, move):
+                self.say(Style.INFO, hint_reason_words(reason))
 
     async def _chat(self, cmd: Chat) -> None:
         if not cmd.text:

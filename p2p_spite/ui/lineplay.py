@@ -36,7 +36,7 @@ from ..session import (
     view_of,
 )
 from .board import Slots, hand_order, rank_label
-from .commands import Again, is_yes, parse_command
+from .commands import Again, default_why, is_yes, parse_command
 from .controller import Controller
 from .notation import syntax_help, typed_moves
 from .question import Question, QuestionKind
@@ -176,7 +176,13 @@ class _LinePlayer:
     ) -> None:
         self.out = out
         self.ctl = Controller(
-            session, self, hint=hint, enter_plays_hint=True, enter_shows_help=True, leave_words=None
+            session,
+            self,
+            hint=hint,
+            why=default_why if hint is None else None,
+            enter_plays_hint=True,
+            enter_shows_help=True,
+            leave_words=None,
         )
         self.asked = asyncio.Event()  # set when a command asks a question
         self._shown_question: Question | None = None

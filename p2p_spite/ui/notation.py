@@ -124,10 +124,11 @@ def _card_in_hand(name: str, hand: Sequence[Card | None]) -> Card:
 
 def source_token(move: Move, hand: Sequence[Card | None]) -> str:
     """The token of the card ``move`` takes, as typed and as clicked on the board:
-    ``h3`` (hand card 3 as ``hand`` is shown), ``p`` (the pay-off), ``s2`` (side stack 2)."""
+    ``h3`` (hand card 3 as ``hand`` is shown; a card not in it by name, ``7h``),
+    ``p`` (the pay-off), ``s2`` (side stack 2)."""
     card = move.hand_card
     if card is not None:
-        return f"h{list(hand).index(card) + 1}" if card in hand else str(card)
+        return f"h{list(hand).index(card) + 1}" if card in hand else card_symbol(card, "cdhs").lower()
     stack = move.side_stack
     if stack is not None:
         return f"s{stack + 1}"
@@ -149,7 +150,8 @@ def typed_source(line: str) -> str | None:
 
 
 def move_notation(move: Move, hand: Sequence[Card | None]) -> str:
-    """The short form of ``move``, numbering hand cards as ``hand`` is shown."""
+    """The short form of ``move``, numbering hand cards as ``hand`` is shown (by name
+    when not in it: ``move_notation(m, ())`` is ``7h c1``, as typed or read alone)."""
     return f"{source_token(move, hand)} {target_token(move)}"
 
 

@@ -13,7 +13,9 @@ No prompt_toolkit, no session: data in, text out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, Result
 from ..engine import refusals as no
@@ -23,6 +25,9 @@ from ..news import News, PeerLeft
 from ..session import EndCause, Ending, LinkState, Rematch
 from .networds import news_words
 from .text import card_label, points
+
+if TYPE_CHECKING:
+    from ..bots.review import HintReason
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
 
@@ -114,6 +119,29 @@ def hint_words(move: Move, card: Card) -> str:
     if move.source == PAYOFF:
         return _("play {card} from the pay-off on center {n}").format(card=c, n=n)
     return _("play {card} from hand on center {n}").format(card=c, n=n)
+
+
+def turn_words(moves: Sequence[Move], cards: Sequence[Card]) -> str:
+    """Moves as the completion menu words them: ``5♠ to center 1, discard 7♦ on side 2``."""
+    return ", ".join(choice_words(m, c) for m, c in zip(moves, cards, strict=False))
+
+
+def hint_reason_words(reason: HintReason) -> str:
+    """Why a hint, from the review's evaluation (``bots.review.hint_reason``)."""
+    best, other = f"{100 * reason.win_best:.0f}%", f"{100 * reason.win_plain:.0f}%"
+    if reason.plain == reason.best:
+        return _("Why: it is also the plain play; your win chance after this turn is about {best}.").format(
+            best=best
+        )
+    plain = turn_words(reason.plain, reason.plain_cards)
+    if reason.win_best >= reason.win_plain:
+        text = _("Why: your win chance after this turn is about {best}; the plain play ({plain}): {other}.")
+    else:
+        text = _(
+            "Why: the strongest level prefers it, though the plain play ({plain}) estimates about as "
+            "well ({other} against {best})."
+        )
+    return text.format(best=best, plain=plain, other=other)
 
 
 def taken_back_words(move: Move, card: Card, who: str, me: bool = False) -> str:
@@ -507,6 +535,7 @@ __all__ = [
     "game_goes_on",
     "game_over",
     "game_result",
+    "hint_reason_words",
     "hint_words",
     "match_over",
     "move_words",
@@ -518,6 +547,7 @@ __all__ = [
     "takeback_asked",
     "takeback_question",
     "taken_back_words",
+    "turn_words",
     "unfinished",
     "watchers_words",
     "watching",

@@ -12,8 +12,9 @@ get in, against real ``p2p-spite host`` and ``join`` processes.
 ``--sources N``: the crowd comes from N addresses (127.0.0.2, 127.0.0.3, ...), not one.
 
 The churn: ``--workers`` connections at a time, each held until the host drops it and
-then opened again (half of them idle, half sending a valid hello and then nothing, so
-waiting in the join-code step), at most ``--rate`` new connections a second.
+then opened again (half of them idle, half sending a valid opening element and then
+nothing, so waiting in the join-code step: net/opening.py), at most ``--rate`` new
+connections a second.
 """
 
 from __future__ import annotations
@@ -30,26 +31,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from p2p_spite.core.wire import encode
+from p2p_spite.net.opening import Opening
+from p2p_spite.tunnel.spake2 import Role
+from tests.support.lanopen import scalar
 from tests.support.net import CLI, ROOT, finish_all, read_code, reader, spawn, wait_listening
 
 SOURCES = [f"127.0.0.{k}" for k in range(2, 66)]  # the attacker's "machines" (the first --sources)
 HOST_ADDR = "127.0.0.1"
 
 
-def _hello() -> bytes:
-    return encode(
-        {
-            "t": "hello",
-            "proto": 1,
-            "app": "p2p-spite",
-            "role": "join",
-            "name": "mallory",
-            "nonce": os.urandom(16),
-            "code": True,
-            "match": None,
-        }
-    )
+def _element() -> bytes:
+    """A joiner's valid first message of the opening (of a code it does not have)."""
+    return Opening(Role.B, scalar("WRONG-CODE")).data_to_send()
 
 
 async def attack(
@@ -107,7 +100,7 @@ async def attack(
                 continue
             r, w = pair
             if k % 2:
-                w.write(_hello())  # a valid hello, then silence in the join-code step
+                w.write(_element())  # a valid element, then silence in the join-code step
             try:
                 while await asyncio.wait_for(r.read(4096), 30):
                     pass
@@ -270,7 +263,7 @@ def _run_main(args: argparse.Namespace) -> int:
 
 async def _strangers(port: int, n: int, at_once: int = 16) -> None:
     """``n`` strangers from 127.0.0.2, ``at_once`` at a time: each connects, every other
-    one sends half a hello, and closes."""
+    one sends half an opening element, and closes."""
     gate = asyncio.Semaphore(at_once)
 
     async def one(k: int) -> None:
@@ -280,7 +273,7 @@ async def _strangers(port: int, n: int, at_once: int = 16) -> None:
                     asyncio.open_connection(HOST_ADDR, port, local_addr=(SOURCES[0], 0)), 10
                 )
                 if k % 2:
-                    w.write(_hello()[:20])
+                    w.write(_element()[:20])
                 w.close()
                 await asyncio.wait_for(w.wait_closed(), 10)
 

@@ -34,6 +34,7 @@ from p2p_spite.net.gate import (
 from p2p_spite.news import ConnectionDropped, DropKind
 from p2p_spite.ui.networds import news_words
 from tests.adversary.siege import siege
+from tests.support.lanopen import guess
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
 
 TIMEOUT = 60.0
@@ -410,7 +411,8 @@ def test_the_setup_names_are_the_hellos_names() -> None:
 
 
 def test_a_wrong_code_stranger_does_not_learn_that_a_match_is_in_progress(tmp_path: Path) -> None:
-    """The host checked hello.match (seat-taken) before the join code: now only after."""
+    """The host checked hello.match (seat-taken) before the join code: now only after
+    (the opening, net/opening.py, comes before any message of the game protocol)."""
     host, port = _host_proc(tmp_path, "--bot", "easy")
     code = read_code(host)
     # the real joiner, a person who takes their time (its stdin a pipe nobody types into)
@@ -418,13 +420,22 @@ def test_a_wrong_code_stranger_does_not_learn_that_a_match_is_in_progress(tmp_pa
                   stdin=True)  # fmt: skip
     try:
         reader(first).wait(r"^joined ", 30)
-        # a stranger that says it has the code (it has not: any proof it sends is wrong)
+        # a stranger that says in clear it has the code: the host wants the opening first
         with socket.create_connection((ADDR, port), timeout=10) as s:
             s.sendall(encode(_hello(code=True)) + encode({"t": "auth", "mac": bytes(32)}))
             got = _messages(s, lambda ms: _refusal(ms) is not None)
         refusal = _refusal(got)
-        assert refusal is not None and refusal["code"] == Refusal.BAD_CODE, got
-        assert "match" not in refusal["msg"], got
+        assert refusal is not None and refusal["code"] == Refusal.CODE_NEEDED, got
+        assert [m["t"] for m in got] == ["refuse"] and "match" not in refusal["msg"], got
+
+        async def wrong() -> tuple[str | None, bytes]:  # a stranger with a wrong code: one byte, no more
+            g = await guess(port, "WRONG-CODE")
+            said = await g.answer()
+            rest = await asyncio.wait_for(g.r.read(), TIMEOUT)
+            g.close()
+            return said, rest
+
+        assert asyncio.run(wrong()) == ("bad-code", b"")
         assert host.poll() is None
     finally:
         for p in (first, host):

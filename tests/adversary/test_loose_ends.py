@@ -6,6 +6,7 @@ and exit 3."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -24,11 +25,12 @@ import pytest
 
 from p2p_spite.core.game import Action
 from p2p_spite.core.keys import commitment
-from p2p_spite.core.protocol import PROTOCOL_VERSION
-from p2p_spite.core.wire import encode
 from p2p_spite.net.discovery import PER_SENDER, Announcement
 from p2p_spite.net.discovery import encode as announcement
+from p2p_spite.net.opening import ELEMENT_MESSAGE, Opening
+from p2p_spite.tunnel.spake2 import Role
 from tests.adversary.hostile import ADDR, Closed, Hostile, listener
+from tests.support.lanopen import scalar
 from tests.support.net import CLI, finish, finish_all, read_code, reader, spawn, wait_listening
 from tests.test_discovery import free_udp_port
 
@@ -48,30 +50,27 @@ def _tracebacks(err: str) -> int:
 
 
 def _hello_bye(port: int, n: int, budget: float = 30.0) -> None:
-    """``n`` strangers, one after the other: a valid hello (saying it has a code), then bye
-    at once; each waits (a second at most) for the host to close.  ``budget``: seconds in all."""
+    """``n`` strangers, one after the other: a valid element of the opening (the join-code
+    step: net/opening.py), then they hang up once the host's has come (a second at most).
+    ``budget``: seconds in all."""
     deadline = time.monotonic() + budget
+    element = Opening(Role.B, scalar("WRONG-CODE")).data_to_send()
     for _ in range(n):
         if time.monotonic() > deadline:
             return
         with socket.create_connection((ADDR, port), timeout=10) as s:
-            hello = {"t": "hello", "proto": PROTOCOL_VERSION, "app": "p2p-spite", "role": "join",
-                     "name": "mallory", "nonce": os.urandom(16), "code": True, "match": None}  # fmt: skip
-            s.sendall(encode(hello) + encode({"t": "bye", "reason": "bye"}))
+            s.sendall(element)
             s.settimeout(1)
-            try:
-                while s.recv(65536):
-                    pass
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):
+                s.recv(ELEMENT_MESSAGE)
 
 
 # -- a stranger's hello + bye ------------------------------------------------------------------
 
 
-def test_strangers_saying_hello_and_bye_print_no_traceback_at_the_host(tmp_path: Path) -> None:
+def test_strangers_hanging_up_in_the_opening_print_no_traceback_at_the_host(tmp_path: Path) -> None:
     """20 strangers before the match, 200 during it (the host wants a code: each is in the
-    join-code step when its bye comes), against a real host and a real joiner."""
+    join-code step when it hangs up), against a real host and a real joiner."""
     host = spawn(["host", "--bind", ADDR, "--port", "0", "--no-announce", "--name", "Ann", "--bot", "easy",
                   "--record", "h.json", "--grace", "2"], tmp_path)  # fmt: skip
     procs = [host]
@@ -96,7 +95,7 @@ def test_strangers_saying_hello_and_bye_print_no_traceback_at_the_host(tmp_path:
     assert _tracebacks(herr) == 0 and _tracebacks(jerr) == 0, herr[-3000:] + jerr[-2000:]
     # the first before the match is told in full, the rest merged
     warnings = [x for x in herr.splitlines() if "warning:" in x]
-    assert warnings and "said goodbye during the handshake" in warnings[0], herr
+    assert warnings and "closed" in warnings[0], herr
     assert len(warnings) <= 3, warnings
     assert "Fatal error" not in herr, herr[-2000:]
     assert (hrc, jrc) == (3, 0), (hrc, jrc, herr[-1000:], jerr)  # the joiner quit: the host says so

@@ -15,35 +15,35 @@ from typing import Any
 
 import pytest
 
-from p2p_spite.core.keys import auth_mac, derive_code_key
 from p2p_spite.core.messages import JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION
-from p2p_spite.core.wire import FrameDecoder, encode
 from p2p_spite.net import HostSettings, JoinSettings, gate, host_session, join_session
 from p2p_spite.net.gate import Guesses
+from p2p_spite.net.opening import ELEMENT_MESSAGE, Opening
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.watch import watch_match
 from p2p_spite.session import Notice
+from p2p_spite.tunnel.spake2 import Role
 from p2p_spite.ui.networds import news_words
+from tests.support.lanopen import Guesser, guess, scalar
 
 ADDR = "127.0.0.1"
 CODE = "ABCD-EFGH"
 LIMIT = 60.0  # seconds for any one wait
 
 
-def _hello(nonce: bytes | None = None) -> bytes:
-    return encode(
-        {
-            "t": "hello",
-            "proto": PROTOCOL_VERSION,
-            "app": "p2p-spite",
-            "role": JOIN,
-            "name": "mallory",
-            "nonce": nonce or os.urandom(16),
-            "code": True,
-            "match": None,
-        }
-    )
+def _hello() -> dict[str, Any]:
+    """A joiner's hello, inside the sealed channel (no code to prove there)."""
+    return {
+        "t": "hello",
+        "proto": PROTOCOL_VERSION,
+        "app": "p2p-spite",
+        "role": JOIN,
+        "name": "mallory",
+        "nonce": os.urandom(16),
+        "code": False,
+        "match": None,
+    }
 
 
 async def _in_a_match(tmp: Path, warnings: list[Any]) -> tuple[NetSession, NetSession, int]:
@@ -63,12 +63,15 @@ async def _in_a_match(tmp: Path, warnings: list[Any]) -> tuple[NetSession, NetSe
 
 
 async def _knock(port: int, k: int, source: str = "127.0.0.2") -> asyncio.StreamWriter:
-    """A stranger at the door, once the host has taken it (its hello came); every other
-    one has sent half a hello."""
+    """A stranger at the door, once the host has taken it (its opening's element came);
+    every other one has sent half a confirmation (of a wrong code)."""
     r, w = await asyncio.wait_for(asyncio.open_connection(ADDR, port, local_addr=(source, 0)), LIMIT)
-    await asyncio.wait_for(r.readexactly(4), LIMIT)  # (the host's hello: it has the connection)
+    op = Opening(Role.B, scalar("WRONG-CODE"))
+    w.write(op.data_to_send())
+    # the host's element (or its close: crowded out by the newer ones from the same address)
+    await asyncio.wait_for(r.read(ELEMENT_MESSAGE), LIMIT)
     if k % 2:
-        w.write(_hello()[:20])
+        w.write(os.urandom(16))
     return w
 
 
@@ -177,48 +180,26 @@ def test_the_table_of_guessers_is_bounded_and_the_crowd_beyond_it_shares_one_cou
     assert len(g) <= 101 and g.wait("10.0.0.200") == 0
 
 
-async def _frames(r: asyncio.StreamReader, n: int, wait: float = LIMIT) -> list[dict[str, Any]]:
-    """The next ``n`` messages (fewer if the host closes or ``wait`` seconds pass)."""
-    dec = FrameDecoder()
-    got: list[dict[str, Any]] = []
-    loop = asyncio.get_running_loop()
-    until = loop.time() + wait
-    while len(got) < n:
-        m = dec.next_message()
-        if m is not None:
-            got.append(m)
-            continue
-        try:
-            data = await asyncio.wait_for(r.read(65536), max(0.0, until - loop.time()))
-        except (TimeoutError, OSError):
-            break
-        if not data:
-            break
-        dec.feed(data)
-    return got
-
-
-Guess = tuple[asyncio.StreamReader, asyncio.StreamWriter]
-
-
-async def _guess(port: int, source: str, code: str, *, watch: bool = False) -> Guess:
-    """A joiner (``watch``: a watcher) from ``source`` that proves ``code``; its reader
-    (the host's hello and, a watcher's, its challenge read already) and writer."""
-    r, w = await asyncio.wait_for(asyncio.open_connection(ADDR, port, local_addr=(source, 0)), LIMIT)
-    (hello,) = await _frames(r, 1)
-    nonce = os.urandom(16)
-    key = derive_code_key(code)
+async def _outcome(g: Guesser, *, watch: bool = False, wait: float = LIMIT) -> str | None:
+    """What the host said to a guess: ``"bad-code"`` in the opening, ``"none"`` if nothing
+    came within ``wait``, or once in the sealed channel (as a joiner, or ``watch``: a
+    watcher) the code of its refusal, None if it let the guesser in."""
+    said = await g.answer(wait)
+    if said is not None:
+        return said
     if watch:
-        w.write(encode({"t": "watch", "proto": PROTOCOL_VERSION, "app": "p2p-spite", "nonce": nonce,
-                        "code": True}))  # fmt: skip
-        (challenge,) = await _frames(r, 1)
-        w.write(encode({"t": "auth", "mac": auth_mac(key, "watch", challenge["nonce"], nonce)}))
+        g.send(
+            {
+                "t": "watch",
+                "proto": PROTOCOL_VERSION,
+                "app": "p2p-spite",
+                "nonce": os.urandom(16),
+                "code": False,
+            }
+        )
     else:
-        w.write(_hello(nonce) + encode({"t": "auth", "mac": auth_mac(key, JOIN, hello["nonce"], nonce)}))
-    return r, w
-
-
-def _refused(got: list[dict[str, Any]]) -> str | None:
+        g.send(_hello())
+    got = await g.frames(1 if watch else 2)
     return next((m["code"] for m in got if m["t"] == "refuse"), None)
 
 
@@ -240,14 +221,11 @@ def test_a_guesser_is_slowed_at_its_address_while_the_players_get_in(
             host_session(settings, on_listening=lambda _h, p: port_f.set_result(p), on_warning=None)
         )
         port = await asyncio.wait_for(port_f, LIMIT)
-        for k in range(gate.GUESS_FREE):  # answered at once (as a joiner, then as a watcher)
-            r, _w = await _guess(port, "127.0.0.2", "WRONG-CODE", watch=bool(k % 2))
-            assert _refused(await _frames(r, 1)) == "bad-code"
-        held = [await _guess(port, "127.0.0.2", code, watch=w) for code, w in (("WRONG-CODE", False),
-                (CODE, False), ("WRONG-CODE", True))]  # fmt: skip
+        for _ in range(gate.GUESS_FREE):  # answered at once
+            assert await _outcome(await guess(port, "WRONG-CODE", source="127.0.0.2")) == "bad-code"
+        held = [await guess(port, code, source="127.0.0.2") for code in ("WRONG-CODE", CODE, "WRONG-CODE")]
         for _ in range(2):  # a person who mistypes twice, from another address
-            r, _w = await _guess(port, ADDR, "WRONG-CODE")
-            assert _refused(await _frames(r, 1)) == "bad-code"
+            assert await _outcome(await guess(port, "WRONG-CODE", source=ADDR)) == "bad-code"
         joiner = await asyncio.wait_for(
             join_session(
                 JoinSettings(host=ADDR, port=port, name="Bob", code=CODE, record_path=tmp_path / "j.json")
@@ -256,10 +234,10 @@ def test_a_guesser_is_slowed_at_its_address_while_the_players_get_in(
         )
         host = await asyncio.wait_for(host_task, LIMIT)
         watcher = await watch_match(host=ADDR, port=port, code=CODE)  # (127.0.0.1 is not slowed)
-        r, _w = await _guess(port, "127.0.0.3", CODE, watch=True)
-        assert _refused(await _frames(r, 1)) is None  # let in (its first table follows)
-        for r, _w in held:  # the guesser's proofs wait their turn: nothing came back, right or wrong
-            assert await _frames(r, 1, wait=0.5) == []
+        in_door = await guess(port, CODE, source="127.0.0.3")
+        assert await _outcome(in_door, watch=True) is None  # let in (its first table follows)
+        for g in held:  # the guesser's proofs wait their turn: nothing came back, right or wrong
+            assert await g.answer(wait=0.5) == "none"
         await watcher.close()
         for s in (joiner, host):
             with contextlib.suppress(Exception):
@@ -279,8 +257,8 @@ def test_strangers_refused_during_a_match_are_told_plainly_and_merged(tmp_path: 
     async def main() -> None:
         host, joiner, port = await _in_a_match(tmp_path, [])
         for code in (CODE, CODE, "WRONG-CODE", CODE):
-            r, _w = await _guess(port, "127.0.0.2", code)
-            assert _refused(await _frames(r, 2)) == ("bad-code" if code != CODE else "seat-taken")
+            g = await guess(port, code, source="127.0.0.2")
+            assert await _outcome(g) == ("bad-code" if code != CODE else "seat-taken")
         door = host.again.successor.host  # type: ignore[union-attr]  # (the door of this match)
         door.summary(now=True)  # the window's count, told now rather than in 5 s
         said: list[str] = []

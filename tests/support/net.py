@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import queue
 import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -149,6 +152,63 @@ def spawn(
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def line_queue(proc: subprocess.Popen[str]) -> queue.Queue[str | None]:
+    """``proc``'s stdout, line by line (without the newline), read in a thread into a
+    queue that ends with None: wait on it with a deadline, never forever."""
+    q: queue.Queue[str | None] = queue.Queue()
+    assert proc.stdout is not None
+    out = proc.stdout
+
+    def run() -> None:
+        for line in out:
+            q.put(line.rstrip("\n"))
+        q.put(None)
+
+    threading.Thread(target=run, daemon=True).start()
+    return q
+
+
+def play_by_hints(
+    proc: subprocess.Popen[str], turns: int | None = None, stop: str = "quit", timeout: float = 240.0
+) -> list[str]:
+    """Play ``proc``'s seat on the line prompt (the hint, then Enter) for ``turns`` of our
+    turns (None: to the match's end, refusing another), then ``stop``: "kill" (SIGKILL)
+    or "quit"; returns the lines it printed (``timeout``: seconds for all of it)."""
+    assert proc.stdin is not None
+    lines = line_queue(proc)
+    said: list[str] = []
+    seen = 0
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            if line is None:
+                break
+            said.append(line)
+            if line.startswith("-- game "):  # the board, on our turn
+                seen += 1
+                if turns is not None and seen > turns:
+                    if stop == "kill":
+                        proc.kill()
+                        break
+                    proc.stdin.write("quit\ny\n")
+                else:
+                    proc.stdin.write("hint\n")
+                proc.stdin.flush()
+            elif line.startswith("-- Hint: "):
+                proc.stdin.write("\n")
+                proc.stdin.flush()
+            elif line.startswith("Play another match? [y/N]"):
+                proc.stdin.write("n\n")
+                proc.stdin.flush()
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    return said
 
 
 class LineReader:

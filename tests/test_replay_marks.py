@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from p2p_spite.bots import make_bot
-from p2p_spite.bots.review import TurnReview
+from p2p_spite.bots.review import REVIEW_FIXED, TurnReview
 from p2p_spite.engine import Match, Move, PlayerView
 from p2p_spite.review import Turn, turns_in, turns_of
 from p2p_spite.selfplay import play_match
@@ -112,6 +113,32 @@ def test_m_again_stops_the_review(saved: Path) -> None:
             gate.set()
             assert v.marks.progress is None and v.marks.judged is None
             assert "reviewing" not in text_of(v)
+            inp.send_text("q")
+            async with asyncio.timeout(30):
+                await task
+
+    asyncio.run(main_())
+
+
+def test_m_with_the_real_review_judges_every_turn(tmp_path: Path) -> None:
+    m = Match(bytes(range(32)), target=500, players=("Ann", "Bob"))
+    play_match(m, [make_bot("easy", 0), make_bot("easy", 1)], max_games=1)
+    r = load_replay(record.save(m, tmp_path / "one.json"))
+    tiny = dataclasses.replace(REVIEW_FIXED, worlds=4, min_worlds=2)  # (no clock: deterministic)
+
+    async def main_() -> None:
+        with create_pipe_input() as inp:
+            v = ReplayViewer(r, input=inp, output=SizedOutput(120, 40), review=tiny)
+            task = asyncio.create_task(v.run())
+            inp.send_text("m")
+            async with asyncio.timeout(120):
+                await v.marks.done.wait()
+            judged = v.marks.judged
+            assert judged is not None
+            assert [j.turn for j in judged] == turns_in(r.match, 0)  # no me: seat 0
+            assert all(j.review.worlds == 4 for j in judged)
+            n = len(v.marks.marked())
+            assert f"{n} marked turn" in text_of(v)
             inp.send_text("q")
             async with asyncio.timeout(30):
                 await task

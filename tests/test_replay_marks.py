@@ -144,3 +144,29 @@ def test_m_with_the_real_review_judges_every_turn(tmp_path: Path) -> None:
                 await task
 
     asyncio.run(main_())
+
+
+def test_leaving_the_viewer_stops_the_review(saved: Path) -> None:
+    r = load_replay(saved)
+    judged: list[int] = []
+    gate = threading.Event()
+
+    def judge(view: PlayerView, moves: tuple[Move, ...]) -> TurnReview:
+        gate.wait(30)
+        judged.append(view.ply)
+        return TurnReview(moves, (), moves, (), 0.5, 0.5, 1)
+
+    async def main_() -> None:
+        with create_pipe_input() as inp:
+            v = ReplayViewer(r, input=inp, output=SizedOutput(80, 24), judge=judge)
+            task = asyncio.create_task(v.run())
+            inp.send_text("m")
+            await until(lambda: v.marks.running, 30)
+            inp.send_text("q")
+            async with asyncio.timeout(30):
+                await task
+            assert not v.marks.running
+            gate.set()
+
+    asyncio.run(main_())  # (waits for the executor's thread: it stops after one turn)
+    assert len(judged) == 1

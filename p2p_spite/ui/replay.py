@@ -505,17 +505,20 @@ class ReplayViewer:
             self.app.exit()
 
     async def run(self) -> None:
-        """The viewer, and the what-ifs played from it (each comes back to where it left)."""
-        while True:
-            if self.pending is not None:
-                go, self.pending = self.pending, None
-                await go(self.app.input, self.app.output)
-                self._lines_cache = None
-            await self.app.run_async()
-            if self.pending is None:
-                if self.marks.running:
-                    self.marks.stop()
-                return
+        """The viewer, and the what-ifs played from it (each comes back to where it left).
+        Leaving it, however, stops a review still running."""
+        try:
+            while True:
+                if self.pending is not None:
+                    go, self.pending = self.pending, None
+                    await go(self.app.input, self.app.output)
+                    self._lines_cache = None
+                await self.app.run_async()
+                if self.pending is None:
+                    return
+        finally:
+            if self.marks.running:
+                self.marks.stop()
 
 
 def text_listing(replay: Replay) -> list[str]:

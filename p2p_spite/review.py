@@ -15,20 +15,22 @@ from pathlib import Path
 from typing import Any
 
 from .bots.review import MARKS, REVIEW, ReviewConfig, TurnReview, review_turn
-from .engine import SIDE, Card, GameState, Move, PlayerView, move_from_json, view
+from .engine import SIDE, Card, GameState, Match, Move, PlayerView, move_from_json, view
 from .storage import record as recordmod
 
 
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One of the seat's turns: ``game``, its ``number`` in the game (both seats' turns,
-    from 1), the seat's view at its start, its moves and the cards they moved."""
+    from 1), the seat's view at its start, its moves and the cards they moved, and where
+    it starts among the game's moves."""
 
     game: int
     number: int
     view: PlayerView
     moves: tuple[Move, ...]
     cards: tuple[Card, ...]
+    start: int = 0  # how many moves of the game came before it
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,35 +50,64 @@ class Summary:
     lost: float = 0.0  # the mean win chance lost per turn (0..1)
 
 
-def turns_of(rec: recordmod.Record, seat: int) -> list[Turn]:
-    """The seat's finished turns in ``rec`` (verified; RecordError if it does not replay)."""
-    turns: list[Turn] = []
-    cur: list[Any] | None = None  # [game, number, view, moves, cards]
-    at = [0, 0, -1]  # game, turn number, seat on turn
+class _Turns:
+    """The seat's turns, collected move by move (each seen before it is applied)."""
 
-    def watch(state: GameState, raw: list[Any]) -> None:
-        nonlocal cur
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.turns: list[Turn] = []
+        self.cur: list[Any] | None = None  # [game, number, view, moves, cards, start]
+        self.at = [0, 0, -1, 0]  # game, turn number, seat on turn, moves so far in the game
+
+    def see(self, state: GameState, m: Move) -> None:
+        at = self.at
         if at[0] != state.game or at[2] != state.turn:
             if at[0] != state.game:
-                at[0], at[1] = state.game, 0
+                at[0], at[1], at[3] = state.game, 0, 0
             at[1] += 1
             at[2] = state.turn
-            if cur is not None:
-                turns.append(Turn(cur[0], cur[1], cur[2], tuple(cur[3]), tuple(cur[4])))
-                cur = None
-            if state.turn == seat:
-                cur = [state.game, at[1], view(state, seat), [], []]
-        if cur is not None:
-            m = move_from_json(raw)
-            cur[3].append(m)
-            cur[4].append(state.card_of(m))
+            self._flush()
+            if state.turn == self.seat:
+                self.cur = [state.game, at[1], view(state, self.seat), [], [], at[3]]
+        if self.cur is not None:
+            self.cur[3].append(m)
+            self.cur[4].append(state.card_of(m))
+        at[3] += 1
+
+    def _flush(self) -> None:
+        c = self.cur
+        if c is not None:
+            self.turns.append(Turn(c[0], c[1], c[2], tuple(c[3]), tuple(c[4]), c[5]))
+            self.cur = None
+
+    def close(self, game: int, over: bool) -> list[Turn]:
+        """The turns, the last one only if it ended (``game``: the last game, ``over``: it ended)."""
+        c = self.cur
+        if c is not None and ((over and game == c[0]) or c[3][-1].target == SIDE or c[0] < game):
+            self._flush()
+        return self.turns
+
+
+def turns_of(rec: recordmod.Record, seat: int) -> list[Turn]:
+    """The seat's finished turns in ``rec`` (verified; RecordError if it does not replay)."""
+    col = _Turns(seat)
+
+    def watch(state: GameState, raw: list[Any]) -> None:
+        col.see(state, move_from_json(raw))
 
     match = recordmod.verify(rec, in_play=True, keep_all=False, watch=watch)
-    if cur is not None:
-        over = match.game.result is not None and match.game.game == cur[0]
-        if over or cur[3][-1].target == SIDE or cur[0] < match.game.game:
-            turns.append(Turn(cur[0], cur[1], cur[2], tuple(cur[3]), tuple(cur[4])))
-    return turns
+    return col.close(match.game.game, match.game.result is not None)
+
+
+def turns_in(match: Match, seat: int) -> list[Turn]:
+    """The seat's finished turns in a verified ``match`` (all its games kept)."""
+    col = _Turns(seat)
+    for g, moves in enumerate(match.moves, 1):
+        st = match.fresh_game(g)
+        for m in moves:
+            col.see(st, m)
+            st.apply(m)
+    return col.close(len(match.moves), bool(match.results) and match.results[-1] is not None)
 
 
 def seat_named(rec: recordmod.Record, name: str) -> int | None:
@@ -93,11 +124,14 @@ def run_review(
     turns: list[Turn],
     config: ReviewConfig = REVIEW,
     progress: Callable[[int, int], None] | None = None,
+    judge: Callable[[PlayerView, tuple[Move, ...]], TurnReview] | None = None,
 ) -> list[Judged]:
-    """Judge every turn (``progress(done, total)`` after each)."""
+    """Judge every turn (``progress(done, total)`` after each; ``judge``: instead of
+    :func:`review_turn` with ``config``)."""
     out: list[Judged] = []
     for k, t in enumerate(turns, 1):
-        out.append(Judged(t, review_turn(t.view, t.moves, config)))
+        r = judge(t.view, t.moves) if judge is not None else review_turn(t.view, t.moves, config)
+        out.append(Judged(t, r))
         if progress is not None:
             progress(k, len(turns))
     return out
@@ -176,5 +210,6 @@ __all__ = [
     "run_review",
     "seat_named",
     "summary",
+    "turns_in",
     "turns_of",
 ]

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -27,6 +28,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
+from ..bots.review import REVIEW, ReviewConfig
 from ..engine import (
     CENTER,
     HAND,
@@ -57,8 +59,10 @@ from .board import (
     move_highlight,
     width_of,
 )
+from .marks import Judge, Marks
+from .review import SIGNS, mark_note
 from .text import DOT, RULE, VBAR
-from .whatif import Runner, WhatIf, ask_whatif, play_whatif_lines, whatif_runner
+from .whatif import Runner, WhatIf, ask_whatif, default_seat, play_whatif_lines, whatif_runner
 from .words import Voice, game_result, move_words, refusal, scores_line, short_status, unfinished
 
 SIDE_PANE_MIN_COLS = 112
@@ -195,7 +199,8 @@ class Replay:
 
 class ReplayViewer:
     """The full-screen viewer of a :class:`Replay`.  ``me``: the name of the person at
-    this terminal (play from here offers them that seat first)."""
+    this terminal (play from here offers them that seat first; ``m`` reviews that seat's
+    turns, with ``review`` or, in tests, ``judge`` judging each)."""
 
     def __init__(
         self,
@@ -204,9 +209,14 @@ class ReplayViewer:
         input: Input | None = None,
         output: Output | None = None,
         me: str | None = None,
+        review: ReviewConfig = REVIEW,
+        judge: Judge | None = None,
     ) -> None:
         self.r = replay
         self.me = me
+        seat = default_seat(replay.names, me)
+        self.marks = Marks(replay.match, seat, config=review, judge=judge, changed=self._marks_changed)
+        self._marks_seen = 0  # (the board's lines are kept until the marks change)
         self.pending: Runner | None = None  # a what-if to play before the viewer shows again
         self.root = FloatContainer(Window(), floats=[])  # (its dialogs float over the viewer)
         self._cards: dict[int, list[Card]] = {}
@@ -220,6 +230,10 @@ class ReplayViewer:
             input=input,
             output=output,
         )
+
+    def _marks_changed(self) -> None:
+        self._marks_seen += 1
+        self.app.invalidate()
 
     def cards(self) -> list[Card]:
         g = self.r.game
@@ -262,7 +276,7 @@ class ReplayViewer:
             ),
         )
         cols, rows = self._size()
-        key = (r.game, r.pos, cols, rows)
+        key = (r.game, r.pos, cols, rows, self._marks_seen)
         if self._lines_cache is not None and self._lines_cache[0] == key:
             return self._lines_cache[1]
         lines = fit_board(info, self._board_width(), rows, spare=0 if self.side_pane() else 8)
@@ -283,8 +297,9 @@ class ReplayViewer:
             m = ms[r.pos - 1]
             text = f" {r.pos}. " + move_words(m, self.cards()[r.pos - 1], r.names[m.seat])
         width = self._board_width()
+        marks = self._mark_lines(width)
         if not r.at_end():
-            return [clip([("class:msg.event", text)], width)]
+            return [clip([("class:msg.event", text)], width), *marks]
         # The last move did not always end the game: a resignation comes
         # after it, and a record may stop in the middle of a game.
         res = r.results[r.game - 1]
@@ -296,8 +311,32 @@ class ReplayViewer:
             end = _("game over: {result}").format(result=game_result(res, r.voice))
         one: Line = [("class:msg.event", f"{text}  {RULE} {end}")]
         if width_of(one) <= width:
-            return [one]
-        return [clip([("class:msg.event", line)], width) for line in (text, f" {RULE} {end}")]
+            return [one, *marks]
+        return [clip([("class:msg.event", line)], width) for line in (text, f" {RULE} {end}")] + marks
+
+    def _mark_lines(self, width: int) -> list[Line]:
+        """Under the move: the review's progress, the mark of the turn shown with the
+        better turn, or how many turns it marked."""
+        mk, r = self.marks, self.r
+        if mk.progress is not None:
+            done, total = mk.progress
+            text = _("reviewing {done}/{total} turns").format(done=done, total=total)
+            stops = _("m stops")
+            return [clip([("class:msg.event", f" {text} ({stops})")], width)]
+        if mk.judged is None:
+            return []
+        j = mk.at(r.game, r.pos)
+        if j is None:
+            n = len(mk.marked())
+            text = ngettext(
+                "Review of {name}: {n} marked turn (n, N: next, previous)",
+                "Review of {name}: {n} marked turns (n, N: next, previous)",
+                n,
+            ).format(name=r.names[mk.seat], n=n)
+            return [clip([("class:msg.event", " " + text)], width)]
+        head = _("Turn {turn}").format(turn=j.turn.number) + ": " + mark_note(j)
+        lines = textwrap.wrap(head, max(20, width - 3), subsequent_indent="   ")[:4]
+        return [clip([("class:msg.opp", " " + line)], width) for line in lines]
 
     def _move_rows(self) -> int:
         rows = self._size()[1]
@@ -318,6 +357,11 @@ class ReplayViewer:
         cap = 8 if self.side_pane() else 14
         nw = max(len(n[:cap]) for n in r.names)
         src_w = max(len(w) for w in (_("side {n}").format(n=4), _("hand"), _("pay-off")))
+        signs = {
+            j.turn.start + 1: SIGNS[j.review.mark]  # (on the turn's first move: in view at its start)
+            for j in self.marks.marked()
+            if j.turn.game == r.game and j.review.mark is not None
+        }
         for i, m in enumerate(ms):
             who = r.names[m.seat][:cap]
             stack = m.side_stack
@@ -327,6 +371,8 @@ class ReplayViewer:
                 src = _("hand") if m.source == HAND else _("pay-off")
             dst = f"c{m.slot + 1}" if m.target == CENTER else f"s{m.slot + 1}"
             text = f" {i + 1:>3}. {who:<{nw}} {card_label(cards[i]):>3} {src:<{src_w}} > {dst}"
+            if i + 1 in signs:
+                text += f" {signs[i + 1]}"
             style = "class:msg.me" if m.seat == 0 else "class:msg.opp"
             if i + 1 == r.pos:
                 style = "class:list.current"
@@ -365,12 +411,21 @@ class ReplayViewer:
             ("PgUp/Dn", _("game")),
             ("Home/End", ""),
             ("p", _("play from here")),
+            ("n N", _("marks")) if self.marks.judged is not None else ("m", _("review")),
             ("q", _("quit")),
         ]
-        out: StyleAndTextTuples = [("class:toolbar", " " + _("Replay") + " ")]
-        for k, what in keys:
-            out += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}" if what else "")]
         cols = self._size()[0]
+
+        def bar() -> StyleAndTextTuples:
+            out: StyleAndTextTuples = [("class:toolbar", " " + _("Replay") + " ")]
+            for k, what in keys:
+                out += [("class:toolbar.key", f" {k}"), ("class:toolbar", f" {what}" if what else "")]
+            return out
+
+        out = bar()
+        if width_of(out) > cols:  # (Home/End is the one left unsaid)
+            keys = [k for k in keys if k[0] != "Home/End"]
+            out = bar()
         return clip([*out, ("class:toolbar", " " * max(0, cols - width_of(out)))], cols)
 
     def _layout(self) -> Layout:
@@ -416,7 +471,7 @@ class ReplayViewer:
 
         on(("right", "l", "space"), lambda: r.step(1))
         on(("left", "h", "backspace"), lambda: r.step(-1))
-        on(("]", "down", "j", "n"), lambda: r.turn(1))
+        on(("]", "down", "j"), lambda: r.turn(1))
         on(("[", "up", "k"), lambda: r.turn(-1))
         on(("pagedown", "}"), lambda: r.jump_game(1))
         on(("pageup", "{"), lambda: r.jump_game(-1))
@@ -424,7 +479,16 @@ class ReplayViewer:
         on(("end", "G"), lambda: r.goto(r.game, len(r.game_moves)))
         on(("q", "c-c", "c-q", "escape"), self.app_exit)
         on(("p",), self.ask_play_from_here)
+        on(("m",), self.marks.toggle)
+        on(("n",), lambda: self.jump_mark(1))
+        on(("N",), lambda: self.jump_mark(-1))
         return kb
+
+    def jump_mark(self, d: int) -> None:
+        """``n``/``N``: to the start of the next/previous turn the review marked (any mark)."""
+        j = self.marks.next(self.r.game, self.r.pos, d)
+        if j is not None:
+            self.r.goto(j.turn.game, j.turn.start)
 
     def app_exit(self) -> None:
         self.app.exit()
@@ -441,15 +505,20 @@ class ReplayViewer:
             self.app.exit()
 
     async def run(self) -> None:
-        """The viewer, and the what-ifs played from it (each comes back to where it left)."""
-        while True:
-            if self.pending is not None:
-                go, self.pending = self.pending, None
-                await go(self.app.input, self.app.output)
-                self._lines_cache = None
-            await self.app.run_async()
-            if self.pending is None:
-                return
+        """The viewer, and the what-ifs played from it (each comes back to where it left).
+        Leaving it, however, stops a review still running."""
+        try:
+            while True:
+                if self.pending is not None:
+                    go, self.pending = self.pending, None
+                    await go(self.app.input, self.app.output)
+                    self._lines_cache = None
+                await self.app.run_async()
+                if self.pending is None:
+                    return
+        finally:
+            if self.marks.running:
+                self.marks.stop()
 
 
 def text_listing(replay: Replay) -> list[str]:

@@ -15,6 +15,22 @@ def mark_word(mark: str) -> str:
     return {INACCURACY: _("inaccuracy"), MISTAKE: _("mistake"), BLUNDER: _("blunder")}[mark]
 
 
+SIGNS = {INACCURACY: "?!", MISTAKE: "?", BLUNDER: "??"}  # as chess annotates a move
+
+
+def mark_note(j: Judged) -> str:
+    """A marked turn on one line for the replay viewer: the mark, the win chances, the better turn."""
+    r = j.review
+    assert r.mark is not None
+    return _("{sign} {mark}: win chance {best} → {played}; better: {moves}").format(
+        sign=SIGNS[r.mark],
+        mark=mark_word(r.mark),
+        best=_pct(r.win_best),
+        played=_pct(r.win_played),
+        moves=turn_words(r.best, r.best_cards),
+    )
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
@@ -92,4 +108,4 @@ def progress_bar(out: TextIO) -> Callable[[int, int], None]:
     return show
 
 
-__all__ = ["mark_word", "print_review", "progress_bar", "summary_line", "turn_lines"]
+__all__ = ["SIGNS", "mark_note", "mark_word", "print_review", "progress_bar", "summary_line", "turn_lines"]

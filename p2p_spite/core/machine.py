@@ -1,8 +1,8 @@
 """One seat's machine: what happens to the seat (an action made or received, a change
-in how many watch, a debt the peer owes, a tick of the clock) taken to the list of effects the shell
-carries out (:mod:`p2p_spite.core.effects`), in their order: for an action, the
-one order the durability rule needs.  No I/O and no clock: the protocol endpoint
-only queues bytes, nothing queued leaves before a
+in how many watch, a debt the peer owes, a tick of the clock) taken to the list of
+effects the shell carries out (:mod:`p2p_spite.core.effects`), in their order: for
+an action, the one order the durability rule needs.  No I/O and no clock: the
+protocol endpoint only queues bytes, nothing queued leaves before a
 :class:`~p2p_spite.core.effects.Flush`, which comes after the writes it depends on,
 and the time comes with each input that needs it.
 """

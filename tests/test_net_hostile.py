@@ -25,7 +25,7 @@ from p2p_spite.news import CannotKeepRecord, Owed, Stalled, WeStopped
 from p2p_spite.session import EndCause, Ending, Event, LinkState, SessionFailed
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
-from tests.support.net import RawPeer
+from tests.support.net import RawPeer, messages
 
 SEED = bytes(range(32))
 TIMEOUT = 20.0
@@ -646,6 +646,8 @@ def test_a_disk_error_is_one_clean_failure(tmp_path: Path, whose: str) -> None:
         assert rec.total_moves >= before
         got = await peer.read_all(3.0)
         assert b"refuse" in got and b"storage" in got
+        # our move, which could not be written down, never reached the peer
+        assert [m["t"] for m in messages(got) if m["t"] in ("move", "resign")] == []
         assert not escaped, escaped
         await host.close()
         peer.close()

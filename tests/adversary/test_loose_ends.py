@@ -463,7 +463,7 @@ def test_historys_resume_line_works_as_typed_after_a_host_on_port_0_dies(
         typed = line.split("resumable: ", 1)[1].strip()
         assert typed.startswith(f"p2p-spite host --port {port} --resume "), line
         tmux_term.type("clear; " + typed)
-        reader(join).wait(r"is back; going on from action", 30)
+        reader(join).wait(r"is back: game 1 goes on, \d+ moves? in", 30)
         tmux_term.wait("Game 1")
     finally:
         _stop_all(procs)
@@ -501,7 +501,7 @@ def test_after_a_resume_the_game_goes_on_and_its_own_moves_are_counted(tmp_path:
         wait_listening(host)
         join = spawn(["join", f"{ADDR}:{port}", "--resume", "j.json"], tmp_path, stdin=True)
         procs.append(join)
-        back = reader(join).wait(r"^back in Ann's match at game 2, (\d+) moves? in", 30)
+        back = reader(join).wait(r"^back in Ann's match: game 2 goes on, (\d+) moves? in", 30)
         goes_on = reader(join).wait(r"^== Game (\d+) (.*)$", 30)
     finally:
         _stop_all(procs)

@@ -587,8 +587,14 @@ def test_a_record_without_its_format_is_told_in_json_words() -> None:
 
 def test_help_lists_the_commands_in_the_order_a_newcomer_meets_them() -> None:
     r = subprocess.run([*CLI, "--help"], capture_output=True, text=True, timeout=60)
-    listed = [x.split()[0] for x in r.stdout.splitlines() if x.startswith("    ") and x.split()]
-    assert listed == ["play", "host", "join", "hosts", "watch", "history", "replay", "selfplay"], r.stdout
+    # a command's line, not the wrapped rest of a description (indented further)
+    listed = [x.split()[0] for x in r.stdout.splitlines() if x.startswith("    ") and x[4:5].isalpha()]
+    assert listed == [
+        *("play", "learn"),  # a game against the computer, then the tutorial that teaches it
+        *("host", "join", "hosts", "watch"),  # then a friend on the network
+        *("history", "replay", "review"),  # then the records: found, watched again, judged
+        "selfplay",  # last, the computer against itself
+    ], r.stdout
 
 
 def test_a_host_whose_sync_claims_an_action_it_never_sends_is_stopped_in_time(tmp_path: Path) -> None:

@@ -423,6 +423,35 @@ def _wait_file(path: Path, timeout: float = 30) -> str:
 
 @pytest.mark.slow
 def test_closing_the_terminal_on_a_running_play_exits_129(tmp_path: Path, tmux_term: _Tmux) -> None:
+    """A match with a move in it keeps its record when the terminal closes (``play
+    --resume`` goes on with it); one left before any move keeps none, as on a quit."""
+    from p2p_spite.engine import SIDE, Match
+    from p2p_spite.ui.notation import move_notation
+
+    (tmp_path / "wrap.py").write_text(_WRAP)
+    record = tmp_path / "m.json"
+    tmux_term.start(f"{sys.executable} {tmp_path / 'wrap.py'} {tmp_path / 'err'} {tmp_path / 'rc'} "
+                    f"p2p-spite play --seed {SEED} --name Ann --record {record}")  # fmt: skip
+    tmux_term.wait("your turn")
+    game = Match(bytes.fromhex(SEED), 50, ("Ann", "computer")).game
+    discard = next(m for m in game.legal_moves() if m.target == SIDE)
+    tmux_term.type(move_notation(discard, ()))  # a discard: the move is committed, the turn ends
+    journal = record.with_name(record.name + ".journal")
+    deadline = time.monotonic() + 30
+    while not (journal.exists() and '"m"' in journal.read_text()):
+        assert time.monotonic() < deadline, tmux_term.screen()
+        time.sleep(0.1)
+    subprocess.run([*tmux_term.tmux, "kill-session", "-t", "t"], check=True, timeout=30)
+    rc = _wait_file(tmp_path / "rc")
+    err = (tmp_path / "err").read_text()
+    assert (rc, err) == ("129", "p2p-spite: stopped: the terminal closed\n"), (rc, err)
+    assert record.exists()
+
+
+@pytest.mark.slow
+def test_closing_the_terminal_before_any_move_exits_129_and_keeps_no_record(
+    tmp_path: Path, tmux_term: _Tmux
+) -> None:
     (tmp_path / "wrap.py").write_text(_WRAP)
     record = tmp_path / "m.json"
     tmux_term.start(f"{sys.executable} {tmp_path / 'wrap.py'} {tmp_path / 'err'} {tmp_path / 'rc'} "
@@ -432,7 +461,7 @@ def test_closing_the_terminal_on_a_running_play_exits_129(tmp_path: Path, tmux_t
     rc = _wait_file(tmp_path / "rc")
     err = (tmp_path / "err").read_text()
     assert (rc, err) == ("129", "p2p-spite: stopped: the terminal closed\n"), (rc, err)
-    assert record.exists()
+    assert not record.exists()  # resuming it would only deal the same cards again
 
 
 @pytest.mark.slow

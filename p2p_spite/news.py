@@ -73,6 +73,7 @@ class ConnectionDropped:
     kind: DropKind
     code: str = ""  # PROTOCOL: the refusal's code
     seconds: float = 0.0  # NO_HELLO: the deadline it missed
+    detail: str = ""  # PROTOCOL: how it broke the protocol (the host needs to know what it claimed)
 
 
 @dataclass(frozen=True, slots=True)

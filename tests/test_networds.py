@@ -135,6 +135,17 @@ def test_a_refused_stranger_is_said_plainly_once() -> None:
     )
 
 
+def test_a_connection_refused_for_a_lie_tells_the_host_what_it_claimed() -> None:
+    """The gate's plain words keep a protocol error's detail: the host needs it."""
+    lie = n.ConnectionDropped(
+        "127.0.0.1", n.DropKind.PROTOCOL, "position", detail="a new match starts at action 0, not 3"
+    )
+    assert news_words(lie) == (
+        "refused a connection from 127.0.0.1 "
+        "(it claimed actions it did not send (a new match starts at action 0, not 3))"
+    )
+
+
 def test_polish_counts_take_their_three_forms() -> None:
     i18n.setup("pl")
     codes = [

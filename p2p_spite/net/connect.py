@@ -555,7 +555,7 @@ def _dropped(link: Link, e: BaseException) -> ConnectionDropped:
             return ConnectionDropped(who, DropKind.WRONG_CODE)
         if e.code is Refusal.SEAT_TAKEN:
             return ConnectionDropped(who, DropKind.SEAT_TAKEN)
-        return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value)
+        return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value, detail=str(e))
     if isinstance(e, HelloTimeout):
         return ConnectionDropped(who, DropKind.NO_HELLO, seconds=e.seconds)
     if isinstance(e, TimeoutError):

@@ -212,7 +212,9 @@ class WatchLink(asyncio.Protocol):
     def _refused(self, e: ProtocolError) -> None:
         if not self.watching:
             kind = DropKind.WRONG_CODE if e.code is Refusal.BAD_CODE else DropKind.PROTOCOL
-            self.host.dropped_watcher(self, ConnectionDropped(shown_address(self.peer), kind, e.code.value))
+            self.host.dropped_watcher(
+                self, ConnectionDropped(shown_address(self.peer), kind, e.code.value, detail=str(e))
+            )
         self.close()
 
     def send(self, frame: bytes) -> None:

@@ -118,12 +118,14 @@ def storage_words(p: n.StorageProblem) -> str:
     return _("cannot write {path}: {why}").format(**f)
 
 
-def _drop_kind(kind: n.DropKind, code: str, seconds: float) -> str:
-    """Why a stranger's connection was refused, plainly (``no hello within 3 s``)."""
+def _drop_kind(kind: n.DropKind, code: str, seconds: float, detail: str = "") -> str:
+    """Why a stranger's connection was refused, plainly (``no hello within 3 s``); a
+    protocol error keeps its detail (``it claimed actions it did not send (a new match
+    starts at action 0, not 3)``): the host learns what the connection tried."""
     if kind is n.DropKind.NO_HELLO and seconds:
         return _("no hello within {seconds} s").format(seconds=_seconds(seconds))
     if kind is n.DropKind.PROTOCOL:
-        return refusal_words(code)
+        return _because(code, detail)
     if kind is n.DropKind.SEAT_TAKEN:
         return refusal_words("seat-taken")
     return {
@@ -234,9 +236,9 @@ def news_words(item: n.News | n.Repeated) -> str:
         case n.Repeated(inner, more):
             text = ngettext("{news} (and {n} more like it)", "{news} (and {n} more like it)", more)
             return text.format(news=news_words(inner), n=more)
-        case n.ConnectionDropped(peer, kind, code, seconds):
+        case n.ConnectionDropped(peer, kind, code, seconds, detail):
             return _("refused a connection from {address} ({why})").format(
-                address=peer, why=_drop_kind(kind, code, seconds)
+                address=peer, why=_drop_kind(kind, code, seconds, detail)
             )
         case n.DropsSummary():
             return _summary(item)

@@ -501,5 +501,5 @@ def test_after_both_crash_the_resumed_match_keeps_names_and_seed_origin(tmp_path
     assert hrc == 0 and jrc == 0, (herr, jerr)
     _quiet(hout, herr, jout, jerr)
     assert "Bob joined" in hout, hout
-    assert re.search(rf"^back in Ann's match at game \d+, \d+ moves? in; {origin}", jout, re.M), jout
+    assert re.search(rf"^back in Ann's match: game \d+ goes on, \d+ moves? in; {origin}", jout, re.M), jout
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()

@@ -94,7 +94,7 @@ def test_a_fifo_journal_hangs_nothing(tmp_path: Path) -> None:
         assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
         assert "not a regular file (a FIFO)" in r.stderr, r.stderr
     h = _cli(tmp_path, "history")
-    assert h.returncode == 0 and "easy bot vs easy bot" in h.stdout, h.stdout
+    assert h.returncode == 0 and "easy bot 1 vs easy bot 2" in h.stdout, h.stdout
 
 
 def test_a_dangling_link_does_not_hide_the_records(tmp_path: Path) -> None:

@@ -232,6 +232,10 @@ class LanDoor:
             return
         try:
             opened = await self._open(knock, reader, writer)
+        except asyncio.CancelledError:  # the host stops while this one is opening: close it
+            # here (asyncio's start_server would print the cancelled task as an error)
+            writer.transport.abort()
+            return
         finally:
             self._leave(knock)
         if opened is not None and self._factory is not None:

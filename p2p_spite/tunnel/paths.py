@@ -367,6 +367,9 @@ class TunnelServer(asyncio.AbstractServer):
         self._opening += 1
         try:
             await self._direct(reader, writer)
+        except asyncio.CancelledError:  # the host stops while this one is opening: close it
+            # here (asyncio's start_server would print the cancelled task as an error)
+            writer.transport.abort()
         finally:
             self._opening -= 1
 

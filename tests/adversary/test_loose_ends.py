@@ -32,6 +32,7 @@ from p2p_spite.tunnel.spake2 import Role
 from tests.adversary.hostile import ADDR, Closed, Hostile, listener
 from tests.support.lanopen import scalar
 from tests.support.net import CLI, finish, finish_all, read_code, reader, spawn, wait_listening
+from tests.support.ui import find_seed
 from tests.test_discovery import free_udp_port
 
 TIMEOUT = 60.0
@@ -454,8 +455,8 @@ def test_closing_the_terminal_before_any_move_exits_129_and_keeps_no_record(
     (tmp_path / "wrap.py").write_text(_WRAP)
     record = tmp_path / "m.json"
     tmux_term.start(f"{sys.executable} {tmp_path / 'wrap.py'} {tmp_path / 'err'} {tmp_path / 'rc'} "
-                    f"p2p-spite play --record {record}")  # fmt: skip
-    tmux_term.wait("your turn")
+                    f"p2p-spite play --record {record} --seed {find_seed(0).hex()}")  # fmt: skip
+    tmux_term.wait("your turn")  # (the person starts: no move was played)
     subprocess.run([*tmux_term.tmux, "kill-session", "-t", "t"], check=True, timeout=30)
     rc = _wait_file(tmp_path / "rc")
     err = (tmp_path / "err").read_text()

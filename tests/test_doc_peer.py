@@ -71,6 +71,7 @@ class Sealed:
         self.ch = SealedChannel(ke, Role.B)
         self.sock.sendall(self.ch.data_to_send())
         self.pending = b""
+        self.closed = False  # (shutdown: nothing more is sent)
         while not self.ch.established:
             chunk = self.sock.recv(65536)
             assert chunk, "the host closed the channel while it opened"
@@ -89,6 +90,8 @@ class Sealed:
         self.sock.settimeout(t)
 
     def sendall(self, data: bytes) -> None:
+        if self.closed:  # as a socket after shutdown(SHUT_WR): a pong to a late ping
+            raise BrokenPipeError("the channel is closed for sending")
         self.ch.send(data)
         self.sock.sendall(self.ch.data_to_send())
 
@@ -105,6 +108,7 @@ class Sealed:
         return out
 
     def shutdown(self, how: int) -> None:
+        self.closed = True
         self.ch.close()
         self.sock.sendall(self.ch.data_to_send())
         self.sock.shutdown(how)

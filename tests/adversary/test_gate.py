@@ -38,6 +38,7 @@ from tests.support.lanopen import guess
 from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
 
 TIMEOUT = 60.0
+CHURN = 1200  # connections the attacker makes at most; it stops once the joiner is in
 ADDR = "127.0.0.1"
 
 
@@ -109,12 +110,13 @@ def test_a_crowd_from_another_address_cannot_keep_the_joiner_out(tmp_path: Path,
     that send a valid hello and stop at the join code); the joiner from 127.0.0.1 starts
     once 400 are made, while the churn goes on (scripts/gate_siege runs thousands).
     ``sources`` 8: the crowd comes from 127.0.0.2-9, enough to fill the whole door."""
-    fig = siege(tmp_path, connections=1200, before=400, rate=0, sources=sources)
+    fig = siege(tmp_path, connections=CHURN, before=400, rate=0, sources=sources)
     (hrc, hout, herr), (jrc, jout, jerr) = fig.host, fig.join
     assert hrc == 0 and jrc == 0, (herr, jerr)
     _quiet(hout, herr, jout, jerr)
     assert fig.attack["made"] >= 450, fig.attack  # 50 idle + at least 400 churned before the joiner
-    assert fig.connect_to_in < 5.0, fig
+    # in while the churn went on: the attack's own pace is the clock, not the machine's speed
+    assert fig.attack["made"] < CHURN, fig
     assert 1 <= len(fig.warnings) <= 4, fig.warnings
     assert any("more connections" in w and "from 127.0.0." in w for w in fig.warnings), fig.warnings
     assert "127.0.0.1" not in "".join(fig.warnings)  # the joiner's own connection was never dropped
@@ -124,11 +126,11 @@ def test_a_crowd_from_another_address_cannot_keep_the_joiner_out(tmp_path: Path,
 
 @pytest.mark.slow
 def test_a_returning_joiner_gets_back_in_under_the_same_attack(tmp_path: Path) -> None:
-    fig = siege(tmp_path, connections=1200, before=400, rate=0, resume=True)
+    fig = siege(tmp_path, connections=CHURN, before=400, rate=0, resume=True)
     (hrc, hout, herr), (jrc, jout, jerr) = fig.host, fig.join
     assert hrc == 0 and jrc == 0, (herr, jerr)
     _quiet(hout, herr, jout, jerr)
-    assert fig.connect_to_in < 5.0, fig
+    assert fig.attack["made"] < CHURN, fig  # back in while the churn went on
     assert 1 <= len(fig.warnings) <= 4, fig.warnings
     assert any("more connections" in w and "127.0.0.2" in w for w in fig.warnings), fig.warnings
     assert "Bob is back" in hout, hout  # the returning joiner keeps its name (it gave none)

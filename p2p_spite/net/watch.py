@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, Protocol
 
 from ..core.keys import derive_code_key
@@ -75,11 +75,16 @@ HOST_SILENCE = 30.0  # seconds a watcher waits for a byte from the host (it answ
 class Doorway(asyncio.Protocol):
     """A new connection at the host, until its first message says whose it is: a
     ``watch`` hands it to ``to_watcher``; anything else to the player's ``link``, which
-    has had the connection from the start (its hello sent, its deadlines running)."""
+    has had the connection from the start (its hello sent, its deadlines running).
+    ``seats`` False: a door for watchers only (a connection sealed under a watcher's code,
+    internet.py): anything but ``watch`` is refused, as a watcher taking part would be."""
 
-    def __init__(self, link: Link, to_watcher: Callable[[Link, asyncio.Transport, bytes], None]) -> None:
+    def __init__(
+        self, link: Link, to_watcher: Callable[[Link, asyncio.Transport, bytes], None], *, seats: bool = True
+    ) -> None:
         self.link = link
         self._to_watcher = to_watcher
+        self._seats = seats
         self._peek = FrameDecoder()
         self._seen = bytearray()
         self.transport: asyncio.Transport | None = None
@@ -102,9 +107,14 @@ class Doorway(asyncio.Protocol):
         seen = bytes(self._seen)
         if first_type(first) == WATCH:
             self._to_watcher(self.link, self.transport, seen)
-        else:
-            self.transport.set_protocol(self.link)
+            return
+        self.transport.set_protocol(self.link)
+        if self._seats:
             self.link.data_received(seen)
+            return
+        e = RemoteProtocolError("a watcher's code takes no seat in the match", Refusal.WATCHER)
+        self.link.endpoint.refuse(e.code, str(e))
+        self.link.fail(e)
 
     def eof_received(self) -> bool | None:
         return self.link.eof_received()
@@ -524,11 +534,18 @@ class WatchClient(asyncio.Protocol):
             self.transport.close()
 
 
-async def watch_match(*, host: str, port: int, code: str | None = None, timeout: float = 10.0) -> WatchClient:
+WatchDial = Callable[[Callable[[], WatchClient], str, int, float], Awaitable[WatchClient]]
+
+
+async def watch_match(
+    *, host: str, port: int, code: str | None = None, timeout: float = 10.0, dial: WatchDial | None = None
+) -> WatchClient:
     """Connect to the host at ``host``:``port`` as a watcher (``code``: its join code),
-    and pass its door: CodeRefused when the host wants a code not given, or another."""
+    and pass its door: CodeRefused when the host wants a code not given, or another.
+    ``dial``: the connection comes from it instead (internet.py: a sealed channel)."""
     where = fmt_addr((host, port))
-    dial = LanDial(lan_scalar(derive_code_key(code))) if code else connect_to  # (net/opening.py)
+    if dial is None:
+        dial = LanDial(lan_scalar(derive_code_key(code))) if code else connect_to  # (net/opening.py)
     try:
         client = await dial(lambda: WatchClient(WatchEndpoint(None), where), host, port, timeout)
     except DialFailed as e:

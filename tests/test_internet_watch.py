@@ -10,6 +10,7 @@ import asyncio
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -169,8 +170,8 @@ def test_the_door_for_watchers_that_come_another_way_refuses_a_player(tmp_path: 
         loop = asyncio.get_running_loop()
         doors: asyncio.Future[WatchDoors] = loop.create_future()
 
-        async def serve(factory: object) -> asyncio.AbstractServer:
-            return await loop.create_server(factory, "127.0.0.1", 0)  # type: ignore[arg-type]
+        async def serve(factory: Callable[[], asyncio.BaseProtocol]) -> asyncio.AbstractServer:
+            return await loop.create_server(factory, "127.0.0.1", 0)
 
         settings = HostSettings(
             name=HOST_NAME, port=0, seed=SEED, watchers=2, record_path=tmp_path / "h.json"

@@ -393,8 +393,9 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         default=None,
         metavar="N",
         help=_(
-            "how many may watch the match at once (default {default}; 0: nobody; "
-            "at most {most}); they give the join code too"
+            "how many may watch the match at once (default {default}; 0: nobody; at most {most}); "
+            "on the LAN they give the join code too; with --internet (default 0) each types a code "
+            "the host prints"
         ).format(default=DEFAULT_WATCHERS, most=MAX_WATCHERS),
     )
     _add_peer_options(h, levels)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Final, Protocol
 
 from ..core.keys import derive_code_key
@@ -300,7 +301,8 @@ class WatchHub:
         self._intro: bytes | None = None
         self._last: TableShown | None = None
         self._frame: bytes | None = None
-        self._scores = (0, 0)
+        self._scores = (0, 0)  # the match's, as its last GameStarted or GameEnded said
+        self._ending: TableShown | None = None  # a game's last move, until its GameEnded
 
     def admit(self, link: WatchLink) -> tuple[Refusal, str] | None:
         """Let ``link`` watch; or why not."""
@@ -332,6 +334,7 @@ class WatchHub:
         connection, if the players play again, is followed the same way."""
         m = session.match
         self._session, self.between, self._last, self._frame = session, False, None, None
+        self._ending = None
         self._intro = watching_frame(session.names, m.target, session.core.max_games, session.private)
         self._scores = (m.scores[0], m.scores[1])
         for link in list(self.links):
@@ -355,22 +358,26 @@ class WatchHub:
         """An event of the host's ``session`` (the public part of its view only)."""
         if self.ended or self._intro is None or session is not self._session:
             return
+        ending, self._ending = self._ending, None
+        if ending is not None and not isinstance(ev, GameEnded):  # (never: GameEnded follows it)
+            self._show(ending)
         if isinstance(ev, GameStarted):
             self._scores = ev.scores
             self._show(TableShown(public_view(ev.view), ev.scores, by_lot=ev.by_lot))
         elif isinstance(ev, MovePlayed):
-            r = ev.played.result
-            if r is not None and r.winner is not None:  # (the scores with it: GameEnded follows)
-                s = list(self._scores)
-                s[r.winner] += r.points
-                self._scores = (s[0], s[1])
-            self._show(TableShown(public_view(ev.view), self._scores, ev.move, ev.card))
+            shown = TableShown(public_view(ev.view), self._scores, ev.move, ev.card)
+            if ev.played.result is None:
+                self._show(shown)
+            else:  # the game's last move: shown with the match's scores, which its GameEnded brings
+                self._ending = shown
         elif isinstance(ev, MoveTakenBack):
             self._show(TableShown(public_view(ev.view), self._scores, ev.move, ev.card, taken_back=True))
         elif isinstance(ev, GameEnded):
             self._scores = ev.scores
             pv = public_view(ev.view)
-            if self._last is None or self._last.view != pv or self._last.scores != ev.scores:
+            if ending is not None:
+                self._show(replace(ending, scores=ev.scores))
+            elif self._last is None or self._last.view != pv or self._last.scores != ev.scores:
                 self._show(TableShown(pv, ev.scores))  # a resignation: no move showed it
         elif isinstance(ev, MatchEnded):
             if self._last is not None:

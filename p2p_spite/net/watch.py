@@ -11,8 +11,6 @@ watcher's socket without awaiting anything; a watcher that leaves more than
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Final, Protocol
@@ -59,15 +57,14 @@ from ..session import (
     SessionFailed,
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
+from .conn import Beat, Silence, no_delay, send_bounded, small_send_buffer
 from .gate import AUTHENTICATED, GREETED, CodeRefused, shown_address
-from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr, no_delay
+from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr
 from .opening import LanDial, lan_scalar
 from .session import NetSession
 
 MAX_WATCH_BUFFER = 64 * 1024  # bytes queued for a watcher that does not read; more: it is dropped
-# the kernel's send buffer of a watcher's socket: small, so that one that stops reading is seen
-# soon (a loopback socket's would otherwise grow to megabytes before our buffer even fills)
-WATCH_SNDBUF = 32 * 1024
+WATCH_SNDBUF = 32 * 1024  # the kernel's send buffer of a watcher's socket (conn.small_send_buffer)
 WATCH_PING = 5.0  # seconds between a watcher's pings
 WATCHER_SILENCE = 60.0  # seconds the host waits for a byte from a watcher before dropping it
 HOST_SILENCE = 30.0  # seconds a watcher waits for a byte from the host (it answers pings)
@@ -155,9 +152,8 @@ class WatchLink(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         left = max(0.0, HANDSHAKE_TIMEOUT - (loop.time() - started))
         self._deadline: asyncio.TimerHandle | None = loop.call_later(left, self._late)
-        self._silence: asyncio.TimerHandle | None = None
+        self._silence = Silence(WATCHER_SILENCE, self._silent)
         self._pace_timer: asyncio.TimerHandle | None = None  # its proof waiting for its turn
-        self._quiet()
         self.watching = False  # in the hub
 
     @property
@@ -168,15 +164,12 @@ class WatchLink(asyncio.Protocol):
     def take(self, transport: asyncio.Transport, seen: bytes) -> None:
         """Take the connection over, with the bytes it sent so far."""
         self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WATCH_SNDBUF)
+        small_send_buffer(transport, WATCH_SNDBUF)
         transport.set_protocol(self)
         self.data_received(seen)
 
     def data_received(self, data: bytes) -> None:
-        self._quiet()
+        self._silence.heard()
         self.door.receive_data(data)
         self._pump()
 
@@ -236,14 +229,8 @@ class WatchLink(asyncio.Protocol):
 
     def flush(self) -> None:
         """Send what is queued, unless the watcher has left too much unread: then drop it."""
-        out = self.door.data_to_send()
-        t = self.transport
-        if not out or t is None or t.is_closing():
-            return
-        if t.get_write_buffer_size() + len(out) > MAX_WATCH_BUFFER:
+        if not send_bounded(self.transport, self.door.data_to_send(), MAX_WATCH_BUFFER):
             self.drop(DropKind.STOPPED_READING, f"more than {MAX_WATCH_BUFFER // 1024} KiB unread")
-            return
-        t.write(out)
 
     def bye(self, bye: HostBye) -> None:
         self.door.bye(bye)
@@ -265,11 +252,6 @@ class WatchLink(asyncio.Protocol):
         self.host.dropped_watcher(self, ConnectionDropped(shown_address(self.peer), kind))
         self.transport.abort()
 
-    def _quiet(self) -> None:
-        if self._silence is not None:
-            self._silence.cancel()
-        self._silence = asyncio.get_running_loop().call_later(WATCHER_SILENCE, self._silent)
-
     def _silent(self) -> None:
         self.drop(DropKind.SILENT, f"nothing from it in {WATCHER_SILENCE:g} s")
 
@@ -278,9 +260,10 @@ class WatchLink(asyncio.Protocol):
         self.drop(DropKind.NO_HANDSHAKE, f"not let in within {HANDSHAKE_TIMEOUT:g} s")
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._deadline, self._silence, self._pace_timer):
+        for timer in (self._deadline, self._pace_timer):
             if timer is not None:
                 timer.cancel()
+        self._silence.stop()
         self.host.leave_door(self)
         self.hub.leave(self)
 
@@ -445,8 +428,8 @@ class WatchClient(asyncio.Protocol):
         self._events: asyncio.Queue[SpectatorEvent] = asyncio.Queue()
         self._stopped = False
         self._over = False  # the match watched ended (the last one, unless another follows)
-        self._timers: list[asyncio.TimerHandle] = []
-        self._silence: asyncio.TimerHandle | None = None
+        self._beat: Beat | None = None  # our pings
+        self._silence: Silence | None = None  # the host's
         # past the join code (None), or how the watch stopped before that
         self.in_door: asyncio.Future[WatchStopped | None] = asyncio.get_running_loop().create_future()
 
@@ -456,22 +439,12 @@ class WatchClient(asyncio.Protocol):
         no_delay(transport)
         self.endpoint.initiate()
         self._flush()
-        self._heard()
-        self._ping_later()
-
-    def _ping_later(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._timers = [loop.call_later(WATCH_PING, self._ping)]
+        self._silence = Silence(HOST_SILENCE, self._host_silent)
+        self._beat = Beat(WATCH_PING, self._ping)
 
     def _ping(self) -> None:
         self.endpoint.ping()
         self._flush()
-        self._ping_later()
-
-    def _heard(self) -> None:
-        if self._silence is not None:
-            self._silence.cancel()
-        self._silence = asyncio.get_running_loop().call_later(HOST_SILENCE, self._host_silent)
 
     def _host_silent(self) -> None:
         self._stop(
@@ -481,7 +454,8 @@ class WatchClient(asyncio.Protocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        self._heard()
+        if self._silence is not None:
+            self._silence.heard()
         self.endpoint.receive_data(data)
         try:
             while True:
@@ -510,9 +484,9 @@ class WatchClient(asyncio.Protocol):
             self.transport.close()
 
     def _flush(self) -> None:
-        out = self.endpoint.data_to_send()
-        if out and self.transport is not None and not self.transport.is_closing():
-            self.transport.write(out)
+        if not send_bounded(self.transport, self.endpoint.data_to_send(), MAX_WATCH_BUFFER):
+            assert self.transport is not None  # (a host that reads nothing of ours: gone)
+            self.transport.abort()
 
     def _stop(self, ev: WatchStopped) -> None:
         if not self._stopped:
@@ -522,10 +496,9 @@ class WatchClient(asyncio.Protocol):
                 self.in_door.set_result(ev)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for t in self._timers:
-            t.cancel()
-        if self._silence is not None:
-            self._silence.cancel()
+        for timer in (self._beat, self._silence):
+            if timer is not None:
+                timer.stop()
         if self._over:
             self._stop(WatchStopped(True))
         else:

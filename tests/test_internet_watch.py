@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,18 @@ MATCH_TIME = 600.0  # seconds a whole match may take on a loaded machine
 WRONG = "p2p-spite: the code is wrong, or the other player typed another one: ask the host for a new code"
 # what the watch protocol's bytes would show in clear (the names are in its "watching")
 WATCH_WORDS = (b"p2p-spite", b"hello", b"watching", b"table", b"move", b"scores")
+
+
+@dataclass(frozen=True)
+class Both:
+    mailbox: WormholeServer
+    relay: WormholeServer
+
+
+@pytest.fixture
+def both(mailbox_server: WormholeServer, relay_server: WormholeServer) -> Both:  # noqa: F811
+    """The real mailbox server and transit relay of the module."""
+    return Both(mailbox_server, relay_server)
 
 
 def _servers(mailbox: WormholeServer, relay_port: int) -> list[str]:
@@ -82,15 +95,13 @@ def _no_such(code: str) -> str:
 
 @pytest.mark.slow
 def test_two_watchers_watch_a_whole_internet_match_through_the_relay_and_the_tap_reads_nothing(
-    tmp_path: Path,
-    mailbox_server: WormholeServer,  # noqa: F811
-    relay_server: WormholeServer,  # noqa: F811
+    tmp_path: Path, both: Both
 ) -> None:
     """Both watchers take their codes (the second one told once the first is taken, a
     fresh one) before the player joins; every byte of theirs passes the tap at the relay;
     each sees every move of the record and the match's own scores, and exits 0."""
-    with FaultProxy(relay_server.port, Plan(), capture=True) as tap:
-        servers = _servers(mailbox_server, tap.port)
+    with FaultProxy(both.relay.port, Plan(), capture=True) as tap:
+        servers = _servers(both.mailbox, tap.port)
         host, player, first = _host(tmp_path, servers, 2)
         watchers = [_watch(tmp_path, servers, first)]
         reader(watchers[0]).wait(r"^watching the match: each move is shown as it is played$", 120)
@@ -121,11 +132,9 @@ def test_two_watchers_watch_a_whole_internet_match_through_the_relay_and_the_tap
 
 
 def test_a_wrong_watcher_code_fails_with_one_line_and_the_host_offers_a_fresh_one(
-    tmp_path: Path,
-    mailbox_server: WormholeServer,  # noqa: F811
-    relay_server: WormholeServer,  # noqa: F811
+    tmp_path: Path, both: Both
 ) -> None:
-    servers = _servers(mailbox_server, relay_server.port)
+    servers = _servers(both.mailbox, both.relay.port)
     host, _player, code = _host(tmp_path, servers, 1)
     try:
         ((rc, out, err),) = finish_all([_watch(tmp_path, servers, _other(code))], 120)
@@ -143,14 +152,10 @@ def test_a_wrong_watcher_code_fails_with_one_line_and_the_host_offers_a_fresh_on
 
 
 @pytest.mark.slow
-def test_a_players_code_is_no_watchers_and_a_watchers_is_no_players(
-    tmp_path: Path,
-    mailbox_server: WormholeServer,  # noqa: F811
-    relay_server: WormholeServer,  # noqa: F811
-) -> None:
+def test_a_players_code_is_no_watchers_and_a_watchers_is_no_players(tmp_path: Path, both: Both) -> None:
     """Each kind of code lives under its own app id: the other command finds nobody under
     it, and neither code is spent by the mistake; both then do their own work."""
-    servers = _servers(mailbox_server, relay_server.port)
+    servers = _servers(both.mailbox, both.relay.port)
     host, player, watcher = _host(tmp_path, servers, 1)
     mixed = finish_all([_watch(tmp_path, servers, player), _join(tmp_path, servers, watcher)], 120)
     assert [(rc, err) for rc, _o, err in mixed] == [(1, _no_such(player)), (1, _no_such(watcher))]

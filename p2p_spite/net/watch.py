@@ -5,7 +5,8 @@ connection (a :class:`~p2p_spite.spectator.Spectator`).
 
 The players never wait for a watcher: a table is encoded once and written to each
 watcher's socket without awaiting anything; a watcher that leaves more than
-``MAX_WATCH_BUFFER`` bytes unread is dropped.
+``MAX_WATCH_BUFFER`` bytes unread is dropped.  The byte level (bounded writes, the
+deadline on a silent peer, the pings) is :mod:`.conn`'s, as the players' link's is.
 """
 
 from __future__ import annotations

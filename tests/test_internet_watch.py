@@ -26,6 +26,7 @@ from tests.support.net import finish_all, reader, spawn
 from tests.support.proxy import FaultProxy, Plan
 from tests.support.wormhole_servers import WormholeServer, mailbox_server, relay_server, run  # noqa: F401
 
+ROOT = Path(__file__).resolve().parent.parent
 SEED = bytes(range(32))
 HOST_NAME = "alice-the-host"
 JOIN_NAME = "bob-the-joiner"
@@ -195,3 +196,18 @@ def test_the_door_for_watchers_that_come_another_way_refuses_a_player(tmp_path: 
         side.close()
 
     run(main)
+
+
+def test_a_watchers_password_is_not_a_players_and_the_documents_say_both() -> None:
+    """scrypt's context names the app id (docs/protocol.md, The meeting and the paths, 8)."""
+    from p2p_spite.tunnel.mailbox import parse_code
+    from p2p_spite.tunnel.rendezvous import WATCH_APPID, code_password
+    from p2p_spite.tunnel.spake2 import password_scalar
+
+    code = parse_code("7-crossover-clockwork")
+    watcher, player = code_password(code, WATCH_APPID), code_password(code)
+    assert watcher == password_scalar(b"7-crossover-clockwork", b"p2p-spite/watch|7") != player
+    assert player == password_scalar(b"7-crossover-clockwork", b"p2p-spite|7")
+    text = " ".join((ROOT / "docs" / "protocol.md").read_text(encoding="utf-8").split())
+    w, p = (x.to_bytes(32, "big").hex() for x in (watcher, player))
+    assert f"a watcher's `{w}`, a player's `{p}`" in text

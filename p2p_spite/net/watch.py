@@ -125,7 +125,7 @@ class Doorway(asyncio.Protocol):
         self.link.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._seen:  # a first frame cut short: the link tells it as it would have
+        if self._seen and self._seats:  # a first frame cut short: the link tells it as it would have
             self.link.data_received(bytes(self._seen))
         self.link.connection_lost(exc)
 

@@ -211,3 +211,42 @@ def test_a_watchers_password_is_not_a_players_and_the_documents_say_both() -> No
     text = " ".join((ROOT / "docs" / "protocol.md").read_text(encoding="utf-8").split())
     w, p = (x.to_bytes(32, "big").hex() for x in (watcher, player))
     assert f"a watcher's `{w}`, a player's `{p}`" in text
+
+
+def test_a_player_with_a_watchers_code_is_refused_through_the_real_tunnel(tmp_path: Path, both: Both) -> None:
+    """A modified client that took a watcher's code (the meeting, the sealed path through
+    the real relay) and then says a player's hello: refused ("watcher"), no seat taken;
+    the host goes on waiting for its player."""
+    from p2p_spite.net.link import Link
+    from p2p_spite.tunnel.hints import RelayHint
+    from p2p_spite.tunnel.mailbox import parse_code
+    from p2p_spite.tunnel.paths import SealedTransport, establish
+    from p2p_spite.tunnel.relay import new_side
+    from p2p_spite.tunnel.rendezvous import WATCH_APPID, join_meeting
+
+    servers = _servers(both.mailbox, both.relay.port)
+    host, _player, code = _host(tmp_path, servers, 1)
+    relay = ("127.0.0.1", both.relay.port)
+
+    async def main() -> None:
+        meeting = await join_meeting(
+            both.mailbox.url, parse_code(code), [RelayHint(*relay)], appid=WATCH_APPID
+        )
+        opened = await establish(meeting.ke, (), relay, side=new_side())
+
+        async def connect(factory: Callable[[], Link], _h: str, _p: int, _t: float) -> Link:
+            link = factory()
+            SealedTransport(opened).attach(link)
+            return link
+
+        with pytest.raises(UserError) as e:
+            await join_session(JoinSettings(host="relay", port=1, name="Eve", grace=0.0), connect=connect)
+        assert isinstance(e.value.news, HostRefused) and e.value.news.code == "watcher"
+
+    try:
+        run(main)
+        assert host.poll() is None  # (still waiting for its player)
+    finally:
+        host.terminate()
+        ((_rc, out, _err),) = finish_all([host], 60)
+    assert "joined" not in out

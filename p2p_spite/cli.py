@@ -390,11 +390,12 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     h.add_argument(
         "--watchers",
         type=_watchers,
-        default=DEFAULT_WATCHERS,
+        default=None,
         metavar="N",
         help=_(
-            "how many may watch the match at once (default {default}; 0: nobody; "
-            "at most {most}); they give the join code too"
+            "how many may watch the match at once (default {default}; 0: nobody; at most {most}); "
+            "on the LAN they give the join code too; with --internet (default 0) each types a code "
+            "the host prints"
         ).format(default=DEFAULT_WATCHERS, most=MAX_WATCHERS),
     )
     _add_peer_options(h, levels)
@@ -411,18 +412,10 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
         description="Connect to a host and play the match it offers.",
     )
     address_help = _(
-        "the host (IPv6 as [::1]:PORT; default port {port}); "
-        "none: look for hosts announced on the local network"
+        "the host (IPv6 as [::1]:PORT; default port {port}), or the code a host on the "
+        "internet printed; none: look for hosts announced on the local network"
     ).format(port=DEFAULT_PORT)
-    j.add_argument(
-        "address",
-        nargs="?",
-        metavar="HOST[:PORT]|CODE",
-        help=_(
-            "the host (IPv6 as [::1]:PORT; default port {port}), or the code a host on the "
-            "internet printed; none: look for hosts announced on the local network"
-        ).format(port=DEFAULT_PORT),
-    )
+    j.add_argument("address", nargs="?", metavar="HOST[:PORT]|CODE", help=address_help)
     _wait_option(j)
     _discovery_option(j)
     j.add_argument("--name", default="joiner", help="your name, shown to the peer")
@@ -461,13 +454,14 @@ def _add_lan_commands(sub: Any, levels: str) -> None:
     v.add_argument(
         "address",
         nargs="?",
-        metavar="HOST[:PORT]",
+        metavar="HOST[:PORT]|CODE",
         help=address_help,
     )
     _wait_option(v)
     _discovery_option(v)
     v.add_argument("--code", help="the join code the host printed (a host that has one asks watchers too)")
     v.add_argument("--no-code", action="store_true", help="the host requires no code")
+    _internet_options(v)
     v.set_defaults(run=_run_watch, bot=None, resume=None, private=False)
 
 
@@ -839,6 +833,8 @@ def _run_host(args: argparse.Namespace) -> int:
 
     _take_seed_file(args)
     _check_record_path(args.record)
+    if args.watchers is None:  # (over the internet, watchers are asked for: each needs a code)
+        args.watchers = 0 if args.internet else DEFAULT_WATCHERS
     if args.internet:
         from .internet import run_internet_host
 
@@ -873,6 +869,13 @@ def _run_watch(args: argparse.Namespace) -> int:
 
     if args.code and args.no_code:
         raise UserError("--code and --no-code do not go together", exit_code=2)
+    from .internet import is_code
+
+    code = is_code(args.address)
+    if code is not None:
+        from .internet import run_internet_watch
+
+        return run_internet_watch(args, code)
     if args.address is None:
         from .lan import choose_host
 

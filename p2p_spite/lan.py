@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .bots import DEFAULT_LEVEL, LEVELS
 from .core.handshake import SeedOrigin
@@ -52,6 +52,9 @@ from .session import (
 )
 from .storage.paths import default_record_path
 from .storage.resume import Saved, play_action
+
+if TYPE_CHECKING:
+    from .net.watch import WatchClient
 
 
 def _say(text: str) -> None:
@@ -589,7 +592,6 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
     """The ``watch`` command: full screen on a terminal, else one line per event."""
     from .net.watch import watch_match
     from .ui.play import fullscreen_ok
-    from .ui.watch import WatchScreen, print_watch
 
     if args.code is not None and not args.code.strip():
         raise UserError(_("--code is empty (the host prints the code to give)"), exit_code=2)
@@ -610,12 +612,24 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
                 if not ask:
                     raise
                 args.code = _code_again(e.wrong)
-        if full:
-            return await WatchScreen(client).run()
-        _say(_("watching the match at {address}: each move is shown as it is played").format(address=where))
-        return await print_watch(client)
+        line = _("watching the match at {address}: each move is shown as it is played").format(address=where)
+        return await show_watch(client, line, full)
 
     return run_main(main())
+
+
+async def show_watch(client: WatchClient, line: str, full: bool | None = None) -> int:
+    """A watched match shown: full screen on a terminal (``full``, None: asked), else
+    ``line`` then one line per event."""
+    from .ui.play import fullscreen_ok
+    from .ui.watch import WatchScreen, print_watch
+
+    if full is None:
+        full = fullscreen_ok()
+    if full:
+        return await WatchScreen(client).run()
+    _say(line)
+    return await print_watch(client)
 
 
 def computer_name() -> str:

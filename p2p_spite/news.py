@@ -410,6 +410,24 @@ class Connected:
     where: str
 
 
+@dataclass(frozen=True, slots=True)
+class WatcherCode:
+    """The code a watcher over the internet types (``again``: a code after the first,
+    the one before it taken): each code lets one watcher in."""
+
+    code: str
+    again: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WatcherNotIn:
+    """A watcher over the internet did not get in (``failure``: how its meeting or its
+    path failed); ``last``: the host offers no more codes after it."""
+
+    failure: RendezvousFailed
+    last: bool = False
+
+
 News = (
     ConnectionDropped
     | DropsSummary
@@ -439,6 +457,8 @@ News = (
     | WatchCut
     | RendezvousFailed
     | Connected
+    | WatcherCode
+    | WatcherNotIn
 )
 
 
@@ -486,5 +506,7 @@ __all__ = [
     "WatchCut",
     "WatchEnd",
     "WatchStop",
+    "WatcherCode",
+    "WatcherNotIn",
     "WeStopped",
 ]

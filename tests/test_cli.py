@@ -58,7 +58,7 @@ def test_watch_and_the_hosts_watchers_option_parse() -> None:
     p = build_parser()
     args = p.parse_args(["watch", "127.0.0.1:4747", "--code", "K7QP-3MXD"])
     assert (args.address, args.code, args.bot, args.resume) == ("127.0.0.1:4747", "K7QP-3MXD", None, None)
-    assert p.parse_args(["host"]).watchers == 4
+    assert p.parse_args(["host"]).watchers is None  # (the command's default: 4 on the LAN, 0 --internet)
     assert p.parse_args(["host", "--watchers", "0"]).watchers == 0
     for bad in ("33", "-1", "x"):
         with pytest.raises(SystemExit):

@@ -77,6 +77,10 @@ SAMPLES: list[n.News | n.Repeated] = [
     n.RendezvousFailed(n.Rendezvous.NO_PATH, seconds=30),
     n.Connected(direct=True, where="203.0.113.5:41000"),
     n.Connected(direct=False, where="relay.example:4001"),
+    n.WatcherCode("7-crossover-clockwork"),
+    n.WatcherCode("8-absurd-adroitness", again=True),
+    n.WatcherNotIn(n.RendezvousFailed(n.Rendezvous.WRONG_CODE)),
+    n.WatcherNotIn(n.RendezvousFailed(n.Rendezvous.NO_PATH, seconds=60), last=True),
 ]
 
 

@@ -8,7 +8,7 @@ import contextlib
 import errno
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,18 @@ Warn = Callable[[News], None]  # what the host tells before the match (the calle
 # and the timeout it is given), DialFailed or ConnectionError if no way opens.
 Serve = Callable[[Callable[[], asyncio.BaseProtocol]], Awaitable[asyncio.AbstractServer]]
 Connector = Callable[[Callable[[], Link], str, int, float], Awaitable[Link]]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchDoors:
+    """The host's door for watchers who come another way than its own (internet.py: a
+    connection sealed under a watcher's code): ``door()`` is the protocol of each such
+    connection (a watcher is let in as at the host's own door, a player's hello refused);
+    ``tell(news)`` says a line in the host's interface (before the match: the warning
+    printed; during it: a notice)."""
+
+    door: Callable[[], asyncio.BaseProtocol]
+    tell: Callable[[News], None]
 
 
 def _code_key(code: str | None, resume: Saved | None) -> bytes | None:
@@ -265,6 +277,7 @@ async def host_session(
     on_listening: Callable[[str, int], None] | None = None,
     on_warning: Warn | None = None,
     serve: Serve | None = None,
+    watch_doors: Callable[[WatchDoors], None] | None = None,
 ) -> NetSession:
     """Listen on ``settings.bind``:``port`` (``""`` = all interfaces, port 0 = any free
     one) and return a session once a peer has joined and the handshake is done.
@@ -280,7 +293,9 @@ async def host_session(
     lost the connection can come back within ``grace`` seconds.  Up to ``watchers``
     watchers may watch (net/watch.py), from before the match begins to its end.
     Raises UserError if it cannot listen.  ``serve``: the connections come from it
-    instead (no listening socket here; ``on_listening`` is not called).
+    instead (no listening socket here; ``on_listening`` is not called).  ``watch_doors``
+    is given the door of watchers who come through other ways (:class:`WatchDoors`)
+    before ``serve`` is called.
     """
     resume, bind, port = settings.resume, settings.bind, settings.port
     code_key = _code_key(settings.code, resume)
@@ -302,6 +317,8 @@ async def host_session(
         config.max_games = core.max_games
     host = _Host(config, core, settings.grace, on_warning, WatchHub(settings.watchers))
     loop = asyncio.get_running_loop()
+    if watch_doors is not None:
+        watch_doors(WatchDoors(host.watcher_door, host.warn))
     if serve is not None:
         return await _await_winner(host, await serve(host.new_door), settings, code_key, None)
     try:
@@ -390,6 +407,10 @@ class _Host:
         """The protocol of each accepted connection: a player's link, unless its first
         message makes it a watcher's."""
         return Doorway(self.new_link(), self.to_watcher)
+
+    def watcher_door(self) -> Doorway:
+        """The protocol of a connection that only a watcher may use (:class:`WatchDoors`)."""
+        return Doorway(self.new_link(), self.to_watcher, seats=False)
 
     def to_watcher(self, link: Link, transport: asyncio.Transport, seen: bytes) -> None:
         """A connection at the door said ``watch``: it leaves the player's link for a

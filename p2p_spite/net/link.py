@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 
@@ -18,6 +17,7 @@ from ..core.wire import ProtocolError
 from ..errors import StorageError
 from ..news import CannotDial, Dial, DropKind
 from ..session import Event
+from .conn import no_delay, send_bounded
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
 MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped
@@ -177,13 +177,8 @@ class Link(asyncio.Protocol):
                 self.endpoint.data_to_send()  # dropped: it may depend on what could not be written
                 owner.link_storage_failed(self, e)
                 return
-        out = self.endpoint.data_to_send()
-        t = self.transport
-        if out and t is not None and not t.is_closing():
-            if t.get_write_buffer_size() + len(out) > MAX_SEND_BUFFER:
-                self._overflow()
-                return
-            t.write(out)
+        if not send_bounded(self.transport, self.endpoint.data_to_send(), MAX_SEND_BUFFER):
+            self._overflow()
 
     def _overflow(self) -> None:
         """The peer has left more than MAX_SEND_BUFFER bytes unread: drop the link
@@ -253,14 +248,6 @@ class Link(asyncio.Protocol):
         self._pace_timer = None
         if self.transport is not None and not self.transport.is_closing():
             self.pump()
-
-
-def no_delay(transport: asyncio.BaseTransport) -> None:
-    """Send each small message at once (TCP_NODELAY: no Nagle wait for a move)."""
-    sock = transport.get_extra_info("socket")
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def fmt_addr(addr: Any) -> str:

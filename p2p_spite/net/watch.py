@@ -5,15 +5,15 @@ connection (a :class:`~p2p_spite.spectator.Spectator`).
 
 The players never wait for a watcher: a table is encoded once and written to each
 watcher's socket without awaiting anything; a watcher that leaves more than
-``MAX_WATCH_BUFFER`` bytes unread is dropped.
+``MAX_WATCH_BUFFER`` bytes unread is dropped.  The byte level (bounded writes, the
+deadline on a silent peer, the pings) is :mod:`.conn`'s, as the players' link's is.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Final, Protocol
 
 from ..core.keys import derive_code_key
@@ -58,15 +58,14 @@ from ..session import (
     SessionFailed,
 )
 from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
+from .conn import Beat, Silence, no_delay, send_bounded, small_send_buffer
 from .gate import AUTHENTICATED, GREETED, CodeRefused, shown_address
-from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr, no_delay
+from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr
 from .opening import LanDial, lan_scalar
 from .session import NetSession
 
 MAX_WATCH_BUFFER = 64 * 1024  # bytes queued for a watcher that does not read; more: it is dropped
-# the kernel's send buffer of a watcher's socket: small, so that one that stops reading is seen
-# soon (a loopback socket's would otherwise grow to megabytes before our buffer even fills)
-WATCH_SNDBUF = 32 * 1024
+WATCH_SNDBUF = 32 * 1024  # the kernel's send buffer of a watcher's socket (conn.small_send_buffer)
 WATCH_PING = 5.0  # seconds between a watcher's pings
 WATCHER_SILENCE = 60.0  # seconds the host waits for a byte from a watcher before dropping it
 HOST_SILENCE = 30.0  # seconds a watcher waits for a byte from the host (it answers pings)
@@ -75,11 +74,16 @@ HOST_SILENCE = 30.0  # seconds a watcher waits for a byte from the host (it answ
 class Doorway(asyncio.Protocol):
     """A new connection at the host, until its first message says whose it is: a
     ``watch`` hands it to ``to_watcher``; anything else to the player's ``link``, which
-    has had the connection from the start (its hello sent, its deadlines running)."""
+    has had the connection from the start (its hello sent, its deadlines running).
+    ``seats`` False: a door for watchers only (a connection sealed under a watcher's code,
+    internet.py): anything but ``watch`` is refused, as a watcher taking part would be."""
 
-    def __init__(self, link: Link, to_watcher: Callable[[Link, asyncio.Transport, bytes], None]) -> None:
+    def __init__(
+        self, link: Link, to_watcher: Callable[[Link, asyncio.Transport, bytes], None], *, seats: bool = True
+    ) -> None:
         self.link = link
         self._to_watcher = to_watcher
+        self._seats = seats
         self._peek = FrameDecoder()
         self._seen = bytearray()
         self.transport: asyncio.Transport | None = None
@@ -102,9 +106,14 @@ class Doorway(asyncio.Protocol):
         seen = bytes(self._seen)
         if first_type(first) == WATCH:
             self._to_watcher(self.link, self.transport, seen)
-        else:
-            self.transport.set_protocol(self.link)
+            return
+        self.transport.set_protocol(self.link)
+        if self._seats:
             self.link.data_received(seen)
+            return
+        e = RemoteProtocolError("a watcher's code takes no seat in the match", Refusal.WATCHER)
+        self.link.endpoint.refuse(e.code, str(e))
+        self.link.fail(e)
 
     def eof_received(self) -> bool | None:
         return self.link.eof_received()
@@ -116,7 +125,7 @@ class Doorway(asyncio.Protocol):
         self.link.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._seen:  # a first frame cut short: the link tells it as it would have
+        if self._seen and self._seats:  # a first frame cut short: the link tells it as it would have
             self.link.data_received(bytes(self._seen))
         self.link.connection_lost(exc)
 
@@ -144,9 +153,8 @@ class WatchLink(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         left = max(0.0, HANDSHAKE_TIMEOUT - (loop.time() - started))
         self._deadline: asyncio.TimerHandle | None = loop.call_later(left, self._late)
-        self._silence: asyncio.TimerHandle | None = None
+        self._silence = Silence(WATCHER_SILENCE, self._silent)
         self._pace_timer: asyncio.TimerHandle | None = None  # its proof waiting for its turn
-        self._quiet()
         self.watching = False  # in the hub
 
     @property
@@ -157,15 +165,12 @@ class WatchLink(asyncio.Protocol):
     def take(self, transport: asyncio.Transport, seen: bytes) -> None:
         """Take the connection over, with the bytes it sent so far."""
         self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WATCH_SNDBUF)
+        small_send_buffer(transport, WATCH_SNDBUF)
         transport.set_protocol(self)
         self.data_received(seen)
 
     def data_received(self, data: bytes) -> None:
-        self._quiet()
+        self._silence.heard()
         self.door.receive_data(data)
         self._pump()
 
@@ -225,14 +230,8 @@ class WatchLink(asyncio.Protocol):
 
     def flush(self) -> None:
         """Send what is queued, unless the watcher has left too much unread: then drop it."""
-        out = self.door.data_to_send()
-        t = self.transport
-        if not out or t is None or t.is_closing():
-            return
-        if t.get_write_buffer_size() + len(out) > MAX_WATCH_BUFFER:
+        if not send_bounded(self.transport, self.door.data_to_send(), MAX_WATCH_BUFFER):
             self.drop(DropKind.STOPPED_READING, f"more than {MAX_WATCH_BUFFER // 1024} KiB unread")
-            return
-        t.write(out)
 
     def bye(self, bye: HostBye) -> None:
         self.door.bye(bye)
@@ -254,11 +253,6 @@ class WatchLink(asyncio.Protocol):
         self.host.dropped_watcher(self, ConnectionDropped(shown_address(self.peer), kind))
         self.transport.abort()
 
-    def _quiet(self) -> None:
-        if self._silence is not None:
-            self._silence.cancel()
-        self._silence = asyncio.get_running_loop().call_later(WATCHER_SILENCE, self._silent)
-
     def _silent(self) -> None:
         self.drop(DropKind.SILENT, f"nothing from it in {WATCHER_SILENCE:g} s")
 
@@ -267,9 +261,10 @@ class WatchLink(asyncio.Protocol):
         self.drop(DropKind.NO_HANDSHAKE, f"not let in within {HANDSHAKE_TIMEOUT:g} s")
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._deadline, self._silence, self._pace_timer):
+        for timer in (self._deadline, self._pace_timer):
             if timer is not None:
                 timer.cancel()
+        self._silence.stop()
         self.host.leave_door(self)
         self.hub.leave(self)
 
@@ -290,7 +285,8 @@ class WatchHub:
         self._intro: bytes | None = None
         self._last: TableShown | None = None
         self._frame: bytes | None = None
-        self._scores = (0, 0)
+        self._scores = (0, 0)  # the match's, as its last GameStarted or GameEnded said
+        self._ending: TableShown | None = None  # a game's last move, until its GameEnded
 
     def admit(self, link: WatchLink) -> tuple[Refusal, str] | None:
         """Let ``link`` watch; or why not."""
@@ -322,6 +318,7 @@ class WatchHub:
         connection, if the players play again, is followed the same way."""
         m = session.match
         self._session, self.between, self._last, self._frame = session, False, None, None
+        self._ending = None
         self._intro = watching_frame(session.names, m.target, session.core.max_games, session.private)
         self._scores = (m.scores[0], m.scores[1])
         for link in list(self.links):
@@ -345,22 +342,26 @@ class WatchHub:
         """An event of the host's ``session`` (the public part of its view only)."""
         if self.ended or self._intro is None or session is not self._session:
             return
+        ending, self._ending = self._ending, None
+        if ending is not None and not isinstance(ev, GameEnded):  # (never: GameEnded follows it)
+            self._show(ending)
         if isinstance(ev, GameStarted):
             self._scores = ev.scores
             self._show(TableShown(public_view(ev.view), ev.scores, by_lot=ev.by_lot))
         elif isinstance(ev, MovePlayed):
-            r = ev.played.result
-            if r is not None and r.winner is not None:  # (the scores with it: GameEnded follows)
-                s = list(self._scores)
-                s[r.winner] += r.points
-                self._scores = (s[0], s[1])
-            self._show(TableShown(public_view(ev.view), self._scores, ev.move, ev.card))
+            shown = TableShown(public_view(ev.view), self._scores, ev.move, ev.card)
+            if ev.played.result is None:
+                self._show(shown)
+            else:  # the game's last move: shown with the match's scores, which its GameEnded brings
+                self._ending = shown
         elif isinstance(ev, MoveTakenBack):
             self._show(TableShown(public_view(ev.view), self._scores, ev.move, ev.card, taken_back=True))
         elif isinstance(ev, GameEnded):
             self._scores = ev.scores
             pv = public_view(ev.view)
-            if self._last is None or self._last.view != pv or self._last.scores != ev.scores:
+            if ending is not None:
+                self._show(replace(ending, scores=ev.scores))
+            elif self._last is None or self._last.view != pv or self._last.scores != ev.scores:
                 self._show(TableShown(pv, ev.scores))  # a resignation: no move showed it
         elif isinstance(ev, MatchEnded):
             if self._last is not None:
@@ -428,8 +429,8 @@ class WatchClient(asyncio.Protocol):
         self._events: asyncio.Queue[SpectatorEvent] = asyncio.Queue()
         self._stopped = False
         self._over = False  # the match watched ended (the last one, unless another follows)
-        self._timers: list[asyncio.TimerHandle] = []
-        self._silence: asyncio.TimerHandle | None = None
+        self._beat: Beat | None = None  # our pings
+        self._silence: Silence | None = None  # the host's
         # past the join code (None), or how the watch stopped before that
         self.in_door: asyncio.Future[WatchStopped | None] = asyncio.get_running_loop().create_future()
 
@@ -439,22 +440,12 @@ class WatchClient(asyncio.Protocol):
         no_delay(transport)
         self.endpoint.initiate()
         self._flush()
-        self._heard()
-        self._ping_later()
-
-    def _ping_later(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._timers = [loop.call_later(WATCH_PING, self._ping)]
+        self._silence = Silence(HOST_SILENCE, self._host_silent)
+        self._beat = Beat(WATCH_PING, self._ping)
 
     def _ping(self) -> None:
         self.endpoint.ping()
         self._flush()
-        self._ping_later()
-
-    def _heard(self) -> None:
-        if self._silence is not None:
-            self._silence.cancel()
-        self._silence = asyncio.get_running_loop().call_later(HOST_SILENCE, self._host_silent)
 
     def _host_silent(self) -> None:
         self._stop(
@@ -464,7 +455,8 @@ class WatchClient(asyncio.Protocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        self._heard()
+        if self._silence is not None:
+            self._silence.heard()
         self.endpoint.receive_data(data)
         try:
             while True:
@@ -493,9 +485,9 @@ class WatchClient(asyncio.Protocol):
             self.transport.close()
 
     def _flush(self) -> None:
-        out = self.endpoint.data_to_send()
-        if out and self.transport is not None and not self.transport.is_closing():
-            self.transport.write(out)
+        if not send_bounded(self.transport, self.endpoint.data_to_send(), MAX_WATCH_BUFFER):
+            assert self.transport is not None  # (a host that reads nothing of ours: gone)
+            self.transport.abort()
 
     def _stop(self, ev: WatchStopped) -> None:
         if not self._stopped:
@@ -505,10 +497,9 @@ class WatchClient(asyncio.Protocol):
                 self.in_door.set_result(ev)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for t in self._timers:
-            t.cancel()
-        if self._silence is not None:
-            self._silence.cancel()
+        for timer in (self._beat, self._silence):
+            if timer is not None:
+                timer.stop()
         if self._over:
             self._stop(WatchStopped(True))
         else:
@@ -524,11 +515,18 @@ class WatchClient(asyncio.Protocol):
             self.transport.close()
 
 
-async def watch_match(*, host: str, port: int, code: str | None = None, timeout: float = 10.0) -> WatchClient:
+WatchDial = Callable[[Callable[[], WatchClient], str, int, float], Awaitable[WatchClient]]
+
+
+async def watch_match(
+    *, host: str, port: int, code: str | None = None, timeout: float = 10.0, dial: WatchDial | None = None
+) -> WatchClient:
     """Connect to the host at ``host``:``port`` as a watcher (``code``: its join code),
-    and pass its door: CodeRefused when the host wants a code not given, or another."""
+    and pass its door: CodeRefused when the host wants a code not given, or another.
+    ``dial``: the connection comes from it instead (internet.py: a sealed channel)."""
     where = fmt_addr((host, port))
-    dial = LanDial(lan_scalar(derive_code_key(code))) if code else connect_to  # (net/opening.py)
+    if dial is None:
+        dial = LanDial(lan_scalar(derive_code_key(code))) if code else connect_to  # (net/opening.py)
     try:
         client = await dial(lambda: WatchClient(WatchEndpoint(None), where), host, port, timeout)
     except DialFailed as e:

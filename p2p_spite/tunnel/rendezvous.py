@@ -9,7 +9,8 @@ confirmation that does not match is :class:`~.failures.WrongCode` on both sides;
 mailbox is closed with the mood ``scary``, and the nameplate, released once the other's
 first message came, names nothing any more: a second try with the code is refused
 (NoSuchCode).  Then each puts its hints, sealed (:func:`~.channel.seal_message`, purpose
-``A|hints`` or ``B|hints``), and the mailbox is closed ``happy``.
+``A|hints`` or ``B|hints``), and the mailbox is closed ``happy``.  A watcher meets the
+host the same way, under the app id :data:`WATCH_APPID`.
 
 Only the host's wait for the joiner's first message is long (a person is typing the
 code: :data:`TYPING_WAIT`); every other wait is :data:`STEP`.  Every failure is one of
@@ -33,6 +34,11 @@ from .spake2 import ELEMENT_BYTES, MAC_BYTES, Role, Spake2, password_scalar
 STEP: Final = 20.0  # seconds for each step the other program takes by itself
 TYPING_WAIT: Final = 15 * 60.0  # seconds the host waits for the joiner to type the code
 CLOSE_WAIT: Final = 5.0  # seconds to close the mailbox politely
+# The watchers' codes live under an app id of their own: their nameplates are another
+# namespace (a player's code names no watcher's meeting, and the other way round: the
+# mailbox says "no such code", and neither code is spent), and the app id is in the
+# password's context, so a watcher's key is never a player's.
+WATCH_APPID: Final = f"{APPID}/watch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +58,10 @@ def code_password(code: Code, appid: str = APPID) -> int:
 
 
 async def _exchange(
-    mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float, step: float
+    mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float, step: float, appid: str
 ) -> Meeting:
     """The key and the hints over an open mailbox (the nameplate claimed by us)."""
-    pake = Spake2(role, code_password(code))
+    pake = Spake2(role, code_password(code, appid))
     await mb.add("pake", pake.message, step)
     theirs = await mb.get("pake", first_wait)
     if len(theirs) != ELEMENT_BYTES:
@@ -87,11 +93,11 @@ async def _exchange(
 
 
 async def _meet(
-    mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float, step: float
+    mb: Mailbox, code: Code, role: Role, hints: Sequence[Hint], first_wait: float, step: float, appid: str
 ) -> Meeting:
     """:func:`_exchange`, then the mailbox closed with the mood it earned."""
     try:
-        meeting = await _exchange(mb, code, role, hints, first_wait, step)
+        meeting = await _exchange(mb, code, role, hints, first_wait, step, appid)
     except WrongCode:
         with contextlib.suppress(Exception):
             await mb.release(CLOSE_WAIT)
@@ -113,15 +119,19 @@ async def host_meeting(
     *,
     typing_wait: float = TYPING_WAIT,
     step: float = STEP,
+    appid: str = APPID,
 ) -> Meeting:
     """The host's meeting: a fresh code told through ``on_code``, our ``hints`` given
-    (``typing_wait``, ``step``: the deadlines, see the module's text)."""
-    mb, code = await host(url, step)
+    (``typing_wait``, ``step``: the deadlines, see the module's text; ``appid``: the
+    players' or the watchers' (:data:`WATCH_APPID`) nameplates and passwords)."""
+    mb, code = await host(url, step, appid=appid)
     on_code(code)
-    return await _meet(mb, code, Role.A, hints, typing_wait, step)
+    return await _meet(mb, code, Role.A, hints, typing_wait, step, appid)
 
 
-async def join_meeting(url: str, code: Code, hints: Sequence[Hint], *, step: float = STEP) -> Meeting:
-    """The joiner's meeting under ``code``."""
-    mb = await join(url, code, step)
-    return await _meet(mb, code, Role.B, hints, step, step)
+async def join_meeting(
+    url: str, code: Code, hints: Sequence[Hint], *, step: float = STEP, appid: str = APPID
+) -> Meeting:
+    """The joiner's (or a watcher's, ``appid`` :data:`WATCH_APPID`) meeting under ``code``."""
+    mb = await join(url, code, step, appid=appid)
+    return await _meet(mb, code, Role.B, hints, step, step, appid)

@@ -401,6 +401,16 @@ def news_words(item: n.News | n.Repeated) -> str:
             if item.direct:
                 return _("connected directly to {address}").format(address=item.where)
             return _("connected through the relay {address}").format(address=item.where)
+        case n.WatcherCode():
+            command = f"p2p-spite watch {item.code}"
+            if item.again:
+                return _("the next watcher types: {command}").format(command=command)
+            return _("a watcher types: {command}").format(command=command)
+        case n.WatcherNotIn():
+            why = _rendezvous(item.failure)
+            if item.last:
+                return _("a watcher did not get in ({why}); no more watcher codes").format(why=why)
+            return _("a watcher did not get in ({why})").format(why=why)
     raise AssertionError(f"no words for {item!r}")  # (mypy checks the match is complete)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from p2p_spite.core.keys import derive_code_key
-from p2p_spite.core.wire import FrameDecoder, encode
+from p2p_spite.core.wire import encode
 from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.gate import CodeRefused
 from p2p_spite.net.opening import MAGIC
@@ -36,9 +36,19 @@ from p2p_spite.tunnel.errors import ChannelError
 from p2p_spite.tunnel.paths import GO, TunnelServer, open_channel
 from p2p_spite.tunnel.spake2 import Role
 from tests.support.lanopen import guess
-from tests.support.net import finish_all, read_code, reader, spawn, wait_listening
+from tests.support.net import finish_all, messages, read_code, reader, spawn, wait_listening
 from tests.support.wormhole_servers import WormholeServer, mailbox_server, relay_server  # noqa: F401
-from tests.test_internet_play import CODE_LINE, HOST_NAME, MATCH_TIME, _host, _join, _replay_ok, _servers
+from tests.test_internet_play import (
+    CODE_LINE,
+    HOST_NAME,
+    MATCH_TIME,
+    WRONG_CODE_LINE,
+    _host,
+    _join,
+    _replay_ok,
+    _servers,
+    wrong_code,
+)
 
 CODE = "K7QP-3MXD"
 LIMIT = 60.0
@@ -54,15 +64,6 @@ def _watch(code: bool) -> dict[str, Any]:
     return {"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": code, "again": True}
 
 
-def _frames(data: bytes) -> list[dict[str, Any]]:
-    dec = FrameDecoder()
-    dec.feed(data)
-    out = []
-    while (m := dec.next_message()) is not None:
-        out.append(m)
-    return out
-
-
 async def _in_clear(port: int, data: bytes) -> list[dict[str, Any]]:
     """What the host says in clear to ``data`` before it closes (bounded)."""
     r, w = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), LIMIT)
@@ -72,7 +73,7 @@ async def _in_clear(port: int, data: bytes) -> list[dict[str, Any]]:
     finally:
         w.close()
     assert MAGIC not in said, said  # (not even the host's element of the opening)
-    return _frames(said)
+    return messages(said)
 
 
 def test_no_stranger_reaches_hello_at_a_host_with_a_code(tmp_path: Path) -> None:
@@ -247,16 +248,9 @@ def test_an_internet_resume_needs_only_the_fresh_code(
         )
 
     host2, code2 = resumed_host()
-    nameplate, first, second = code2.split("-")
-    from p2p_spite.tunnel.wordlist import EVEN, ODD
-
-    wrong = "-".join((nameplate, ODD[(ODD.index(first) + 1) % 256], EVEN[(EVEN.index(second) + 1) % 256]))
-    (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host2, resumed_join(wrong)], 120)
-    line = (
-        "p2p-spite: the code is wrong, or the other player typed another one: ask the host for a new code\n"
-    )
-    assert (hrc, herr) == (1, line), hout + herr
-    assert (jrc, jerr) == (1, line), jout + jerr
+    (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host2, resumed_join(wrong_code(code2))], 120)
+    assert (hrc, herr) == (1, WRONG_CODE_LINE), hout + herr
+    assert (jrc, jerr) == (1, WRONG_CODE_LINE), jout + jerr
     host3, code3 = resumed_host()
     (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host3, resumed_join(code3)], MATCH_TIME)
     assert (hrc, jrc) == (0, 0), hout + herr + jout + jerr

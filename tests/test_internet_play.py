@@ -26,6 +26,9 @@ CODE_LINE = r"the other player types: p2p-spite join (\d+-[a-z]+-[a-z]+)$"
 MATCH_TIME = 600.0  # seconds a whole match may take on a loaded machine (a private one is slow)
 # what the game protocol's bytes would show in clear: message types, the app's name
 PROTOCOL_WORDS = (b"p2p-spite", b"hello", b"commit", b"reveal", b"setup", b"move", b"sync")
+WRONG_CODE_LINE = (
+    "p2p-spite: the code is wrong, or the other player typed another one: ask the host for a new code\n"
+)
 
 
 def _servers(mailbox: WormholeServer, relay_port: int) -> list[str]:
@@ -48,6 +51,14 @@ def _join(tmp: Path, servers: list[str], code: str, *extra: str) -> subprocess.P
          *servers, *extra],
         tmp,
     )  # fmt: skip
+
+
+def wrong_code(code: str) -> str:
+    """Another code of the same nameplate: each word the next one of its list."""
+    from p2p_spite.tunnel.wordlist import EVEN, ODD
+
+    nameplate, first, second = code.split("-")
+    return "-".join((nameplate, ODD[(ODD.index(first) + 1) % 256], EVEN[(EVEN.index(second) + 1) % 256]))
 
 
 def _replay_ok(tmp: Path, record: Path) -> None:
@@ -143,17 +154,10 @@ def test_a_wrong_code_fails_on_both_sides_and_the_code_is_spent(
 ) -> None:
     servers = _servers(mailbox_server, relay_server.port)
     host, code = _host(tmp_path, servers)
-    nameplate, first, second = code.split("-")
-    from p2p_spite.tunnel.wordlist import EVEN, ODD
-
-    wrong = "-".join((nameplate, ODD[(ODD.index(first) + 1) % 256], EVEN[(EVEN.index(second) + 1) % 256]))
-    join = _join(tmp_path, servers, wrong)
+    join = _join(tmp_path, servers, wrong_code(code))
     (hrc, hout, herr), (jrc, jout, jerr) = finish_all([host, join], 120)
-    line = (
-        "p2p-spite: the code is wrong, or the other player typed another one: ask the host for a new code\n"
-    )
-    assert (hrc, herr) == (1, line), hout + herr
-    assert (jrc, jerr) == (1, line), jout + jerr
+    assert (hrc, herr) == (1, WRONG_CODE_LINE), hout + herr
+    assert (jrc, jerr) == (1, WRONG_CODE_LINE), jout + jerr
     again = _join(tmp_path, servers, code)  # the right code, now: spent
     ((arc, aout, aerr),) = finish_all([again], 120)
     assert arc == 1, aout + aerr

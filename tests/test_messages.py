@@ -16,7 +16,6 @@ EXAMPLES: list[m.Message] = [
     m.Hello(2, m.JOIN, "Bob", bytes(16), True, bytes(range(16)), True),
     m.Hello(2, m.HOST, "Ann", bytes(16), False),
     m.Hello(2, m.JOIN, "Bob", bytes(16), False, watchers=True),
-    m.Auth(H),
     m.Proof(H),
     m.Setup(bytes(16), H, 50, None, ("Ann", "Bob"), False),
     m.Setup(bytes(16), None, 7, 3, ("Ann", "Bob"), True),
@@ -98,7 +97,7 @@ def _refused(cls: type[m.Message], raw: dict[str, Any]) -> Refusal:
 @pytest.mark.parametrize(
     ("cls", "raw"),
     [
-        (m.Auth, {"t": "auth", "mac": b"x" * 31}),
+        (m.Proof, {"t": "proof", "mac": b"x" * 31}),
         (m.Proof, {"t": "proof"}),
         (m.Commit, {"t": "commit", "c": "not bytes"}),
         (m.Sync, {"t": "sync", "pos": -1, "hist": H}),

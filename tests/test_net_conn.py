@@ -110,7 +110,7 @@ def test_a_host_that_goes_silent_ends_the_watch_as_lost(monkeypatch: pytest.Monk
         port = server.sockets[0].getsockname()[1]
         loop = asyncio.get_running_loop()
         _t, client = await loop.create_connection(
-            lambda: WatchClient(WatchEndpoint(None), "here"), "127.0.0.1", port
+            lambda: WatchClient(WatchEndpoint(), "here"), "127.0.0.1", port
         )
         stopped = await client.in_door
         assert isinstance(stopped, WatchStopped) and not stopped.complete

@@ -9,8 +9,8 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.core.game import Action, action_tag, chain
-from p2p_spite.core.keys import commitment, derive_code_key
-from p2p_spite.core.messages import HOST, JOIN, Setup
+from p2p_spite.core.keys import commitment
+from p2p_spite.core.messages import HOST, JOIN, Hello, Role, Setup
 from p2p_spite.core.protocol import (
     ActionReceived,
     Endpoint,
@@ -139,42 +139,32 @@ def test_version_mismatch_is_refused_clearly_on_both_sides() -> None:
     assert isinstance(ej[-1], RemoteProtocolError | PeerRefused) and ej[-1].code == "version"
 
 
-def test_join_code_right_wrong_and_missing() -> None:
-    key = derive_code_key("ABCD-EFGH")
-    ok_h, ok_j = LocalConfig(HOST, "Ann", key), LocalConfig(JOIN, "Bob", derive_code_key("abcd efgh"))
-    _h, _j, eh, ej = pair(ok_h, ok_j)
-    assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
+@pytest.mark.parametrize("role", [Role.HOST, Role.JOIN])
+def test_a_hello_that_asks_for_a_code_is_refused_and_no_code_is_proved_inside(role: Role) -> None:
+    """A join code is the opening's (net/opening.py): the handshake has no message about
+    it.  A peer whose hello says ``code: true`` (it would prove a code inside, as older
+    versions did) is refused at once: ``no-code`` by a host, ``code-needed`` by a joiner."""
+    me = Endpoint(LocalConfig(role, "Ann"))
+    me.initiate()
+    mine = messages(me.data_to_send())
+    assert [m["t"] for m in mine] == ["hello"] and mine[0]["code"] is False
+    peer_role = Role.JOIN if role is Role.HOST else Role.HOST
+    me.receive_data(encode(Hello(2, peer_role, "Eve", bytes(16), True).to_wire()))
+    evs: list[object] = []
+    drain(me, evs)
+    want = "no-code" if role is Role.HOST else "code-needed"
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == want
+    assert [m["t"] for m in messages(me.data_to_send())] == ["refuse"] and me.phase is Phase.CLOSED
 
-    _h, _j, eh, ej = pair(
-        LocalConfig(HOST, "Ann", key), LocalConfig(JOIN, "Bob", derive_code_key("ABCD-EFGX"))
-    )
-    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "bad-code"
-    assert isinstance(ej[-1], PeerRefused) and ej[-1].code == "bad-code"
 
-    _h, _j, eh, ej = pair(LocalConfig(HOST, "Ann", key), LocalConfig(JOIN, "Bob"))
-    assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code == "code-needed"
-    assert ej[-1].code == "code-needed"
-
-
-def test_the_code_is_not_on_the_wire() -> None:
-    code = "QRST-WXYZ"
-    h, j = (
-        Endpoint(LocalConfig(HOST, "Ann", derive_code_key(code))),
-        Endpoint(LocalConfig(JOIN, "Bob", derive_code_key(code))),
-    )
+def test_an_auth_is_no_message_of_the_protocol() -> None:
+    """The old challenge-response's ``auth`` is an unknown type, in any phase."""
+    h = Endpoint(LocalConfig(HOST, "Ann"))
     h.initiate()
-    j.initiate()
-    wire = bytearray()
-    for _ in range(20):
-        for src, dst in ((h, j), (j, h)):
-            d = src.data_to_send()
-            wire += d
-            dst.receive_data(d)
-            drain(dst, [])
-    assert h.phase is Phase.PLAY
-    for form in (code, code.replace("-", ""), code.lower()):
-        assert form.encode() not in wire
-    assert derive_code_key(code) not in wire
+    h.receive_data(encode({"t": "auth", "mac": bytes(32)}))
+    evs: list[object] = []
+    drain(h, evs)
+    assert isinstance(evs[-1], RemoteProtocolError) and evs[-1].code == "unknown-type"
 
 
 def _playing() -> tuple[Endpoint, Endpoint]:

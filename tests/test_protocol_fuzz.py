@@ -136,18 +136,17 @@ HANDSHAKE_VALUES = (
     | st.binary(min_size=16, max_size=16)
     | st.binary(min_size=32, max_size=32)
 )
-PHASES = st.sampled_from(["host hello", "host auth", "host proof", "join setup", "join seed"])
+PHASES = st.sampled_from(["host hello", "host proof", "join setup", "join seed"])
 
 
 def _at(phase: str) -> Endpoint:
     """An endpoint waiting in ``phase`` of the handshake, its peer's honest part done."""
-    key = _code_key() if phase == "host auth" else None
     if phase.startswith("host"):
         core = _honest().core if phase == "host proof" else None
-        ep = Endpoint(LocalConfig(HOST, "Ann", key), core)
+        ep = Endpoint(LocalConfig(HOST, "Ann"), core)
         ep.initiate()
         if phase != "host hello":
-            peer = Endpoint(LocalConfig(JOIN, "Bob", key), core and _joiner_core(core))
+            peer = Endpoint(LocalConfig(JOIN, "Bob"), core and _joiner_core(core))
             peer.initiate()
             ep.receive_data(peer.data_to_send())
             assert ep.next_event() is NEED_DATA
@@ -166,17 +165,6 @@ def _at(phase: str) -> Endpoint:
     ep.data_to_send()
     assert ep.phase.value == phase.split()[1], (phase, ep.phase)
     return ep
-
-
-_KEY: list[bytes] = []
-
-
-def _code_key() -> bytes:
-    from p2p_spite.core.keys import derive_code_key
-
-    if not _KEY:
-        _KEY.append(derive_code_key("ABCD-EFGH"))  # slow on purpose: once
-    return _KEY[0]
 
 
 def _joiner_core(core: Any) -> Any:

@@ -143,12 +143,6 @@ def code_key(code: str) -> bytes:
     return hashlib.pbkdf2_hmac("sha256", norm.encode("ascii"), b"p2p-spite/join-code/v1", 100_000, 32)
 
 
-def auth_mac(key: bytes, role: str) -> bytes:
-    return hmac.new(
-        key, b"p2p-spite/auth/v1|" + role.encode() + b"|" + HOST_NONCE + JOIN_NONCE, "sha256"
-    ).digest()
-
-
 def resume_key(seed: bytes, match_id: bytes) -> bytes:
     return hmac.new(seed, b"p2p-spite/resume/v1|" + match_id, "sha256").digest()
 
@@ -226,14 +220,12 @@ def recipe_vectors() -> dict[str, str]:
     # the join code, the resume proof, the seed agreement
     key = code_key(CODE)
     v["code_key"] = key.hex()
-    v["auth_join"], v["auth_host"] = auth_mac(key, "join").hex(), auth_mac(key, "host").hex()
     rk = resume_key(SEED, MATCH_ID)
     v["resume_key"] = rk.hex()
     v["proof_join"], v["proof_host"] = proof_mac(rk, "join").hex(), proof_mac(rk, "host").hex()
     v["commit_host"], v["commit_join"] = commit("host", S_HOST).hex(), commit("join", S_JOIN).hex()
     v["seed"] = agreed_seed().hex()
-    # a watcher's MACs (the challenge nonce in the host nonce's place) and a table
-    v["auth_watch"], v["auth_watch_host"] = auth_mac(key, "watch").hex(), auth_mac(key, "watch-host").hex()
+    # a table
     v["table_frame"] = table_frame_recipe().hex()
     # how many watch (host -> joiner), and a watcher's first message that follows play again
     v["watchers_frame"] = frame({"t": "watchers", "n": 2, "most": 4}).hex()
@@ -388,10 +380,6 @@ def test_net_crypto_agrees_with_the_recipe() -> None:
     assert key.hex() == v["code_key"]
     for spelled in ("k7qp3mxd", " K7QP 3MXD ", "k7qp-3mxd"):
         assert keys.derive_code_key(spelled) == key
-    assert keys.auth_mac(key, "join", HOST_NONCE, JOIN_NONCE).hex() == v["auth_join"]
-    assert keys.auth_mac(key, "host", HOST_NONCE, JOIN_NONCE).hex() == v["auth_host"]
-    assert keys.auth_mac(key, watch.WATCHER_ROLE, HOST_NONCE, JOIN_NONCE).hex() == v["auth_watch"]
-    assert keys.auth_mac(key, watch.WATCHED_ROLE, HOST_NONCE, JOIN_NONCE).hex() == v["auth_watch_host"]
     rk = keys.resume_key(SEED, MATCH_ID)
     assert rk.hex() == v["resume_key"]
     assert keys.proof_mac(rk, "join", HOST_NONCE, JOIN_NONCE).hex() == v["proof_join"]

@@ -273,7 +273,7 @@ POLISH = {  # what a watcher in Polish says for each code: the catalog's words, 
 def _heard_cut(wire: Mapping[str, object]) -> str:
     """How a watcher in Polish words the host's ``bye`` with the fields ``wire`` (the
     watcher's own path: its endpoint, then the cut it stops with)."""
-    w = WatchEndpoint(None)
+    w = WatchEndpoint()
     w.initiate()
     w.receive_data(encode({"t": "bye", **wire}))
     bye = w.next_event()

@@ -8,13 +8,11 @@ import contextlib
 import re
 import secrets
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from p2p_spite.core.keys import derive_code_key
 from p2p_spite.core.messages import HOST, Hello
 from p2p_spite.core.protocol import PROTOCOL_VERSION, NeedData, PeerRefused
 from p2p_spite.core.watch import (
@@ -38,12 +36,7 @@ from tests.support.net import messages
 SEED = bytes(range(32))
 
 
-@cache
-def key() -> bytes:
-    return derive_code_key("ABCD2345")
-
-
-def host_hello(code: bool) -> bytes:
+def host_hello(code: bool = False) -> bytes:
     return encode(Hello(PROTOCOL_VERSION, HOST, "Ann", secrets.token_bytes(16), code).to_wire())
 
 
@@ -55,12 +48,13 @@ def events(next_event: Callable[[], object]) -> list[object]:
 
 
 def linked(
-    host_key: bytes | None, watcher_key: bytes | None, allowed: bool = True
+    allowed: bool = True, hello_code: bool = False
 ) -> tuple[WatcherDoor, WatchEndpoint, list[object], list[object]]:
-    """A door and a watcher through the whole handshake (as far as it goes)."""
-    door, w = WatcherDoor(host_key, allowed), WatchEndpoint(watcher_key)
+    """A door and a watcher through the whole handshake (as far as it goes; a join code,
+    if any, was the opening's: tests/test_lan_opening.py and test_one_channel.py)."""
+    door, w = WatcherDoor(allowed), WatchEndpoint()
     w.initiate()
-    w.receive_data(host_hello(host_key is not None))
+    w.receive_data(host_hello(hello_code))
     at_door: list[object] = []
     at_watcher: list[object] = []
     for _ in range(4):
@@ -79,8 +73,8 @@ def table(state: GameState, move: Move | None = None, card: int | None = None) -
     return TableShown(public_view(view(state, 0)), (0, 0), move, card)
 
 
-def test_a_watcher_with_the_code_is_let_in_and_shown_the_match() -> None:
-    door, w, at_door, at_watcher = linked(key(), key())
+def test_a_watcher_is_let_in_and_shown_the_match() -> None:
+    door, w, at_door, at_watcher = linked()
     assert at_door == [WatcherIn()] and at_watcher == []
     assert door.phase is DoorPhase.IN and w.phase is WatchPhase.WAITING
     g = Match(SEED).game
@@ -91,33 +85,48 @@ def test_a_watcher_with_the_code_is_let_in_and_shown_the_match() -> None:
     assert seen == [Watching(("Ann", "Bob"), 50, None, False), table(g)]
 
 
-def test_without_a_code_a_watch_is_all_it_takes() -> None:
-    _door, w, at_door, at_watcher = linked(None, None)
-    assert at_door == [WatcherIn()] and at_watcher == [] and w.phase is WatchPhase.WAITING
+def test_a_watch_that_would_prove_a_code_inside_is_refused() -> None:
+    """The code is the opening's: a ``watch`` saying ``code: true`` (a watcher that would
+    send a MAC of the code inside, as older versions did) is refused ``no-code``."""
+    door, w = WatcherDoor(True), WatchEndpoint()
+    door.receive_data(
+        encode({"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": True})
+    )
+    with pytest.raises(RemoteProtocolError) as e:
+        door.next_event()
+    assert e.value.code is Refusal.NO_CODE and door.phase is DoorPhase.CLOSED
+    assert [m["t"] for m in messages(door.data_to_send())] == ["refuse"]  # (no challenge)
+    w.initiate()
+    assert [m["code"] for m in messages(w.data_to_send())] == [False]
 
 
-@pytest.mark.parametrize(
-    "host_code,watcher_code,code",
-    [
-        ("ABCD2345", None, Refusal.CODE_NEEDED),
-        (None, "ABCD2345", Refusal.NO_CODE),
-        ("ABCD2345", "WRONG234", Refusal.BAD_CODE),
-    ],
-)
-def test_the_join_code_keeps_a_watcher_out(
-    host_code: str | None, watcher_code: str | None, code: Refusal
-) -> None:
-    hk = key() if host_code else None
-    wk = derive_code_key(watcher_code) if watcher_code else None
-    door, w, at_door, at_watcher = linked(hk, wk)
-    assert at_door == [] and door.phase is DoorPhase.CLOSED and w.phase is WatchPhase.CLOSED
+def test_a_host_whose_hello_asks_for_a_code_is_refused_by_the_watcher() -> None:
+    _door, w, _at_door, at_watcher = linked(hello_code=True)
     refused = at_watcher[0]
-    assert isinstance(refused, PeerRefused) and refused.code is code
+    assert isinstance(refused, PeerRefused) and refused.code is Refusal.CODE_NEEDED
+    assert w.phase is WatchPhase.CLOSED
 
 
-def test_a_host_that_lets_nobody_watch_says_so_before_the_code() -> None:
-    door = WatcherDoor(key(), allowed=False)
-    w = WatchEndpoint(None)  # (no code: told no-watchers all the same, not code-needed)
+@pytest.mark.parametrize("t", ["challenge", "auth"])
+def test_the_old_code_messages_are_unknown_to_both_ends(t: str) -> None:
+    """No challenge or MAC of the code is part of the protocol any more: a host that
+    sends one is refused by the watcher, a watcher that sends one by the host."""
+    msg = {"t": t, "nonce": bytes(16)} if t == "challenge" else {"t": t, "mac": bytes(32)}
+    door, w, at_door, _ = linked()
+    assert at_door == [WatcherIn()] and w.phase is WatchPhase.WAITING
+    door.receive_data(encode(msg))
+    with pytest.raises(RemoteProtocolError) as e:
+        door.next_event()
+    assert e.value.code is Refusal.UNKNOWN_TYPE
+    w.receive_data(encode(msg))
+    with pytest.raises(RemoteProtocolError) as e:
+        w.next_event()
+    assert e.value.code is Refusal.UNKNOWN_TYPE and w.closed
+
+
+def test_a_host_that_lets_nobody_watch_says_so() -> None:
+    door = WatcherDoor(allowed=False)
+    w = WatchEndpoint()
     w.initiate()
     door.receive_data(w.data_to_send())
     with pytest.raises(RemoteProtocolError) as e:
@@ -125,25 +134,9 @@ def test_a_host_that_lets_nobody_watch_says_so_before_the_code() -> None:
     assert e.value.code is Refusal.NO_WATCHERS
 
 
-def test_a_host_without_the_code_is_refused_by_the_watcher() -> None:
-    """The host's answer to the watcher's MAC proves it knows the code too."""
-    door, w = WatcherDoor(key(), True), WatchEndpoint(key())
-    w.initiate()
-    w.receive_data(host_hello(True))
-    door.receive_data(w.data_to_send())
-    door.next_event()
-    challenge = door.data_to_send()
-    w.receive_data(challenge)
-    events(w.next_event)
-    w.receive_data(encode({"t": "auth", "mac": bytes(32)}))
-    with pytest.raises(RemoteProtocolError) as e:
-        w.next_event()
-    assert e.value.code is Refusal.BAD_CODE and w.phase is WatchPhase.CLOSED
-
-
 def test_a_watcher_of_another_version_is_told_both() -> None:
-    door = WatcherDoor(None, True)
-    w = WatchEndpoint(None, proto=PROTOCOL_VERSION + 1)
+    door = WatcherDoor(True)
+    w = WatchEndpoint(proto=PROTOCOL_VERSION + 1)
     w.initiate()
     door.receive_data(w.data_to_send())
     with pytest.raises(RemoteProtocolError, match="version mismatch") as e:
@@ -173,11 +166,11 @@ GAME: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("msg", GAME, ids=[m["t"] for m in GAME])
 def test_a_watcher_that_sends_a_message_of_the_match_is_refused(msg: dict[str, Any]) -> None:
-    for host_key in (None, key()):  # let in, or still at the code
-        door = WatcherDoor(host_key, True)
-        w = WatchEndpoint(host_key)
+    for first in (True, False):  # let in, or its first message
+        door = WatcherDoor(True)
+        w = WatchEndpoint()
         w.initiate()
-        door.receive_data(w.data_to_send() + encode(msg))
+        door.receive_data((w.data_to_send() if first else b"") + encode(msg))
         with pytest.raises(RemoteProtocolError) as e:
             events(door.next_event)
         assert e.value.code is Refusal.WATCHER
@@ -188,14 +181,13 @@ def test_a_watcher_that_sends_a_message_of_the_match_is_refused(msg: dict[str, A
     "late",
     [
         {"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": False},
-        {"t": "auth", "mac": bytes(32)},
         {"t": "table"},
         {"t": "no-such-message"},
     ],
-    ids=["watch-twice", "auth-without-challenge", "table-from-a-watcher", "unknown"],
+    ids=["watch-twice", "table-from-a-watcher", "unknown"],
 )
 def test_a_message_out_of_place_is_refused(late: dict[str, Any]) -> None:
-    door, _w, at_door, _ = linked(None, None)
+    door, _w, at_door, _ = linked()
     assert at_door == [WatcherIn()]
     door.receive_data(encode(late))
     with pytest.raises(RemoteProtocolError) as e:
@@ -206,8 +198,8 @@ def test_a_message_out_of_place_is_refused(late: dict[str, Any]) -> None:
 
 def test_pings_are_answered_a_few_a_second_and_a_flood_is_refused() -> None:
     now = [0.0]
-    door = WatcherDoor(None, True, clock=lambda: now[0])
-    w = WatchEndpoint(None)
+    door = WatcherDoor(True, clock=lambda: now[0])
+    w = WatchEndpoint()
     w.initiate()
     door.receive_data(w.data_to_send())
     assert events(door.next_event) == [WatcherIn()]
@@ -223,8 +215,8 @@ def test_pings_are_answered_a_few_a_second_and_a_flood_is_refused() -> None:
 
 def test_a_flood_of_pongs_is_refused_as_one_of_pings_is() -> None:
     now = [0.0]
-    door = WatcherDoor(None, True, clock=lambda: now[0])
-    w = WatchEndpoint(None)
+    door = WatcherDoor(True, clock=lambda: now[0])
+    w = WatchEndpoint()
     w.initiate()
     door.receive_data(w.data_to_send())
     assert events(door.next_event) == [WatcherIn()]
@@ -237,7 +229,7 @@ def test_a_flood_of_pongs_is_refused_as_one_of_pings_is() -> None:
 
 
 def test_a_watcher_says_bye() -> None:
-    door, w, _, _ = linked(None, None)
+    door, w, _, _ = linked()
     w.bye("enough")
     door.receive_data(w.data_to_send())
     assert door.next_event() == WatcherLeft("enough")
@@ -293,7 +285,7 @@ def test_a_table_of_an_earlier_game_is_refused() -> None:
     m = Match(SEED)
     m.resign(0)
     m.next_game()
-    door, w, _, _ = linked(None, None)
+    door, w, _, _ = linked()
     door.show(watching_frame(("Ann", "Bob"), 50, None, False))
     door.show(table_frame(table(m.game)))
     door.show(table_frame(table(Match(SEED).game)))  # game 1 again
@@ -313,7 +305,7 @@ def events_until_error(w: WatchEndpoint) -> list[object]:
 
 
 def test_the_host_says_bye_at_the_end() -> None:
-    door, w, _, _ = linked(None, None)
+    door, w, _, _ = linked()
     door.bye(HostBye.saying(WatchStop.OVER))
     sent = door.data_to_send()
     assert messages(sent) == [{"t": "bye", "reason": "the match is over", "why": "over"}]
@@ -324,7 +316,7 @@ def test_the_host_says_bye_at_the_end() -> None:
 
 def bye_heard(**wire: object) -> HostBye:
     """What a watcher let in makes of the host's ``bye`` with the fields ``wire``."""
-    _, w, _, _ = linked(None, None)
+    _, w, _, _ = linked()
     w.receive_data(encode({"t": "bye", **wire}))
     ev = w.next_event()
     assert isinstance(ev, HostBye) and w.closed
@@ -382,7 +374,7 @@ def test_a_code_not_known_is_heard_as_unknown_with_the_hosts_words(wire: dict[st
     ],
 )
 def test_a_malformed_bye_is_refused_by_the_watcher(wire: dict[str, object]) -> None:
-    _, w, _, _ = linked(None, None)
+    _, w, _, _ = linked()
     w.receive_data(encode({"t": "bye", "reason": "bye", **wire}))
     with pytest.raises(RemoteProtocolError) as e:
         w.next_event()
@@ -405,18 +397,15 @@ def test_a_host_cannot_say_unknown_nor_name_a_player_who_did_not_leave() -> None
             HostBye.saying(stop, name)
 
 
-@pytest.mark.parametrize("early", ["watching", "table", "challenge-twice", "auth-before-challenge"])
+@pytest.mark.parametrize("early", ["watching", "table"])
 def test_a_host_message_out_of_place_is_refused_by_the_watcher(early: str) -> None:
-    """A watcher with a code: nothing of the match before the host has proved the code."""
+    """Nothing of the match before the host's hello."""
     g = Match(SEED).game
-    w = WatchEndpoint(key())
+    w = WatchEndpoint()
     w.initiate()
-    w.receive_data(host_hello(True))
     sent = {
         "watching": watching_frame(("Ann", "Bob"), 50, None, False),
         "table": table_frame(table(g)),
-        "challenge-twice": encode({"t": "challenge", "nonce": bytes(16)}) * 2,
-        "auth-before-challenge": encode({"t": "auth", "mac": bytes(32)}),
     }[early]
     w.receive_data(sent)
     with pytest.raises(RemoteProtocolError) as e:

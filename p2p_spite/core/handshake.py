@@ -1,10 +1,12 @@
 """One connection's handshake, with no I/O (docs/protocol.md, "The handshake").
 
-Hello, the join-code challenge, the proof that a returning peer holds the match, the
-host's setup, the commit-reveal of the seed and the comparison of histories.  The
-path a handshake takes is decided once, as a :class:`Route`: the host's when the
-join code is through (what it holds and what the joiner's hello names), the
-joiner's when the setup comes.  The :class:`~p2p_spite.core.protocol.Endpoint`
+Hello, the proof that a returning peer holds the match, the host's setup, the
+commit-reveal of the seed and the comparison of histories.  A join code is never
+checked here: a connection with one reached ``hello`` through the opening (SPAKE2 on
+the code, net/opening.py) or the internet's meeting (tunnel/), inside the sealed
+channel.  The path a handshake takes is decided once, as a :class:`Route`: the
+host's on the joiner's hello (what it holds and what the hello names), the joiner's
+when the setup comes.  The :class:`~p2p_spite.core.protocol.Endpoint`
 owns the connection and hands each handshake message to :class:`Handshake`, which
 sends through the endpoint and, at the sync, gives it the peer's position.
 """
@@ -21,13 +23,12 @@ from typing import Final
 from ..engine import DEFAULT_TARGET, Match
 from ..plaintext import MAX_NAME
 from .game import GameCore
-from .keys import auth_mac, commitment, proof_mac, resume_key, seed_from
+from .keys import commitment, proof_mac, resume_key, seed_from
 from .messages import (
     HOST,
     JOIN,
     MATCH_ID_BYTES,
     NONCE_BYTES,
-    Auth,
     Commit,
     Hello,
     Message,
@@ -46,7 +47,6 @@ PROTOCOL_VERSION: Final = 2
 
 class Phase(Enum):
     HELLO = "hello"  # waiting for the peer's hello
-    AUTH = "auth"  # join-code challenge-response
     PROOF = "proof"  # a returning joiner and the host prove they hold the match
     SETUP = "setup"  # the joiner waits for the host's match settings
     SEED = "seed"  # commit-reveal of the two halves of the seed
@@ -126,7 +126,6 @@ class Agreed:
 class LocalConfig:
     role: Role
     name: str
-    code_key: bytes | None = None  # derive_code_key(code), or None: no join code
     # the host's match settings (ignored on the joiner):
     seed: bytes | None = None  # None: commit-reveal
     target: int = DEFAULT_TARGET
@@ -224,58 +223,27 @@ class Handshake:
             self.role,
             self.name,
             self._nonce,
-            self.config.code_key is not None,
+            False,  # (no code is checked in the handshake: see on_hello)
             returning,
             # a joiner returning to a deal it has not seen the seed of: the exchange again
             self.role is Role.JOIN and c is None and self.deal is not None,
             watchers=self.role is Role.JOIN,  # the joiner's toolbar shows how many watch
         )
 
-    # -- hello and the join code ---------------------------------------------------
+    # -- hello ----------------------------------------------------------------------
 
     def on_hello(self, msg: Hello) -> None:
         self.peer = msg
-        has_key = self.config.code_key is not None
-        if self.role is Role.HOST:
-            if has_key and not msg.code:
-                raise RemoteProtocolError(
-                    "this host needs a join code (join with --code)", Refusal.CODE_NEEDED
-                )
-            if not has_key and msg.code:
-                # the joiner brought a code we do not use: it cannot authenticate us; say so
-                raise RemoteProtocolError(
-                    "this host does not use a join code (join without --code)", Refusal.NO_CODE
-                )
-        elif msg.code and not has_key:
+        # No code is checked inside: a hello that asks for one is of a peer that would
+        # check it here (docs/protocol.md, *The handshake*, 2), which this version never does.
+        if msg.code and self.role is Role.HOST:
+            raise RemoteProtocolError(
+                "this host does not use a join code (join without --code)", Refusal.NO_CODE
+            )
+        if msg.code:
             raise RemoteProtocolError(
                 "the host needs a join code: join with --code CODE", Refusal.CODE_NEEDED
             )
-        if has_key:
-            self.phase = Phase.AUTH
-            if self.role is Role.JOIN:
-                self._send_auth()
-        else:
-            self._after_auth()
-
-    def _nonces(self) -> tuple[bytes, bytes]:
-        peer = self.peer.nonce if self.peer is not None else b""
-        return (self._nonce, peer) if self.role is Role.HOST else (peer, self._nonce)
-
-    def _send_auth(self) -> None:
-        key = self.config.code_key
-        assert key is not None
-        self._send(Auth(auth_mac(key, self.role, *self._nonces())))
-
-    def on_auth(self, msg: Auth) -> None:
-        key = self.config.code_key
-        assert key is not None
-        if not hmac.compare_digest(msg.mac, auth_mac(key, self.peer_role, *self._nonces())):
-            raise RemoteProtocolError("wrong join code", Refusal.BAD_CODE)
-        if self.role is Role.HOST:
-            self._send_auth()  # only now: a guesser learns nothing from the host
-        self._after_auth()
-
-    def _after_auth(self) -> None:
         agreed = self.config.again
         if self.role is Role.HOST and agreed is not None and self.peer_name != agreed.names[1]:
             raise RemoteProtocolError(
@@ -296,9 +264,14 @@ class Handshake:
             return
         self._send_setup()
 
+    def _nonces(self) -> tuple[bytes, bytes]:
+        peer = self.peer.nonce if self.peer is not None else b""
+        return (self._nonce, peer) if self.role is Role.HOST else (peer, self._nonce)
+
     def _host_route(self) -> Route:
-        """The host's route, from what it holds and what the joiner's hello names.  Asked
-        only after the join code: a stranger must not learn whether a match is in progress."""
+        """The host's route, from what it holds and what the joiner's hello names.  A
+        stranger never gets this far at a host with a code (the code is the opening's): it
+        must not learn whether a match is in progress."""
         hello = self.peer
         assert hello is not None
         named = hello.match

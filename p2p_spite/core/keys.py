@@ -1,6 +1,7 @@
 """The handshake's keys and MACs (docs/protocol.md, "Byte-exact definitions"): the join
-code and the key it stands for, the join-code and resume proofs, the seed commitments
-and the seed they open to.  Pure functions; the endpoint (core/protocol.py) uses them."""
+code and the key it stands for (the opening's password, net/opening.py), the resume
+proof, the seed commitments and the seed they open to.  Pure functions; the endpoint
+(core/protocol.py) uses them."""
 
 from __future__ import annotations
 
@@ -21,12 +22,6 @@ def derive_code_key(code: str) -> bytes:
     """The key a join code stands for (slow on purpose: guessing codes offline is costly)."""
     norm = "".join(ch for ch in code.upper() if ch.isalnum())
     return hashlib.pbkdf2_hmac("sha256", norm.encode(), b"p2p-spite/join-code/v1", 100_000)
-
-
-def auth_mac(key: bytes, role: str, host_nonce: bytes, join_nonce: bytes) -> bytes:
-    return hmac.new(
-        key, b"p2p-spite/auth/v1|" + role.encode() + b"|" + host_nonce + join_nonce, "sha256"
-    ).digest()
 
 
 def resume_key(seed: bytes, match_id: bytes) -> bytes:

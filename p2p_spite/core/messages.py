@@ -187,21 +187,6 @@ class Hello(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Auth(Message):
-    """The join-code challenge-response: a MAC under the code's key over both nonces."""
-
-    T: ClassVar[str] = "auth"
-    mac: bytes
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"t": "auth", "mac": self.mac}
-
-    @classmethod
-    def from_wire(cls, m: dict[str, Any]) -> Self:
-        return cls(_bin(m, "mac"))
-
-
-@dataclass(frozen=True, slots=True)
 class Proof(Message):
     """A returning joiner and the host prove they hold the match."""
 
@@ -636,7 +621,6 @@ MESSAGES: Final[dict[str, type[Message]]] = {
     cls.T: cls
     for cls in (
         Hello,
-        Auth,
         Proof,
         Setup,
         Commit,

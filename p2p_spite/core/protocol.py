@@ -2,7 +2,7 @@
 
 Bytes in (:meth:`Endpoint.receive_data`), events out (:meth:`Endpoint.next_event`),
 bytes to send (:meth:`Endpoint.data_to_send`); h11-style.  Every rule of the
-protocol lives here: the versioned handshake, the join-code challenge, the
+protocol lives here: the versioned handshake, the resume proof, the
 commit-reveal seed agreement, the history sync that lets a match go on after a
 reconnect, and the checks on every move from the peer (shape, sequence number,
 the local engine's verdict, the state digest).
@@ -39,7 +39,6 @@ from .messages import (
     MAX_REFUSAL,
     MESSAGES,
     Ack,
-    Auth,
     Bye,
     Chat,
     Commit,
@@ -251,9 +250,6 @@ class Endpoint:
         # handshake agreed (the joiner may have begun it), asked when a joiner says hello
         self.hs = Handshake(config, core, deal, held_deal, held_core, self._send, random_bytes)
         self._decoder = FrameDecoder()
-        # the shell holds the joiner's proof of the join code unread for now (the host's
-        # door slows an address that guessed wrong too often: net/gate.Guesses)
-        self.hold_proof = False
         self._out = bytearray()
         self._events: list[Event | LinkEvent] = []
         self._catch_up_to: tuple[int, bytes] | None = None  # (position, hash) the peer had
@@ -321,8 +317,6 @@ class Endpoint:
                     if not self._read_to_hello():
                         return NEED_DATA
                     continue
-                if self.hold_proof and self.phase is Phase.AUTH:
-                    return NEED_DATA  # (the shell lets the proof be read in its turn)
                 msg = self._decoder.next_message()
                 if msg is None:
                     return NEED_DATA
@@ -640,7 +634,6 @@ _Handler = Callable[[Endpoint, Any], None]
 # every message: the phases it may come in, and what the endpoint does with it
 _HANDLERS: dict[type[Message], tuple[frozenset[Phase], _Handler]] = {
     Hello: (frozenset({Phase.HELLO}), lambda ep, msg: ep.hs.on_hello(msg)),
-    Auth: (frozenset({Phase.AUTH}), lambda ep, msg: ep.hs.on_auth(msg)),
     Proof: (frozenset({Phase.PROOF}), lambda ep, msg: ep.hs.on_proof(msg)),
     Setup: (frozenset({Phase.SETUP}), lambda ep, msg: ep.hs.on_setup(msg)),
     Commit: (frozenset({Phase.SEED}), lambda ep, msg: ep.hs.on_commit(msg)),

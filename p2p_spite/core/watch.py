@@ -14,7 +14,6 @@ and anything else is refused.  See docs/protocol.md, *Watchers*.
 
 from __future__ import annotations
 
-import hmac
 import secrets
 import time
 from collections.abc import Callable
@@ -26,7 +25,6 @@ from ..engine import Card, EndReason, Move, PublicView, Result, move_from_json
 from ..news import WatchStop
 from ..plaintext import MAX_NAME
 from ..spectator import TableShown, Watching
-from .keys import auth_mac
 from .messages import (
     APP,
     HOST,
@@ -36,7 +34,6 @@ from .messages import (
     MAX_WATCHERS,
     MESSAGES,
     NONCE_BYTES,
-    Auth,
     Bye,
     Hello,
     Message,
@@ -51,8 +48,6 @@ from .wire import FrameDecoder, LocalProtocolError, Refusal, RemoteProtocolError
 
 DEFAULT_WATCHERS: Final = 4  # watchers a host lets in at once unless told otherwise
 WATCH: Final = "watch"  # the first message of a watcher's connection
-WATCHER_ROLE: Final = "watch"  # the watcher's MAC's role (the host's: WATCHED_ROLE)
-WATCHED_ROLE: Final = "watch-host"
 # the flags of a table (its ``f``)
 LOT: Final = 1  # the deal's starter was drawn by lot
 OVER: Final = 2  # the last table of the match
@@ -60,15 +55,14 @@ BACK: Final = 4  # its move was taken back
 MAX_CARD: Final = 103
 CARDS: Final = 104
 MAX_WHY: Final = 32  # characters of the code of the host's bye (its ``why``)
-# the players' messages a watcher may not send (every one but the handshake's auth, which
-# a watcher has its own use for, and those of any connection: ping, pong, bye, refuse)
-GAME_MESSAGES: Final = frozenset(MESSAGES) - {"auth", "ping", "pong", "bye", "refuse"}
+# the players' messages a watcher may not send (every one but those of any connection:
+# ping, pong, bye, refuse)
+GAME_MESSAGES: Final = frozenset(MESSAGES) - {"ping", "pong", "bye", "refuse"}
 
 __all__ = [
     "DEFAULT_WATCHERS",
     "MAX_WATCHERS",
     "WATCH",
-    "Challenge",
     "HostBye",
     "MatchShown",
     "Table",
@@ -101,8 +95,9 @@ def _card(v: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class WatchHello(Message):
-    """A watcher's first message: its version, whether it brings a join code (no name:
-    the players are never shown a stranger's words) and whether it follows the next
+    """A watcher's first message: its version, ``code`` (always false from this version:
+    a code is the opening's, docs/protocol.md, *Watchers*; no name: the players are never
+    shown a stranger's words) and whether it follows the next
     match on the connection (``again``; the key is absent otherwise)."""
 
     T: ClassVar[str] = WATCH
@@ -137,24 +132,6 @@ class WatchHello(Message):
         _check(type(code) is bool, "watch: code must be true or false")
         assert isinstance(version, int) and isinstance(nonce, bytes)
         return cls(version, nonce, bool(code), again=m.get("again") is True)
-
-
-@dataclass(frozen=True, slots=True)
-class Challenge(Message):
-    """The host's nonce for a watcher's join-code MAC (sent only when it needs a code)."""
-
-    T: ClassVar[str] = "challenge"
-    nonce: bytes
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"t": "challenge", "nonce": self.nonce}
-
-    @classmethod
-    def from_wire(cls, m: dict[str, Any]) -> Self:
-        nonce = m.get("nonce")
-        _check(type(nonce) is bytes and len(nonce) == NONCE_BYTES, "challenge: nonce must be 16 bytes")
-        assert isinstance(nonce, bytes)
-        return cls(nonce)
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,7 +390,7 @@ def first_type(body: dict[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class WatcherIn:
-    """The watcher passed the door (its join code, if one is needed): let it watch."""
+    """The watcher passed the door: let it watch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,28 +407,14 @@ class _Side(Generic[E]):
     """What both ends of a watcher's connection do alike: frames in, events out (``E``,
     from ``_handle``), bytes out; a rule broken refuses the other end and closes."""
 
-    def __init__(self, code_key: bytes | None, proto: int) -> None:
-        self.code_key = code_key  # the join code's key, or None
+    def __init__(self, proto: int) -> None:
         self.proto = proto
-        self._nonce = secrets.token_bytes(NONCE_BYTES)  # this end's, for the code's proof
         self._decoder = FrameDecoder()
         self._out = bytearray()
-        # the shell holds the other end's proof of the code unread for now (the host's
-        # door slows an address that guessed wrong too often: net/gate.Guesses)
-        self.hold_proof = False
 
     @property
     def closed(self) -> bool:
         raise NotImplementedError
-
-    def _proof_next(self) -> bool:
-        """Is the next message this end reads the other end's proof of the code?"""
-        return False
-
-    @property
-    def proof_held(self) -> bool:
-        """Bytes wait unread behind :attr:`hold_proof`."""
-        return self.hold_proof and self._proof_next() and bool(self._decoder.pending)
 
     def _close(self) -> None:
         raise NotImplementedError
@@ -481,8 +444,6 @@ class _Side(Generic[E]):
         """The next event: RemoteProtocolError (its refusal queued) when the other end broke
         a rule, PeerRefused when it refused us; the connection is then closed."""
         while not self.closed:
-            if self.hold_proof and self._proof_next():
-                return NeedData()  # (the shell lets the proof be read in its turn)
             try:
                 m = self._decoder.next_message()
                 if m is None:
@@ -501,27 +462,25 @@ class _Side(Generic[E]):
 
 class DoorPhase(Enum):
     WATCH = "watch"  # waiting for the watcher's first message
-    CODE = "code"  # the challenge is sent: waiting for the watcher's MAC
     IN = "in"  # let in: only ping and bye from here on
     CLOSED = "closed"
 
 
 class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
-    """The host's side of one watcher's connection.  ``code_key``: the join code's key
-    (None: no code); ``allowed``: the host lets watchers in at all (``--watchers 0``: no).
+    """The host's side of one watcher's connection (a join code, if the host has one,
+    was the opening's: net/opening.py).  ``allowed``: the host lets watchers in at all
+    (``--watchers 0``: no).
     The tables the host shows are queued whole with :meth:`show`."""
 
     def __init__(
         self,
-        code_key: bytes | None,
         allowed: bool,
         clock: Callable[[], float] = time.monotonic,
         proto: int = PROTOCOL_VERSION,
     ) -> None:
-        super().__init__(code_key, proto)
+        super().__init__(proto)
         self.allowed = allowed
         self.phase = DoorPhase.WATCH
-        self._peer_nonce = b""
         self.again = False  # the watcher follows the next match on the connection
         self._live = Liveness(clock)
 
@@ -535,9 +494,6 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
     def bye(self, bye: HostBye) -> None:
         """Say goodbye (why, as a code: :meth:`HostBye.saying`) and close."""
         self._last(bye)
-
-    def _proof_next(self) -> bool:
-        return self.phase is DoorPhase.CODE
 
     def show(self, frame: bytes) -> None:
         """Queue an encoded ``watching`` or ``table`` frame (only once let in)."""
@@ -557,36 +513,20 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
             return WatcherLeft(Bye.from_wire(m).reason)
         if t == WATCH and self.phase is DoorPhase.WATCH:
             return self._watch(WatchHello.from_wire(m, proto=self.proto))
-        if t == "auth" and self.phase is DoorPhase.CODE:
-            return self._auth(Auth.from_wire(m))
         if t in GAME_MESSAGES:
             raise RemoteProtocolError(
                 f"a watcher cannot take part in the match (it sent {t!r})", Refusal.WATCHER
             )
-        if t in (WATCH, "auth"):
+        if t == WATCH:
             raise RemoteProtocolError(f"{t} at the wrong time", Refusal.UNEXPECTED)
         raise RemoteProtocolError(f"a message of unknown type {shown(t)}", Refusal.UNKNOWN_TYPE)
 
-    def _watch(self, hello: WatchHello) -> WatcherIn | None:
-        self._peer_nonce = hello.nonce
+    def _watch(self, hello: WatchHello) -> WatcherIn:
         self.again = hello.again
         if not self.allowed:
             raise RemoteProtocolError("this host lets nobody watch", Refusal.NO_WATCHERS)
-        if self.code_key is None:
-            _check(not hello.code, "this host needs no join code", Refusal.NO_CODE)
-            self.phase = DoorPhase.IN
-            return WatcherIn()
-        _check(hello.code, "this host needs the join code, from watchers too", Refusal.CODE_NEEDED)
-        self.phase = DoorPhase.CODE
-        self._out += encode(Challenge(self._nonce).to_wire())
-        return None
-
-    def _auth(self, auth: Auth) -> WatcherIn:
-        key = self.code_key
-        assert key is not None
-        want = auth_mac(key, WATCHER_ROLE, self._nonce, self._peer_nonce)
-        _check(hmac.compare_digest(auth.mac, want), "wrong join code", Refusal.BAD_CODE)
-        self._out += encode(Auth(auth_mac(key, WATCHED_ROLE, self._nonce, self._peer_nonce)).to_wire())
+        # a code is the opening's: a watch that brings one would check it here (an older peer)
+        _check(not hello.code, "this host needs no join code", Refusal.NO_CODE)
         self.phase = DoorPhase.IN
         return WatcherIn()
 
@@ -596,7 +536,6 @@ class WatcherDoor(_Side[WatcherIn | WatcherLeft]):
 
 class WatchPhase(Enum):
     HELLO = "hello"  # waiting for the host's hello
-    CODE = "code"  # waiting for the host's challenge, then its MAC
     WAITING = "waiting"  # let in: waiting for the match
     WATCHING = "watching"
     BETWEEN = "between"  # the match is over (its last table came): the next one's watching, or bye
@@ -604,18 +543,18 @@ class WatchPhase(Enum):
 
 
 class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
-    """The watcher's side of its connection (``code_key``: the join code's key, or None)."""
+    """The watcher's side of its connection (with a join code, inside the opening's
+    sealed channel: net/opening.py)."""
 
-    def __init__(self, code_key: bytes | None, proto: int = PROTOCOL_VERSION) -> None:
-        super().__init__(code_key, proto)
+    def __init__(self, proto: int = PROTOCOL_VERSION) -> None:
+        super().__init__(proto)
         self.phase = WatchPhase.HELLO
-        self._challenge = b""
         self._game = 0  # the game of the last table
         self._ping = 0
 
     def initiate(self) -> None:
         """Queue the ``watch`` message (call once, right after connecting)."""
-        hello = WatchHello(self.proto, self._nonce, self.code_key is not None, again=True)
+        hello = WatchHello(self.proto, secrets.token_bytes(NONCE_BYTES), False, again=True)
         self._out += encode(hello.to_wire())
 
     @property
@@ -646,25 +585,8 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
             return None
         if t == "hello" and phase is WatchPhase.HELLO:
             hello = Hello.from_wire(m, proto=self.proto, role=HOST)
-            if hello.code and self.code_key is None:
+            if hello.code:  # (a host that would check a code here: an older one)
                 raise PeerRefused("the host needs the join code: give it with --code", Refusal.CODE_NEEDED)
-            self.phase = WatchPhase.CODE if self.code_key is not None else WatchPhase.WAITING
-            return None
-        if t == "challenge" and phase is WatchPhase.CODE and not self._challenge:
-            self._challenge = Challenge.from_wire(m).nonce
-            key = self.code_key
-            assert key is not None
-            self._out += encode(Auth(auth_mac(key, WATCHER_ROLE, self._challenge, self._nonce)).to_wire())
-            return None
-        if t == "auth" and phase is WatchPhase.CODE and self._challenge:
-            key = self.code_key
-            assert key is not None
-            want = auth_mac(key, WATCHED_ROLE, self._challenge, self._nonce)
-            _check(
-                hmac.compare_digest(Auth.from_wire(m).mac, want),
-                "the host does not know the code",
-                Refusal.BAD_CODE,
-            )
             self.phase = WatchPhase.WAITING
             return None
         if t == "watching" and phase in (WatchPhase.WAITING, WatchPhase.BETWEEN):
@@ -679,6 +601,6 @@ class WatchEndpoint(_Side[Watching | TableShown | HostBye]):
             if table.match_over:
                 self.phase = WatchPhase.BETWEEN
             return table
-        if t in ("hello", "challenge", "auth", "watching", "table"):
+        if t in ("hello", "watching", "table"):
             raise RemoteProtocolError(f"{t} at the wrong time", Refusal.UNEXPECTED)
         raise RemoteProtocolError(f"a message a watcher is not sent: {shown(t)}", Refusal.UNKNOWN_TYPE)

@@ -123,7 +123,6 @@ def _session_on(
             kind,
             settings,
             code_key,
-            link.endpoint.config.code_key,
             keeper.path,
             Agreed.of(core),
             server=server,
@@ -156,7 +155,6 @@ class _NextMatch:
         kind: str,
         settings: Settings,
         code_key: bytes | None,
-        checked_key: bytes | None,
         first_record: Path,
         agreed: Agreed,
         *,
@@ -168,7 +166,6 @@ class _NextMatch:
         self.kind = kind
         self.settings = settings
         self.code_key = code_key  # the record's
-        self.checked_key = checked_key  # the one the handshake checks (None: the opening did)
         self.first_record = first_record
         self.agreed = agreed  # what every later match is: the first one's terms (and the ids played)
         self.server = server
@@ -184,10 +181,8 @@ class _NextMatch:
         the host a joiner under another name (docs/protocol.md, *Playing again*)."""
         a = self.agreed
         if self.kind == "join":
-            return Endpoint(LocalConfig(JOIN, a.names[1], self.checked_key, private=a.private, again=a))
-        config = LocalConfig(
-            HOST, a.names[0], self.checked_key, target=a.target, max_games=a.games, private=a.private, again=a
-        )
+            return Endpoint(LocalConfig(JOIN, a.names[1], private=a.private, again=a))
+        config = LocalConfig(HOST, a.names[0], target=a.target, max_games=a.games, private=a.private, again=a)
         return Endpoint(config)  # (seed None: every match after the first has its seed drawn by both)
 
     async def session(self, link: Link) -> NetSession:
@@ -299,13 +294,13 @@ async def host_session(
     """
     resume, bind, port = settings.resume, settings.bind, settings.port
     code_key = _code_key(settings.code, resume)
-    # a join code on the LAN: every connection opens with it first (net/opening.py), so
-    # the protocol inside has no code to check
+    # A join code on the LAN: every connection opens with it first (net/opening.py).  Over
+    # the internet (``serve``) the meeting's fresh code opened the channel, and a resumed
+    # record's code is only kept in the record.  The protocol inside checks no code.
     w = lan_scalar(code_key) if serve is None and code_key is not None else None
     config = LocalConfig(
         HOST,
         resume.players[0] if resume is not None else settings.name,  # a resumed match keeps its names
-        code_key if w is None else None,
         seed=settings.seed,
         target=settings.target,
         max_games=settings.games,
@@ -417,7 +412,7 @@ class _Host:
         watcher's, in the same handshake slot (its deadline from the connection on)."""
         link.hand_over()
         self.door.leave(link)
-        door = WatcherDoor(self.config.code_key, allowed=self.hub.most > 0)
+        door = WatcherDoor(allowed=self.hub.most > 0)
         watcher = WatchLink(door, self.hub, self, link.peer, link.connected_at)
         self.door.admit(watcher, address_key(link.peer))  # (the slot the link just left)
         watcher.take(transport, seen)
@@ -426,10 +421,8 @@ class _Host:
         self.door.leave(link)
 
     def pace(self, peer: Any) -> float:
+        """Seconds before the opening may check a code from ``peer`` (gate.Guesses)."""
         return self.guesses.wait(address_key(peer))
-
-    def _pace_link(self, link: Link) -> float:
-        return self.pace(link.peer)
 
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None:
         self.dropped(link, line)
@@ -507,7 +500,6 @@ class _Host:
             ),
             admit=self.admit,
             hello_deadline=HELLO_TIMEOUT,
-            pace=self._pace_link,
         )
         if first:  # a cut seed exchange: its deal is held before the next connection says hello
             link.closed.add_done_callback(lambda _f: self.hold(link))
@@ -572,8 +564,6 @@ def _dropped(link: Link, e: BaseException) -> ConnectionDropped:
     if isinstance(e, PeerRefused):
         return ConnectionDropped(who, DropKind.REFUSED_MATCH)
     if isinstance(e, RemoteProtocolError):
-        if e.code is Refusal.BAD_CODE:
-            return ConnectionDropped(who, DropKind.WRONG_CODE)
         if e.code is Refusal.SEAT_TAKEN:
             return ConnectionDropped(who, DropKind.SEAT_TAKEN)
         return ConnectionDropped(who, DropKind.PROTOCOL, e.code.value, detail=str(e))
@@ -595,7 +585,7 @@ def _stage(link: Link | WatchLink | Knock) -> int:
     phase = link.endpoint.phase
     if phase in (Phase.HELLO, Phase.CLOSED):
         return CONNECTED
-    if phase in (Phase.AUTH, Phase.PROOF):
+    if phase is Phase.PROOF:
         return GREETED
     return AUTHENTICATED
 
@@ -618,10 +608,12 @@ async def join_session(settings: JoinSettings, *, connect: Connector | None = No
     resume = settings.resume
     # a resumed match keeps its names
     name = resume.players[1] if resume is not None else settings.name
-    code_key = inner = _code_key(settings.code, resume)
-    if connect is None and code_key is not None:  # the opening with the code (net/opening.py) ...
-        connect, inner = LanDial(lan_scalar(code_key)), None  # ... and nothing to check inside
-    config = LocalConfig(JOIN, name, inner)
+    code_key = _code_key(settings.code, resume)
+    # the LAN with a code: the opening (net/opening.py); over the internet (``connect``) the
+    # meeting's fresh code opened the channel.  The protocol inside checks no code.
+    if connect is None and code_key is not None:
+        connect = LanDial(lan_scalar(code_key))
+    config = LocalConfig(JOIN, name)
     config.private = settings.private  # refuse a host that does not offer a private deck
     joiner = _Joiner(config, settings.host, settings.port, settings.timeout, resume, connect)
     link = await joiner.first_link(settings.grace)

@@ -19,9 +19,10 @@ sockets far faster than a person types a join code.  So:
 * a wrong join code slows its address down (:class:`Guesses`): an address has
   ``GUESS_FREE`` proofs of the code that may fail, and one more every
   ``GUESS_EVERY`` seconds; beyond that, a proof (a joiner's or a watcher's
-  ``auth``) waits for its turn before it is checked at all, right or wrong, so
-  a guesser learns nothing sooner by hanging up.  A person who mistypes the
-  code a few times, and every other address, is not slowed;
+  confirmation in the opening, net/opening.py) waits for its turn before it is
+  checked at all, right or wrong, so a guesser learns nothing sooner by hanging
+  up.  A person who mistypes the code a few times, and every other address, is
+  not slowed;
 * the drops are reported in a few merged lines (:class:`StrangerLog`), not one line each.
 """
 
@@ -47,7 +48,7 @@ MAX_GUESSERS: Final = 4096  # addresses whose wrong codes are counted one by one
 
 # the stage a connection has reached (higher: more progress)
 CONNECTED: Final = 0  # no valid hello yet
-GREETED: Final = 1  # a valid hello, not authenticated yet (join code, resume proof)
+GREETED: Final = 1  # a valid hello (or opening's element), not authenticated yet (code, resume proof)
 AUTHENTICATED: Final = 2  # past the join code and the resume proof: never dropped to make room
 
 C = TypeVar("C")

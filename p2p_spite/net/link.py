@@ -64,14 +64,11 @@ class Link(asyncio.Protocol):
         *,
         admit: Callable[[Link], bool] | None = None,
         hello_deadline: float | None = None,
-        pace: Callable[[Link], float] | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.peer: Any = None  # the peer's socket address
         self._admit = admit  # the host's door: may this connection take a handshake slot?
         self._hello_deadline = hello_deadline  # seconds the peer has to send a valid hello
-        self._pace = pace  # the host's door: seconds before this peer's join-code proof may be checked
-        self._pace_timer: asyncio.TimerHandle | None = None
         self.transport: asyncio.Transport | None = None
         self.peer_label = peer_label
         self.handshaken: asyncio.Future[Handshaken] = asyncio.get_running_loop().create_future()
@@ -123,7 +120,7 @@ class Link(asyncio.Protocol):
             self.transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._timer, self._hello_timer, self._pace_timer):
+        for timer in (self._timer, self._hello_timer):
             if timer is not None:
                 timer.cancel()
         if not self.handshaken.done():
@@ -151,10 +148,10 @@ class Link(asyncio.Protocol):
     def hand_over(self) -> None:
         """The host's door gave this connection to a watcher (net/watch.py) before the
         endpoint read a byte of it: stop this link's deadlines; it hears no more."""
-        for timer in (self._timer, self._hello_timer, self._pace_timer):
+        for timer in (self._timer, self._hello_timer):
             if timer is not None:
                 timer.cancel()
-        self._timer = self._hello_timer = self._pace_timer = None
+        self._timer = self._hello_timer = None
         if not self.handshaken.done():
             self.handshaken.cancel()
 
@@ -200,7 +197,6 @@ class Link(asyncio.Protocol):
     def pump(self) -> None:
         """Process what arrived, until the endpoint needs more bytes (or an owner must take over)."""
         ep = self.endpoint
-        self._hold_proof()
         try:
             while True:
                 if self.transport is not None and self.transport.is_closing():
@@ -230,24 +226,6 @@ class Link(asyncio.Protocol):
             else:
                 self.fail(e)
         self.flush()
-        if ep.hold_proof and ep.phase is Phase.AUTH and ep.pending_bytes and self._pace_timer is None:
-            self._pace_timer = asyncio.get_running_loop().call_later(self._pace_wait(), self._proof_turn)
-
-    def _pace_wait(self) -> float:
-        return self._pace(self) if self._pace is not None else 0.0
-
-    def _hold_proof(self) -> None:
-        """The joiner's proof of the join code waits for its turn, unread, when the host's
-        door says its address has guessed wrong too often (then it is checked, right or
-        wrong: a guesser learns nothing sooner by hanging up)."""
-        ep = self.endpoint
-        if self._pace_timer is None and ep.phase in (Phase.HELLO, Phase.AUTH):
-            ep.hold_proof = self._pace_wait() > 0
-
-    def _proof_turn(self) -> None:
-        self._pace_timer = None
-        if self.transport is not None and not self.transport.is_closing():
-            self.pump()
 
 
 def fmt_addr(addr: Any) -> str:

@@ -137,9 +137,6 @@ class WatchHost(Protocol):
 
     def dropped_watcher(self, link: WatchLink, line: ConnectionDropped) -> None: ...
 
-    def pace(self, peer: Any) -> float:
-        """Seconds before a join-code proof from ``peer`` may be checked (gate.Guesses)."""
-
 
 class WatchLink(asyncio.Protocol):
     """One watcher's connection at the host, from its first message on."""
@@ -154,12 +151,11 @@ class WatchLink(asyncio.Protocol):
         left = max(0.0, HANDSHAKE_TIMEOUT - (loop.time() - started))
         self._deadline: asyncio.TimerHandle | None = loop.call_later(left, self._late)
         self._silence = Silence(WATCHER_SILENCE, self._silent)
-        self._pace_timer: asyncio.TimerHandle | None = None  # its proof waiting for its turn
         self.watching = False  # in the hub
 
     @property
     def stage(self) -> int:
-        """How far it came (gate.Door): its first message was valid; let in once past the code."""
+        """How far it came (gate.Door): its first message was valid; let in once it passed the door."""
         return AUTHENTICATED if self.door.phase is DoorPhase.IN else GREETED
 
     def take(self, transport: asyncio.Transport, seen: bytes) -> None:
@@ -175,9 +171,6 @@ class WatchLink(asyncio.Protocol):
         self._pump()
 
     def _pump(self) -> None:
-        door = self.door
-        if self._pace_timer is None and door.phase in (DoorPhase.WATCH, DoorPhase.CODE):
-            door.hold_proof = self.host.pace(self.peer) > 0  # (see _proof_turn)
         try:
             while True:
                 ev = self.door.next_event()
@@ -192,17 +185,6 @@ class WatchLink(asyncio.Protocol):
             self._refused(e)
             return
         self.flush()
-        if door.proof_held and self._pace_timer is None:
-            self._pace_timer = asyncio.get_running_loop().call_later(
-                self.host.pace(self.peer), self._proof_turn
-            )
-
-    def _proof_turn(self) -> None:
-        """A proof of the code from an address that guessed wrong too often waited for its
-        turn, unread: read it now (or wait again, if another took the turn)."""
-        self._pace_timer = None
-        if self.transport is not None and not self.transport.is_closing():
-            self._pump()
 
     def _let_in(self) -> None:
         if self._deadline is not None:
@@ -216,10 +198,8 @@ class WatchLink(asyncio.Protocol):
 
     def _refused(self, e: ProtocolError) -> None:
         if not self.watching:
-            kind = DropKind.WRONG_CODE if e.code is Refusal.BAD_CODE else DropKind.PROTOCOL
-            self.host.dropped_watcher(
-                self, ConnectionDropped(shown_address(self.peer), kind, e.code.value, detail=str(e))
-            )
+            line = ConnectionDropped(shown_address(self.peer), DropKind.PROTOCOL, e.code.value, detail=str(e))
+            self.host.dropped_watcher(self, line)
         self.close()
 
     def send(self, frame: bytes) -> None:
@@ -261,9 +241,8 @@ class WatchLink(asyncio.Protocol):
         self.drop(DropKind.NO_HANDSHAKE, f"not let in within {HANDSHAKE_TIMEOUT:g} s")
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._deadline, self._pace_timer):
-            if timer is not None:
-                timer.cancel()
+        if self._deadline is not None:
+            self._deadline.cancel()
         self._silence.stop()
         self.host.leave_door(self)
         self.hub.leave(self)
@@ -528,7 +507,7 @@ async def watch_match(
     if dial is None:
         dial = LanDial(lan_scalar(derive_code_key(code))) if code else connect_to  # (net/opening.py)
     try:
-        client = await dial(lambda: WatchClient(WatchEndpoint(None), where), host, port, timeout)
+        client = await dial(lambda: WatchClient(WatchEndpoint(), where), host, port, timeout)
     except DialFailed as e:
         raise UserError(e.news) from None
     except PeerRefused as e:  # in the opening

@@ -784,7 +784,8 @@ def _run_review(args: argparse.Namespace) -> int:
     head = _("Review of {name} (seat {seat}) in {path}: each turn against the strongest level's").format(
         name=name, seat=seat, path=shown_path(args.file)
     )
-    print_review(judged, head, sys.stdout)
+    other = clean_name(rec.players[1 - seat]) or _("seat {n}").format(n=1 - seat)
+    print_review(judged, head, sys.stdout, other)
     return 0
 
 

@@ -334,7 +334,7 @@ class ReplayViewer:
                 n,
             ).format(name=r.names[mk.seat], n=n)
             return [clip([("class:msg.event", " " + text)], width)]
-        head = _("Turn {turn}").format(turn=j.turn.number) + ": " + mark_note(j)
+        head = _("Turn {turn}").format(turn=j.turn.number) + ": " + mark_note(j, r.names[1 - mk.seat])
         lines = textwrap.wrap(head, max(20, width - 3), subsequent_indent="   ")[:4]
         return [clip([("class:msg.opp", " " + line)], width) for line in lines]
 

@@ -746,6 +746,7 @@ def _run_review(args: argparse.Namespace) -> int:
 
     import dataclasses
     import json
+    import shutil
 
     from .history import seat_of
     from .review import as_json, run_review, seat_named, turns_of
@@ -785,7 +786,8 @@ def _run_review(args: argparse.Namespace) -> int:
         name=name, seat=seat, path=shown_path(args.file)
     )
     other = clean_name(rec.players[1 - seat]) or _("seat {n}").format(n=1 - seat)
-    print_review(judged, head, sys.stdout, other)
+    width = shutil.get_terminal_size().columns - 1 if sys.stdout.isatty() else None
+    print_review(judged, head, sys.stdout, other, width)
     return 0
 
 

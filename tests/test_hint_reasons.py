@@ -7,14 +7,16 @@ never depend on a hidden card; the hint's reason in Polish on the real game scre
 from __future__ import annotations
 
 import dataclasses
+import io
 from collections.abc import Sequence
 
 from p2p_spite import i18n
 from p2p_spite.bots.reasons import Explanation, Reason, Why, explain
-from p2p_spite.bots.review import REVIEW_FIXED, hint_reason
+from p2p_spite.bots.review import REVIEW_FIXED, TurnReview, hint_reason
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, view
 from p2p_spite.engine.cards import parse_card
-from p2p_spite.ui.text import card_label
+from p2p_spite.review import Judged, Turn
+from p2p_spite.ui.review import mark_note, print_review, turn_lines
 from p2p_spite.ui.words import hint_reason_words, reasons_words
 from tests.positions import cards, make_state
 from tests.support.ui import LocalSession, find_seed, run, running, texts, until
@@ -85,7 +87,8 @@ def test_a_center_closed_to_the_opponents_pay_off() -> None:
 def test_the_issues_example_nothing_reaches_and_the_plain_play_gives_a_3() -> None:
     """ "discard 7♦ on side stack 1: nothing fits a center that helps your pay-off 9♠;
     playing A♦ and 2♠ now would give the computer a 3"."""
-    s = make_state(payoff=("4D 9S", "4H 3C"), hands=("AD 2S 7D 5H QH", "6D 7D 8D 9H TH"))
+    sides = (("", "9C", "", ""), ("", "", "", ""))
+    s = make_state(payoff=("4D 9S", "4H 3C"), hands=("AD 2S 7D 5H QH", "6D 7D 8D 9H TH"), sides=sides)
     turn, plain = [discard("7D", 0)], [hand("AD", 0), hand("2S", 0), discard("QH", 0)]
     got = why(s, turn, plain)
     assert got.good == (Reason(Why.NOTHING_REACHES, c("9S")), Reason(Why.DISCARD_EMPTY, c("7D"), side=0))
@@ -97,7 +100,7 @@ def test_the_issues_example_nothing_reaches_and_the_plain_play_gives_a_3() -> No
         "playing A♦, 2♠ now would let Computer play the pay-off 3♣"
     )
     # a pay-off 4♠ within reach of A♦, 2♠ and a King (as the 3): "nothing reaches" is not said
-    s = make_state(payoff=("4D 4S", "4H 3C"), hands=("AD 2S 7D KH QH", "6D 7D 8D 9H TH"))
+    s = make_state(payoff=("4D 4S", "4H 3C"), hands=("AD 2S 7D KH QH", "6D 7D 8D 9H TH"), sides=sides)
     assert Why.NOTHING_REACHES not in {r.kind for r in why(s, turn, plain).good}
 
 
@@ -115,7 +118,20 @@ def test_a_discard_on_a_run_or_a_pair() -> None:
     s = make_state(payoff=("9D KD", "4H 8S"), hands=("7D 2C 3C QH QD", "6D 7D 8D 9H TH"), sides=sides)
     assert why(s, [discard("7D", 0)]).good == (Reason(Why.DISCARD_RUN, c("7D"), side=0, other=c("8C")),)
     assert why(s, [discard("7D", 1)]).good == (Reason(Why.DISCARD_PAIR, c("7D"), side=1, other=c("7S")),)
-    assert why(s, [discard("QH", 0)]).good == ()  # a Queen on an 8: no reason to give
+    assert why(s, [discard("3C", 0)]).good == ()  # a 3 on an 8: no reason to give
+    assert why(s, [discard("2C", 2)]).good == (Reason(Why.DISCARD_EMPTY, c("2C"), side=2),)
+    s = make_state(payoff=("9D KD", "4H 8S"), hands=("7D 2C 3C QH QD", "6D 7D 8D 9H TH"))
+    assert why(s, [discard("2C", 2)]).good == ()  # every side stack empty: nothing kept in order
+    assert why(s, [discard("QH", 2)]).good == (Reason(Why.DISCARD_SPARE, c("QH"), side=2, other=c("QD")),)
+
+
+def test_a_king_kept_against_one_spent_for_nothing() -> None:
+    s = make_state(payoff=("9D 9S", "4H 8S"), hands=("KH 2C 3C QH QD", "6D 7D 8D 9H TH"))
+    plain = [Move(0, HAND, c("KH"), CENTER, 0), discard("QH", 0)]
+    assert Reason(Why.KEEPS_KING, c("KH")) in why(s, [discard("QH", 0)], plain).good
+    s = make_state(payoff=("9D 2S", "4H 8S"), hands=("KH 2C 3C QH QD", "6D 7D 8D 9H TH"))
+    # the King as the Ace brings the pay-off 2♠ within reach: it was not spent for nothing
+    assert Why.KEEPS_KING not in {r.kind for r in why(s, [discard("QH", 0)], plain).good}
 
 
 def test_the_hint_carries_the_reasons_of_its_evaluation() -> None:
@@ -155,14 +171,53 @@ def test_the_hint_says_why_in_polish_on_the_game_screen() -> None:
         async with running(s, cols=80, rows=24) as (app, inp):
             v = app.view
             assert v is not None
-            chosen = next(m for m in v.legal_moves() if m.target == SIDE)  # the side stacks are empty
+            discards = [m for m in v.legal_moves() if m.target == SIDE][:8]
+            reasons = {m: hint_reason(v, m, FIXED) for m in discards}
+            chosen = next(m for m, r in reasons.items() if r.why.good)  # a discard with a reason
             app.ctl.hint_fn = lambda view: chosen
             app.ctl.why_fn = lambda view, move: hint_reason(view, move, FIXED)
             inp.send_text("podpowiedź\r")
             await until(lambda: "Dlaczego: " in texts(app), timeout=60)
-            said = next(line for line in texts(app).splitlines() if line.startswith("Dlaczego: "))
-            card = card_label(chosen.arg or 0)
-            assert f"{card} zaczyna pusty stos boczny {chosen.slot + 1}" in said, said
-            assert "Podpowiedź" in texts(app)
+            said = " ".join(texts(app).split()).split("Dlaczego: ", 1)[1]
+            first = reasons_words(reasons[chosen].why, "Komputer").split("; ")[0]
+            assert said.startswith(first), (said, first)
+            assert "nie doprowadzi" in first or "stos" in first or "wypłaty" in first, first
 
     run(main())
+
+
+def _judged_turn() -> Judged:
+    """Turn 3 of game 1: A♦, 2♠ played on center 1 (giving Bob's pay-off 3♣ a center)
+    where a discard of 7♦ was better."""
+    sides = (("", "9C", "", ""), ("", "", "", ""))
+    s = make_state(payoff=("4D 9S", "4H 3C"), hands=("AD 2S 7D 5H QH", "6D 7D 8D 9H TH"), sides=sides)
+    v = view(s, 0)
+    played = (hand("AD", 0), hand("2S", 0), discard("QH", 0))
+    best = (discard("7D", 0),)
+    cards_of = tuple(_card(v, m) for m in played)
+    review = TurnReview(played, cards_of, best, (c("7D"),), 0.3, 0.5, 64)
+    return Judged(Turn(1, 3, v, played, cards_of), review)
+
+
+def test_the_reviews_better_turn_says_why_in_the_same_words() -> None:
+    j = _judged_turn()
+    lines = turn_lines(j, "Bob")
+    assert lines[0] == "Game 1, turn 3: blunder, win chance 50% → 30%"
+    assert lines[-1] == (
+        "  better: discard 7♦ on side 1: nothing you hold brings a center to your pay-off 9♠ this "
+        "turn; 7♦ starts the empty side stack 1, keeping the runs on the others; as played, A♦, 2♠ "
+        "let Bob play the pay-off 3♣ on center 1 (win chance 30% → 50%)"
+    )
+    assert mark_note(j, "Bob").startswith("?? blunder: win chance 50% → 30%; better: discard 7♦ on side 1: ")
+
+
+def test_the_review_on_a_terminal_breaks_its_lines_between_words() -> None:
+    out = io.StringIO()
+    print_review([_judged_turn()], "Review of Ann", out, "Bob", width=60)
+    lines = out.getvalue().splitlines()
+    assert max(map(len, lines)) <= 60 and len(lines) > 6
+    whole = io.StringIO()
+    print_review([_judged_turn()], "Review of Ann", whole, "Bob")
+    assert out.getvalue().split() == whole.getvalue().split()  # every word whole, in order
+    better = next(k for k, line in enumerate(lines) if line.startswith("  better: "))
+    assert lines[better + 1].startswith("    ")  # its continuations under it, indented

@@ -38,7 +38,9 @@ class Why(StrEnum):
     NOTHING_REACHES = "nothing-reaches"  # card: the pay-off top no center can reach this turn
     DISCARD_RUN = "discard-run"  # card: discarded; other: the side top one higher; side
     DISCARD_PAIR = "discard-pair"  # card: discarded; other: the side top of its rank; side
-    DISCARD_EMPTY = "discard-empty"  # card: discarded; side: the empty side stack
+    DISCARD_EMPTY = "discard-empty"  # card: discarded; side: the empty side stack (others hold cards)
+    DISCARD_SPARE = "discard-spare"  # card: discarded; other: a card of its rank kept in hand
+    KEEPS_KING = "keeps-king"  # card: a King the other turn spends on a center for nothing
     GIVES = "gives"  # (against) card: the opponent's pay-off top; center; cards: the plays
 
 
@@ -93,7 +95,7 @@ def _follow(view: PlayerView, moves: Sequence[Move], cards: Sequence[Card]) -> _
         elif m.source == SIDE and m.arg is not None and sides[m.arg]:
             sides[m.arg].pop()
         if m.target == SIDE:
-            out.discard = _discard_reason(card, m.slot, sides[m.slot][-1] if sides[m.slot] else None)
+            out.discard = _discard_reason(view, card, m.slot, sides)
             continue
         if m.target != CENTER:
             continue
@@ -110,13 +112,18 @@ def _follow(view: PlayerView, moves: Sequence[Move], cards: Sequence[Card]) -> _
     return out
 
 
-def _discard_reason(card: Card, side: int, top: Card | None) -> Reason | None:
-    if top is None:
-        return Reason(Why.DISCARD_EMPTY, card, side=side)
-    if rank(top) == rank(card) + 1:
+def _discard_reason(view: PlayerView, card: Card, side: int, sides: list[list[Card]]) -> Reason | None:
+    """What a discard of ``card`` on ``side`` (its stacks now ``sides``) keeps in order."""
+    top = sides[side][-1] if sides[side] else None
+    if top is not None and rank(top) == rank(card) + 1:
         return Reason(Why.DISCARD_RUN, card, side=side, other=top)
-    if rank(top) == rank(card):
+    if top is not None and rank(top) == rank(card):
         return Reason(Why.DISCARD_PAIR, card, side=side, other=top)
+    twin = next((c for c in view.hand if c != card and rank(c) == rank(card)), None)
+    if twin is not None:
+        return Reason(Why.DISCARD_SPARE, card, side=side, other=twin)
+    if top is None and any(sides[i] for i in range(len(sides)) if i != side):
+        return Reason(Why.DISCARD_EMPTY, card, side=side)
     return None
 
 
@@ -183,6 +190,12 @@ def explain(
                 if n < rank(mine) <= alt.centers[i] and done.centers[i] < rank(mine):
                     good.append(Reason(Why.KEEPS_LOW, mine, i))
                     break
+        kings = [k for k in alt.center_cards if rank(k) == 13 and k not in done.center_cards]
+        spent = done.payoff is None and alt.payoff is None and not alt.completed
+        if mine is not None and not _wild(mine):  # (a King that brings the pay-off within reach counts)
+            spent = spent and _nearest(alt.centers, mine)[0] != 0
+        if kings and spent and kings[0] in view.hand:
+            good.append(Reason(Why.KEEPS_KING, kings[0]))
         if theirs is not None and not _wild(theirs):
             gives = [i for i in sorted(alt.raised or ()) if _gap(alt.centers[i], theirs) == 0]
             spared = all(_gap(n, theirs) != 0 for n in done.centers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import TextIO
 
@@ -104,16 +105,29 @@ def summary_line(s: Summary, label: str) -> str:
     return line
 
 
-def print_review(judged: list[Judged], head: str, out: TextIO, opponent: str) -> None:
-    """The review in words on ``out`` (``opponent``: the other player's name)."""
-    print(head, file=out)
+def print_review(
+    judged: list[Judged], head: str, out: TextIO, opponent: str, width: int | None = None
+) -> None:
+    """The review in words on ``out`` (``opponent``: the other player's name; ``width``:
+    the lines broken between words to fit it, their continuations indented; None: one
+    line each, as a file or a pipe takes them)."""
+
+    def say(line: str) -> None:
+        if width is not None and len(line) > width:
+            lead = " " * (len(line) - len(line.lstrip()) + 2)
+            line = textwrap.fill(
+                line, width, subsequent_indent=lead, break_long_words=False, break_on_hyphens=False
+            )
+        print(line, file=out)
+
+    say(head)
     for g, js in by_game(judged).items():
         for j in js:
             if j.review.mark is not None:
                 for line in turn_lines(j, opponent):
-                    print(line, file=out)
-        print(summary_line(summary(js), _("Game {game}").format(game=g)), file=out)
-    print(summary_line(summary(judged), _("Match")), file=out)
+                    say(line)
+        say(summary_line(summary(js), _("Game {game}").format(game=g)))
+    say(summary_line(summary(judged), _("Match")))
 
 
 def progress_bar(out: TextIO) -> Callable[[int, int], None]:

@@ -170,6 +170,10 @@ def reason_words(reason: Reason, opponent: str) -> str:
             return _("{card} starts the empty side stack {n}, keeping the runs on the others").format(
                 card=c, n=n
             )
+        case Why.DISCARD_SPARE:
+            return _("{card} is a spare: {top} of the same rank stays in your hand").format(card=c, top=top)
+        case Why.KEEPS_KING:
+            return _("the King {card} stays in your hand for a play that counts").format(card=c)
         case Why.GIVES:
             return _("playing {cards} now would let {name} play the pay-off {card}").format(
                 cards=_card_list(reason.cards), name=opponent, card=c

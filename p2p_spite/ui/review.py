@@ -20,12 +20,13 @@ def mark_word(mark: str) -> str:
 SIGNS = {INACCURACY: "?!", MISTAKE: "?", BLUNDER: "??"}  # as chess annotates a move
 
 
-def better_why(j: Judged, opponent: str) -> str:
+def better_why(j: Judged, opponent: str, most: int = 3) -> str:
     """Why the better turn, in the game's words (the same reasons as ``hint``'s; "": none
-    found): what it does from the turn's view, and what the turn played did wrong."""
+    found): what it does from the turn's view (the weightiest ``most``), and what the turn
+    played did wrong."""
     r = j.review
     why = explain(j.turn.view, r.best, r.best_cards, r.played, r.played_cards)
-    return reasons_words(why, opponent, played=True)
+    return reasons_words(why, opponent, played=True, most=most)
 
 
 def mark_note(j: Judged, opponent: str) -> str:
@@ -40,7 +41,7 @@ def mark_note(j: Judged, opponent: str) -> str:
         "played": _pct(r.win_played),
         "moves": turn_words(r.best, r.best_cards),
     }
-    why = better_why(j, opponent)
+    why = better_why(j, opponent, most=2)  # (the viewer's few lines under the board)
     if why:
         return _("{sign} {mark}: win chance {best} → {played}; better: {moves}: {why}").format(why=why, **f)
     return _("{sign} {mark}: win chance {best} → {played}; better: {moves}").format(**f)

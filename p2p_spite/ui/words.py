@@ -135,49 +135,36 @@ def reason_words(reason: Reason, opponent: str) -> str:
     c = card_label(reason.card) if reason.card is not None else "?"
     n = (reason.center if reason.center is not None else reason.side or 0) + 1
     top = card_label(reason.other) if reason.other is not None else "?"
-    match reason.kind:
-        case Why.PAYOFF_PLAYED:
-            return _("{card} leaves your pay-off pile (empty it to win)").format(card=c)
-        case Why.PAYOFF_IN_REACH:
-            return _("your pay-off {card} comes within reach: center {n} then takes it").format(card=c, n=n)
-        case Why.PAYOFF_CLOSER:
-            return ngettext(
-                "your pay-off {card} comes closer: center {n} lacks {k} card before it",
-                "your pay-off {card} comes closer: center {n} lacks {k} cards before it",
-                reason.gap,
-            ).format(card=c, n=n, k=reason.gap)
-        case Why.CENTER_COMPLETED:
-            return _("{card} completes center {n}: it starts again from an Ace").format(card=c, n=n)
-        case Why.HAND_EMPTIED:
-            return ngettext(
-                "your hand empties: you draw {n} new card",
-                "your hand empties: you draw {n} new cards",
-                reason.gap,
-            ).format(n=reason.gap)
-        case Why.BLOCKS:
-            return _("center {n} no longer takes {name}'s pay-off {card}").format(n=n, name=opponent, card=c)
-        case Why.KEEPS_LOW:
-            return _("center {n} stays low for your pay-off {card}").format(n=n, card=c)
-        case Why.NOTHING_REACHES:
-            return _("nothing you hold brings a center to your pay-off {card} this turn").format(card=c)
-        case Why.DISCARD_RUN:
-            return _("{card} goes on {top} on side stack {n}: a run to play off later").format(
-                card=c, top=top, n=n
-            )
-        case Why.DISCARD_PAIR:
-            return _("{card} goes on {top} of the same rank on side stack {n}").format(card=c, top=top, n=n)
-        case Why.DISCARD_EMPTY:
-            return _("{card} starts the empty side stack {n}, keeping the runs on the others").format(
-                card=c, n=n
-            )
-        case Why.DISCARD_SPARE:
-            return _("{card} is a spare: {top} of the same rank stays in your hand").format(card=c, top=top)
-        case Why.KEEPS_KING:
-            return _("the King {card} stays in your hand for a play that counts").format(card=c)
-        case Why.GIVES:
-            return _("playing {cards} now would let {name} play the pay-off {card}").format(
-                cards=_card_list(reason.cards), name=opponent, card=c
-            )
+    if reason.kind is Why.HAND_EMPTIED:
+        text = ngettext(
+            "your hand empties: you draw {n} new card",
+            "your hand empties: you draw {n} new cards",
+            reason.gap,
+        )
+        return text.format(n=reason.gap)
+    if reason.kind is Why.PAYOFF_CLOSER:
+        text = ngettext(
+            "your pay-off {card} comes closer: center {n} lacks {k} card before it",
+            "your pay-off {card} comes closer: center {n} lacks {k} cards before it",
+            reason.gap,
+        )
+    else:
+        text = {
+            Why.PAYOFF_PLAYED: _("{card} leaves your pay-off pile (empty it to win)"),
+            Why.PAYOFF_IN_REACH: _("your pay-off {card} comes within reach: center {n} then takes it"),
+            Why.CENTER_COMPLETED: _("{card} completes center {n}: it starts again from an Ace"),
+            Why.BLOCKS: _("center {n} no longer takes {name}'s pay-off {card}"),
+            Why.KEEPS_LOW: _("center {n} stays low for your pay-off {card}"),
+            Why.NOTHING_REACHES: _("nothing you hold brings a center to your pay-off {card} this turn"),
+            Why.DISCARD_RUN: _("{card} goes on {top} on side stack {n}: a run to play off later"),
+            Why.DISCARD_PAIR: _("{card} goes on {top} of the same rank on side stack {n}"),
+            Why.DISCARD_EMPTY: _("{card} starts the empty side stack {n}, keeping the runs on the others"),
+            Why.DISCARD_SPARE: _("{card} is a spare: {top} of the same rank stays in your hand"),
+            Why.KEEPS_KING: _("the King {card} stays in your hand for a play that counts"),
+            Why.GIVES: _("playing {cards} now would let {name} play the pay-off {card}"),
+        }[reason.kind]
+    cards = _card_list(reason.cards)
+    return text.format(card=c, n=n, top=top, k=reason.gap, name=opponent, cards=cards)
 
 
 def _card_list(cards: Sequence[Card]) -> str:

@@ -52,6 +52,7 @@ def test_a_pay_off_card_played_is_the_reason() -> None:
     s = make_state(payoff=("9D AC", "4H 8S"), hands=("2C 3C 4D 6S 7S", "6D 7D 8D 9H TH"))
     got = why(s, [Move(0, PAYOFF, None, CENTER, 1)])
     assert got.good[0] == Reason(Why.PAYOFF_PLAYED, c("AC"), 1)
+    assert reasons_words(got, "Bob") == "your pay-off card A♣ gets played: one card nearer the win"
 
 
 def test_the_pay_off_comes_within_reach_or_closer() -> None:

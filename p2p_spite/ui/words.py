@@ -150,7 +150,7 @@ def reason_words(reason: Reason, opponent: str) -> str:
         )
     else:
         text = {
-            Why.PAYOFF_PLAYED: _("{card} leaves your pay-off pile (empty it to win)"),
+            Why.PAYOFF_PLAYED: _("your pay-off card {card} gets played: one card nearer the win"),
             Why.PAYOFF_IN_REACH: _("your pay-off {card} comes within reach: center {n} then takes it"),
             Why.CENTER_COMPLETED: _("{card} completes center {n}: it starts again from an Ace"),
             Why.BLOCKS: _("center {n} no longer takes {name}'s pay-off {card}"),

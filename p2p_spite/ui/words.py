@@ -157,9 +157,9 @@ def reason_words(reason: Reason, opponent: str) -> str:
             Why.KEEPS_LOW: _("center {n} stays low for your pay-off {card}"),
             Why.NOTHING_REACHES: _("nothing you hold brings a center to your pay-off {card} this turn"),
             Why.DISCARD_RUN: _("{card} goes on {top} on side stack {n}: a run to play off later"),
-            Why.DISCARD_PAIR: _("{card} goes on {top} of the same rank on side stack {n}"),
+            Why.DISCARD_PAIR: _("{card} goes on {top} on side stack {n}: one rank kept together"),
             Why.DISCARD_EMPTY: _("{card} starts the empty side stack {n}, keeping the runs on the others"),
-            Why.DISCARD_SPARE: _("{card} is a spare: {top} of the same rank stays in your hand"),
+            Why.DISCARD_SPARE: _("{card} is a spare: you still hold {top}"),
             Why.KEEPS_KING: _("the King {card} stays in your hand for a play that counts"),
             Why.GIVES: _("playing {cards} now would let {name} play the pay-off {card}"),
         }[reason.kind]

@@ -740,6 +740,7 @@ def _run_review(args: argparse.Namespace) -> int:
 
     import dataclasses
     import json
+    import shutil
 
     from .history import seat_of
     from .review import as_json, run_review, seat_named, turns_of
@@ -778,7 +779,9 @@ def _run_review(args: argparse.Namespace) -> int:
     head = _("Review of {name} (seat {seat}) in {path}: each turn against the strongest level's").format(
         name=name, seat=seat, path=shown_path(args.file)
     )
-    print_review(judged, head, sys.stdout)
+    other = clean_name(rec.players[1 - seat]) or _("seat {n}").format(n=1 - seat)
+    width = shutil.get_terminal_size().columns - 1 if sys.stdout.isatty() else None
+    print_review(judged, head, sys.stdout, other, width)
     return 0
 
 

@@ -93,7 +93,7 @@ def test_a_lesson_played_on_the_full_screen() -> None:
             task = asyncio.create_task(app.run())
             try:
                 await until(lambda: "Lesson 2 of 7: Build a center" in texts(app))
-                assert "Lessons:" in texts(app) and "Game 2" in "".join(f[1] for f in app.board_text())
+                assert "Lessons:" in texts(app) and "Lesson 2/7" in "".join(f[1] for f in app.board_text())
                 inp.send_text("9s s1\r")  # a discard: off the lesson, refused with its words
                 await until(lambda: "build center 1 first" in texts(app))
                 inp.send_text("h1 c2\r")  # the rules' own refusal

@@ -140,7 +140,7 @@ def test_a_hint_says_why_from_the_review_evaluation() -> None:
         assert hint.startswith("Hint: ") and said.startswith("Why: ")
         assert f"{100 * reason.win_best:.0f}%" in said
         if reason.plain != reason.best:
-            assert "the plain play (" in said and f"{100 * reason.win_plain:.0f}%" in said
+            assert "the plain play" in said and f"{100 * reason.win_plain:.0f}%" in said
 
     run(main())
 

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from ..engine import HAND, PAYOFF, SIDE, Card, GameState, Move, PlayerView
 from ..engine import view as view_of
 from .expert import EXPERT, ExpertBot, greedy_turn, sample_world, turn_end_rule
+from .reasons import NO_REASONS, Explanation, explain
 from .simple import EasyBot
 
 INACCURACY, MISTAKE, BLUNDER = "inaccuracy", "mistake", "blunder"
@@ -159,7 +160,8 @@ def review_turn(
 @dataclass(frozen=True, slots=True)
 class HintReason:
     """Why a hint: the turn it begins (up to its first chance event) and its win chance,
-    against the plain turn ``easy`` would play and its own (the same when they agree)."""
+    against the plain turn ``easy`` would play and its own (the same when they agree),
+    and what the one does that the other does not (:func:`.reasons.explain`)."""
 
     best: tuple[Move, ...]
     best_cards: tuple[Card, ...]
@@ -167,6 +169,7 @@ class HintReason:
     plain: tuple[Move, ...]
     plain_cards: tuple[Card, ...]
     win_plain: float
+    why: Explanation = NO_REASONS  # the hinted turn's reasons, against the plain one's
 
 
 HINT_REASON = dataclasses.replace(REVIEW, worlds=120, min_worlds=16, deadline=0.6, think=0.15)
@@ -188,7 +191,8 @@ def hint_reason(
     best, best_cards = _turn(view, lambda v: first if v is view else bot.choose(v), rng)
     plain, plain_cards = _turn(view, EasyBot(0).choose, rng)
     (win_best, win_plain), _done = _win_chances(view, [best, plain], config, clock, t0, rng)
-    return HintReason(best, best_cards, win_best, plain, plain_cards, win_plain)
+    why = explain(view, best, best_cards, plain, plain_cards)
+    return HintReason(best, best_cards, win_best, plain, plain_cards, win_plain, why)
 
 
 def _expert(config: ReviewConfig, clock: Callable[[], float]) -> ExpertBot:

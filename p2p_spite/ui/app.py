@@ -215,6 +215,11 @@ class GameApp:
         """The next game waits for Enter (the finished one is on screen)."""
         return self.feed.waiting
 
+    @property
+    def next_words(self) -> tuple[str, str]:
+        """The move line's prompt while the next game waits for Enter, and its grey hint."""
+        return _("Enter: next game"), _("or chat TEXT, or quit")
+
     def shown_hand(self) -> Slots:
         """The hand as numbered on screen (``None``: the slot of a card played this turn)."""
         return self.ctl.slots if self.view is not None else ()

@@ -157,6 +157,7 @@ class BoardInfo:
     highlight: frozenset[str] = frozenset()  # tokens: c1, s2 (own), os2 (opponent's), p, op
     targets: frozenset[str] = frozenset()  # where the selected card may go: c1, s2
     status: str | None = None  # overrides the header's turn status
+    title: str | None = None  # instead of "Game 3" in the header (a lesson's "Lesson 1/7")
     status_style: str | None = None
     on_click: Click | None = None
 
@@ -305,7 +306,7 @@ def _header(info: BoardInfo, width: int, n: int = STATUS_NAME, short: bool = Fal
     opponent's name first (``their turn``): a language whose label runs long keeps the names."""
     v = info.view
     me, opp = v.seat, v.opponent
-    game = " " + (_("G{game}") if short else _("Game {game}")).format(game=v.game)
+    game = " " + (info.title or (_("G{game}") if short else _("Game {game}")).format(game=v.game))
     lefts = [game]
     if info.header_extra:
         lefts = [f"{game} {info.header_extra}"]

@@ -279,7 +279,7 @@ class Controller:
             except Exception:
                 return  # (the hint stands without its reason)
             if self.view is v and self.hinted == (v, move):
-                self.say(Style.INFO, hint_reason_words(reason))
+                self.say(Style.INFO, hint_reason_words(reason, self.opp_name))
 
     async def _chat(self, cmd: Chat) -> None:
         if not cmd.text:

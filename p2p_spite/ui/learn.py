@@ -12,6 +12,7 @@ for the next lesson.  At the end it offers a first game against the computer (ea
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from typing import TextIO
 
@@ -25,6 +26,7 @@ from ..i18n import _
 from ..lessons import STUDENT, Tutor, lessons
 from ..session import Event, GameStarted, MovePlayed, MoveTakenBack, Rematch
 from .app import GameApp
+from .board import BoardInfo
 from .commands import Quit, is_yes, parse_command
 from .controller import Controller
 from .lineplay import _LinePlayer, _stdin_lines, _turn_starts, render
@@ -229,6 +231,21 @@ class LessonApp(GameApp):
         """A lesson solved waits for Enter (the move line says so), as a game over does."""
         s = self.coach.session
         return s.tutor.done and s.index + 1 < len(s.lessons)
+
+    @property
+    def next_words(self) -> tuple[str, str]:
+        """A lesson has no chat: Enter, retry or quit."""
+        return _("Enter: next lesson"), _("or retry, or quit")
+
+    def board_info(self) -> BoardInfo | None:
+        """The board's header names the lesson, not a game."""
+        info = super().board_info()
+        if info is None:
+            return None
+        s = self.coach.session
+        return dataclasses.replace(
+            info, title=_("Lesson {n}/{total}").format(n=s.index + 1, total=len(s.lessons))
+        )
 
     def feed_show(self, ev: Event) -> None:
         if isinstance(ev, GameStarted):  # a lesson: a clean message pane

@@ -61,7 +61,7 @@ from .board import (
 )
 from .marks import Judge, Marks
 from .review import SIGNS, mark_note
-from .text import DOT, RULE, VBAR
+from .text import DOT, RULE, UNICODE, VBAR
 from .whatif import Runner, WhatIf, ask_whatif, default_seat, play_whatif_lines, whatif_runner
 from .words import Voice, game_result, move_words, refusal, scores_line, short_status, unfinished
 
@@ -334,8 +334,10 @@ class ReplayViewer:
                 n,
             ).format(name=r.names[mk.seat], n=n)
             return [clip([("class:msg.event", " " + text)], width)]
-        head = _("Turn {turn}").format(turn=j.turn.number) + ": " + mark_note(j)
-        lines = textwrap.wrap(head, max(20, width - 3), subsequent_indent="   ")[:4]
+        head = _("Turn {turn}").format(turn=j.turn.number) + ": " + mark_note(j, r.names[1 - mk.seat])
+        # (at most four lines: a longer note ends in "…" rather than stopping mid-sentence)
+        w, more = max(20, width - 3), " …" if UNICODE else " ~"
+        lines = textwrap.wrap(head, w, subsequent_indent="   ", max_lines=4, placeholder=more)
         return [clip([("class:msg.opp", " " + line)], width) for line in lines]
 
     def _move_rows(self) -> int:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import TextIO
 
+from ..bots.reasons import explain
 from ..bots.review import BLUNDER, INACCURACY, MISTAKE
 from ..i18n import _, ngettext
 from ..review import Judged, Summary, by_game, summary
-from .words import turn_words
+from .words import reasons_words, turn_words
 
 
 def mark_word(mark: str) -> str:
@@ -18,25 +20,40 @@ def mark_word(mark: str) -> str:
 SIGNS = {INACCURACY: "?!", MISTAKE: "?", BLUNDER: "??"}  # as chess annotates a move
 
 
-def mark_note(j: Judged) -> str:
-    """A marked turn on one line for the replay viewer: the mark, the win chances, the better turn."""
+def better_why(j: Judged, opponent: str, most: int = 3) -> str:
+    """Why the better turn, in the game's words (the same reasons as ``hint``'s; "": none
+    found): what it does from the turn's view (the weightiest ``most``), and what the turn
+    played did wrong."""
+    r = j.review
+    why = explain(j.turn.view, r.best, r.best_cards, r.played, r.played_cards)
+    return reasons_words(why, opponent, played=True, most=most)
+
+
+def mark_note(j: Judged, opponent: str) -> str:
+    """A marked turn on one line for the replay viewer: the mark, the win chances, the
+    better turn and why (``opponent``: the other player's name)."""
     r = j.review
     assert r.mark is not None
-    return _("{sign} {mark}: win chance {best} → {played}; better: {moves}").format(
-        sign=SIGNS[r.mark],
-        mark=mark_word(r.mark),
-        best=_pct(r.win_best),
-        played=_pct(r.win_played),
-        moves=turn_words(r.best, r.best_cards),
-    )
+    f = {
+        "sign": SIGNS[r.mark],
+        "mark": mark_word(r.mark),
+        "best": _pct(r.win_best),
+        "played": _pct(r.win_played),
+        "moves": turn_words(r.best, r.best_cards),
+    }
+    why = better_why(j, opponent, most=2)  # (the viewer's few lines under the board)
+    if why:
+        return _("{sign} {mark}: win chance {best} → {played}; better: {moves}: {why}").format(why=why, **f)
+    return _("{sign} {mark}: win chance {best} → {played}; better: {moves}").format(**f)
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def turn_lines(j: Judged) -> list[str]:
-    """A marked turn: what was played, the better turn, and the win chances."""
+def turn_lines(j: Judged, opponent: str) -> list[str]:
+    """A marked turn: what was played, the better turn and why, and the win chances
+    (``opponent``: the other player's name)."""
     r, t = j.review, j.turn
     assert r.mark is not None
     head = _("Game {game}, turn {turn}: {mark}, win chance {best} → {played}").format(
@@ -55,7 +72,14 @@ def turn_lines(j: Judged) -> list[str]:
                 n,
             ).format(n=n)
         lines.append("  " + why)
-    lines.append("  " + _("better: {moves}").format(moves=turn_words(r.best, r.best_cards)))
+    better, why = turn_words(r.best, r.best_cards), better_why(j, opponent)
+    if why:
+        text = _("better: {moves}: {why} (win chance {played} → {best})").format(
+            moves=better, why=why, played=_pct(r.win_played), best=_pct(r.win_best)
+        )
+    else:
+        text = _("better: {moves}").format(moves=better)
+    lines.append("  " + text)
     return lines
 
 
@@ -82,15 +106,29 @@ def summary_line(s: Summary, label: str) -> str:
     return line
 
 
-def print_review(judged: list[Judged], head: str, out: TextIO) -> None:
-    print(head, file=out)
+def print_review(
+    judged: list[Judged], head: str, out: TextIO, opponent: str, width: int | None = None
+) -> None:
+    """The review in words on ``out`` (``opponent``: the other player's name; ``width``:
+    the lines broken between words to fit it, their continuations indented; None: one
+    line each, as a file or a pipe takes them)."""
+
+    def say(line: str) -> None:
+        if width is not None and len(line) > width:
+            lead = " " * (len(line) - len(line.lstrip()) + 2)
+            line = textwrap.fill(
+                line, width, subsequent_indent=lead, break_long_words=False, break_on_hyphens=False
+            )
+        print(line, file=out)
+
+    say(head)
     for g, js in by_game(judged).items():
         for j in js:
             if j.review.mark is not None:
-                for line in turn_lines(j):
-                    print(line, file=out)
-        print(summary_line(summary(js), _("Game {game}").format(game=g)), file=out)
-    print(summary_line(summary(judged), _("Match")), file=out)
+                for line in turn_lines(j, opponent):
+                    say(line)
+        say(summary_line(summary(js), _("Game {game}").format(game=g)))
+    say(summary_line(summary(judged), _("Match")))
 
 
 def progress_bar(out: TextIO) -> Callable[[int, int], None]:
@@ -108,4 +146,13 @@ def progress_bar(out: TextIO) -> Callable[[int, int], None]:
     return show
 
 
-__all__ = ["SIGNS", "mark_note", "mark_word", "print_review", "progress_bar", "summary_line", "turn_lines"]
+__all__ = [
+    "SIGNS",
+    "better_why",
+    "mark_note",
+    "mark_word",
+    "print_review",
+    "progress_bar",
+    "summary_line",
+    "turn_lines",
+]

@@ -71,6 +71,8 @@ class GameScreen(Protocol):
     @property
     def waiting_next_game(self) -> bool: ...
     @property
+    def next_words(self) -> tuple[str, str]: ...
+    @property
     def connection(self) -> LinkState: ...
     @property
     def watchers(self) -> int: ...
@@ -115,7 +117,7 @@ def prompt_text(app: GameScreen) -> StyleAndTextTuples:
     if app.finished:
         return [("class:input.prompt", _("(match over)") + f" {P} ")]
     if app.waiting_next_game:
-        return [("class:input.prompt", _("Enter: next game") + f" {P} ")]
+        return [("class:input.prompt", app.next_words[0] + f" {P} ")]
     if v is not None and v.my_turn:
         return [("class:input.prompt", _("your move") + f" {P} ")]
     return [("class:input.prompt", f"{P} ")]
@@ -140,7 +142,7 @@ def _placeholder_words(app: GameScreen) -> str:
     if app.finished:
         return _("quit to leave")
     if app.waiting_next_game:  # (the prompt says Enter)
-        return _("or chat TEXT, or quit")
+        return app.next_words[1]
     if v is None:
         return _("dealing the private deck...") if app.private else _("waiting for the game...")
     if v.my_turn:

@@ -27,6 +27,7 @@ from .networds import news_words
 from .text import card_label, points
 
 if TYPE_CHECKING:
+    from ..bots.reasons import Explanation, Reason
     from ..bots.review import HintReason
 
 CARD_IDS = 104  # two decks: the engine's cards are 0..103
@@ -126,14 +127,86 @@ def turn_words(moves: Sequence[Move], cards: Sequence[Card]) -> str:
     return ", ".join(choice_words(m, c) for m, c in zip(moves, cards, strict=False))
 
 
-def hint_reason_words(reason: HintReason) -> str:
-    """Why a hint, from the review's evaluation (``bots.review.hint_reason``)."""
+def reason_words(reason: Reason, opponent: str) -> str:
+    """One reason a turn is good (``bots.reasons``), as a clause: ``your pay-off 7♥ comes
+    within reach: center 2 then takes it`` (``opponent``: the other player's name)."""
+    from ..bots.reasons import Why  # (the bots are loaded only when a reason is given)
+
+    c = card_label(reason.card) if reason.card is not None else "?"
+    n = (reason.center if reason.center is not None else reason.side or 0) + 1
+    top = card_label(reason.other) if reason.other is not None else "?"
+    if reason.kind is Why.HAND_EMPTIED:
+        text = ngettext(
+            "your hand empties: you draw {n} new card",
+            "your hand empties: you draw {n} new cards",
+            reason.gap,
+        )
+        return text.format(n=reason.gap)
+    if reason.kind is Why.PAYOFF_CLOSER:
+        text = ngettext(
+            "your pay-off {card} comes closer: center {n} lacks {k} card before it",
+            "your pay-off {card} comes closer: center {n} lacks {k} cards before it",
+            reason.gap,
+        )
+    else:
+        text = {
+            Why.PAYOFF_PLAYED: _("your pay-off card {card} gets played: one card nearer the win"),
+            Why.PAYOFF_IN_REACH: _("your pay-off {card} comes within reach: center {n} then takes it"),
+            Why.CENTER_COMPLETED: _("{card} completes center {n}: it starts again from an Ace"),
+            Why.BLOCKS: _("center {n} no longer takes {name}'s pay-off {card}"),
+            Why.KEEPS_LOW: _("center {n} stays low for your pay-off {card}"),
+            Why.NOTHING_REACHES: _("nothing you hold brings a center to your pay-off {card} this turn"),
+            Why.DISCARD_RUN: _("{card} goes on {top} on side stack {n}: a run to play off later"),
+            Why.DISCARD_PAIR: _("{card} goes on {top} on side stack {n}: one rank kept together"),
+            Why.DISCARD_EMPTY: _("{card} starts the empty side stack {n}, keeping the runs on the others"),
+            Why.DISCARD_SPARE: _("{card} is a spare: you still hold {top}"),
+            Why.KEEPS_KING: _("the King {card} stays in your hand for a play that counts"),
+            Why.GIVES: _("playing {cards} now would let {name} play the pay-off {card}"),
+        }[reason.kind]
+    cards = _card_list(reason.cards)
+    return text.format(card=c, n=n, top=top, k=reason.gap, name=opponent, cards=cards)
+
+
+def _card_list(cards: Sequence[Card]) -> str:
+    return ", ".join(card_label(c) for c in cards)
+
+
+def played_fault_words(reason: Reason, opponent: str) -> str:
+    """What the turn as played did wrong (a review's ``against`` reason), as a clause."""
+    c = card_label(reason.card) if reason.card is not None else "?"
+    return _("as played, {cards} let {name} play the pay-off {card} on center {n}").format(
+        cards=_card_list(reason.cards), name=opponent, card=c, n=(reason.center or 0) + 1
+    )
+
+
+def reasons_words(why: Explanation, opponent: str, played: bool = False, most: int = 3) -> str:
+    """The reasons of an explanation, one clause each (the weightiest ``most`` of the good
+    ones, then the other turn's fault; ``played``: the other turn is the one played, in a
+    review); "" when there are none."""
+    against = played_fault_words if played else reason_words
+    clauses = [reason_words(r, opponent) for r in why.good[:most]]
+    clauses += [against(r, opponent) for r in why.against[:1]]
+    return "; ".join(clauses)
+
+
+def hint_reason_words(reason: HintReason, opponent: str) -> str:
+    """Why a hint, from the review's evaluation (``bots.review.hint_reason``): its reasons
+    in the game's words, then the win chances."""
     best, other = f"{100 * reason.win_best:.0f}%", f"{100 * reason.win_plain:.0f}%"
+    why = reasons_words(reason.why, opponent)
+    plain = turn_words(reason.plain, reason.plain_cards)
+    if why:
+        if reason.plain == reason.best:
+            text = _("Why: {why} (it is also the plain play; win chance about {best}).")
+        elif reason.win_best >= reason.win_plain:
+            text = _("Why: {why} (win chance about {best}; the plain play, {plain}: {other}).")
+        else:
+            text = _("Why: {why} (the plain play, {plain}, estimates about as well: {other} against {best}).")
+        return text.format(why=why, best=best, plain=plain, other=other)
     if reason.plain == reason.best:
         return _("Why: it is also the plain play; your win chance after this turn is about {best}.").format(
             best=best
         )
-    plain = turn_words(reason.plain, reason.plain_cards)
     if reason.win_best >= reason.win_plain:
         text = _("Why: your win chance after this turn is about {best}; the plain play ({plain}): {other}.")
     else:
@@ -540,6 +613,9 @@ __all__ = [
     "match_over",
     "move_words",
     "peer_left",
+    "played_fault_words",
+    "reason_words",
+    "reasons_words",
     "refusal",
     "rematch_words",
     "scores_line",

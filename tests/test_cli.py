@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.cli import parse_address
-from p2p_spite.errors import UserError
+from p2p_spite.commands.cli import parse_address
+from p2p_spite.contracts.errors import UserError
 
 
 @pytest.mark.parametrize(
@@ -46,14 +46,14 @@ def test_bad_addresses_say_what_to_write(text: str, message: str) -> None:
 
 @pytest.mark.parametrize("command", [["play"], ["host"], ["selfplay", "--record", "x.json"]])
 def test_a_seed_in_upper_case_hex_is_the_same_seed(command: list[str]) -> None:
-    from p2p_spite.cli import build_parser
+    from p2p_spite.commands.cli import build_parser
 
     args = build_parser().parse_args([*command, "--seed", "AB" * 31 + "Cd"])
     assert args.seed == bytes.fromhex("ab" * 31 + "cd")
 
 
 def test_watch_and_the_hosts_watchers_option_parse() -> None:
-    from p2p_spite.cli import build_parser
+    from p2p_spite.commands.cli import build_parser
 
     p = build_parser()
     args = p.parse_args(["watch", "127.0.0.1:4747", "--code", "K7QP-3MXD"])
@@ -78,7 +78,7 @@ def test_watch_and_the_hosts_watchers_option_parse() -> None:
 def test_plays_default_name_is_the_login_or_player(
     env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from p2p_spite.lan import default_name
+    from p2p_spite.commands.lan import default_name
 
     for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
         monkeypatch.delenv(var, raising=False)
@@ -90,8 +90,8 @@ def test_plays_default_name_is_the_login_or_player(
 def test_an_unknown_language_is_said_once_then_english(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from p2p_spite import i18n
-    from p2p_spite.cli import main
+    from p2p_spite.commands.cli import main
+    from p2p_spite.contracts import i18n
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     try:
@@ -108,7 +108,7 @@ def test_an_unknown_language_is_said_once_then_english(
 def test_a_garbage_seed_file_is_named_in_the_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from p2p_spite.cli import main
+    from p2p_spite.commands.cli import main
 
     bad = tmp_path / "garbage.txt"
     bad.write_text("garbage\n")

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_spite.errors import UserError
-from p2p_spite.lan import join_lines
+from p2p_spite.commands.lan import join_lines
+from p2p_spite.contracts.errors import UserError
 from p2p_spite.net.discovery import (
     MAGIC,
     MAX_DATAGRAM,
@@ -248,7 +248,7 @@ def test_a_person_joining_with_no_address_is_asked_which_host_and_for_the_code(
 ) -> None:
     import sys
 
-    from p2p_spite import lan
+    from p2p_spite.commands import lan
 
     heard = [HeardHost("127.0.0.1", 5000, "Ann", True, 0.0), HeardHost("127.0.0.2", 4747, "Cy", False, 0.0)]
     monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
@@ -330,7 +330,7 @@ def _listed(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], heard: list[HeardHost]
 ) -> list[str]:
     """What ``hosts`` prints when it hears ``heard``."""
-    from p2p_spite import lan
+    from p2p_spite.commands import lan
 
     monkeypatch.setattr(lan, "_look", lambda seconds, port: heard)
     assert lan.run_hosts(1.0, None) == 0
@@ -348,7 +348,7 @@ def _args(command: str) -> argparse.Namespace:
 def test_hosts_and_join_say_which_host_is_private_and_join_insists_on_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from p2p_spite import lan
+    from p2p_spite.commands import lan
 
     heard = [
         HeardHost("127.0.0.1", 5000, "Ann", True, 0.0, private=True),
@@ -408,7 +408,7 @@ def test_a_match_under_way_is_announced_in_a_flag_of_its_own() -> None:
 def test_join_passes_a_match_under_way_by_and_watch_finds_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from p2p_spite import lan
+    from p2p_spite.commands import lan
 
     heard = [
         HeardHost("127.0.0.1", 5000, "Ann", True, 0.0, playing=True),

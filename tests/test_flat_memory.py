@@ -15,12 +15,12 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.bots.base import Bot
+from p2p_spite.bots.selfplay import play_match
 from p2p_spite.core.game import Action, GameCore, Window
 from p2p_spite.core.handshake import SeedOrigin
 from p2p_spite.core.protocol import PeerRefused
 from p2p_spite.core.wire import Refusal, RemoteProtocolError
 from p2p_spite.engine import Match, view
-from p2p_spite.selfplay import play_match
 from p2p_spite.storage import keeper as keepermod
 from p2p_spite.storage import record, resume
 from p2p_spite.storage.journal import journal_path

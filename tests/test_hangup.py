@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.errors import EXIT_LOST
+from p2p_spite.contracts.errors import EXIT_LOST
 from tests.adversary.cut_matches import record_core
 from tests.support.net import (
     CLI,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from p2p_spite.bots import make_bot
-from p2p_spite.cli import main
+from p2p_spite.bots.selfplay import play_match
+from p2p_spite.commands.cli import main
 from p2p_spite.engine import Match, view
-from p2p_spite.selfplay import play_match
 from p2p_spite.storage import record
 from tests.support.net import finish_all, spawn, wait_listening
 

@@ -12,7 +12,8 @@ from types import ModuleType
 
 import pytest
 
-from p2p_spite import cli, i18n
+from p2p_spite.commands import cli
+from p2p_spite.contracts import i18n
 from p2p_spite.ui.commands import Chat, Help, Hint, PlayText, Quit, Resign, is_yes, parse_command
 from p2p_spite.ui.text import points
 

@@ -5,12 +5,12 @@ resignation is a request the side on turn makes its next action)."""
 
 from __future__ import annotations
 
+from p2p_spite.contracts.session import GameEnded, GameStarted
 from p2p_spite.core.game import Action, GameCore, action_tag, chain
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import Endpoint, LocalConfig, PeerRefused, Phase
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import Move
-from p2p_spite.session import GameEnded, GameStarted
 from tests.support.net import drain, pair, pump
 
 SEED = bytes(range(32))

@@ -10,11 +10,12 @@ import os
 import pytest
 from prompt_toolkit.input import create_pipe_input
 
-from p2p_spite import cli, i18n
+from p2p_spite.commands import cli
+from p2p_spite.contracts import i18n
 from p2p_spite.engine import CENTER, HAND, IllegalMoveError, Move, parse_card
 from p2p_spite.engine.refusals import DoesNotFit, Refused
-from p2p_spite.lessons import STUDENT, Tutor, lessons
 from p2p_spite.ui.learn import LessonApp, LessonSession, learn_lines
+from p2p_spite.ui.lessons import STUDENT, Tutor, lessons
 from p2p_spite.ui.text import card_label
 from tests.support.ui import SizedOutput, run, texts, until
 
@@ -175,7 +176,7 @@ def test_learn_refuses_a_lesson_that_is_not_there(capsys: pytest.CaptureFixture[
 
 
 def test_yes_at_the_end_starts_a_game_against_easy(monkeypatch: pytest.MonkeyPatch) -> None:
-    from p2p_spite import lan
+    from p2p_spite.commands import lan
     from p2p_spite.ui import learn
 
     started: list[tuple[object, ...]] = []

@@ -1,4 +1,4 @@
-"""The in-process Session (p2p_spite/localsession.py) is the real core: a bot
+"""The in-process Session (p2p_spite/bots/localsession.py) is the real core: a bot
 driving it plays the very match selfplay plays, event for event."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pytest
 
 from p2p_spite.bots import make_bot
 from p2p_spite.bots.driver import run_bot
+from p2p_spite.bots.localsession import LocalSession
+from p2p_spite.bots.selfplay import play_match
+from p2p_spite.contracts.errors import SessionClosed
+from p2p_spite.contracts.session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
 from p2p_spite.engine import CENTER, PAYOFF, Match, Move
-from p2p_spite.errors import SessionClosed
-from p2p_spite.localsession import LocalSession
-from p2p_spite.selfplay import play_match
-from p2p_spite.session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed
 
 SEED = bytes(range(32))
 

@@ -180,7 +180,7 @@ def test_replay_and_check_read_the_journal_of_an_interrupted_match(
     """After a crash the record holds only the games up to its last rewrite; the rest is in
     the journal: ``replay --check`` and the viewer show record + journal, as --resume reads
     them, and say where the actions came from."""
-    from p2p_spite.cli import main
+    from p2p_spite.commands.cli import main
     from p2p_spite.ui.replay import load_replay
 
     path, match, core, keeper = _journaled(tmp_path, monkeypatch, 0, 20)

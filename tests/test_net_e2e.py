@@ -182,7 +182,7 @@ def test_host_target_and_games_are_bounded_by_what_the_joiner_accepts(
 ) -> None:
     """Above the protocol's limits the joiner refused the setup as 'malformed': the CLI
     says so up front instead."""
-    from p2p_spite.cli import build_parser
+    from p2p_spite.commands.cli import build_parser
     from p2p_spite.core.messages import HOST, JOIN, MAX_GAMES, MAX_TARGET
     from p2p_spite.core.protocol import Handshaken, LocalConfig
     from tests.support.net import pair

@@ -14,14 +14,14 @@ from typing import Any
 import msgpack
 import pytest
 
+from p2p_spite.contracts.news import CannotKeepRecord, DropsSummary, Owed, Stalled, WeStopped
+from p2p_spite.contracts.session import EndCause, Ending, Event, LinkState, SessionFailed
 from p2p_spite.core.game import Action
 from p2p_spite.core.messages import JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION, LocalConfig
 from p2p_spite.core.wire import MAX_FRAME, ProtocolError, Refusal, encode
 from p2p_spite.engine import Move
 from p2p_spite.net import HostSettings, JoinSettings, NetSession, host_session, join_session
-from p2p_spite.news import CannotKeepRecord, DropsSummary, Owed, Stalled, WeStopped
-from p2p_spite.session import EndCause, Ending, Event, LinkState, SessionFailed
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
 from tests.support.net import RawPeer, messages
@@ -358,8 +358,8 @@ def test_a_peer_that_claims_actions_it_never_sends_is_stopped_in_time(
 ) -> None:
     """A move chosen while the peer catches us up waits for the catch-up, but not for ever:
     the peer said at its sync that it has actions we lack (here: 3), then sends none."""
+    from p2p_spite.contracts.errors import SessionClosed
     from p2p_spite.engine import IllegalMoveError
-    from p2p_spite.errors import SessionClosed
     from p2p_spite.net import peering
 
     monkeypatch.setattr(peering, "HANDSHAKE_TIMEOUT", 0.5)
@@ -419,8 +419,8 @@ def test_a_peer_that_floods_pings_and_never_reads_is_dropped(tmp_path: Path) -> 
 def test_a_peer_that_does_not_read_cannot_grow_the_send_buffer(tmp_path: Path) -> None:
     import socket
 
+    from p2p_spite.contracts.session import ConnectionChanged
     from p2p_spite.net.link import MAX_SEND_BUFFER
-    from p2p_spite.session import ConnectionChanged
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
@@ -480,8 +480,8 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
     """No join code: a stranger that knows the match id (it used to be in the host's hello)
     tries to come back as the joiner.  It is refused before it learns the seed, and the
     real joiner keeps playing."""
+    from p2p_spite.contracts.session import ConnectionChanged, MovePlayed
     from p2p_spite.core.game import history_root
-    from p2p_spite.session import ConnectionChanged, MovePlayed
 
     async def main() -> None:
         warnings: list[str] = []
@@ -523,8 +523,8 @@ def test_a_stranger_cannot_take_the_joiners_seat(tmp_path: Path, how: str) -> No
 
 
 def test_a_chat_flood_is_refused(tmp_path: Path) -> None:
+    from p2p_spite.contracts.session import ChatReceived
     from p2p_spite.core.protocol import CHAT_BURST
-    from p2p_spite.session import ChatReceived
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
@@ -546,7 +546,7 @@ def test_a_chat_flood_is_refused(tmp_path: Path) -> None:
 
 
 def test_unread_chat_is_capped(tmp_path: Path) -> None:
-    from p2p_spite.session import ChatReceived, Notice
+    from p2p_spite.contracts.session import ChatReceived, Notice
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)
@@ -571,7 +571,7 @@ def test_unread_chat_is_capped(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_notices_about_strangers_are_merged(tmp_path: Path) -> None:
     """Every dropped stranger used to be a Notice of its own: a crowd could fill the queue."""
-    from p2p_spite.session import Notice
+    from p2p_spite.contracts.session import Notice
 
     async def main() -> None:
         warnings: list[str] = []

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from p2p_spite.bots.driver import run_bot
+from p2p_spite.contracts.session import ConnectionChanged, Event, GameStarted, MatchEnded, MovePlayed, Notice
 from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
-from p2p_spite.session import ConnectionChanged, Event, GameStarted, MatchEnded, MovePlayed, Notice
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
 

@@ -1,4 +1,4 @@
-"""The network's and the storage's news (p2p_spite.news) in words: every kind has its
+"""The network's and the storage's news (p2p_spite.contracts.news) in words: every kind has its
 sentence in every language, names are cleaned, a refusal's code is said in words, and
 nothing below the interface writes a sentence."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite import i18n
-from p2p_spite import news as n
+from p2p_spite.contracts import i18n
+from p2p_spite.contracts import news as n
+from p2p_spite.contracts.errors import StorageError, UserError
+from p2p_spite.contracts.session import LinkState
 from p2p_spite.core.wire import Refusal
-from p2p_spite.errors import StorageError, UserError
-from p2p_spite.session import LinkState
 from p2p_spite.ui.networds import error_words, news_words, refusal_words
 from p2p_spite.ui.words import connection_words
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.input import create_pipe_input
 
-from p2p_spite.cli import main
-from p2p_spite.lan import play_against_computer
-from p2p_spite.session import Session
+from p2p_spite.commands.cli import main
+from p2p_spite.commands.lan import play_against_computer
+from p2p_spite.contracts.session import Session
 from p2p_spite.storage import record
 from p2p_spite.ui.app import GameApp
 from tests.support.net import play_by_hints, spawn
@@ -57,8 +57,8 @@ def test_play_private_plays_a_match_to_its_end_on_the_line_prompt(tmp_path: Path
 def test_a_computer_that_stops_before_joining_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from p2p_spite import lan
-    from p2p_spite.errors import UserError
+    from p2p_spite.commands import lan
+    from p2p_spite.contracts.errors import UserError
 
     monkeypatch.setattr(lan, "_COMPUTER_MAIN", "import sys; sys.exit('p2p-spite: cannot go on')")
 

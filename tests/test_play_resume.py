@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.cli import main
-from p2p_spite.history import scan
+from p2p_spite.commands.cli import main
+from p2p_spite.commands.history import scan
 from p2p_spite.storage import record
 from tests.support.net import play_by_hints, spawn
 

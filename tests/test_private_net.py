@@ -18,6 +18,9 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots import make_bot
+from p2p_spite.contracts.errors import SessionClosed
+from p2p_spite.contracts.news import CannotKeepRecord
+from p2p_spite.contracts.session import EndCause, Event, GameStarted, SessionFailed
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.core.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckIntent
 from p2p_spite.core.private import PrivateDeck, public_digest
@@ -25,15 +28,12 @@ from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.wire import ProtocolError, Refusal, encode
 from p2p_spite.engine import CENTER, HAND, SIDE, GameState, Match, Move, Played
 from p2p_spite.engine.refusals import Illegal
-from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.scheme import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.session import NetSession
-from p2p_spite.news import CannotKeepRecord
-from p2p_spite.session import EndCause, Event, GameStarted, SessionFailed
 from p2p_spite.storage import record
 from p2p_spite.storage.keeper import RecordKeeper
 from tests.support.net import pair, pump, settled

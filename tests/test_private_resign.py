@@ -17,17 +17,17 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.errors import SessionClosed
+from p2p_spite.contracts.news import Stalled
+from p2p_spite.contracts.session import GameEnded, GameStarted, MatchEnded, SessionFailed
 from p2p_spite.core.intents import Stage
 from p2p_spite.core.messages import DeckBody, DeckBytes
 from p2p_spite.core.private import PrivateDeck
 from p2p_spite.core.wire import Refusal
-from p2p_spite.errors import SessionClosed
 from p2p_spite.fairdeck import Reveal, from_wire
 from p2p_spite.net import HostSettings, JoinSettings, deckside, host_session, join_session
 from p2p_spite.net.reconnect import HEARTBEAT
 from p2p_spite.net.session import NetSession
-from p2p_spite.news import Stalled
-from p2p_spite.session import GameEnded, GameStarted, MatchEnded, SessionFailed
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
 from tests.support.net import CLI, finish, spawn, wait_listening

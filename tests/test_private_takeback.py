@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots import make_bot
+from p2p_spite.contracts.session import GameStarted, MoveTakenBack, TakebackAsked
 from p2p_spite.core.game import Action
 from p2p_spite.core.messages import DeckBytes, TakebackRequest
 from p2p_spite.core.private import PrivateDeck, public_digest
@@ -40,7 +41,6 @@ from p2p_spite.fairdeck.table import HIDDEN
 from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.connect import _core_from_saved
 from p2p_spite.net.session import NetSession
-from p2p_spite.session import GameStarted, MoveTakenBack, TakebackAsked
 from p2p_spite.storage import record
 from p2p_spite.storage.resume import load_saved
 from tests.positions import quiet_moves

@@ -8,6 +8,7 @@ import msgpack
 import pytest
 
 from p2p_spite.bots import make_bot
+from p2p_spite.contracts.session import GameEnded, MovePlayed
 from p2p_spite.core.game import Action, action_tag, chain
 from p2p_spite.core.keys import commitment, derive_code_key
 from p2p_spite.core.messages import HOST, JOIN, Setup
@@ -30,7 +31,6 @@ from p2p_spite.core.wire import (
     encode,
 )
 from p2p_spite.engine import HAND, SIDE, Move
-from p2p_spite.session import GameEnded, MovePlayed
 from tests.support.net import drain, messages, pair, pump
 
 SEED = bytes(range(32))
@@ -455,8 +455,8 @@ def test_a_flood_of_unread_bytes_is_refused() -> None:
 
 
 def test_resign_on_turn_and_chat() -> None:
+    from p2p_spite.contracts.session import ChatReceived, GameStarted
     from p2p_spite.engine import IllegalMoveError
-    from p2p_spite.session import ChatReceived, GameStarted
 
     h, j = _playing()
     assert h.core is not None and j.core is not None
@@ -522,8 +522,8 @@ def test_resuming_needs_a_proof_of_the_match_and_never_sends_the_seed() -> None:
 
 
 def test_chat_and_pings_are_rate_limited() -> None:
+    from p2p_spite.contracts.session import ChatReceived
     from p2p_spite.core.protocol import CHAT_BURST, CHAT_RATE, PONG_BURST
-    from p2p_spite.session import ChatReceived
 
     now = [0.0]
     h = Endpoint(LocalConfig(HOST, "Ann", seed=SEED), clock=lambda: now[0])

@@ -25,14 +25,14 @@ from typing import Any
 import msgpack
 import pytest
 
+from p2p_spite.contracts.plaintext import MAX_NAME
+from p2p_spite.contracts.spectator import TableShown
 from p2p_spite.core import game as netgame
 from p2p_spite.core import keys, watch
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.core.handshake import SeedOrigin
 from p2p_spite.core.messages import clean_text
 from p2p_spite.engine import Match, Move, public_view, view
-from p2p_spite.plaintext import MAX_NAME
-from p2p_spite.spectator import TableShown
 from p2p_spite.storage import record as recordmod
 from p2p_spite.storage.journal import journal_path
 from p2p_spite.storage.keeper import RecordKeeper, record_extra

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_spite.cli import main
+from p2p_spite.commands.cli import main
 from p2p_spite.engine import EndReason, GameState, Match, Result
 from p2p_spite.engine.cards import is_king
 from p2p_spite.storage import record

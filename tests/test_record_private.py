@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots import make_bot
-from p2p_spite.cli import main
+from p2p_spite.commands.cli import main
 from p2p_spite.engine import CENTER, Match, Result, view
 from p2p_spite.engine.state import EndReason
 from p2p_spite.fairdeck import GameDeck, private_game

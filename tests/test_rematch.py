@@ -10,11 +10,7 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots.driver import run_bot
-from p2p_spite.core.messages import Bye
-from p2p_spite.core.protocol import Endpoint, SeedOrigin
-from p2p_spite.net import HostSettings, JoinSettings, Matches, NetSession, host_session, join_session
-from p2p_spite.net.link import Link
-from p2p_spite.session import (
+from p2p_spite.contracts.session import (
     ConnectionChanged,
     GameStarted,
     LinkState,
@@ -23,6 +19,10 @@ from p2p_spite.session import (
     RematchAnswered,
     SessionFailed,
 )
+from p2p_spite.core.messages import Bye
+from p2p_spite.core.protocol import Endpoint, SeedOrigin
+from p2p_spite.net import HostSettings, JoinSettings, Matches, NetSession, host_session, join_session
+from p2p_spite.net.link import Link
 from p2p_spite.storage import record
 
 LIMIT = 60.0

@@ -12,9 +12,9 @@ from prompt_toolkit.input import create_pipe_input
 
 from p2p_spite.bots import make_bot
 from p2p_spite.bots.review import REVIEW_FIXED, TurnReview
+from p2p_spite.bots.selfplay import play_match
+from p2p_spite.bots.turns import Turn, turns_in, turns_of
 from p2p_spite.engine import Match, Move, PlayerView
-from p2p_spite.review import Turn, turns_in, turns_of
-from p2p_spite.selfplay import play_match
 from p2p_spite.storage import record
 from p2p_spite.ui.replay import ReplayViewer, load_replay
 from tests.support.ui import SizedOutput, until

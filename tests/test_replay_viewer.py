@@ -13,8 +13,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from p2p_spite.bots import make_bot
+from p2p_spite.bots.selfplay import play_match
 from p2p_spite.engine import SIDE, Match, view
-from p2p_spite.selfplay import play_match
 from p2p_spite.storage import record
 from p2p_spite.ui.board import width_of
 from p2p_spite.ui.replay import Replay, ReplayViewer, check_failure, load_replay, run_viewer, text_listing

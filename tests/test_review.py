@@ -22,11 +22,11 @@ from p2p_spite.bots.review import (
     mark_of,
     review_turn,
 )
-from p2p_spite.cli import main
+from p2p_spite.bots.turns import run_review, turns_of
+from p2p_spite.commands.cli import main
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, Match, Move, view
 from p2p_spite.fairdeck import GameDeck
 from p2p_spite.fairdeck.dealing import DeckStream
-from p2p_spite.review import run_review, turns_of
 from p2p_spite.storage import record
 
 SEED = bytes(range(32))
@@ -169,7 +169,7 @@ def test_review_json_has_one_object_per_turn(
     assert main(["review"]) == 2  # no record saved yet
     assert "no record to review in" in capsys.readouterr().err
     match = Match(SEED, 50, ("Ann", "Bob"))
-    from p2p_spite.selfplay import play_match
+    from p2p_spite.bots.selfplay import play_match
 
     play_match(match, [make_bot("random", 1), make_bot("easy", 2)], max_games=1)
     path = record.save(match, tmp_path / "m.json")

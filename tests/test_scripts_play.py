@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.cli import build_parser
+from p2p_spite.commands.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 

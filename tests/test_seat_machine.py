@@ -3,14 +3,14 @@ sockets, no files (two endpoints linked in memory)."""
 
 from __future__ import annotations
 
+from p2p_spite.contracts.news import Owed, Stalled
+from p2p_spite.contracts.session import GameEnded, GameStarted, MovePlayed, WatchersChanged
 from p2p_spite.core.effects import Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry
 from p2p_spite.core.game import Action, Committed, GameCore
 from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import ActionReceived, Endpoint, LocalConfig
 from p2p_spite.core.wire import Refusal
-from p2p_spite.news import Owed, Stalled
-from p2p_spite.session import GameEnded, GameStarted, MovePlayed, WatchersChanged
 from tests.support.net import messages, pair
 
 SEED = bytes(range(32))

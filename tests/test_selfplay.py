@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.cli import main
+from p2p_spite.commands.cli import main
 from p2p_spite.storage import record
 
 
@@ -82,7 +82,7 @@ def test_an_unwritable_record_path_is_refused_before_playing(
 def test_selfplay_without_games_stops_at_a_cap_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from p2p_spite.cli import SELFPLAY_GAMES
+    from p2p_spite.commands.cli import SELFPLAY_GAMES
 
     path = tmp_path / "m.json"
     # random bots almost always draw, and draws score nothing: 50 points would take hours

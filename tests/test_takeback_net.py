@@ -14,11 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from p2p_spite.engine import SIDE, IllegalMoveError, Match, Move, view
-from p2p_spite.engine import refusals as no
-from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
-from p2p_spite.net.session import NetSession
-from p2p_spite.session import (
+from p2p_spite.contracts.session import (
     ConnectionChanged,
     Event,
     LinkState,
@@ -28,6 +24,10 @@ from p2p_spite.session import (
     TakebackRefused,
     Takebacks,
 )
+from p2p_spite.engine import SIDE, IllegalMoveError, Match, Move, view
+from p2p_spite.engine import refusals as no
+from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
+from p2p_spite.net.session import NetSession
 from p2p_spite.storage import record
 from p2p_spite.storage.resume import load_saved
 from p2p_spite.ui.board import hand_order
@@ -390,9 +390,9 @@ def test_a_peer_that_never_acknowledges_an_undo_is_stopped_though_it_pings(
     heartbeat goes on: our next action would wait for that ack forever.  The ack is a debt
     with a deadline that pings do not put off; past it the match stops, refused ``stalled``.
     (At the real deadline, with chat too: tests/adversary/test_owed.py.)"""
+    from p2p_spite.contracts.news import Owed, Stalled
+    from p2p_spite.contracts.session import SessionFailed
     from p2p_spite.net import takeback as takeback_mod
-    from p2p_spite.news import Owed, Stalled
-    from p2p_spite.session import SessionFailed
 
     monkeypatch.setattr(takeback_mod, "UNDO_ACK_DEADLINE", 1.0)
 

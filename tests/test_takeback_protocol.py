@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.session import MovePlayed
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import (
@@ -21,7 +22,6 @@ from p2p_spite.core.protocol import (
 )
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import PAYOFF, SIDE, Match, Move
-from p2p_spite.session import MovePlayed
 from tests.positions import quiet_moves
 from tests.support.net import drain, pair, pump
 

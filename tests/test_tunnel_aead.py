@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_spite.errors import SpiteError
+from p2p_spite.contracts.errors import SpiteError
 from p2p_spite.tunnel import aead
 from p2p_spite.tunnel.aead import (
     ChaCha20Poly1305,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.news import Rendezvous
+from p2p_spite.contracts.news import Rendezvous
 from p2p_spite.tunnel.failures import (
     CodeTaken,
     MailboxClosed,

@@ -10,7 +10,7 @@ import socket
 
 import pytest
 
-from p2p_spite.news import Connected
+from p2p_spite.contracts.news import Connected
 from p2p_spite.tunnel.channel import SealedChannel, seal_message
 from p2p_spite.tunnel.failures import NoPath, PeerBroke, PeerVanished, WrongCode
 from p2p_spite.tunnel.hints import DirectHint, Hint, RelayHint, hints_to_json

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from p2p_spite.errors import SpiteError
+from p2p_spite.contracts.errors import SpiteError
 from p2p_spite.fairdeck import group
 from p2p_spite.tunnel import spake2
 from p2p_spite.tunnel.errors import ConfirmationError, PakeError, PeerElementError

@@ -1,7 +1,7 @@
 """The game screen, driven for real through prompt_toolkit's pipe input.
 
 The peer is :class:`LocalSession`: the package's in-process Session over the
-network's own match core (p2p_spite/localsession.py), with the other seat
+network's own match core (p2p_spite/bots/localsession.py), with the other seat
 played by a bot (or by the test, move by move).
 """
 
@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots import make_bot
-from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Match, Move, PlayerView, view
-from p2p_spite.engine.cards import card_symbol
-from p2p_spite.news import ConnectionLost, PeerLeft
-from p2p_spite.session import (
+from p2p_spite.contracts.news import ConnectionLost, PeerLeft
+from p2p_spite.contracts.session import (
     ConnectionChanged,
     EndCause,
     Ending,
     LinkState,
     SessionFailed,
 )
+from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Match, Move, PlayerView, view
+from p2p_spite.engine.cards import card_symbol
 from p2p_spite.ui import screen
 from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.board import BoardInfo, hand_order, render_board, width_of
@@ -656,8 +656,8 @@ def test_tab_over_an_open_menu_selects_nothing_and_enter_plays_nothing() -> None
 def test_the_opponents_resignation_and_a_resumed_game_are_worded_right() -> None:
     """Issue 27: "Bob resigned game 1: You score" (a capital mid-sentence); after a resume,
     "Game 1 begins. You start" for a game already under way."""
+    from p2p_spite.contracts.session import GameEnded, GameStarted
     from p2p_spite.engine import EndReason, Result
-    from p2p_spite.session import GameEnded, GameStarted
 
     async def main() -> None:
         s = LocalSession(find_seed(0))
@@ -705,8 +705,8 @@ def test_the_terminal_going_away_hangs_up_instead_of_quitting() -> None:
     and the command ends as a closed terminal does (exit 129)."""
     from prompt_toolkit.input import create_pipe_input
 
-    from p2p_spite.errors import UserError
-    from p2p_spite.runner import EXIT_HANGUP, run_main, when_hung_up
+    from p2p_spite.commands.runner import EXIT_HANGUP, run_main, when_hung_up
+    from p2p_spite.contracts.errors import UserError
     from tests.support.ui import SizedOutput
 
     s = LocalSession(find_seed(0))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2p_spite import plaintext
+from p2p_spite.contracts import plaintext
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move
 from p2p_spite.ui.commands import (
     Chat,

@@ -8,8 +8,14 @@ import dataclasses
 from dataclasses import dataclass
 
 from p2p_spite.bots.review import HintReason
+from p2p_spite.contracts.session import (
+    ConnectionChanged,
+    LinkState,
+    Rematch,
+    RematchAnswered,
+    WatchersChanged,
+)
 from p2p_spite.engine import SIDE, Move, PlayerView, rank
-from p2p_spite.session import ConnectionChanged, LinkState, Rematch, RematchAnswered, WatchersChanged
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.commands import Again, Chat, Enter, Hint, PlayText, Quit, Resign
 from p2p_spite.ui.controller import Controller

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from p2p_spite import i18n
+from p2p_spite.contracts import i18n
 from p2p_spite.engine import CENTER, SIDE
 from p2p_spite.ui import board, screen
 from p2p_spite.ui.app import help_lines

@@ -11,11 +11,18 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from p2p_spite.bots import make_bot
+from p2p_spite.contracts.news import PeerLeft
+from p2p_spite.contracts.plaintext import MAX_CHAT
+from p2p_spite.contracts.session import (
+    ConnectionChanged,
+    EndCause,
+    Ending,
+    GameEnded,
+    LinkState,
+    SessionFailed,
+)
 from p2p_spite.engine import CENTER, HAND, SIDE, Card, EndReason, Match, PlayerView, Result, rank, view
 from p2p_spite.engine.cards import card_symbol
-from p2p_spite.news import PeerLeft
-from p2p_spite.plaintext import MAX_CHAT
-from p2p_spite.session import ConnectionChanged, EndCause, Ending, GameEnded, LinkState, SessionFailed
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.lineplay import play_lines, render
 from p2p_spite.ui.text import card_label

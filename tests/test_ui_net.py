@@ -9,10 +9,10 @@ from pathlib import Path
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2p_spite import i18n
+from p2p_spite.commands.lan import play_against_computer
+from p2p_spite.contracts import i18n
+from p2p_spite.contracts.session import Session
 from p2p_spite.engine import CENTER, SIDE, Move
-from p2p_spite.lan import play_against_computer
-from p2p_spite.session import Session
 from p2p_spite.storage import record
 from p2p_spite.ui.app import GameApp
 from p2p_spite.ui.notation import move_notation

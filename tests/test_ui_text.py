@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from p2p_spite.contracts.plaintext import MAX_CHAT, clean_name
+from p2p_spite.contracts.session import EndCause, Ending
 from p2p_spite.engine import SIDE, Match, view
-from p2p_spite.plaintext import MAX_CHAT, clean_name
-from p2p_spite.session import EndCause, Ending
 from p2p_spite.ui.board import BoardInfo, render_board
 from p2p_spite.ui.replay import Replay, print_listing, text_listing
 from p2p_spite.ui.text import clip_text, points, unicode_ok
@@ -168,7 +168,7 @@ def test_replay_listing_piped_to_head_has_no_traceback() -> None:
         from p2p_spite.engine import Match
         from p2p_spite.ui.replay import Replay, print_listing
         from p2p_spite.bots import make_bot
-        from p2p_spite.selfplay import play_match
+        from p2p_spite.bots.selfplay import play_match
         m = Match(bytes(range(32)), 500, ("Ann", "Bob"))
         play_match(m, [make_bot("easy", 0), make_bot("easy", 1)], max_games=2)
         r = Replay(m)

@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from p2p_spite import i18n
+from p2p_spite.contracts import i18n
+from p2p_spite.contracts.session import Takebacks
 from p2p_spite.engine import SIDE, Match, Move
-from p2p_spite.session import Takebacks
 from p2p_spite.ui.commands import PlayText, Undo, parse_command
 from p2p_spite.ui.controller import Controller
 from p2p_spite.ui.notation import move_notation

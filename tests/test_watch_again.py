@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from p2p_spite.bots.driver import run_bot
+from p2p_spite.contracts.session import Event, WatchersChanged
+from p2p_spite.contracts.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.core.watchcount import WATCHERS_EVERY
 from p2p_spite.engine import move_from_json
 from p2p_spite.net import host_session, join_session
@@ -19,8 +21,6 @@ from p2p_spite.net.matches import Matches
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.settings import HostSettings, JoinSettings, nth_record_path
 from p2p_spite.net.watch import watch_match
-from p2p_spite.session import Event, WatchersChanged
-from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.storage import record
 from tests.support.net import finish_all, messages, read_code, reader, spawn, wait_listening
 from tests.test_watch_net import _raw_watch, collect, run, until

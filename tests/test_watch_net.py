@@ -12,20 +12,11 @@ from typing import Any
 
 import pytest
 
-from p2p_spite import i18n
 from p2p_spite.bots.driver import run_bot
-from p2p_spite.core.watch import HostBye, WatchEndpoint
-from p2p_spite.core.wire import encode
-from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, public_view
-from p2p_spite.errors import EXIT_PEER_LEFT, UserError
-from p2p_spite.net import host_session, join_session, opening
-from p2p_spite.net import watch as watchnet
-from p2p_spite.net.gate import CodeRefused
-from p2p_spite.net.session import NetSession
-from p2p_spite.net.settings import HostSettings, JoinSettings
-from p2p_spite.net.watch import WatchClient, watch_match
-from p2p_spite.news import CannotDial, Dial, WatchCut, WatchStop
-from p2p_spite.session import (
+from p2p_spite.contracts import i18n
+from p2p_spite.contracts.errors import EXIT_PEER_LEFT, UserError
+from p2p_spite.contracts.news import CannotDial, Dial, WatchCut, WatchStop
+from p2p_spite.contracts.session import (
     EndCause,
     Ending,
     Event,
@@ -36,7 +27,16 @@ from p2p_spite.session import (
     WatchersChanged,
     view_of,
 )
-from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
+from p2p_spite.contracts.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
+from p2p_spite.core.watch import HostBye, WatchEndpoint
+from p2p_spite.core.wire import encode
+from p2p_spite.engine import CENTER, HAND, IllegalMoveError, move_from_json, public_view
+from p2p_spite.net import host_session, join_session, opening
+from p2p_spite.net import watch as watchnet
+from p2p_spite.net.gate import CodeRefused
+from p2p_spite.net.session import NetSession
+from p2p_spite.net.settings import HostSettings, JoinSettings
+from p2p_spite.net.watch import WatchClient, watch_match
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
 from tests.support.lanopen import guess

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.news import WatchStop
+from p2p_spite.contracts.spectator import TableShown, Watching
 from p2p_spite.core.keys import derive_code_key
 from p2p_spite.core.messages import HOST, Hello
 from p2p_spite.core.protocol import PROTOCOL_VERSION, NeedData, PeerRefused
@@ -31,8 +33,6 @@ from p2p_spite.core.watch import (
 )
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import HAND, SIDE, GameState, Match, Move, public_view, view
-from p2p_spite.news import WatchStop
-from p2p_spite.spectator import TableShown, Watching
 from tests.support.net import messages
 
 SEED = bytes(range(32))

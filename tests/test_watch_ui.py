@@ -11,10 +11,10 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from p2p_spite.bots import make_bot
+from p2p_spite.contracts.errors import UserError
+from p2p_spite.contracts.news import WatchCut, WatchEnd
+from p2p_spite.contracts.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.engine import Match, public_view, view
-from p2p_spite.errors import UserError
-from p2p_spite.news import WatchCut, WatchEnd
-from p2p_spite.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from p2p_spite.ui.board import width_of
 from p2p_spite.ui.text import card_label
 from p2p_spite.ui.watch import WatchModel, WatchScreen, print_watch

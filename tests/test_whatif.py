@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from p2p_spite.bots import make_bot
+from p2p_spite.bots.localsession import LocalSession
+from p2p_spite.bots.selfplay import play_match
+from p2p_spite.contracts.session import GameEnded, MatchEnded
 from p2p_spite.core.whatif import NoPositionToPlay, OpenDeckStream, WhatIfStart, start_of, whatif_match
 from p2p_spite.engine import CENTER, GameState, Match, view
 from p2p_spite.engine.state import WIN_RESIGN
-from p2p_spite.localsession import LocalSession
-from p2p_spite.selfplay import play_match
-from p2p_spite.session import GameEnded, MatchEnded
 from p2p_spite.ui.replay import Replay
 from p2p_spite.ui.whatif import WhatIf, whatif_notes
 from tests.test_record_private import private_match

@@ -14,9 +14,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from p2p_spite.bots import make_bot
-from p2p_spite.cli import main
+from p2p_spite.bots.selfplay import play_match
+from p2p_spite.commands.cli import main
 from p2p_spite.engine import Match
-from p2p_spite.selfplay import play_match
 from p2p_spite.storage import record
 from p2p_spite.ui import whatif as whatif_ui
 from p2p_spite.ui.notation import move_notation

@@ -5,7 +5,7 @@ The API the rest of the program uses:
 ``await host_session(HostSettings(bind=..., port=..., name=..., ...), on_listening=None,
 on_warning=...)``
     listen, wait for a peer, do the handshake; returns a :class:`NetSession`
-    (a :class:`p2p_spite.session.Session`).  ``port=0`` takes a free port;
+    (a :class:`p2p_spite.contracts.session.Session`).  ``port=0`` takes a free port;
     ``on_listening(host, port)`` gets the real one.
 
 ``await join_session(JoinSettings(host=..., port=..., name=..., ...))``

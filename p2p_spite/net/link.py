@@ -13,11 +13,11 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 
+from ..contracts.errors import StorageError
+from ..contracts.news import CannotDial, Dial, DropKind
+from ..contracts.session import Event
 from ..core.protocol import Endpoint, Handshaken, NeedData, Phase, PlayEvent
 from ..core.wire import ProtocolError
-from ..errors import StorageError
-from ..news import CannotDial, Dial, DropKind
-from ..session import Event
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake
 MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped

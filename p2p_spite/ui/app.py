@@ -1,6 +1,6 @@
 """The full-screen game: board, messages, a move line and a toolbar.
 
-:class:`GameApp` is the screen of one :class:`~p2p_spite.session.Session`: the
+:class:`GameApp` is the screen of one :class:`~p2p_spite.contracts.session.Session`: the
 state shown and what each intent does are the :class:`~.controller.Controller`'s
 (the line prompt has the same one); the events come through
 :class:`~.feed.EventFeed` (taken at once, shown paced), the message pane is
@@ -29,10 +29,9 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..engine import Move, PlayerView
-from ..i18n import _
-from ..runner import terminal_closed
-from ..session import (
+from ..commands.runner import terminal_closed
+from ..contracts.i18n import _
+from ..contracts.session import (
     ChatReceived,
     ConnectionChanged,
     Event,
@@ -46,6 +45,7 @@ from ..session import (
     WatchersChanged,
     view_of,
 )
+from ..engine import Move, PlayerView
 from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, as_text, render_board, render_compact
 from .commands import Again, Quit, completions, default_why, is_yes, parse_command
 from .controller import Controller

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..bots.review import BLUNDER, INACCURACY, MISTAKE
-from ..i18n import _, ngettext
-from ..review import Judged, Summary, by_game, summary
+from ..bots.turns import Judged, Summary, by_game, summary
+from ..contracts.i18n import _, ngettext
 from .words import turn_words
 
 

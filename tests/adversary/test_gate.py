@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.news import ConnectionDropped, DropKind
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
 from p2p_spite.core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
@@ -31,7 +32,6 @@ from p2p_spite.net.gate import (
     address_key,
     shown_address,
 )
-from p2p_spite.news import ConnectionDropped, DropKind
 from p2p_spite.ui.networds import news_words
 from tests.adversary.siege import siege
 from tests.support.lanopen import guess

@@ -19,17 +19,17 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.errors import EXIT_ERROR
-from p2p_spite.lan import _failure_exit
-from p2p_spite.net.deckside import DECK_DEADLINE
-from p2p_spite.net.session import NetSession
-from p2p_spite.net.takeback import UNDO_ACK_DEADLINE
-from p2p_spite.news import Owed, Stalled
-from p2p_spite.session import (
+from p2p_spite.commands.lan import _failure_exit
+from p2p_spite.contracts.errors import EXIT_ERROR
+from p2p_spite.contracts.news import Owed, Stalled
+from p2p_spite.contracts.session import (
     ChatReceived,
     Event,
     SessionFailed,
 )
+from p2p_spite.net.deckside import DECK_DEADLINE
+from p2p_spite.net.session import NetSession
+from p2p_spite.net.takeback import UNDO_ACK_DEADLINE
 from p2p_spite.ui.networds import news_words
 from tests.support.net import finish_all, spawn, wait_listening
 from tests.test_takeback_net import undo_never_acked

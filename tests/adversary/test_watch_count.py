@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.session import WatchersChanged
 from p2p_spite.core.messages import HOST, JOIN, Hello
 from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.watchcount import WATCHERS_BURST, WATCHERS_RATE
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
-from p2p_spite.session import WatchersChanged
 from tests.support.net import drain, messages, pair, pump
 
 SEED = bytes(range(32))

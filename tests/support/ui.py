@@ -12,8 +12,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2p_spite import localsession
-from p2p_spite.bots import make_bot
+from p2p_spite.bots import localsession, make_bot
 from p2p_spite.engine import Match, Move, new_seed
 from p2p_spite.ui.app import GameApp
 

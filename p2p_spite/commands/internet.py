@@ -19,21 +19,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from .i18n import _
+from ..contracts.i18n import _
+from ..contracts.news import Connected, News
+from ..net.link import Link
+from ..tunnel.failures import NoPath, RelayRefused, RelayUnreachable, RendezvousError
+from ..tunnel.hints import DirectHint, Hint, RelayHint, direct_hints
+from ..tunnel.mailbox import Code, parse_code
+from ..tunnel.paths import PATH_TIMEOUT, Opened, SealedTransport, TunnelServer, establish
+from ..tunnel.relay import DEFAULT_PORT as RELAY_PORT
+from ..tunnel.relay import new_side, parse_address
+from ..tunnel.rendezvous import Meeting, host_meeting, join_meeting
 from .lan import _check_bot, _drive, _say, _warn
-from .net.link import Link
-from .news import Connected, News
 from .runner import run_main
-from .tunnel.failures import NoPath, RelayRefused, RelayUnreachable, RendezvousError
-from .tunnel.hints import DirectHint, Hint, RelayHint, direct_hints
-from .tunnel.mailbox import Code, parse_code
-from .tunnel.paths import PATH_TIMEOUT, Opened, SealedTransport, TunnelServer, establish
-from .tunnel.relay import DEFAULT_PORT as RELAY_PORT
-from .tunnel.relay import new_side, parse_address
-from .tunnel.rendezvous import Meeting, host_meeting, join_meeting
 
 if TYPE_CHECKING:
-    from .storage.resume import Saved
+    from ..storage.resume import Saved
 
 DEFAULT_MAILBOX: Final = "ws://relay.magic-wormhole.io:4000/v1"  # magic-wormhole's public one
 DEFAULT_RELAY: Final = f"transit.magic-wormhole.io:{RELAY_PORT}"
@@ -53,7 +53,7 @@ class Servers:
 
 def servers_of(args: argparse.Namespace) -> Servers:
     """``--mailbox``, ``--relay`` (then the environment, then the public servers)."""
-    from .errors import UserError
+    from ..contracts.errors import UserError
 
     mailbox = args.mailbox or os.environ.get(MAILBOX_ENV) or DEFAULT_MAILBOX
     relay_text = args.relay or os.environ.get(RELAY_ENV) or DEFAULT_RELAY
@@ -69,7 +69,7 @@ _CODE_LIKE = re.compile(r"\s*\d+[-\s]+[A-Za-z]+[-\s]+[A-Za-z]+\s*")
 
 def _lan_only(args: argparse.Namespace, names: tuple[str, ...]) -> None:
     """A LAN option given to internet play: a usage error (the code is the key)."""
-    from .errors import UserError
+    from ..contracts.errors import UserError
 
     given = [f"--{n.replace('_', '-')}" for n in names if getattr(args, n, None) not in (None, False, "")]
     if given:
@@ -86,7 +86,7 @@ def is_code(text: str | None) -> Code | None:
 
 
 def _told(news: News) -> str:
-    from .ui.networds import news_words
+    from ..ui.networds import news_words
 
     return news_words(news)
 
@@ -105,7 +105,7 @@ def _shared(args: argparse.Namespace, resume: Saved | None) -> dict[str, Any]:
 
 
 def _route(connected: Connected) -> str:
-    from .ui.networds import route_words
+    from ..ui.networds import route_words
 
     return route_words(connected)
 
@@ -136,10 +136,10 @@ def run_internet_host(args: argparse.Namespace) -> int:
     """``host --internet``: the code printed, the match played through the tunnel."""
     _check_bot(args.bot)
     _lan_only(args, ("code", "no_code", "port", "bind"))
-    from .engine import DEFAULT_TARGET
-    from .net.connect import host_session
-    from .net.settings import HostSettings
-    from .storage.resume import load_saved
+    from ..engine import DEFAULT_TARGET
+    from ..net.connect import host_session
+    from ..net.settings import HostSettings
+    from ..storage.resume import load_saved
 
     servers = servers_of(args)
     resume = load_saved(args.resume) if args.resume is not None else None
@@ -202,9 +202,9 @@ def run_internet_join(args: argparse.Namespace, code: Code) -> int:
     """``join CODE``: the meeting, the path, the match through the tunnel."""
     _check_bot(args.bot)
     _lan_only(args, ("code", "no_code"))
-    from .net.connect import join_session
-    from .net.settings import JoinSettings
-    from .storage.resume import load_saved
+    from ..net.connect import join_session
+    from ..net.settings import JoinSettings
+    from ..storage.resume import load_saved
 
     servers = servers_of(args)
     resume = load_saved(args.resume) if args.resume is not None else None

@@ -9,7 +9,7 @@ hosting there, the port is taken).  It never writes the sentence: the words, in
 the language spoken, are made in one place, :mod:`p2p_spite.ui.networds`.
 
 The fields are facts: names (as the peer gave them: printed only after
-:func:`~p2p_spite.plaintext.clean_name`), addresses, seconds, counts, and a
+:func:`~p2p_spite.contracts.plaintext.clean_name`), addresses, seconds, counts, and a
 refusal's code (the wire's word, ``net.wire.Refusal``).  ``detail`` fields hold
 the protocol's own description of a fault (docs/protocol.md: the text of a
 ``refuse``), which is technical and language-neutral like the wire itself.

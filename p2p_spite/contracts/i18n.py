@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 DOMAIN = "p2p_spite"
-LOCALE_DIR = Path(__file__).with_name("locale")
+LOCALE_DIR = Path(__file__).parent.parent / "locale"
 SOURCE = "en"
 
 # code -> the language's name in itself (English first: the default and the source)

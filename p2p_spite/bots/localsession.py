@@ -1,4 +1,4 @@
-"""A :class:`~p2p_spite.session.Session` in one process, over the real match core.
+"""A :class:`~p2p_spite.contracts.session.Session` in one process, over the real match core.
 
 One seat is driven by the caller (an interface, a test); the other seat is a
 bot, or is moved by hand (:meth:`LocalSession.play_other`, for a scripted
@@ -16,15 +16,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .bots.base import Bot
-from .core.effects import Show
-from .core.game import Action, GameCore
-from .core.machine import SeatMachine
-from .core.seat import CoreSeat
-from .engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Played, new_seed, view
-from .engine.refusals import TakebackWaiting
-from .errors import SessionClosed
-from .session import ChatReceived, Event, Rematch, TakebackAsked, TakebackRefused, Takebacks
+from ..contracts.errors import SessionClosed
+from ..contracts.session import ChatReceived, Event, Rematch, TakebackAsked, TakebackRefused, Takebacks
+from ..core.effects import Show
+from ..core.game import Action, GameCore
+from ..core.machine import SeatMachine
+from ..core.seat import CoreSeat
+from ..engine import DEFAULT_TARGET, IllegalMoveError, Match, Move, Played, new_seed, view
+from ..engine.refusals import TakebackWaiting
+from .base import Bot
 
 
 class LocalSession(CoreSeat):

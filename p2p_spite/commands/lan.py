@@ -22,21 +22,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .bots import DEFAULT_LEVEL, LEVELS
-from .core.handshake import SeedOrigin
-from .core.keys import new_join_code
-from .core.messages import DEFAULT_PORT
-from .engine import DEFAULT_TARGET, Match
-from .errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
-from .i18n import _, ngettext, pgettext
-from .net.discovery import Announcement, Announcer, HeardHost
-from .net.localaddr import dial_form, lan_addresses
-from .net.matches import Matches
-from .net.session import NetSession
-from .news import News
-from .plaintext import clean_name, shown_path
-from .runner import run_main, when_hung_up
-from .session import (
+from ..bots import DEFAULT_LEVEL, LEVELS
+from ..contracts.errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
+from ..contracts.i18n import _, ngettext, pgettext
+from ..contracts.news import News
+from ..contracts.plaintext import clean_name, shown_path
+from ..contracts.session import (
     ChatReceived,
     ConnectionChanged,
     EndCause,
@@ -50,15 +41,24 @@ from .session import (
     Session,
     Takebacks,
 )
-from .storage.paths import default_record_path
-from .storage.resume import Saved, play_action
+from ..core.handshake import SeedOrigin
+from ..core.keys import new_join_code
+from ..core.messages import DEFAULT_PORT
+from ..engine import DEFAULT_TARGET, Match
+from ..net.discovery import Announcement, Announcer, HeardHost
+from ..net.localaddr import dial_form, lan_addresses
+from ..net.matches import Matches
+from ..net.session import NetSession
+from ..storage.paths import default_record_path
+from ..storage.resume import Saved, play_action
+from .runner import run_main, when_hung_up
 
 
 def _say(text: str) -> None:
     """A line for the person at the terminal (broken between words there, as a terminal
     would cut it mid-word; whole when read by a program)."""
     if sys.stdout.isatty():
-        from .ui.text import wrapped
+        from ..ui.text import wrapped
 
         text = wrapped(text)
     print(text, flush=True)
@@ -66,7 +66,7 @@ def _say(text: str) -> None:
 
 def _warn(news: News) -> None:
     """What the host tells before the match begins (a stranger's connection dropped...)."""
-    from .ui.networds import news_words
+    from ..ui.networds import news_words
 
     print("p2p-spite: " + _("warning: {news}").format(news=news_words(news)), file=sys.stderr, flush=True)
 
@@ -86,8 +86,8 @@ def _check_bot(level: str | None) -> None:
 def _progress(matches: Matches, several: bool = False) -> Callable[[Event], None]:
     """What a headless side prints of its events (``several``: it may play more than
     one match, each told when it starts and ends)."""
-    from .ui.networds import news_words
-    from .ui.words import Voice, connection_words, game_result
+    from ..ui.networds import news_words
+    from ..ui.words import Voice, connection_words, game_result
 
     names = matches.names
 
@@ -126,7 +126,7 @@ def _seed_words(session: NetSession) -> str:
 
 def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
     """The exit code of a session that failed, and the news to print (None: an error line)."""
-    from .ui.words import peer_left
+    from ..ui.words import peer_left
 
     left = peer_left(ending)
     if left is not None:
@@ -153,14 +153,14 @@ def _final(matches: Matches, code: int, told: bool = False, resumer: Resumer | N
     names = session.names
     refused = session.again.refused
     if refused is not None:  # the next match was refused before a card was dealt
-        from .ui.networds import news_words
+        from ..ui.networds import news_words
 
         print(f"p2p-spite: {news_words(refused)}", file=sys.stderr, flush=True)
         code = EXIT_ERROR
     if session.failure is not None:
         code, news = _failure_exit(session.ending)
         if news is None and not told:
-            from .ui.networds import news_words
+            from ..ui.networds import news_words
 
             print(f"p2p-spite: {news_words(session.failure)}", file=sys.stderr, flush=True)
         elif news is not None and not told:
@@ -209,7 +209,7 @@ async def _play(
     resumer: Resumer | None,
     route: str,
 ) -> int:
-    from .bots.driver import run_bot
+    from ..bots.driver import run_bot
 
     if bot is not None:
         progress = _progress(played, several=matches > 1)
@@ -219,7 +219,7 @@ async def _play(
         ) is not None:  # what the close told (a secret that never came)
             progress(ev)
     else:
-        from .ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
+        from ..ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
 
         code = await drive_human(played, notes=notes, route=route)  # closes the session however it ends
         return _final(played, code, told=not fullscreen_ok(), resumer=resumer)
@@ -246,10 +246,10 @@ def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: b
 
 def run_host(args: argparse.Namespace) -> int:
     _check_bot(args.bot)
-    from .net.connect import host_session
-    from .net.settings import HostSettings
-    from .storage.journal import journal_path, journal_port
-    from .storage.resume import load_saved
+    from ..net.connect import host_session
+    from ..net.settings import HostSettings
+    from ..storage.journal import journal_path, journal_port
+    from ..storage.resume import load_saved
 
     seed: bytes | None = args.seed
     target = args.target
@@ -357,7 +357,7 @@ def _host_again(bind: str, port: int) -> str:
 
 def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer | None:
     """Start announcing this host on the LAN (or on loopback only, for a loopback bind)."""
-    from .net.discovery import DEFAULT_DISCOVERY_PORT, announce_target, discovery_port
+    from ..net.discovery import DEFAULT_DISCOVERY_PORT, announce_target, discovery_port
 
     target = announce_target(bind)
     if target is None:
@@ -387,7 +387,7 @@ def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer 
 
 
 def _look(seconds: float, discovery: int | None) -> list[HeardHost]:
-    from .net.discovery import discovery_port, listen
+    from ..net.discovery import discovery_port, listen
 
     port = discovery or discovery_port()
     try:
@@ -529,10 +529,10 @@ def joined_note(session: NetSession, resumed: bool) -> str:
 
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
     _check_bot(args.bot)
-    from .net.connect import join_session
-    from .net.gate import CodeRefused
-    from .net.settings import JoinSettings
-    from .storage.resume import load_saved
+    from ..net.connect import join_session
+    from ..net.gate import CodeRefused
+    from ..net.settings import JoinSettings
+    from ..storage.resume import load_saved
 
     if args.code and args.no_code:
         raise UserError(_("--code and --no-code do not go together"), exit_code=2)
@@ -587,15 +587,15 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
 
 def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
     """The ``watch`` command: full screen on a terminal, else one line per event."""
-    from .net.watch import watch_match
-    from .ui.play import fullscreen_ok
-    from .ui.watch import WatchScreen, print_watch
+    from ..net.watch import watch_match
+    from ..ui.play import fullscreen_ok
+    from ..ui.watch import WatchScreen, print_watch
 
     if args.code is not None and not args.code.strip():
         raise UserError(_("--code is empty (the host prints the code to give)"), exit_code=2)
 
     async def main() -> int:
-        from .net.gate import CodeRefused
+        from ..net.gate import CodeRefused
 
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         full = fullscreen_ok()
@@ -625,7 +625,7 @@ def computer_name() -> str:
 
 
 # ``play --private``: the computer's own process runs this (see computer_main)
-_COMPUTER_MAIN = "import sys; from p2p_spite.lan import computer_main; sys.exit(computer_main())"
+_COMPUTER_MAIN = "import sys; from p2p_spite.commands.lan import computer_main; sys.exit(computer_main())"
 
 
 async def play_against_computer(
@@ -654,9 +654,9 @@ async def play_against_computer(
     its computer's keys left with its process); the computer takes it up from the same
     record, with an action key of its own.
     """
-    from .bots.driver import run_bot
-    from .net import HostSettings, JoinSettings, host_session, join_session
-    from .ui.play import drive_human
+    from ..bots.driver import run_bot
+    from ..net import HostSettings, JoinSettings, host_session, join_session
+    from ..ui.play import drive_human
 
     _check_bot(level)
     loop = asyncio.get_running_loop()
@@ -761,7 +761,7 @@ async def _start_computer(port: int, code: str, level: str, scratch: Path) -> as
     import subprocess
 
     env = dict(os.environ)
-    here = str(Path(__file__).resolve().parent.parent)  # this package, even run from a source tree
+    here = str(Path(__file__).resolve().parents[2])  # this package, even run from a source tree
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
     try:
         with open(scratch / "computer.log", "wb") as log:
@@ -829,8 +829,8 @@ def computer_main() -> int:
     record; it joins, plays headless and exits (0: the match ended, 1: it did not)."""
     import json
 
-    from .errors import SpiteError, set_wording
-    from .ui.networds import news_words
+    from ..contracts.errors import SpiteError, set_wording
+    from ..ui.networds import news_words
 
     set_wording(news_words)  # (its own program: cli.main did not run here)
     try:
@@ -842,9 +842,9 @@ def computer_main() -> int:
         return 2
 
     async def main() -> int:
-        from .bots.driver import run_bot
-        from .net.connect import join_session
-        from .net.settings import JoinSettings
+        from ..bots.driver import run_bot
+        from ..net.connect import join_session
+        from ..net.settings import JoinSettings
 
         session = await join_session(
             JoinSettings(
@@ -905,7 +905,7 @@ def run_play(
     played: list[Matches] = []
 
     async def person(session: Session) -> int:
-        from .ui.play import drive_human
+        from ..ui.play import drive_human
 
         if isinstance(session, Matches):
             played.append(session)
@@ -925,7 +925,7 @@ def run_play(
         return code
 
     code = run_main(main())
-    from .ui.play import fullscreen_ok
+    from ..ui.play import fullscreen_ok
 
     return _final(played[0], code, told=not fullscreen_ok()) if played else code
 
@@ -933,9 +933,9 @@ def run_play(
 def resume_note(saved: Saved) -> str:
     """What ``play --resume`` says before it goes on: the match, the game and the score
     (a UserError if the match is over, or its record and journal do not replay)."""
-    from .engine import RulesError
-    from .news import SavedMatchUnusable
-    from .plaintext import shown_path
+    from ..contracts.news import SavedMatchUnusable
+    from ..contracts.plaintext import shown_path
+    from ..engine import RulesError
 
     where = shown_path(saved.path) if saved.path is not None else ""
     match = Match(saved.seed, saved.target, saved.players)

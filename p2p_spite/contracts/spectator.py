@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from .engine import Card, Move, PublicView
+from ..engine import Card, Move, PublicView
 from .news import News
 
 

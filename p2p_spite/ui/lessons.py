@@ -18,11 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import product
 
-from .engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, IllegalMoveError, Move, Played, Stream
-from .engine.cards import parse_card
-from .engine.moves import SIDE_STACKS
-from .engine.refusals import NothingToTakeBack, Refused
-from .i18n import _
+from ..contracts.i18n import _
+from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, GameState, IllegalMoveError, Move, Played, Stream
+from ..engine.cards import parse_card
+from ..engine.moves import SIDE_STACKS
+from ..engine.refusals import NothingToTakeBack, Refused
 
 STUDENT = 0  # the seat the player has in every lesson (the computer, seat 1, never moves)
 LESSON_SEED = b"p2p-spite learn: the stock order"  # the stock's order, fixed

@@ -19,14 +19,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .core.messages import DEFAULT_PORT
-from .engine import Match
-from .i18n import _, ngettext, pgettext
-from .net.localaddr import dial_form
-from .plaintext import clean_name, shown_path
-from .storage import record
-from .storage.journal import journal_path, journal_where
-from .storage.paths import data_dir
+from ..contracts.i18n import _, ngettext, pgettext
+from ..contracts.plaintext import clean_name, shown_path
+from ..core.messages import DEFAULT_PORT
+from ..engine import Match
+from ..net.localaddr import dial_form
+from ..storage import record
+from ..storage.journal import journal_path, journal_where
+from ..storage.paths import data_dir
 
 _KIND = re.compile(r"-(host|join|play)-\d+(?:-\d+)?\.json$")
 
@@ -127,7 +127,7 @@ def _private_resumable(rec: record.Record, path: Path) -> bool:
     last = rec.games[-1] if rec.games else None
     if last is not None and last.result is None and last.deck is not None:
         return False
-    from .storage.journal import journal_path
+    from ..storage.journal import journal_path
 
     try:  # (only a regular file, never blocking on a FIFO, and a bounded read)
         fd = os.open(journal_path(path), os.O_RDONLY | os.O_NONBLOCK)

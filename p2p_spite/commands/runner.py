@@ -18,8 +18,8 @@ from collections.abc import Callable, Coroutine, Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from .errors import UserError
-from .i18n import _
+from ..contracts.errors import UserError
+from ..contracts.i18n import _
 
 _STOPPERS = (signal.SIGHUP, signal.SIGTERM)
 

@@ -2,7 +2,7 @@
 
 The CLI catches only the root: it prints the message as one line and exits with
 the error's ``exit_code``.  An error of the network or the storage carries what
-happened as data (``news``, a :mod:`p2p_spite.news` type), which
+happened as data (``news``, a :mod:`p2p_spite.contracts.news` type), which
 :mod:`p2p_spite.ui.networds` words in the language spoken (``str()`` of such an
 error asks it too); the interface's own errors (a bad address typed, ...) carry
 their line, in the language already.  Anything else that escapes is a bug and shows as one

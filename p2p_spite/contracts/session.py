@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Protocol
 
-from .engine import Card, Move, Played, PlayerView, Result
+from ..engine import Card, Move, Played, PlayerView, Result
 from .news import News, Repeated, StorageProblem
 
 
@@ -152,7 +152,7 @@ class LinkState(StrEnum):
 @dataclass(frozen=True, slots=True)
 class ConnectionChanged:
     """The connection's new ``state``, and its news (lost: redialing for 60 s; the peer
-    is back), as data (:mod:`p2p_spite.news`; the interface words it); a LOST one that
+    is back), as data (:mod:`p2p_spite.contracts.news`; the interface words it); a LOST one that
     stops the session says why in ``news`` and ``ending``."""
 
     state: LinkState

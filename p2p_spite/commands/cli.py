@@ -12,13 +12,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, i18n
-from .bots import DEFAULT_LEVEL, LEVELS, STRONGEST, make_bot
-from .bots.review import REVIEW
-from .core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
-from .core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
-from .engine import DEFAULT_TARGET, Match, new_seed, parse_seed
-from .errors import SpiteError, StorageError, UserError, set_wording
+from .. import __version__
+from ..bots import DEFAULT_LEVEL, LEVELS, STRONGEST, make_bot
+from ..bots.review import REVIEW
+from ..bots.selfplay import play_match
+from ..contracts import i18n
+from ..contracts.errors import SpiteError, StorageError, UserError, set_wording
+from ..contracts.i18n import _, ngettext
+from ..contracts.news import BadRecord
+from ..contracts.plaintext import clean_name, shown_path
+from ..contracts.session import Takebacks
+from ..core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
+from ..core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
+from ..engine import DEFAULT_TARGET, Match, new_seed, parse_seed
+from ..net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
+from ..storage import record
+from ..storage.journal import journal_path
+from ..storage.resume import replay_with_journal, unchecked_private
+from ..ui.lessons import lessons
 from .history import (
     describe,
     latest,
@@ -29,17 +40,7 @@ from .history import (
     stats_lines,
     totals,
 )
-from .i18n import _, ngettext
-from .lessons import lessons
-from .net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
-from .news import BadRecord
-from .plaintext import clean_name, shown_path
 from .runner import EXIT_HANGUP
-from .selfplay import play_match
-from .session import Takebacks
-from .storage import record
-from .storage.journal import journal_path
-from .storage.resume import replay_with_journal, unchecked_private
 
 MAX_MATCHES = 1000  # --matches: matches in a row on one connection
 SELFPLAY_GAMES = 100  # selfplay's game cap without --games: random bots nearly always draw
@@ -546,8 +547,8 @@ def _run_play(args: argparse.Namespace) -> int:
 
 
 def _run_learn(args: argparse.Namespace) -> int:
+    from ..ui.learn import run_learn
     from .lan import default_name, run_play
-    from .ui.learn import run_learn
 
     name = args.name or default_name()
     if not run_learn(name, args.lesson - 1):
@@ -558,8 +559,8 @@ def _run_learn(args: argparse.Namespace) -> int:
 def _resume_play(args: argparse.Namespace) -> int:
     """``play --resume [RECORD]``: the match of that record (default: the latest unfinished
     match against the computer), its names, target and deck as they were."""
+    from ..storage.resume import load_saved
     from .lan import run_play
-    from .storage.resume import load_saved
 
     for option, given in (("--target", args.target), ("--name", args.name), ("--private", args.private)):
         if given:
@@ -651,7 +652,7 @@ def _latest_record(ask: bool) -> Path | None:
             answer = input(_("replay it? [Y/n] ")).strip()
         except EOFError:
             return None
-        from .ui.commands import is_yes
+        from ..ui.commands import is_yes
 
         if answer and not is_yes(answer):
             return None
@@ -670,9 +671,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     if args.check and args.start is not None:
         raise UserError(_("--check and --from do not go together"), exit_code=2)
     if not args.check:
+        from ..ui.replay import Replay, run_viewer
+        from ..ui.whatif import WhatIf, plan_whatif
         from .lan import default_name
-        from .ui.replay import Replay, run_viewer
-        from .ui.whatif import WhatIf, plan_whatif
 
         me = default_name()
 
@@ -688,7 +689,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     try:
         match = record.verify(rec, in_play=True, keep_all=False)
     except record.RecordError as e:  # worded as the game screen names stacks and cards
-        from .ui.replay import check_failure
+        from ..ui.replay import check_failure
 
         raise UserError(check_failure(rec, e)) from None
     journaled = replay_with_journal(args.file, rec, match)
@@ -720,7 +721,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         line += _("; game {game} cannot be checked: {why}").format(game=len(rec.games), why=why)
         claimed = record.unchecked_result(rec.games[-1], len(rec.games))
         if claimed is not None and rec.scores is not None:
-            from .ui.words import Voice, game_result
+            from ..ui.words import Voice, game_result
 
             n0, n1 = (clean_name(p) or _("seat {n}").format(n=i) for i, p in enumerate(match.players))
             text = _(
@@ -747,9 +748,9 @@ def _run_review(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
+    from ..bots.turns import as_json, run_review, seat_named, turns_of
+    from ..ui.review import print_review, progress_bar
     from .history import seat_of
-    from .review import as_json, run_review, seat_named, turns_of
-    from .ui.review import print_review, progress_bar
 
     if args.file is None:
         e = latest()
@@ -771,7 +772,7 @@ def _run_review(args: argparse.Namespace) -> int:
     try:
         turns = turns_of(rec, seat)
     except record.RecordError as e:
-        from .ui.replay import check_failure
+        from ..ui.replay import check_failure
 
         raise UserError(check_failure(rec, e)) from None
     config = dataclasses.replace(REVIEW, deadline=args.seconds)
@@ -921,7 +922,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if lang is not None and i18n.known(lang) is None:  # (said once, then English)
         text = _("there is no {lang} here: English is spoken (languages: {list})")
         print("p2p-spite: " + text.format(lang=repr(lang), list=i18n.languages_line()), file=sys.stderr)
-    from .ui.networds import news_words
+    from ..ui.networds import news_words
 
     set_wording(news_words)  # an error's news, in the language chosen
     parser = build_parser()

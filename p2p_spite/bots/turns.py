@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bots.review import MARKS, REVIEW, ReviewConfig, TurnReview, review_turn
-from .engine import SIDE, Card, GameState, Match, Move, PlayerView, move_from_json, view
-from .storage import record as recordmod
+from ..engine import SIDE, Card, GameState, Match, Move, PlayerView, move_from_json, view
+from ..storage import record as recordmod
+from .review import MARKS, REVIEW, ReviewConfig, TurnReview, review_turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,7 @@ def turns_in(match: Match, seat: int) -> list[Turn]:
 
 def seat_named(rec: recordmod.Record, name: str) -> int | None:
     """The seat of the player called ``name`` in ``rec`` (None: no such player)."""
-    from .plaintext import clean_name
+    from ..contracts.plaintext import clean_name
 
     for seat, n in enumerate(rec.players):
         if n == name or clean_name(n) == name:
@@ -161,7 +161,7 @@ def by_game(judged: list[Judged]) -> dict[int, list[Judged]]:
 
 def notation(moves: tuple[Move, ...]) -> list[str]:
     """Moves in the game's notation, hand cards by name (``7h c1``, ``p c2``, ``kd s3``)."""
-    from .ui.notation import move_notation
+    from ..ui.notation import move_notation
 
     return [move_notation(m, ()) for m in moves]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .bots import Bot
-from .engine import Match, view
+from ..engine import Match, view
+from . import Bot
 
 
 def play_match(

@@ -701,12 +701,13 @@ def test_a_question_opens_on_an_empty_line_and_gives_the_half_typed_move_back() 
 
 def test_the_terminal_going_away_hangs_up_instead_of_quitting() -> None:
     """The full screen's input ends (the terminal closed before its SIGHUP came): the match
-    is hung up (runner.when_hung_up), not quit: the session is not closed with a goodbye,
+    is hung up (hangups.when_hung_up), not quit: the session is not closed with a goodbye,
     and the command ends as a closed terminal does (exit 129)."""
     from prompt_toolkit.input import create_pipe_input
 
-    from p2p_spite.commands.runner import EXIT_HANGUP, run_main, when_hung_up
+    from p2p_spite.commands.runner import EXIT_HANGUP, run_main
     from p2p_spite.contracts.errors import UserError
+    from p2p_spite.contracts.hangups import when_hung_up
     from tests.support.ui import SizedOutput
 
     s = LocalSession(find_seed(0))

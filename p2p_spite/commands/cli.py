@@ -22,9 +22,8 @@ from ..contracts.i18n import _, ngettext
 from ..contracts.news import BadRecord
 from ..contracts.plaintext import clean_name, shown_path
 from ..contracts.session import Takebacks
-from ..core.messages import DEFAULT_PORT, MAX_GAMES, MAX_TARGET
-from ..core.watch import DEFAULT_WATCHERS, MAX_WATCHERS
 from ..engine import DEFAULT_TARGET, Match, new_seed, parse_seed
+from ..net import DEFAULT_PORT, DEFAULT_WATCHERS, MAX_GAMES, MAX_TARGET, MAX_WATCHERS
 from ..net.discovery import DEFAULT_DISCOVERY_PORT, PORT_ENV
 from ..storage import record
 from ..storage.journal import journal_path

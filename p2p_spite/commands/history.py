@@ -21,8 +21,8 @@ from pathlib import Path
 
 from ..contracts.i18n import _, ngettext, pgettext
 from ..contracts.plaintext import clean_name, shown_path
-from ..core.messages import DEFAULT_PORT
 from ..engine import Match
+from ..net import DEFAULT_PORT
 from ..net.localaddr import dial_form
 from ..storage import record
 from ..storage.journal import journal_path, journal_where

@@ -29,7 +29,7 @@ from ..tunnel.paths import PATH_TIMEOUT, Opened, SealedTransport, TunnelServer, 
 from ..tunnel.relay import DEFAULT_PORT as RELAY_PORT
 from ..tunnel.relay import new_side, parse_address
 from ..tunnel.rendezvous import Meeting, host_meeting, join_meeting
-from .lan import _check_bot, _drive, _say, _warn
+from .drive import check_bot, drive, joined_note, say, warn
 from .runner import run_main
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ async def _first_path(server: TunnelServer, session: asyncio.Future[Any], relay_
 
 def run_internet_host(args: argparse.Namespace) -> int:
     """``host --internet``: the code printed, the match played through the tunnel."""
-    _check_bot(args.bot)
+    check_bot(args.bot)
     _lan_only(args, ("code", "no_code", "port", "bind"))
     from ..engine import DEFAULT_TARGET
     from ..net.connect import host_session
@@ -145,9 +145,9 @@ def run_internet_host(args: argparse.Namespace) -> int:
     resume = load_saved(args.resume) if args.resume is not None else None
 
     def on_code(code: Code) -> None:
-        _say(_("the other player types: {command}").format(command=f"p2p-spite join {code}"))
+        say(_("the other player types: {command}").format(command=f"p2p-spite join {code}"))
         if args.seed is not None:
-            _say(_("seed: {seed}").format(seed=args.seed.hex()))
+            say(_("seed: {seed}").format(seed=args.seed.hex()))
 
     async def main() -> int:
         sock = None if servers.relay_only else _listener()
@@ -174,11 +174,11 @@ def run_internet_host(args: argparse.Namespace) -> int:
             watchers=0,
             **_shared(args, resume),
         )
-        task = asyncio.ensure_future(host_session(settings, on_warning=_warn, serve=server.serve))
+        task = asyncio.ensure_future(host_session(settings, on_warning=warn, serve=server.serve))
         try:
             connected = await _first_path(server, task, servers.relay_only)
             line, route = _told(connected), _route(connected)
-            _say(line)
+            say(line)
             session = await task
         except BaseException:
             task.cancel()
@@ -189,8 +189,8 @@ def run_internet_host(args: argparse.Namespace) -> int:
             text = _("{name} joined; seed {seed}; private deck")
         else:
             text = _("{name} joined; seed {seed}")
-        _say(text.format(name=session.peer_name, seed=session.seed.hex()))
-        return await _drive(
+        say(text.format(name=session.peer_name, seed=session.seed.hex()))
+        return await drive(
             session, args.bot, args.bot_seed, notes=(line,), takebacks=args.takebacks, matches=args.matches,
             route=route, resumer=lambda: "p2p-spite host --internet",
         )  # fmt: skip
@@ -200,7 +200,7 @@ def run_internet_host(args: argparse.Namespace) -> int:
 
 def run_internet_join(args: argparse.Namespace, code: Code) -> int:
     """``join CODE``: the meeting, the path, the match through the tunnel."""
-    _check_bot(args.bot)
+    check_bot(args.bot)
     _lan_only(args, ("code", "no_code"))
     from ..net.connect import join_session
     from ..net.settings import JoinSettings
@@ -217,7 +217,7 @@ def run_internet_join(args: argparse.Namespace, code: Code) -> int:
         first = [await establish(meeting.ke, direct, relay, side=side)]
         first_connected = first[0].connected
         line = _told(first_connected)
-        _say(line)
+        say(line)
 
         async def connect(factory: Callable[[], Link], _host: str, _port: int, timeout: float) -> Link:
             if first:
@@ -233,11 +233,9 @@ def run_internet_join(args: argparse.Namespace, code: Code) -> int:
 
         settings = JoinSettings(host=first[0].address[0], port=first[0].address[1], **_shared(args, resume))
         session = await join_session(settings, connect=connect)
-        from .lan import joined_note
-
         note = joined_note(session, resume is not None)
-        _say(note)
-        return await _drive(
+        say(note)
+        return await drive(
             session,
             args.bot,
             args.bot_seed,

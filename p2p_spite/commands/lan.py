@@ -23,207 +23,22 @@ from pathlib import Path
 from typing import Any
 
 from ..bots import DEFAULT_LEVEL, LEVELS
-from ..contracts.errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
+from ..contracts.errors import UserError
 from ..contracts.i18n import _, ngettext, pgettext
-from ..contracts.news import News
 from ..contracts.plaintext import clean_name, shown_path
 from ..contracts.session import (
-    ChatReceived,
-    ConnectionChanged,
-    EndCause,
-    Ending,
-    Event,
-    GameEnded,
-    GameStarted,
-    LinkState,
-    MatchEnded,
-    Notice,
     Session,
-    Takebacks,
 )
-from ..core.handshake import SeedOrigin
-from ..core.keys import new_join_code
-from ..core.messages import DEFAULT_PORT
 from ..engine import DEFAULT_TARGET, Match
+from ..net import DEFAULT_PORT, new_join_code
 from ..net.discovery import Announcement, Announcer, HeardHost
 from ..net.localaddr import dial_form, lan_addresses
 from ..net.matches import Matches
 from ..net.session import NetSession
 from ..storage.paths import default_record_path
 from ..storage.resume import Saved, play_action
-from .runner import run_main, when_hung_up
-
-
-def _say(text: str) -> None:
-    """A line for the person at the terminal (broken between words there, as a terminal
-    would cut it mid-word; whole when read by a program)."""
-    if sys.stdout.isatty():
-        from ..ui.text import wrapped
-
-        text = wrapped(text)
-    print(text, flush=True)
-
-
-def _warn(news: News) -> None:
-    """What the host tells before the match begins (a stranger's connection dropped...)."""
-    from ..ui.networds import news_words
-
-    print("p2p-spite: " + _("warning: {news}").format(news=news_words(news)), file=sys.stderr, flush=True)
-
-
-def _check_bot(level: str | None) -> None:
-    if level is None:
-        return
-    if level not in LEVELS:
-        raise UserError(
-            _("unknown bot level {level} (choose from {levels})").format(
-                level=repr(level), levels=", ".join(LEVELS)
-            ),
-            exit_code=2,
-        )
-
-
-def _progress(matches: Matches, several: bool = False) -> Callable[[Event], None]:
-    """What a headless side prints of its events (``several``: it may play more than
-    one match, each told when it starts and ends)."""
-    from ..ui.networds import news_words
-    from ..ui.words import Voice, connection_words, game_result
-
-    names = matches.names
-
-    def show(ev: Event) -> None:
-        if isinstance(ev, GameStarted):
-            if several and ev.game == 1 and len(matches.played) > 1:
-                text = _("match {n} started; {seed}")
-                _say(text.format(n=len(matches.played), seed=_seed_words(matches.current)))
-            _say(_("game {game} started").format(game=ev.game))
-        elif isinstance(ev, MatchEnded) and several:
-            n, (a, b) = len(matches.played), ev.scores
-            text = _("match {n} over: {name0} {a}, {name1} {b}; record: {path}")
-            _say(text.format(n=n, name0=names[0], a=a, name1=names[1], b=b, path=ev.record_path or "-"))
-        elif isinstance(ev, GameEnded):
-            result = game_result(ev.result, Voice(names))
-            text = _("game {game}: {result}; scores {a}-{b}")
-            _say(text.format(game=ev.game, result=result, a=ev.scores[0], b=ev.scores[1]))
-        elif isinstance(ev, ChatReceived):
-            _say(f"<{names[ev.seat]}> {ev.text}")
-        elif isinstance(ev, Notice):
-            print(f"p2p-spite: {news_words(ev.news)}", file=sys.stderr, flush=True)
-        elif isinstance(ev, ConnectionChanged) and ev.state in (LinkState.RECONNECTING, LinkState.CONNECTED):
-            _say(news_words(ev.news) if ev.news is not None else connection_words(ev.state))
-
-    return show
-
-
-def _seed_words(session: NetSession) -> str:
-    """How the match's seed was agreed, as its handshake (or its record) says."""
-    if session.seed_by is SeedOrigin.HOST:
-        return _("the host chose the seed: {seed}").format(seed=session.seed.hex())
-    if session.seed_by is SeedOrigin.BOTH:
-        return _("seed drawn by both: {seed}").format(seed=session.seed.hex())
-    return _("seed {seed}").format(seed=session.seed.hex())  # (a record from before its origin was kept)
-
-
-def _failure_exit(ending: Ending | None) -> tuple[int, str | None]:
-    """The exit code of a session that failed, and the news to print (None: an error line)."""
-    from ..ui.words import peer_left
-
-    left = peer_left(ending)
-    if left is not None:
-        return EXIT_PEER_LEFT, left
-    if ending is not None and ending.cause is EndCause.CONNECTION_LOST:
-        return EXIT_LOST, None
-    return EXIT_ERROR, None
-
-
-# How this side takes a match up again: the command line before `` --resume RECORD``
-Resumer = Callable[[], str]
-
-
-def _final(matches: Matches, code: int, told: bool = False, resumer: Resumer | None = None) -> int:
-    """The last lines (scores, winner, record) and the exit code; ``told``: the line
-    prompt already said why the match stopped.  Matches played before the last one on
-    the connection are listed first, one line each.  A match stopped by a lost
-    connection ends with the exact command that takes it up again (``resumer``)."""
-    for i, earlier in enumerate(matches.played[:-1]):
-        sc, nm = earlier.match.scores, earlier.names
-        _say(f"match {i + 1}: {nm[0]} {sc[0]}, {nm[1]} {sc[1]}; record: {earlier.record_path or '-'}")
-    session = matches.current
-    m = session.match
-    names = session.names
-    refused = session.again.refused
-    if refused is not None:  # the next match was refused before a card was dealt
-        from ..ui.networds import news_words
-
-        print(f"p2p-spite: {news_words(refused)}", file=sys.stderr, flush=True)
-        code = EXIT_ERROR
-    if session.failure is not None:
-        code, news = _failure_exit(session.ending)
-        if news is None and not told:
-            from ..ui.networds import news_words
-
-            print(f"p2p-spite: {news_words(session.failure)}", file=sys.stderr, flush=True)
-        elif news is not None and not told:
-            _say(news)
-    text = _("final scores: {a} {x}, {b} {y}")
-    _say(text.format(a=names[0], x=m.scores[0], b=names[1], y=m.scores[1]))
-    if m.winner is not None:
-        _say(_("match won by {name} (seat {seat})").format(name=names[m.winner], seat=m.winner))
-    if session.record_dropped:
-        _say(_("no move was played: no record kept"))
-    elif session.record_path:
-        _say(_("record: {path}").format(path=session.record_path))
-        lost = session.ending is not None and session.ending.cause is EndCause.CONNECTION_LOST
-        if lost and resumer is not None and session.failure is not None:
-            command = f"{resumer()} --resume {shown_path(session.record_path)}"
-            _say(_("to go on with this match: {command}").format(command=command))
-    return code
-
-
-async def _drive(
-    session: NetSession,
-    bot: str | None,
-    bot_seed: int | None = None,
-    notes: tuple[str, ...] = (),
-    takebacks: str | None = None,
-    matches: int = 1,
-    resumer: Resumer | None = None,
-    route: str = "",
-) -> int:
-    """Play ``session`` (and the matches after it on its connection: a bot plays
-    ``matches`` in a row, a person is asked at each end; ``route``: how the connection
-    goes, for the toolbar)."""
-    if takebacks is not None:  # (asked, a person answers; a computer allows: bots.driver)
-        session.takeback.takebacks = Takebacks(takebacks)
-    played = Matches(session)
-    with when_hung_up(played.hang_up):  # (a closed terminal: a lost connection, not a goodbye)
-        return await _play(played, bot, bot_seed, notes, matches, resumer, route)
-
-
-async def _play(
-    played: Matches,
-    bot: str | None,
-    bot_seed: int | None,
-    notes: tuple[str, ...],
-    matches: int,
-    resumer: Resumer | None,
-    route: str,
-) -> int:
-    from ..bots.driver import run_bot
-
-    if bot is not None:
-        progress = _progress(played, several=matches > 1)
-        code = await run_bot(played, bot, seed=bot_seed, on_event=progress, matches=matches)
-        while (
-            ev := played.current.event_nowait()
-        ) is not None:  # what the close told (a secret that never came)
-            progress(ev)
-    else:
-        from ..ui.play import drive_human, fullscreen_ok  # full screen, or the line prompt
-
-        code = await drive_human(played, notes=notes, route=route)  # closes the session however it ends
-        return _final(played, code, told=not fullscreen_ok(), resumer=resumer)
-    return _final(played, code, resumer=resumer)
+from .drive import check_bot, drive, final, joined_note, say, warn
+from .runner import run_main
 
 
 def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: bool = False) -> list[str]:
@@ -245,7 +60,7 @@ def join_lines(bind: str, port: int, code: str | None, resumed: bool, private: b
 
 
 def run_host(args: argparse.Namespace) -> int:
-    _check_bot(args.bot)
+    check_bot(args.bot)
     from ..net.connect import host_session
     from ..net.settings import HostSettings
     from ..storage.journal import journal_path, journal_port
@@ -276,19 +91,19 @@ def run_host(args: argparse.Namespace) -> int:
     def listening(host: str, port: int) -> None:
         bound[0] = port
         where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
-        _say(_("listening on {address}").format(address=where))
+        say(_("listening on {address}").format(address=where))
         if code is not None:
-            _say(_("join code: {code}").format(code=code))
+            say(_("join code: {code}").format(code=code))
         elif resume is not None:
-            _say(
+            say(
                 _("join code: the same as before (resumed match)")
                 if resume.code_key is not None
                 else _("no join code (the resumed match had none)")
             )
         for line in join_lines(args.bind, port, code, resume is not None, private):
-            _say(line)
+            say(line)
         if seed is not None:
-            _say(_("seed: {seed}").format(seed=seed.hex()))
+            say(_("seed: {seed}").format(seed=seed.hex()))
         if not args.no_announce:
             needed = code is not None or (resume is not None and resume.code_key is not None)
             ann = Announcement(args.name, port, needed, private)
@@ -315,7 +130,7 @@ def run_host(args: argparse.Namespace) -> int:
                     watchers=args.watchers,
                 ),
                 on_listening=listening,
-                on_warning=_warn,
+                on_warning=warn,
             )
         except BaseException:
             if announcer[0] is not None:
@@ -330,9 +145,9 @@ def run_host(args: argparse.Namespace) -> int:
             text = _("{name} joined; seed {seed}; private deck")
         else:
             text = _("{name} joined; seed {seed}")
-        _say(text.format(name=session.peer_name, seed=session.seed.hex()))
+        say(text.format(name=session.peer_name, seed=session.seed.hex()))
         try:
-            return await _drive(
+            return await drive(
                 session,
                 args.bot,
                 args.bot_seed,
@@ -361,7 +176,7 @@ def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer 
 
     target = announce_target(bind)
     if target is None:
-        _say(_("not announced on the local network (announcements are IPv4 only): give your address"))
+        say(_("not announced on the local network (announcements are IPv4 only): give your address"))
         return None
     source, destination = target
     udp = discovery or discovery_port()
@@ -382,7 +197,7 @@ def _announce(bind: str, ann: Announcement, discovery: int | None) -> Announcer 
         text = _(
             "announced on the local network: '{command}' with no address finds this host (--no-announce: not)"
         )
-    _say(text.format(command=finder))
+    say(text.format(command=finder))
     return announcer
 
 
@@ -421,10 +236,10 @@ def run_hosts(seconds: float, discovery: int | None) -> int:
     """The ``hosts`` command: exit 0 with one line per host heard, 1 when none was."""
     found = _look(seconds, discovery)
     if not found:
-        _say(_("no p2p-spite host heard on the local network in {seconds} s").format(seconds=f"{seconds:g}"))
+        say(_("no p2p-spite host heard on the local network in {seconds} s").format(seconds=f"{seconds:g}"))
         return 1
     for line in _host_lines(found):
-        _say(line)
+        say(line)
     return 0
 
 
@@ -449,7 +264,7 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
     whose match is under way is one to watch, not to join."""
     ask = args.bot is None and sys.stdin.isatty()
     command = args.command
-    _say(_("looking for hosts on the local network ({seconds} s)...").format(seconds=f"{args.wait:g}"))
+    say(_("looking for hosts on the local network ({seconds} s)...").format(seconds=f"{args.wait:g}"))
     found = _look(args.wait, args.discovery_port)
     playing = [h for h in found if h.playing]
     if command == "join":
@@ -467,7 +282,7 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
     pick = found[0]
     if len(found) > 1:
         for line in _host_lines(found, numbered=ask):
-            _say(line)
+            say(line)
         if not ask:
             text = ngettext(
                 "{n} host found: choose one, e.g. p2p-spite {command} ADDRESS:PORT",
@@ -485,9 +300,9 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
         args.private = True
     where = f"{pick.address}:{pick.port}"
     if pick.private:
-        _say(_("found {name} at {address}: a private deck").format(name=name, address=where))
+        say(_("found {name} at {address}: a private deck").format(name=name, address=where))
     else:
-        _say(_("found {name} at {address}").format(name=name, address=where))
+        say(_("found {name} at {address}").format(name=name, address=where))
     if pick.code_needed and not args.code and not args.no_code and args.resume is None:
         if not ask:
             text = _("{name} needs a join code: add --code CODE (the host printed it)")
@@ -501,34 +316,15 @@ def choose_host(args: argparse.Namespace) -> tuple[str, int]:
 def _code_again(wrong: bool) -> str:
     """A person at a terminal whose join code the host wanted or refused: asked for it."""
     if wrong:
-        _say(_("that join code is wrong"))
+        say(_("that join code is wrong"))
     code = _ask(_("join code (the host printed it; Enter to stop): ")).strip()
     if not code:
         raise UserError(_("no join code given"))
     return code
 
 
-def joined_note(session: NetSession, resumed: bool) -> str:
-    """The joiner's line once the match is agreed: whose, where in it, the seed."""
-    who = session.peer_name
-    seed = _seed_words(session)
-    if resumed:
-        game, ply = session.core.game_at(session.resumed_at)  # (as the host says it)
-        text = ngettext(
-            "back in {name}'s match: game {game} goes on, {n} move in; {seed}",
-            "back in {name}'s match: game {game} goes on, {n} moves in; {seed}",
-            ply,
-        )
-        note = text.format(name=who, game=game, n=ply, seed=seed)
-    else:
-        note = _("joined {name}'s match; {seed}").format(name=who, seed=seed)
-    if session.private:
-        note += _("; private deck: no one sees a hidden card")
-    return note
-
-
 def run_join(args: argparse.Namespace, host: str, port: int) -> int:
-    _check_bot(args.bot)
+    check_bot(args.bot)
     from ..net.connect import join_session
     from ..net.gate import CodeRefused
     from ..net.settings import JoinSettings
@@ -544,9 +340,9 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if resume is not None:
             text = _("reconnecting to {address} to resume the match (for up to {seconds} s)...")
-            _say(text.format(address=where, seconds=f"{args.grace:.0f}"))
+            say(text.format(address=where, seconds=f"{args.grace:.0f}"))
         else:
-            _say(_("connecting to {address}...").format(address=where))
+            say(_("connecting to {address}...").format(address=where))
         # a person at a terminal is asked for the join code (again, if it was wrong)
         ask = args.bot is None and resume is None and not args.no_code and sys.stdin.isatty()
         while True:
@@ -571,8 +367,8 @@ def run_join(args: argparse.Namespace, host: str, port: int) -> int:
                     raise
                 args.code = _code_again(e.wrong)
         note = joined_note(session, resume is not None)
-        _say(note)
-        return await _drive(
+        say(note)
+        return await drive(
             session,
             args.bot,
             args.bot_seed,
@@ -600,7 +396,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         full = fullscreen_ok()
         if not full:
-            _say(_("connecting to {address} to watch...").format(address=where))
+            say(_("connecting to {address} to watch...").format(address=where))
         ask = not args.no_code and sys.stdin.isatty()  # (asked again when wrong, as join does)
         while True:
             try:
@@ -612,7 +408,7 @@ def run_watch(args: argparse.Namespace, host: str, port: int) -> int:
                 args.code = _code_again(e.wrong)
         if full:
             return await WatchScreen(client).run()
-        _say(_("watching the match at {address}: each move is shown as it is played").format(address=where))
+        say(_("watching the match at {address}: each move is shown as it is played").format(address=where))
         return await print_watch(client)
 
     return run_main(main())
@@ -658,7 +454,7 @@ async def play_against_computer(
     from ..net import HostSettings, JoinSettings, host_session, join_session
     from ..ui.play import drive_human
 
-    _check_bot(level)
+    check_bot(level)
     loop = asyncio.get_running_loop()
     port: asyncio.Future[int] = loop.create_future()
 
@@ -892,16 +688,16 @@ def run_play(
     scores on the terminal once the full screen has closed.  ``private``: a
     private deck against the computer in a process of its own.  ``resume``: go on
     with a saved match against the computer (``level`` None: the level it was played at)."""
-    _check_bot(level)
+    check_bot(level)
     if resume is not None:
         level = level or saved_level(resume)
         name = resume.players[0]
         target = resume.target
-        _say(resume_note(resume))
+        say(resume_note(resume))
     level = level or DEFAULT_LEVEL
     name = name or default_name()
     if private:  # its first deal takes a second or two: say what is going on meanwhile
-        _say(_("dealing a private deck with the computer, a program of its own on 127.0.0.1..."))
+        say(_("dealing a private deck with the computer, a program of its own on 127.0.0.1..."))
     played: list[Matches] = []
 
     async def person(session: Session) -> int:
@@ -927,14 +723,13 @@ def run_play(
     code = run_main(main())
     from ..ui.play import fullscreen_ok
 
-    return _final(played[0], code, told=not fullscreen_ok()) if played else code
+    return final(played[0], code, told=not fullscreen_ok()) if played else code
 
 
 def resume_note(saved: Saved) -> str:
     """What ``play --resume`` says before it goes on: the match, the game and the score
     (a UserError if the match is over, or its record and journal do not replay)."""
     from ..contracts.news import SavedMatchUnusable
-    from ..contracts.plaintext import shown_path
     from ..engine import RulesError
 
     where = shown_path(saved.path) if saved.path is not None else ""

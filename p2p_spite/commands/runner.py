@@ -4,7 +4,7 @@ Ctrl-C (SIGINT), a closed terminal (SIGHUP) and a polite kill (SIGTERM) all
 cancel the main task instead of killing the process, so the ``finally``
 blocks that close a session (and so save its record) run first.  A closed
 terminal is no goodbye, though: a match in play is left as a lost connection
-leaves it (:func:`when_hung_up`), so that the other player waits and both can
+leaves it (:mod:`p2p_spite.contracts.hangups`), so that the other player waits and both can
 resume.
 """
 
@@ -14,44 +14,14 @@ import asyncio
 import contextlib
 import errno
 import signal
-from collections.abc import Callable, Coroutine, Iterator
-from contextvars import ContextVar
+from collections.abc import Coroutine
 from typing import Any
 
 from ..contracts.errors import UserError
+from ..contracts.hangups import open_hangups, terminal_closed
 from ..contracts.i18n import _
 
 _STOPPERS = (signal.SIGHUP, signal.SIGTERM)
-
-# What run_main calls when the terminal closes, before the main task is cancelled
-_HANGUPS: ContextVar[list[Callable[[], None]] | None] = ContextVar("hangups", default=None)
-
-
-@contextlib.contextmanager
-def when_hung_up(fn: Callable[[], None]) -> Iterator[None]:
-    """Within :func:`run_main`: call ``fn`` (at once, before any ``finally`` runs) if the
-    terminal closes meanwhile (SIGHUP, or the full screen losing its terminal:
-    :func:`terminal_closed`).  A closed terminal is not a goodbye: a match in play is
-    left as a lost connection would leave it (NetSession.hang_up)."""
-    hooks = _HANGUPS.get()
-    if hooks is None:
-        yield
-        return
-    hooks.append(fn)
-    try:
-        yield
-    finally:
-        if fn in hooks:  # (not called)
-            hooks.remove(fn)
-
-
-def terminal_closed() -> None:
-    """The terminal is gone (its input ended, writing to it failed): what
-    :func:`when_hung_up` registered runs now, once."""
-    hooks = _HANGUPS.get()
-    while hooks:
-        with contextlib.suppress(Exception):
-            hooks.pop()()
 
 
 def _stopped(sig: signal.Signals) -> str:
@@ -60,7 +30,8 @@ def _stopped(sig: signal.Signals) -> str:
 
 def run_main(main: Coroutine[Any, Any, int]) -> int:
     """``asyncio.run(main)``; SIGHUP and SIGTERM end it like Ctrl-C does (the
-    main task is cancelled: SIGHUP first calls what :func:`when_hung_up` registered),
+    main task is cancelled: SIGHUP first calls what
+    :func:`~p2p_spite.contracts.hangups.when_hung_up` registered),
     then a UserError says which signal it was."""
     caught: list[signal.Signals] = []
 
@@ -68,7 +39,7 @@ def run_main(main: Coroutine[Any, Any, int]) -> int:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        _HANGUPS.set([])
+        open_hangups()
 
         def stop(sig: signal.Signals) -> None:
             caught.append(sig)

@@ -29,7 +29,7 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..commands.runner import terminal_closed
+from ..contracts.hangups import terminal_closed
 from ..contracts.i18n import _
 from ..contracts.session import (
     ChatReceived,

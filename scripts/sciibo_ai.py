@@ -14,7 +14,7 @@ files ``sciibo/bot/ai.py`` (the search and the discard), ``sciibo/bot/bot.py``
 (how the moves are played) and ``sciibo/core/helpers.py`` (``fitson``,
 ``nextcard``); MIT licence (``LICENSE.md``, Folkert de Vries, 2017).  No code
 was copied: this module is a re-implementation written here from a reading of
-it, function by function with the source's names, and ``tests/test_sciibo_ai.py``
+it, function by function with the source's names, and ``tests/bots/test_sciibo_ai.py``
 checks it on the positions of the source's own tests (``sciibo/tests/test_ai.py``).
 
 The algorithm (kept)

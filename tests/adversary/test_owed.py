@@ -31,8 +31,8 @@ from p2p_spite.net.deckside import DECK_DEADLINE
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.takeback import UNDO_ACK_DEADLINE
 from p2p_spite.ui.networds import news_words
+from tests.net.test_takeback_net import undo_never_acked
 from tests.support.net import finish_all, spawn, wait_listening
-from tests.test_takeback_net import undo_never_acked
 
 ADDR = "127.0.0.1"
 VERDICT = 120.0  # seconds any wait on a verdict may take (the deadlines are 15 and 30 s)

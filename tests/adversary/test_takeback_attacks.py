@@ -19,10 +19,10 @@ from p2p_spite.core.protocol import MAX_TAKEBACKS
 from p2p_spite.engine import SIDE, Move, takeback
 from tests.adversary.hostile import Hostile
 from tests.adversary.test_integrity_attacks import _check, _on_our_turn, _one_line, _run_host
-from tests.positions import quiet_moves
+from tests.support.positions import quiet_moves
 
 pytestmark = pytest.mark.slow
-# the joiner starts game 1, with two moves it can take back (tests/test_takeback.py's kind)
+# the joiner starts game 1, with two moves it can take back (tests/engine/test_takeback.py's kind)
 SEED = "00" * 31 + "01"
 
 

@@ -161,7 +161,7 @@ def test_a_count_that_crosses_the_joiners_yes_to_another_match_is_read_as_before
     joiner before it read the joiner's yes: the joiner, already reading up to the host's
     next hello, takes it (*Playing again*), and the host, once it has both yes, tells no
     more on this connection."""
-    from tests.test_rematch_core import _over
+    from tests.core.test_rematch_core import _over
 
     h, j = _over()
     h.send_rematch(True)

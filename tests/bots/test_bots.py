@@ -38,12 +38,10 @@ from p2p_spite.bots.planner import (
 )
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, PlayerView, Result, view
 from p2p_spite.engine.cards import rank
+from tests.support.opponents.bfs_ai import BfsBot  # benchmark opponent "bfs", not a product level
 
 from ..support.games import play_game
 from ..support.positions import cards, make_state
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from bfs_ai import BfsBot  # benchmark opponent "bfs", not a product level
 
 
 def seed(i: int) -> bytes:
@@ -876,7 +874,7 @@ def test_expert_tells_the_turns_of_two_seats_apart() -> None:
     assert checked == 3
 
 
-# -- the second outside opponent (scripts/bfs_ai.py, benchmark level "bfs") ----
+# -- the second outside opponent (tests/support/opponents/bfs_ai.py, benchmark level "bfs") ----
 
 
 def test_bfs_plays_whole_games_legally_and_reproducibly() -> None:

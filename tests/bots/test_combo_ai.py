@@ -1,21 +1,17 @@
-"""The third outside opponent (scripts/combo_ai.py, benchmark level ``combo``):
+"""The third outside opponent (tests/support/opponents/combo_ai.py, benchmark level ``combo``):
 legal moves through whole games, deterministic, from the view alone, and each
 of its rules in the source's order."""
 
 from __future__ import annotations
 
 import hashlib
-import sys
-from pathlib import Path
 
 from p2p_spite.bots import LEVELS, Bot, make_bot
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, GameState, Move, view
+from tests.support.opponents.combo_ai import ComboBot
 
 from ..support.games import play_game
 from ..support.positions import cards, make_state
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from combo_ai import ComboBot
 
 
 def seed(i: int) -> bytes:

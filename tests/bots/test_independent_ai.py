@@ -1,20 +1,16 @@
-"""The independent AI (scripts/independent_ai.py, benchmark opponent ``indep``):
+"""The independent AI (tests/support/opponents/independent_ai.py, benchmark opponent ``indep``):
 legal moves through whole games, decisions from the view alone, reproducible
 given its seed, and kept out of the product levels."""
 
 from __future__ import annotations
 
 import hashlib
-import sys
-from pathlib import Path
 
 from p2p_spite.bots import LEVELS, Bot, make_bot
 from p2p_spite.engine import CENTER, PAYOFF, SIDE, GameState, Move, view
+from tests.support.opponents.independent_ai import IndependentBot, position
 
 from ..support.positions import make_state
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from independent_ai import IndependentBot, position
 
 
 def seed(i: int) -> bytes:

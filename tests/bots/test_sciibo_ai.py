@@ -1,4 +1,4 @@
-"""The fourth outside opponent (scripts/sciibo_ai.py, benchmark level ``sciibo``):
+"""The fourth outside opponent (tests/support/opponents/sciibo_ai.py, benchmark level ``sciibo``):
 the source's own test positions, legal moves through whole games, a plan kept
 across calls, and the time limit's fallback."""
 
@@ -6,17 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import random
-import sys
-from pathlib import Path
 
 from p2p_spite.bots import LEVELS, Bot, make_bot
 from p2p_spite.engine import CENTER, HAND, PAYOFF, SIDE, Move, view
-
-from ..support.games import play_game
-from ..support.positions import cards, make_state
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from sciibo_ai import (
+from tests.support.opponents.sciibo_ai import (
     SB,
     SciiboBot,
     calculate_move,
@@ -25,6 +18,9 @@ from sciibo_ai import (
     most_moves,
     stock_moves,
 )
+
+from ..support.games import play_game
+from ..support.positions import cards, make_state
 
 E: list[list[int]] = [[], [], [], []]  # four empty discard piles
 

@@ -3,7 +3,7 @@
 ``bfs`` is a port of the AI of a public Skip-Bo game that races its stock
 (our pay-off pile) with a best-first search, run through our engine so that
 our levels can be measured against a style of play unlike their own and unlike
-``indep`` (scripts/independent_ai.py, a depth-4 evaluated search).  It is kept
+``indep`` (tests/support/opponents/independent_ai.py, a depth-4 evaluated search).  It is kept
 out of ``p2p_spite.bots.LEVELS``: only ``scripts/bench_bots`` (level name
 ``bfs``) and the tests use it.
 

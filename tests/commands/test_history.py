@@ -13,15 +13,9 @@ from p2p_spite.bots.selfplay import play_match
 from p2p_spite.commands.cli import main
 from p2p_spite.engine import Match, view
 from p2p_spite.storage import record
-from tests.support.net import finish_all, spawn, wait_listening
+from tests.support.net import finish_all, records_folder, spawn, wait_listening
 
 SEED = bytes(range(32))
-
-
-def _records(tmp: Path) -> Path:
-    folder = tmp / "xdg" / "p2p-spite" / "records"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _finished(path: Path, names: tuple[str, str], mtime: float) -> Match:
@@ -49,7 +43,7 @@ def test_history_lists_newest_first_with_totals(
     assert main(["history"]) == 0
     assert "no records in" in capsys.readouterr().out
 
-    folder = _records(tmp_path)
+    folder = records_folder(tmp_path)
     t0 = 1_800_000_000  # 2027-01-15 08:00 UTC
 
     def at(t: float) -> str:
@@ -92,7 +86,7 @@ def test_history_lists_newest_first_with_totals(
 def quit_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An unfinished match against the computer, in the records folder."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    path = _records(tmp_path) / "20270115-090000-play-13.json"
+    path = records_folder(tmp_path) / "20270115-090000-play-13.json"
     _unfinished(path, 1_800_000_000)
     return path
 
@@ -140,7 +134,7 @@ def test_history_after_a_lan_match_names_both_players(tmp_path: Path) -> None:
         if host.poll() is None:
             host.kill()
     assert (jrc, hrc) == (0, 0), (jerr, herr)
-    records = sorted(_records(tmp_path).glob("*.json"))
+    records = sorted(records_folder(tmp_path).glob("*.json"))
     assert len(records) == 2
     rec = record.load(records[0])
     a, b = rec.scores or [0, 0]
@@ -177,7 +171,7 @@ def test_history_stats_per_opponent_and_the_computer_by_level(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    folder = _records(tmp_path)
+    folder = records_folder(tmp_path)
     t0 = 1_800_000_000
     # against Bob: as the host (seat 0) then as the joiner (seat 1), where Bob is seat 0
     a = _saved(folder / "20270115-080000-host-11.json", bytes([1] * 32), ("Ann", "Bob"), t0)

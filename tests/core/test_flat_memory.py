@@ -26,9 +26,9 @@ from p2p_spite.storage import record, resume
 from p2p_spite.storage.journal import journal_path
 from p2p_spite.storage.keeper import RecordKeeper, record_extra
 from p2p_spite.storage.resume import load_saved, play_action
-from tests.core.test_integrity import _cores, _playing, _resumed
+from tests.core.test_integrity import _cores, _resumed
 from tests.support.keeping import apply_kept
-from tests.support.net import finish, spawn, wait_listening
+from tests.support.net import finish, playing, spawn, wait_listening
 
 SEED = bytes.fromhex("3c" * 32)
 MATCH_ID = bytes(range(16))
@@ -227,7 +227,7 @@ def _as_of(core: GameCore, played: list[Action], n: int) -> GameCore:
 def test_a_peer_behind_by_the_previous_game_is_caught_up() -> None:
     """The window: everything since the start of the previous game.  A joiner that
     lacks all of it (its journal lost it) is sent every action again and ends level."""
-    h, j = _playing()
+    h, j = playing()
     hc, jc = _cores(h, j)
     played = _play_both((hc, jc), 4, 5)  # 5 moves into game 4 (the window: games 3 and 4)
     behind = _as_of(jc, played, hc.window_start)
@@ -241,7 +241,7 @@ def test_a_peer_behind_by_the_previous_game_is_caught_up() -> None:
 def test_a_peer_further_behind_than_the_window_is_refused(behind_side: str) -> None:
     """A side that claims a position before the other's window (the start of the previous
     game) cannot be caught up: it is refused with ``behind`` and nothing changes."""
-    h, j = _playing()
+    h, j = playing()
     hc, jc = _cores(h, j)
     played = _play_both((hc, jc), 5, 3)
     ahead, old = (hc, jc) if behind_side == "join" else (jc, hc)

@@ -11,15 +11,9 @@ from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import Endpoint, LocalConfig, PeerRefused, Phase
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import Move
-from tests.support.net import drain, pair, pump
+from tests.support.net import drain, playing, pump, refused
 
 SEED = bytes(range(32))
-
-
-def _playing() -> tuple[Endpoint, Endpoint]:
-    h, j, eh, ej = pair(LocalConfig(HOST, "Ann", seed=SEED), LocalConfig(JOIN, "Bob"))
-    assert h.core is not None and j.core is not None, (eh, ej)
-    return h, j
 
 
 def _cores(h: Endpoint, j: Endpoint) -> tuple[GameCore, GameCore]:
@@ -29,14 +23,6 @@ def _cores(h: Endpoint, j: Endpoint) -> tuple[GameCore, GameCore]:
 
 def _discard(core: GameCore) -> Move:
     return next(m for m in core.match.game.legal_moves() if m.target == "side")
-
-
-def _refused(ep: Endpoint, msg: dict[str, object]) -> RemoteProtocolError:
-    ep.receive_data(encode(msg))
-    evs: list[object] = []
-    drain(ep, evs)
-    assert isinstance(evs[-1], RemoteProtocolError), evs
-    return evs[-1]
 
 
 def _resumed(hc: GameCore, jc: GameCore) -> tuple[Endpoint, Endpoint, list[object], list[object]]:
@@ -63,7 +49,7 @@ def test_a_fresh_match_syncs_at_zero() -> None:
             break
     assert j.core is not None and h.core is not None
     j.data_to_send()  # the joiner's honest sync is dropped
-    e = _refused(h, {"t": "sync", "pos": 7, "hist": j.core.head})
+    e = refused(h, {"t": "sync", "pos": 7, "hist": j.core.head})
     assert e.code is Refusal.POSITION
     assert h.core.position == 0
 
@@ -71,7 +57,7 @@ def test_a_fresh_match_syncs_at_zero() -> None:
 def test_our_own_action_comes_back_only_with_our_tag() -> None:
     """After a reconnection where the peer claims more than we have, an action for our
     seat with a forged tag is refused (forged), and our record holds no forged action."""
-    h, j = _playing()
+    h, j = playing()
     hc, jc = _cores(h, j)
     while jc.match.game.turn != 0:  # the host on turn
         m = _discard(jc)
@@ -89,18 +75,18 @@ def test_our_own_action_comes_back_only_with_our_tag() -> None:
 
 def test_a_resignation_of_our_seat_from_the_peer_is_refused() -> None:
     """The old attack: 'resign' actions for the honest seat."""
-    h, j = _playing()
+    h, j = playing()
     for victim in (h, j):
         vc = victim.core
         assert vc is not None
         d = vc.digest_after(Action(1, vc.seat))
-        e = _refused(victim, {"t": "resign", "n": 0, "g": 1, "s": vc.seat, "d": d, "a": b"\1" * 32})
+        e = refused(victim, {"t": "resign", "n": 0, "g": 1, "s": vc.seat, "d": d, "a": b"\1" * 32})
         assert e.code in (Refusal.FORGED, Refusal.ILLEGAL_MOVE)
         assert vc.position == 0 and vc.match.scores == [0, 0]
 
 
 def test_a_claimed_position_must_be_followed_by_its_actions() -> None:
-    h, j = _playing()
+    h, j = playing()
     hc, jc = _cores(h, j)
     h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
     h2.initiate()
@@ -115,12 +101,12 @@ def test_a_claimed_position_must_be_followed_by_its_actions() -> None:
     h2.receive_data(encode({"t": "sync", "pos": 5, "hist": b"\0" * 32}))
     drain(h2, [])
     assert h2.catching_up
-    e = _refused(h2, {"t": "chat", "text": "hi"})
+    e = refused(h2, {"t": "chat", "text": "hi"})
     assert e.code is Refusal.POSITION
 
 
 def test_the_lost_tail_of_our_journal_comes_back_with_our_tag() -> None:
-    h, j = _playing()
+    h, j = playing()
     hc, jc = _cores(h, j)
     while hc.match.game.turn != 1:
         m = _discard(hc)
@@ -135,7 +121,7 @@ def test_the_lost_tail_of_our_journal_comes_back_with_our_tag() -> None:
 
 
 def test_resigning_off_turn_is_a_request_the_side_on_turn_makes_its_action() -> None:
-    h, j = _playing()
+    h, j = playing()
     hc, _jc = _cores(h, j)
     on, off = (h, j) if hc.match.game.turn == 0 else (j, h)
     onc, offc = _cores(on, off)
@@ -154,7 +140,7 @@ def test_a_resignation_crossing_a_move() -> None:
     reaches a side that is no longer on turn and is ignored; the turn comes to the
     requester, whose side makes the resignation its next action.  One resignation, the
     same records."""
-    h, j = _playing()
+    h, j = playing()
     hc, _jc = _cores(h, j)
     on, off = (h, j) if hc.match.game.turn == 0 else (j, h)
     onc, offc = _cores(on, off)
@@ -178,7 +164,7 @@ def test_a_resignation_crossing_a_move() -> None:
 
 
 def test_a_request_crossing_the_end_of_its_game_is_void() -> None:
-    h, j = _playing()
+    h, j = playing()
     hc, _jc = _cores(h, j)
     on, off = (h, j) if hc.match.game.turn == 0 else (j, h)
     onc, offc = _cores(on, off)
@@ -192,8 +178,8 @@ def test_a_request_crossing_the_end_of_its_game_is_void() -> None:
 
 
 def test_a_request_for_a_game_not_yet_dealt_is_refused() -> None:
-    h, _j = _playing()
-    e = _refused(h, {"t": "resign-request", "g": 2})
+    h, _j = playing()
+    e = refused(h, {"t": "resign-request", "g": 2})
     assert e.code is Refusal.SEQUENCE
 
 
@@ -241,7 +227,7 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
             pass  # a seeded match: no private-deck tape
 
     async def main() -> list[object]:
-        h, j = _playing()
+        h, j = playing()
         hc, _jc = _cores(h, j)
         sender, receiver = (h, j) if hc.match.game.turn == 0 else (j, h)
         sc, rc = _cores(sender, receiver)

@@ -31,7 +31,7 @@ from p2p_spite.core.wire import (
     encode,
 )
 from p2p_spite.engine import HAND, SIDE, Move
-from tests.support.net import drain, messages, pair, pump
+from tests.support.net import drain, frames, messages, pair, playing, pump
 
 SEED = bytes(range(32))
 
@@ -86,17 +86,7 @@ def _until_seed_phase() -> tuple[Endpoint, Endpoint, list[bytes]]:
     h.receive_data(j.data_to_send())
     drain(h, [])
     drain(j, [])
-    frames = _frames(h.data_to_send())
-    return h, j, frames
-
-
-def _frames(data: bytes) -> list[bytes]:
-    out = []
-    while data:
-        (n,) = struct.unpack(">I", data[:4])
-        out.append(data[: 4 + n])
-        data = data[4 + n :]
-    return out
+    return h, j, frames(h.data_to_send())
 
 
 def test_an_echoed_commitment_is_refused() -> None:
@@ -177,14 +167,8 @@ def test_the_code_is_not_on_the_wire() -> None:
     assert derive_code_key(code) not in wire
 
 
-def _playing() -> tuple[Endpoint, Endpoint]:
-    h, j, eh, ej = pair(*cfgs(seed=SEED))
-    assert isinstance(eh[0], Handshaken) and isinstance(ej[0], Handshaken)
-    return h, j
-
-
 def test_moves_flow_and_are_acknowledged() -> None:
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     g = h.core.match.game
     mover, other = (h, j) if g.turn == 0 else (j, h)
@@ -202,7 +186,7 @@ def test_an_action_received_is_acknowledged_only_when_the_caller_says_it_is_writ
     """The endpoint writes nothing: it hands the action over checked and applied, and the
     acknowledgement waits for acknowledge() (the shell's journal comes first); it reads
     nothing more from the peer before then."""
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
     mc, oc = mover.core, other.core
@@ -229,7 +213,7 @@ def _not_my_turn(h: Endpoint, j: Endpoint) -> tuple[Endpoint, Endpoint]:
 
 
 def test_an_out_of_turn_move_is_refused_and_changes_nothing() -> None:
-    honest, cheat = _not_my_turn(*_playing())
+    honest, cheat = _not_my_turn(*playing())
     assert honest.core is not None and cheat.core is not None
     before = honest.core.match.game.digest()
     seat = cheat.core.seat
@@ -249,7 +233,7 @@ def test_an_out_of_turn_move_is_refused_and_changes_nothing() -> None:
 
 
 def test_a_move_for_the_other_seat_is_refused() -> None:
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None
     # whoever is on turn, the peer may not move the honest side's own cards
     honest = h
@@ -271,7 +255,7 @@ def test_a_move_for_the_other_seat_is_refused() -> None:
 
 
 def test_desync_is_detected_and_changes_nothing() -> None:
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
     assert mover.core is not None and other.core is not None
@@ -289,7 +273,7 @@ def test_desync_is_detected_and_changes_nothing() -> None:
 
 
 def test_a_message_of_unknown_type_is_refused() -> None:
-    h, _j = _playing()
+    h, _j = playing()
     h.receive_data(encode({"t": "teleport", "x": 1}))
     evs: list[object] = []
     drain(h, evs)
@@ -300,7 +284,7 @@ def test_a_message_of_unknown_type_is_refused() -> None:
 def test_a_setup_out_of_its_place_cannot_turn_a_match_private(to_host: bool) -> None:
     """A setup the joiner sends the host (only the host sets a match up), or a second one
     the host sends in play (late, twice), is refused, and the match stays what it was."""
-    h, j = _playing()
+    h, j = playing()
     target = h if to_host else j
     before = (target.core.position, target.core.head, target.core.private)  # type: ignore[union-attr]
     late = Setup(bytes(16), SEED, 50, None, ("Ann", "Bob"), False, True)
@@ -313,7 +297,7 @@ def test_a_setup_out_of_its_place_cannot_turn_a_match_private(to_host: bool) -> 
 
 
 def test_a_whole_match_in_memory_gives_the_same_history_on_both_sides() -> None:
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     bots = {0: make_bot("easy", 1), 1: make_bot("easy", 2)}
     eps = {0: h, 1: j}
@@ -399,7 +383,7 @@ def test_frame_limits() -> None:
 
 
 def test_resuming_with_disagreeing_histories_is_refused() -> None:
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     hc, jc = h.core, j.core
     g = hc.match.game
@@ -419,7 +403,7 @@ def test_resuming_with_disagreeing_histories_is_refused() -> None:
 
 
 def test_reconnecting_sends_the_missing_actions() -> None:
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     hc, jc = h.core, j.core
     mover = hc if hc.match.game.turn == 0 else jc
@@ -458,7 +442,7 @@ def test_resign_on_turn_and_chat() -> None:
     from p2p_spite.contracts.session import ChatReceived, GameStarted
     from p2p_spite.engine import IllegalMoveError
 
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
     assert mover.core is not None and other.core is not None
@@ -479,7 +463,7 @@ def test_resign_on_turn_and_chat() -> None:
 
 
 def test_a_resignation_out_of_turn_from_the_peer_is_refused() -> None:
-    honest = _not_my_turn(*_playing())[0]
+    honest = _not_my_turn(*playing())[0]
     assert honest.core is not None
     before = honest.core.match.game.digest()
     cheat = 1 - honest.core.seat
@@ -495,7 +479,7 @@ def test_resuming_needs_a_proof_of_the_match_and_never_sends_the_seed() -> None:
     from p2p_spite.core.game import GameCore
     from p2p_spite.engine import Match
 
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     # the real joiner comes back: the seed is not on the wire, both prove the match
     h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), h.core), Endpoint(LocalConfig(JOIN, "Bob"), j.core)
@@ -552,7 +536,7 @@ def test_chat_and_pings_are_rate_limited() -> None:
 def test_catching_up_accepts_our_own_action_that_our_journal_lost() -> None:
     """The joiner played, the host got it, then the joiner's disk lost it: at the sync
     the host sends it back and the joiner takes it (not 'seat 1 cannot play for seat 0')."""
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     hc, jc = h.core, j.core
     while hc.match.game.turn != 1:  # the host discards until the joiner is on turn
@@ -576,7 +560,7 @@ def test_actions_made_before_the_session_took_the_link_are_sent_after_all() -> N
     """An action applied after the histories were compared but before the session
     attached the new connection (so nothing sent it) goes out with send_missing(),
     and only once."""
-    h, j = _playing()
+    h, j = playing()
     assert h.core is not None and j.core is not None
     mover, other = (h, j) if h.core.match.game.turn == 0 else (j, h)
     assert mover.core is not None and other.core is not None

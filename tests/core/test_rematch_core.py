@@ -20,7 +20,7 @@ from p2p_spite.core.protocol import (
     SeedOrigin,
 )
 from p2p_spite.core.wire import LocalProtocolError, Refusal, RemoteProtocolError, encode
-from tests.support.net import drain, pair, pump
+from tests.support.net import drain, pair, pump, refused
 
 SEED = bytes(range(32))
 
@@ -40,15 +40,6 @@ def _over() -> tuple[Endpoint, Endpoint]:
 
 def _phase(ep: Endpoint) -> Phase:
     return ep.phase  # (read afresh: a call may change it)
-
-
-def _refused(ep: Endpoint, msg: dict[str, object]) -> Refusal:
-    ep.receive_data(encode(msg))
-    evs: list[object] = []
-    drain(ep, evs)
-    assert isinstance(evs[-1], RemoteProtocolError), evs
-    assert ep.phase is Phase.CLOSED
-    return evs[-1].code
 
 
 def _rematch(ep: Endpoint, yes: bool = True, match: bytes | None = None) -> dict[str, object]:
@@ -97,13 +88,13 @@ def test_before_the_peers_hello_pings_are_answered_and_chat_is_read() -> None:
     drain(h, evs)
     assert h.phase is Phase.AGAIN and b"pong" in h.data_to_send()
     # a move now is this match's no longer: refused
-    assert _refused(h, {"t": "ack", "n": 1}) is Refusal.UNEXPECTED
+    assert refused(h, {"t": "ack", "n": 1}).code is Refusal.UNEXPECTED
 
 
 def test_a_rematch_in_the_middle_of_a_match_is_refused() -> None:
     h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED), LocalConfig(JOIN, "Bob"))
     assert j.core is not None
-    assert _refused(h, {"t": "rematch", "match": j.core.match_id, "yes": True}) is Refusal.SEQUENCE
+    assert refused(h, {"t": "rematch", "match": j.core.match_id, "yes": True}).code is Refusal.SEQUENCE
     with pytest.raises(LocalProtocolError):
         j.send_rematch(True)  # nor may this side offer one
 
@@ -112,12 +103,12 @@ def test_a_second_answer_is_refused() -> None:
     h, j = _over()
     h.receive_data(encode(_rematch(j, False)))
     drain(h, [])
-    assert _refused(h, _rematch(j, True)) is Refusal.SEQUENCE
+    assert refused(h, _rematch(j, True)).code is Refusal.SEQUENCE
 
 
 def test_an_answer_for_another_match_is_refused() -> None:
     h, _j = _over()
-    assert _refused(h, _rematch(h, True, match=bytes(16))) is Refusal.OTHER_MATCH
+    assert refused(h, _rematch(h, True, match=bytes(16))).code is Refusal.OTHER_MATCH
 
 
 def test_a_rematch_after_both_said_yes_is_refused() -> None:
@@ -125,7 +116,7 @@ def test_a_rematch_after_both_said_yes_is_refused() -> None:
     h.receive_data(encode(_rematch(j)))
     drain(h, [])
     h.send_rematch(True)
-    assert _refused(h, _rematch(j)) is Refusal.UNEXPECTED  # the next frame must be its hello
+    assert refused(h, _rematch(j)).code is Refusal.UNEXPECTED  # the next frame must be its hello
 
 
 def test_a_joiner_that_comes_back_as_the_host_is_refused() -> None:

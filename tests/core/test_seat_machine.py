@@ -11,14 +11,14 @@ from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import ActionReceived, Endpoint, LocalConfig
 from p2p_spite.core.wire import Refusal
-from tests.support.net import messages, pair
+from tests.support.net import messages, pair, playing
 
 SEED = bytes(range(32))
 
 
 def _playing() -> tuple[Endpoint, Endpoint]:
     """(the endpoint whose seat is on turn, its peer), both playing."""
-    h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED), LocalConfig(JOIN, "Bob"))
+    h, j = playing()
     assert h.core is not None
     return (h, j) if h.core.match.game.turn == h.core.seat else (j, h)
 

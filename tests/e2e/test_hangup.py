@@ -29,6 +29,7 @@ from tests.support.net import (
     finish_all,
     free_port,
     reader,
+    sigint_default,
     spawn,
     wait_listening,
 )
@@ -170,7 +171,7 @@ def test_ctrl_c_at_the_join_code_prompt_leaves(tmp_path: Path) -> None:
         env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONPATH": str(ROOT)}
         join = subprocess.Popen(
             [*CLI, "join", f"127.0.0.1:{port}"], cwd=tmp_path, env=env, stdin=slave, stdout=slave,
-            stderr=slave, preexec_fn=_sigint_default,
+            stderr=slave, preexec_fn=sigint_default,
         )  # fmt: skip
         seen = _read_until(master, b"join code (", join)
         _wait_reading_stdin(join.pid)  # (a person's Ctrl-C comes once the prompt waits)
@@ -183,10 +184,6 @@ def test_ctrl_c_at_the_join_code_prompt_leaves(tmp_path: Path) -> None:
         os.close(slave)
         host.kill()
         host.wait(10)
-
-
-def _sigint_default() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _read_until(master: int, text: bytes, proc: subprocess.Popen[bytes], timeout: float = 30) -> bytes:

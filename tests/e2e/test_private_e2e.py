@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from p2p_spite.storage.resume import load_saved
-from tests.net.test_net_faults import _free_port
-from tests.support.net import CLI, finish_all, read_code, spawn, wait_listening
+from tests.support.net import CLI, finish_all, free_port, read_code, spawn, wait_listening
 from tests.support.proxy import FaultProxy, Plan
 
 TIMEOUT = 240  # a private game costs seconds of pure-Python curve work on a loaded 2-CPU machine
@@ -100,7 +99,7 @@ def test_resume_after_kill_9_in_a_private_match_loses_nothing(tmp_path: Path, vi
     for attempt in range(3):
         work = tmp_path / f"match{attempt}"
         work.mkdir()
-        port = _free_port()
+        port = free_port()
         host = spawn(_host(port), work)
         procs = [host]
         try:

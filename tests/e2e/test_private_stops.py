@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from p2p_spite.storage import record
-from tests.support.net import CLI, finish_all, spawn, wait_listening
+from tests.support.net import CLI, finish_all, free_port, spawn, wait_listening
 
 TIMEOUT = 240
 AT = 60  # moves into game 1
@@ -55,7 +55,7 @@ def _moves_on_disk(work: Path) -> int:
 def test_a_private_match_stopped_in_the_middle_stays_checkable(
     tmp_path: Path, victim: str, sig: signal.Signals
 ) -> None:
-    port = _free_port()
+    port = free_port()
     host = spawn(_host(port), tmp_path)
     procs = [host]
     try:
@@ -125,9 +125,3 @@ def test_a_private_match_stopped_in_the_middle_stays_checkable(
         assert rc == 0, err
     assert paths["host"].read_bytes() == paths["join"].read_bytes()
     assert "ok: 1 game," in _run(tmp_path, "replay", "--check", str(paths["host"])).stdout
-
-
-def _free_port() -> int:
-    from tests.net.test_net_faults import _free_port as free
-
-    return free()

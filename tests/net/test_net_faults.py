@@ -54,9 +54,6 @@ def _wait(*procs: subprocess.Popen[str]) -> list[tuple[int, str, str]]:
     return finish_all(procs, TIMEOUT)
 
 
-_free_port = free_port
-
-
 def _host_args(
     seed_hex: str, extra: list[str], games: int | None = None, with_code: bool = False
 ) -> list[str]:
@@ -209,7 +206,7 @@ SAVED_PORT = 16  # this host resumes with no --port: it listens where it did (it
 def test_kill_9_and_resume(tmp_path: Path, victim: str, seed: int) -> None:
     rng = random.Random(seed)
     seed_hex = f"{seed:02x}" * 32
-    port = _free_port()
+    port = free_port()
     code = ["--code", "WXYZ-2345"] if seed in WITH_CODE else []
     host = spawn([*_host_args(seed_hex, code, KILL_GAMES, bool(code)), "--port", str(port)], tmp_path)
     procs = [host]
@@ -311,7 +308,7 @@ def test_resume_when_our_own_last_action_was_lost(tmp_path: Path) -> None:
     power cut; a torn last line): the host, catching it up, sends it back, and the match
     goes on to identical records."""
     seed_hex = "c3" * 32
-    port = _free_port()
+    port = free_port()
     host = spawn([*_host_args(seed_hex, [], KILL_GAMES), "--port", str(port)], tmp_path)
     procs = [host]
     try:

@@ -24,7 +24,7 @@ from p2p_spite.engine import Move
 from p2p_spite.net import HostSettings, JoinSettings, NetSession, host_session, join_session
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
-from tests.support.net import RawPeer, messages
+from tests.support.net import RawPeer, frame, messages
 
 SEED = bytes(range(32))
 TIMEOUT = 20.0
@@ -73,22 +73,18 @@ async def _raw(port: int, data: bytes, close: bool = True) -> bytes:
     return got
 
 
-def _frame(body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + body
-
-
 HANDSHAKE_GARBAGE: dict[str, bytes] = {
     "random bytes": os.urandom(3000),
     "http request": b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
-    "truncated frame": _frame(msgpack.packb({"t": "hello", "proto": 1}))[:-3],
+    "truncated frame": frame(msgpack.packb({"t": "hello", "proto": 1}))[:-3],
     "oversized frame": struct.pack(">I", MAX_FRAME + 1) + b"x" * 100,
-    "deeply nested": _frame(b"\x91" * 5000 + b"\x01"),
+    "deeply nested": frame(b"\x91" * 5000 + b"\x01"),
     "unknown type": encode({"t": "teleport"}),
     "wrong version": encode(
         {"t": "hello", "proto": 99, "app": "p2p-spite", "role": "join", "name": "x", "nonce": b"0" * 16}
     ),
-    "not a map": _frame(msgpack.packb([1, 2, 3])),
-    "huge string": _frame(b"\xdb" + struct.pack(">I", 10_000_000) + b"x" * 10),
+    "not a map": frame(msgpack.packb([1, 2, 3])),
+    "huge string": frame(b"\xdb" + struct.pack(">I", 10_000_000) + b"x" * 10),
 }
 
 
@@ -260,7 +256,7 @@ async def _oversized(host: NetSession, peer: RawPeer) -> None:
 
 
 async def _deep(host: NetSession, peer: RawPeer) -> None:
-    await peer.send_raw(_frame(b"\x81\xa1t\xa4chat" + b"\x91" * 4000 + b"\x01"))
+    await peer.send_raw(frame(b"\x81\xa1t\xa4chat" + b"\x91" * 4000 + b"\x01"))
 
 
 async def _garbage(host: NetSession, peer: RawPeer) -> None:

@@ -34,8 +34,7 @@ from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.notation import move_notation
 from p2p_spite.ui.text import card_label
 from tests.core.test_takeback_protocol import SEED
-from tests.net.test_net_faults import _free_port
-from tests.support.net import CLI, reader, spawn, wait_listening
+from tests.support.net import CLI, free_port, reader, spawn, wait_listening
 from tests.support.positions import quiet_moves
 
 E = TypeVar("E")
@@ -268,7 +267,7 @@ def test_kill_9_after_a_takeback_and_resume(tmp_path: Path) -> None:
     m = Match(bytes.fromhex(HOST_SEED))
     slots = hand_order(view(m.game, 0).hand)
     first, second = quiet_moves(m)[:2]
-    port = _free_port()
+    port = free_port()
     h, j = tmp_path / "h.json", tmp_path / "j.json"
     host = _line_host(tmp_path, port, "--seed", HOST_SEED, "--record", str(h))
     procs = [host]

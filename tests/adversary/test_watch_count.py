@@ -16,7 +16,7 @@ from p2p_spite.core.messages import HOST, JOIN, Hello
 from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.watchcount import WATCHERS_BURST, WATCHERS_RATE
 from p2p_spite.core.wire import Refusal, encode
-from tests.support.net import drain, messages, playing, pump, refused
+from tests.support.net import drain, messages, one_game_over, playing, pump, refused
 
 SEED = bytes(range(32))
 
@@ -141,9 +141,7 @@ def test_a_count_that_crosses_the_joiners_yes_to_another_match_is_read_as_before
     joiner before it read the joiner's yes: the joiner, already reading up to the host's
     next hello, takes it (*Playing again*), and the host, once it has both yes, tells no
     more on this connection."""
-    from tests.core.test_rematch_core import _over
-
-    h, j = _over()
+    h, j = one_game_over()
     h.send_rematch(True)
     pump(h, j)
     j.send_rematch(True)

@@ -26,9 +26,8 @@ from p2p_spite.storage import record, resume
 from p2p_spite.storage.journal import journal_path
 from p2p_spite.storage.keeper import RecordKeeper, record_extra
 from p2p_spite.storage.resume import load_saved, play_action
-from tests.core.test_integrity import _cores, _resumed
 from tests.support.keeping import apply_kept
-from tests.support.net import finish, playing, spawn, wait_listening
+from tests.support.net import cores, finish, playing, resumed, spawn, wait_listening
 
 SEED = bytes.fromhex("3c" * 32)
 MATCH_ID = bytes(range(16))
@@ -228,11 +227,11 @@ def test_a_peer_behind_by_the_previous_game_is_caught_up() -> None:
     """The window: everything since the start of the previous game.  A joiner that
     lacks all of it (its journal lost it) is sent every action again and ends level."""
     h, j = playing()
-    hc, jc = _cores(h, j)
+    hc, jc = cores(h, j)
     played = _play_both((hc, jc), 4, 5)  # 5 moves into game 4 (the window: games 3 and 4)
     behind = _as_of(jc, played, hc.window_start)
     assert behind.match.game_number == 3 and behind.position == hc.window_start
-    _h2, _j2, eh, ej = _resumed(hc, behind)
+    _h2, _j2, eh, ej = resumed(hc, behind)
     assert not any(isinstance(e, RemoteProtocolError | PeerRefused) for e in eh + ej), (eh, ej)
     assert behind.head == hc.head and behind.position == hc.position
 
@@ -242,13 +241,13 @@ def test_a_peer_further_behind_than_the_window_is_refused(behind_side: str) -> N
     """A side that claims a position before the other's window (the start of the previous
     game) cannot be caught up: it is refused with ``behind`` and nothing changes."""
     h, j = playing()
-    hc, jc = _cores(h, j)
+    hc, jc = cores(h, j)
     played = _play_both((hc, jc), 5, 3)
     ahead, old = (hc, jc) if behind_side == "join" else (jc, hc)
     behind = _as_of(old, played, ahead.window_start - 1)  # one action short of the window
     before = (ahead.position, ahead.head)
     pair_ = (hc, behind) if behind_side == "join" else (behind, jc)
-    _h2, _j2, eh, ej = _resumed(*pair_)
+    _h2, _j2, eh, ej = resumed(*pair_)
     e_ahead, e_behind = (eh, ej) if behind_side == "join" else (ej, eh)
     assert isinstance(e_ahead[-1], RemoteProtocolError) and e_ahead[-1].code is Refusal.BEHIND, e_ahead
     assert "too far behind to catch up" in str(e_ahead[-1])

@@ -11,27 +11,13 @@ from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import Endpoint, LocalConfig, PeerRefused, Phase
 from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
 from p2p_spite.engine import Move
-from tests.support.net import drain, playing, pump, refused
+from tests.support.net import cores, drain, playing, pump, refused, resumed
 
 SEED = bytes(range(32))
 
 
-def _cores(h: Endpoint, j: Endpoint) -> tuple[GameCore, GameCore]:
-    assert h.core is not None and j.core is not None
-    return h.core, j.core
-
-
 def _discard(core: GameCore) -> Move:
     return next(m for m in core.match.game.legal_moves() if m.target == "side")
-
-
-def _resumed(hc: GameCore, jc: GameCore) -> tuple[Endpoint, Endpoint, list[object], list[object]]:
-    """A reconnection: new endpoints over the same cores."""
-    h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
-    h2.initiate()
-    j2.initiate()
-    eh, ej = pump(h2, j2)
-    return h2, j2, eh, ej
 
 
 def test_a_fresh_match_syncs_at_zero() -> None:
@@ -58,7 +44,7 @@ def test_our_own_action_comes_back_only_with_our_tag() -> None:
     """After a reconnection where the peer claims more than we have, an action for our
     seat with a forged tag is refused (forged), and our record holds no forged action."""
     h, j = playing()
-    hc, jc = _cores(h, j)
+    hc, jc = cores(h, j)
     while jc.match.game.turn != 0:  # the host on turn
         m = _discard(jc)
         for c in (hc, jc):
@@ -68,7 +54,7 @@ def test_our_own_action_comes_back_only_with_our_tag() -> None:
     a = Action(jc.match.game_number, 0, m)
     jc.apply(a, tag=b"\x00" * 32)
     before = hc.position
-    _h2, _j2, eh, _ej = _resumed(hc, jc)
+    _h2, _j2, eh, _ej = resumed(hc, jc)
     assert isinstance(eh[-1], RemoteProtocolError) and eh[-1].code is Refusal.FORGED, eh
     assert hc.position == before
 
@@ -87,7 +73,7 @@ def test_a_resignation_of_our_seat_from_the_peer_is_refused() -> None:
 
 def test_a_claimed_position_must_be_followed_by_its_actions() -> None:
     h, j = playing()
-    hc, jc = _cores(h, j)
+    hc, jc = cores(h, j)
     h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
     h2.initiate()
     j2.initiate()
@@ -107,7 +93,7 @@ def test_a_claimed_position_must_be_followed_by_its_actions() -> None:
 
 def test_the_lost_tail_of_our_journal_comes_back_with_our_tag() -> None:
     h, j = playing()
-    hc, jc = _cores(h, j)
+    hc, jc = cores(h, j)
     while hc.match.game.turn != 1:
         m = _discard(hc)
         for c in (hc, jc):
@@ -115,16 +101,16 @@ def test_the_lost_tail_of_our_journal_comes_back_with_our_tag() -> None:
     m = jc.match.game.legal_moves()[0]
     a = Action(hc.match.game_number, 1, m)
     hc.apply(a, tag=action_tag(jc.key, jc.match_id, hc.position, chain(hc.head, a)))
-    _h2, _j2, eh, ej = _resumed(hc, jc)
+    _h2, _j2, eh, ej = resumed(hc, jc)
     assert not any(isinstance(e, RemoteProtocolError | PeerRefused) for e in eh + ej), (eh, ej)
     assert jc.head == hc.head and jc.actions[-1] == a
 
 
 def test_resigning_off_turn_is_a_request_the_side_on_turn_makes_its_action() -> None:
     h, j = playing()
-    hc, _jc = _cores(h, j)
+    hc, _jc = cores(h, j)
     on, off = (h, j) if hc.match.game.turn == 0 else (j, h)
-    onc, offc = _cores(on, off)
+    onc, offc = cores(on, off)
     game = offc.request_resign()
     off.send_resign_request(game)
     _eon, eoff = pump(on, off)
@@ -141,9 +127,9 @@ def test_a_resignation_crossing_a_move() -> None:
     requester, whose side makes the resignation its next action.  One resignation, the
     same records."""
     h, j = playing()
-    hc, _jc = _cores(h, j)
+    hc, _jc = cores(h, j)
     on, off = (h, j) if hc.match.game.turn == 0 else (j, h)
-    onc, offc = _cores(on, off)
+    onc, offc = cores(on, off)
     m = _discard(onc)
     onc.apply(Action(1, onc.seat, m))
     on.send_action(onc.position - 1)  # on its way ...
@@ -165,9 +151,9 @@ def test_a_resignation_crossing_a_move() -> None:
 
 def test_a_request_crossing_the_end_of_its_game_is_void() -> None:
     h, j = playing()
-    hc, _jc = _cores(h, j)
+    hc, _jc = cores(h, j)
     on, off = (h, j) if hc.match.game.turn == 0 else (j, h)
-    onc, offc = _cores(on, off)
+    onc, offc = cores(on, off)
     onc.apply(onc.check_resign(onc.seat))  # the player on turn resigns game 1 ...
     on.send_action(0)
     off.send_resign_request(offc.request_resign())  # ... while the other asks to resign it
@@ -228,9 +214,9 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
 
     async def main() -> list[object]:
         h, j = playing()
-        hc, _jc = _cores(h, j)
+        hc, _jc = cores(h, j)
         sender, receiver = (h, j) if hc.match.game.turn == 0 else (j, h)
-        sc, rc = _cores(sender, receiver)
+        sc, rc = cores(sender, receiver)
         link = Link(receiver)
         link.transport = ResetOnWrite()  # type: ignore[assignment]
         link.handshaken.set_result(Handshaken("x", None, 0, 0))

@@ -36,7 +36,7 @@ from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.session import NetSession
 from p2p_spite.storage import record
 from p2p_spite.storage.keeper import RecordKeeper
-from tests.fairdeck.test_fairdeck import _attack
+from tests.adversary.peeking import named_by_one_key
 from tests.support.net import pair, pump, settled
 
 Tamper = Callable[[dict[str, Any]], list[dict[str, Any]]]
@@ -355,7 +355,9 @@ def test_a_peer_keeping_every_message_of_the_net_names_no_hidden_card() -> None:
     t.bots_play(30)
     for me in t.seats:
         them = t.seats[1 - me.core.seat]
-        named = _attack(me.fd, [(them.core.seat, f["b"]) for f in them.frames if f.get("b") is not None])
+        named = named_by_one_key(
+            me.fd, [(them.core.seat, f["b"]) for f in them.frames if f.get("b") is not None]
+        )
         assert named == me.fd.cards  # exactly what the protocol showed
         cards_in_moves = {f["m"][2] for f in them.frames if f.get("m") and f["m"][1] == HAND}
         assert cards_in_moves <= set(me.fd.cards.values())

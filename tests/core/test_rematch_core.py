@@ -20,22 +20,9 @@ from p2p_spite.core.protocol import (
     SeedOrigin,
 )
 from p2p_spite.core.wire import LocalProtocolError, Refusal, RemoteProtocolError, encode
-from tests.support.net import drain, pair, pump, refused
+from tests.support.net import drain, one_game_over, pair, pump, refused
 
 SEED = bytes(range(32))
-
-
-def _over() -> tuple[Endpoint, Endpoint]:
-    """A one-game match, over: the side on turn resigned it."""
-    h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED, max_games=1), LocalConfig(JOIN, "Bob"))
-    assert h.core is not None and j.core is not None
-    mover = (h, j)[h.core.match.game.turn]
-    assert mover.core is not None
-    mover.core.commit(mover.core.check_resign(mover.core.seat))
-    mover.send_action(mover.core.position - 1)
-    pump(h, j)
-    assert h.core.finished and j.core.finished
-    return h, j
 
 
 def _phase(ep: Endpoint) -> Phase:
@@ -48,7 +35,7 @@ def _rematch(ep: Endpoint, yes: bool = True, match: bytes | None = None) -> dict
 
 
 def test_both_yes_hand_the_bytes_from_the_peers_hello_to_a_new_handshake() -> None:
-    h, j = _over()
+    h, j = one_game_over()
     assert h.core is not None
     first = (h.core.match_id, h.core.match.seed)
     j.send_rematch(True)  # the joiner answers first
@@ -78,7 +65,7 @@ def test_both_yes_hand_the_bytes_from_the_peers_hello_to_a_new_handshake() -> No
 
 
 def test_before_the_peers_hello_pings_are_answered_and_chat_is_read() -> None:
-    h, j = _over()
+    h, j = one_game_over()
     h.receive_data(encode(_rematch(j)))
     drain(h, [])
     h.send_rematch(True)
@@ -100,19 +87,19 @@ def test_a_rematch_in_the_middle_of_a_match_is_refused() -> None:
 
 
 def test_a_second_answer_is_refused() -> None:
-    h, j = _over()
+    h, j = one_game_over()
     h.receive_data(encode(_rematch(j, False)))
     drain(h, [])
     assert refused(h, _rematch(j, True)).code is Refusal.SEQUENCE
 
 
 def test_an_answer_for_another_match_is_refused() -> None:
-    h, _j = _over()
+    h, _j = one_game_over()
     assert refused(h, _rematch(h, True, match=bytes(16))).code is Refusal.OTHER_MATCH
 
 
 def test_a_rematch_after_both_said_yes_is_refused() -> None:
-    h, j = _over()
+    h, j = one_game_over()
     h.receive_data(encode(_rematch(j)))
     drain(h, [])
     h.send_rematch(True)
@@ -120,7 +107,7 @@ def test_a_rematch_after_both_said_yes_is_refused() -> None:
 
 
 def test_a_joiner_that_comes_back_as_the_host_is_refused() -> None:
-    h, j = _over()
+    h, j = one_game_over()
     h.receive_data(encode(_rematch(j)))
     drain(h, [])
     h.send_rematch(True)
@@ -139,14 +126,14 @@ def test_a_joiner_that_comes_back_as_the_host_is_refused() -> None:
 
 
 def test_this_side_answers_once() -> None:
-    h, _j = _over()
+    h, _j = one_game_over()
     h.send_rematch(False)
     with pytest.raises(LocalProtocolError):
         h.send_rematch(True)
 
 
 def test_a_chat_flood_while_waiting_for_the_hello_is_refused() -> None:
-    h, j = _over()
+    h, j = one_game_over()
     h.receive_data(encode(_rematch(j)))
     drain(h, [])
     h.send_rematch(True)

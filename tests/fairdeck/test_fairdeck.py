@@ -44,6 +44,7 @@ from p2p_spite.fairdeck.scheme import (
 from p2p_spite.fairdeck.shuffle import ShuffleProof
 from p2p_spite.fairdeck.shuffle import verify as verify_shuffle
 from p2p_spite.fairdeck.wire import Header, Share
+from tests.adversary.peeking import named_by_one_key
 from tests.reference_spec import RefStream
 from tests.support import docdeck as dd
 from tests.support.p256 import G as G256
@@ -337,27 +338,6 @@ def test_a_bad_key_share_is_refused() -> None:
 # -- what a peer can learn alone, and the end-of-game check -----------------------------
 
 
-def _attack(deck: FairDeck, log: list[tuple[int, bytes]], extra_key: int = 0) -> dict[int, int]:
-    """Everything one seat can try with its own key (and, for the control, the
-    other's): every slot, every ciphertext it saw in a shuffle, minus its own
-    share, minus every share it received.  Gives the cards it could name."""
-    received = [from_wire(d) for s, d in log if s != deck.seat]
-    shares = [sh.d for m in received if isinstance(m, Shares) for sh in m.shares]
-    named: dict[int, int] = {}
-    x = deck._x + extra_key
-    seen = list(enumerate(deck.cts))
-    for m in received:
-        if isinstance(m, Shuffle):
-            seen += [(-1, ct) for ct in m.deck]
-    for slot, (c1, c2) in seen:
-        mine = grp.mul(x, c1)
-        for guess in [grp.sub(c2, mine), *(grp.sub(grp.sub(c2, mine), d) for d in shares)]:
-            card = card_of_point(guess)
-            if card is not None and slot >= 0:
-                named[slot] = card
-    return named
-
-
 @pytest.mark.parametrize("seat", [pytest.param(0, marks=pytest.mark.slow), 1])
 def test_a_peer_alone_cannot_name_an_unrevealed_card(seat: int) -> None:
     decks = fresh()
@@ -372,13 +352,13 @@ def test_a_peer_alone_cannot_name_an_unrevealed_card(seat: int) -> None:
         d.play_hand(1 - seat, played, "side", 0)
     pump(decks, log)
     me = decks[seat]
-    named = _attack(me, log)
+    named = named_by_one_key(me, log)
     them = decks[1 - seat]
     hidden = [s for s in range(len(me.cts)) if me.card(s) is None]
     assert len(hidden) == 104 - 2 - 5 - 1  # all but the pay-off tops, its own hand, the played card
     assert named == me.cards  # exactly what the protocol showed it, not one hidden card more
     # Control: the same attack with both keys names every card, so it would see a leak.
-    control = _attack(me, log, extra_key=them._x)
+    control = named_by_one_key(me, log, extra_key=them._x)
     assert len(control) == 104
     assert all(control[s] == them.card(s) for s in them.hands[1 - seat])
 

@@ -30,7 +30,7 @@ from p2p_spite.net.reconnect import HEARTBEAT
 from p2p_spite.net.session import NetSession
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
-from tests.support.net import CLI, finish, spawn, wait_listening
+from tests.support.net import CLI, finish, next_of, spawn, wait_listening
 
 FAIRNESS = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
 LIMIT = 60  # seconds for any wait on the peer (a private deal is about a second of curve work)
@@ -85,13 +85,6 @@ def _watch_reveals(s: NetSession, log: list[tuple[int, bool]]) -> None:
     deck._send = spy  # type: ignore[method-assign]
 
 
-async def _until(s: NetSession, kind: type) -> Any:
-    while True:
-        ev = await asyncio.wait_for(s.next_event(), LIMIT)
-        if isinstance(ev, kind):
-            return ev
-
-
 def _checked(path: Path) -> record.Record:
     rec = record.load(path)
     record.verify(rec)
@@ -105,19 +98,19 @@ def test_a_resignation_on_turn_reveals_nothing_before_it_is_made(tmp_path: Path)
         logs: list[list[tuple[int, bool]]] = [[], []]
         for s, log in zip(sessions, logs, strict=True):
             _watch_reveals(s, log)
-            await _until(s, GameStarted)
+            await next_of(s, GameStarted)
         for game in (1, 2):  # game 1: the next deal follows the reveals; game 2 ends the match
             mover = sessions[host.core.match.game.turn]
             await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
             resigner = sessions[host.core.match.game.turn]  # on turn (a discard passed it)
             await asyncio.wait_for(resigner.resign(), LIMIT)
             for s in sessions:
-                await _until(s, GameEnded)
+                await next_of(s, GameEnded)
             if game == 1:
                 for s in sessions:
-                    await _until(s, GameStarted)
+                    await next_of(s, GameStarted)
         for s in sessions:
-            await _until(s, MatchEnded)
+            await next_of(s, MatchEnded)
         for s in sessions:
             await asyncio.wait_for(s.close("quit"), LIMIT)
         assert all(log == [(1, True), (2, True)] for log in logs), logs  # only once each game was over
@@ -135,13 +128,13 @@ def test_a_player_resigns_off_turn_in_a_private_match(tmp_path: Path) -> None:
         host, joiner = await _pair(tmp_path, games=1)
         sessions = (host, joiner)
         for s in sessions:
-            await _until(s, GameStarted)
+            await next_of(s, GameStarted)
         waiting = sessions[1 - host.core.match.game.turn]
         await asyncio.wait_for(waiting.resign(), LIMIT)  # a request: the player on turn makes it
-        ends = [await _until(s, GameEnded) for s in sessions]
+        ends = [await next_of(s, GameEnded) for s in sessions]
         assert all(e.result.winner == 1 - waiting.core.seat for e in ends)
         for s in sessions:
-            await _until(s, MatchEnded)
+            await next_of(s, MatchEnded)
             with contextlib.suppress(SessionClosed):
                 await asyncio.wait_for(s.close("quit"), LIMIT)
 
@@ -184,11 +177,11 @@ def test_a_peer_that_goes_mute_at_the_deal_is_given_up_within_the_deadline(
         loop = asyncio.get_running_loop()
         host, joiner = await _pair(tmp_path, games=1, heartbeat=0.2)  # (it keeps pinging)
         t0 = loop.time()
-        failed = await _until(host, SessionFailed)
+        failed = await next_of(host, SessionFailed)
         took = loop.time() - t0
         said = news_words(failed.news)
         assert "stopped sending the private deck's messages" in said, said
-        assert failed.ending.code == "stalled"
+        assert failed.ending is not None and failed.ending.code == "stalled"
         assert took >= 1.5, took
         for s in (host, joiner):
             with contextlib.suppress(SessionClosed):
@@ -212,7 +205,7 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
         host, joiner = await _pair(tmp_path, games=1)
         sessions = (host, joiner)
         for s in sessions:
-            await _until(s, GameStarted)
+            await next_of(s, GameStarted)
         mover = sessions[host.core.match.game.turn]
         honest = sessions[1 - mover.core.seat]
         owe = honest.owe
@@ -228,7 +221,7 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
         honest.owe = short  # type: ignore[method-assign]
         mover.make = lambda *a, **k: None  # type: ignore[method-assign]  # announces, never makes it
         await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
-        failed = await _until(honest, SessionFailed)
+        failed = await next_of(honest, SessionFailed)
         said = news_words(failed.news)
         assert "stopped sending the private deck's messages" in said, said
         for s in sessions:
@@ -246,13 +239,13 @@ def test_quitting_in_the_middle_of_a_private_game_reveals_and_both_records_check
         host, joiner = await _pair(tmp_path, games=2)
         sessions = (host, joiner)
         for s in sessions:
-            await _until(s, GameStarted)
+            await next_of(s, GameStarted)
         for _ in range(6):
             mover = sessions[host.core.match.game.turn]
             await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
         await asyncio.wait_for(joiner.close("quit"), LIMIT)
-        failed = await _until(host, SessionFailed)
-        assert failed.ending.cause.value == "peer-left"
+        failed = await next_of(host, SessionFailed)
+        assert failed.ending is not None and failed.ending.cause.value == "peer-left"
         await asyncio.wait_for(host.close("quit"), LIMIT)
 
     asyncio.run(main())
@@ -285,12 +278,12 @@ def test_a_peer_that_keeps_its_secret_after_resigning_is_stopped_and_recorded(tm
         host, joiner = await _pair(tmp_path, games=2)
         sessions = (host, joiner)
         for s in sessions:
-            await _until(s, GameStarted)
+            await next_of(s, GameStarted)
         resigner = sessions[host.core.match.game.turn]
         honest = sessions[1 - resigner.core.seat]
         _withhold_secret(resigner)
         await asyncio.wait_for(resigner.resign(), LIMIT)
-        failed = await _until(honest, SessionFailed)
+        failed = await next_of(honest, SessionFailed)
         said = news_words(failed.news)
         assert "no secret of game 1 before game 2" in said, said
         for s in sessions:
@@ -335,10 +328,10 @@ def test_a_real_host_whose_joiner_resigns_and_keeps_its_secret_keeps_a_record_th
                 ),
                 LIMIT,
             )
-            await _until(joiner, GameStarted)
+            await next_of(joiner, GameStarted)
             _withhold_secret(joiner)
             await asyncio.wait_for(joiner.resign(), LIMIT)
-            await _until(joiner, MatchEnded)
+            await next_of(joiner, MatchEnded)
             with contextlib.suppress(SessionClosed):
                 await asyncio.wait_for(joiner.close("quit"), LIMIT)
 

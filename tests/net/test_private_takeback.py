@@ -44,8 +44,7 @@ from p2p_spite.net.session import NetSession
 from p2p_spite.storage import record
 from p2p_spite.storage.resume import load_saved
 from tests.core.test_private_net import Seat, Table, _refused
-from tests.net.test_takeback_net import _next
-from tests.support.net import drain, pump
+from tests.support.net import drain, next_of, pump
 from tests.support.positions import quiet_moves
 
 
@@ -499,7 +498,7 @@ def test_a_private_takeback_over_tcp_survives_a_restart_and_both_records_verify(
     async def main() -> None:
         host, joiner = await _private_pair(tmp_path)
         for s in (host, joiner):
-            await _next(s, GameStarted)  # the deal shown
+            await next_of(s, GameStarted)  # the deal shown
         bots = {s.seat: make_bot("easy", s.seat + 1) for s in (host, joiner)}
         for _ in range(400):
             g = host.core.match.game
@@ -514,11 +513,11 @@ def test_a_private_takeback_over_tcp_survives_a_restart_and_both_records_verify(
         await _settled(host, joiner)
         asked = await on.take_back()
         assert asked is not None and asked.move == m
-        q = await _next(off, TakebackAsked)
+        q = await next_of(off, TakebackAsked)
         assert q.played.move == m
         assert await off.answer_takeback(True)
-        await _next(on, MoveTakenBack)
-        await _next(off, MoveTakenBack)
+        await next_of(on, MoveTakenBack)
+        await next_of(off, MoveTakenBack)
         await _settled(host, joiner)
         for s in (host, joiner):  # killed now: --resume rebuilds it exactly
             saved = load_saved(Path(s.record_path or ""))

@@ -24,6 +24,7 @@ from p2p_spite.core.protocol import Endpoint, SeedOrigin
 from p2p_spite.net import HostSettings, JoinSettings, Matches, NetSession, host_session, join_session
 from p2p_spite.net.link import Link
 from p2p_spite.storage import record
+from tests.support.net import next_of
 
 LIMIT = 60.0
 
@@ -120,9 +121,9 @@ def test_a_bot_of_one_match_says_no_at_once_and_its_leaving_is_told(tmp_path: Pa
         host, joiner = await _pair(tmp_path, 1)
         bot = asyncio.create_task(run_bot(joiner, "easy", matches=1))
         await host.resign()
-        await _until(host, MatchEnded)
-        assert await _until(host, RematchAnswered) == RematchAnswered(False)
-        assert await _until(host, ConnectionChanged) == ConnectionChanged(LinkState.CLOSED)
+        await next_of(host, MatchEnded)
+        assert await next_of(host, RematchAnswered) == RematchAnswered(False)
+        assert await next_of(host, ConnectionChanged) == ConnectionChanged(LinkState.CLOSED)
         assert await host.rematch(True) is Rematch.DECLINED
         assert await bot == 0
         await host.close()
@@ -151,13 +152,6 @@ def test_no_offer_before_the_end(tmp_path: Path) -> None:
     asyncio.run(asyncio.wait_for(main(), LIMIT))
 
 
-async def _until(s: NetSession | Matches, kind: type) -> Any:
-    async with asyncio.timeout(LIMIT):
-        while not isinstance(ev := await s.next_event(), kind):
-            pass
-    return ev
-
-
 @pytest.mark.slow  # (two private deals: a few seconds of curve work)
 def test_a_private_match_deals_its_own_private_deck_again(tmp_path: Path) -> None:
     """``--private``: the next match on the connection runs its own fairdeck setup (fresh
@@ -168,10 +162,10 @@ def test_a_private_match_deals_its_own_private_deck_again(tmp_path: Path) -> Non
         a, b = Matches(host), Matches(joiner)
         for number in (1, 2):
             for s in (a, b):
-                await _until(s, GameStarted)
+                await next_of(s, GameStarted)
             await a.resign()  # the match's one game
             for s in (a, b):
-                await _until(s, MatchEnded)
+                await next_of(s, MatchEnded)
             wanted = number == 1
             settled = await asyncio.gather(a.rematch(wanted), b.rematch(wanted))
             assert list(settled) == ([Rematch.STARTED] * 2 if wanted else [Rematch.NOT_OFFERED] * 2)
@@ -198,7 +192,7 @@ def test_a_next_match_left_before_its_first_move_is_never_said_to_be_saved(tmp_p
         assert list(await asyncio.gather(a.rematch(True), b.rematch(True))) == [Rematch.STARTED] * 2
         assert (tmp_path / "h-2.json").exists()  # (kept while the match runs: a crash leaves it)
         await b.close("quit")
-        failed: SessionFailed = await _until(a, SessionFailed)
+        failed: SessionFailed = await next_of(a, SessionFailed)
         await a.close()
         assert a.current.record_dropped and b.current.record_dropped
         assert a.current.record_path is None

@@ -16,7 +16,6 @@ import pytest
 
 from p2p_spite.contracts.session import (
     ConnectionChanged,
-    Event,
     LinkState,
     MovePlayed,
     MoveTakenBack,
@@ -34,23 +33,11 @@ from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.notation import move_notation
 from p2p_spite.ui.text import card_label
 from tests.core.test_takeback_protocol import SEED
-from tests.support.net import CLI, free_port, reader, spawn, wait_listening
+from tests.support.net import CLI, free_port, next_of, reader, spawn, wait_listening
 from tests.support.positions import quiet_moves
 
 E = TypeVar("E")
 WAIT = 10.0
-
-
-async def _next(s: NetSession, kind: type[E]) -> E:
-    """The next event of ``kind`` (the others before it are passed over)."""
-
-    async def find() -> E:
-        while True:
-            ev: Event = await s.next_event()
-            if isinstance(ev, kind):
-                return ev
-
-    return await asyncio.wait_for(find(), WAIT)
 
 
 async def _pair(tmp: Path) -> tuple[NetSession, NetSession]:
@@ -87,19 +74,19 @@ def test_a_takeback_over_the_network_leaves_both_records_with_the_moves_that_sta
         first, second = quiet_moves(on.match)[:2]
         await on.play(first)
         await on.play(second)
-        await _next(off, MovePlayed)
-        await _next(off, MovePlayed)
+        await next_of(off, MovePlayed)
+        await next_of(off, MovePlayed)
         asked = await on.take_back()
         assert asked is not None and asked.move == second
-        q = await _next(off, TakebackAsked)
+        q = await next_of(off, TakebackAsked)
         assert q.seat == on.seat and q.played.move == second
         with_second = [list(first), list(second)]
         # a crash between the request and its answer leaves the move: nothing is written yet
         assert _moves_on_disk(Path(on.record_path or "")) == with_second
         assert await off.answer_takeback(True)
-        back = await _next(on, MoveTakenBack)
+        back = await next_of(on, MoveTakenBack)
         assert back.seat == on.seat and back.move == second
-        other = await _next(off, MoveTakenBack)
+        other = await next_of(off, MoveTakenBack)
         assert other.move == second
         for s in (on, off):  # written down before it was sent or shown (what a crash leaves)
             assert _moves_on_disk(Path(s.record_path or "")) == [list(first)]
@@ -107,9 +94,9 @@ def test_a_takeback_over_the_network_leaves_both_records_with_the_moves_that_sta
         assert on.core.head == off.core.head
         # asked again, refused this time
         await on.take_back()
-        await _next(off, TakebackAsked)
+        await next_of(off, TakebackAsked)
         assert await off.answer_takeback(False)
-        refused = await _next(on, TakebackRefused)
+        refused = await next_of(on, TakebackRefused)
         assert refused.seat == off.seat and not refused.lost and not refused.rule  # (a person's no)
         assert on.core.position == off.core.position == 1
         # the turn goes on: a discard, which cannot be taken back
@@ -123,7 +110,7 @@ def test_a_takeback_over_the_network_leaves_both_records_with_the_moves_that_sta
             assert e.why == no.EndedTurn()
         else:
             raise AssertionError("a discard was taken back")
-        await _next(off, MovePlayed)
+        await next_of(off, MovePlayed)
         await asyncio.gather(on.close("quit"), off.close("quit"))
 
     run(main())
@@ -148,13 +135,13 @@ def test_the_computer_allows_at_once(tmp_path: Path) -> None:
         m: Move = quiet_moves(on.match)[0]
         await on.play(m)
         assert await on.take_back() is None
-        assert (await _next(on, MoveTakenBack)).move == m
+        assert (await next_of(on, MoveTakenBack)).move == m
         assert on.core.position == 0 and on.core.match.moves[-1] == []
-        await _next(off, MoveTakenBack)
+        await next_of(off, MoveTakenBack)
         off.takeback.takebacks = Takebacks.NEVER
         await on.play(m)
         await on.take_back()
-        assert (await _next(on, TakebackRefused)).rule  # (nobody was asked: the rule said no)
+        assert (await next_of(on, TakebackRefused)).rule  # (nobody was asked: the rule said no)
         assert on.core.position == off.core.position == 1
         await asyncio.gather(on.close("quit"), off.close("quit"))
 
@@ -318,23 +305,23 @@ def test_a_request_lost_with_the_connection_is_void_on_both_sides(tmp_path: Path
         m = quiet_moves(on.match)[0]
         await on.play(m)
         await on.take_back()
-        await _next(off, TakebackAsked)
+        await next_of(off, TakebackAsked)
         link = on.link
         assert link is not None and link.transport is not None
         link.transport.abort()  # the connection drops before the answer
-        lost = await _next(on, TakebackRefused)
+        lost = await next_of(on, TakebackRefused)
         assert lost.lost
         for s in (on, off):  # both back on a new connection
-            while (await _next(s, ConnectionChanged)).state is not LinkState.CONNECTED:
+            while (await next_of(s, ConnectionChanged)).state is not LinkState.CONNECTED:
                 pass
         assert not await off.answer_takeback(True)  # asked on a connection that is gone
         assert on.core.position == off.core.position == 1 and on.core.head == off.core.head
         await on.take_back()  # asked again, on the new connection
-        await _next(off, TakebackAsked)
+        await next_of(off, TakebackAsked)
         assert await off.answer_takeback(True)
-        assert (await _next(on, MoveTakenBack)).move == m
+        assert (await next_of(on, MoveTakenBack)).move == m
         await on.play(m)  # (played again: a match left with no move keeps no record to compare)
-        assert (await _next(off, MovePlayed)).move == m
+        assert (await next_of(off, MovePlayed)).move == m
         await asyncio.gather(on.close("quit"), off.close("quit"))
 
     run(main())
@@ -367,9 +354,9 @@ async def undo_never_acked(tmp_path: Path, heartbeat: float) -> tuple[NetSession
     off.takeback.takebacks = Takebacks.ASK
     first = quiet_moves(on.match)[0]
     await on.play(first)
-    await _next(off, MovePlayed)
+    await next_of(off, MovePlayed)
     assert await on.take_back() is not None
-    await _next(off, TakebackAsked)
+    await next_of(off, TakebackAsked)
     silent = off.link
     assert silent is not None
 
@@ -378,7 +365,7 @@ async def undo_never_acked(tmp_path: Path, heartbeat: float) -> tuple[NetSession
 
     silent.endpoint.acknowledge = no_ack  # type: ignore[method-assign]
     assert await off.answer_takeback(True)
-    await _next(on, MoveTakenBack)
+    await next_of(on, MoveTakenBack)
     return on, off
 
 
@@ -398,7 +385,7 @@ def test_a_peer_that_never_acknowledges_an_undo_is_stopped_though_it_pings(
     async def main() -> None:
         on, off = await undo_never_acked(tmp_path, 0.1)  # a heartbeat of 0.1 s: the peer stays alive
         t0 = asyncio.get_running_loop().time()
-        failed = await _next(on, SessionFailed)
+        failed = await next_of(on, SessionFailed)
         assert asyncio.get_running_loop().time() - t0 < 4.0
         assert failed.news == Stalled("Bob" if on.seat == 0 else "Ann", Owed.UNDO_ACK, 1.0), failed.news
         await asyncio.gather(on.close("quit"), off.close("quit"))

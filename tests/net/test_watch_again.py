@@ -22,8 +22,8 @@ from p2p_spite.net.session import NetSession
 from p2p_spite.net.settings import HostSettings, JoinSettings, nth_record_path
 from p2p_spite.net.watch import watch_match
 from p2p_spite.storage import record
-from tests.net.test_watch_net import _raw_watch, collect, run, until
-from tests.support.net import finish_all, messages, read_code, reader, spawn, wait_listening
+from tests.net.test_watch_net import collect, run, until
+from tests.support.net import finish_all, messages, raw_watch, read_code, reader, spawn, wait_listening
 
 
 def _host(tmp: Path, port: asyncio.Future[int], **kw: Any) -> asyncio.Task[NetSession]:
@@ -86,7 +86,7 @@ def test_watchers_follow_the_players_into_their_next_match(tmp_path: Path) -> No
         seen: list[SpectatorEvent] = []
         watching = asyncio.create_task(collect(client, seen))
         old_reader, old_writer = await asyncio.open_connection("127.0.0.1", await port)
-        old_writer.write(_raw_watch())  # no "again": it leaves with the first match
+        old_writer.write(raw_watch())  # no "again": it leaves with the first match
         joiner = await _join(tmp_path, await port)
         host = await hosting
         host_events: list[Event] = []
@@ -136,7 +136,7 @@ def test_a_watcher_of_the_old_kind_arriving_between_matches_is_refused(tmp_path:
                 if v is not None and v.my_turn and not host.closed_for_play:
                     await played.play(v.legal_moves()[0])
         r, w = await asyncio.open_connection("127.0.0.1", await port)
-        w.write(_raw_watch())
+        w.write(raw_watch())
         async with asyncio.timeout(10):
             got = messages(await r.read(-1))
         assert got[-1]["t"] == "refuse" and got[-1]["code"] == "no-match"

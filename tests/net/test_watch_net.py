@@ -40,7 +40,7 @@ from p2p_spite.net.watch import WatchClient, watch_match
 from p2p_spite.storage import record
 from p2p_spite.ui.networds import news_words
 from tests.support.lanopen import guess
-from tests.support.net import messages
+from tests.support.net import messages, raw_watch
 
 CODE = "ABCD2345"
 
@@ -343,11 +343,6 @@ def test_a_move_taken_back_is_shown_to_a_watcher_as_taken_back(tmp_path: Path) -
     run(main)
 
 
-def _raw_watch() -> bytes:
-    """A watcher's first message, in clear (a host with --no-code)."""
-    return encode({"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": False})
-
-
 async def _read_all(reader: asyncio.StreamReader, seconds: float = 10.0) -> bytes:
     async with asyncio.timeout(seconds):
         return await reader.read(-1)
@@ -370,7 +365,7 @@ def test_a_watcher_that_sends_a_message_of_the_match_is_refused_and_changes_noth
     async def main() -> None:
         m = Match(tmp_path, code=None, target=10)
         reader, writer = await asyncio.open_connection("127.0.0.1", await m.port)
-        writer.write(_raw_watch())
+        writer.write(raw_watch())
         play = asyncio.create_task(m.play())
         await until(lambda: any(isinstance(e, WatchersChanged) for e in m.host_events) or play.done())
         writer.write(encode(msgs[send]))
@@ -396,7 +391,7 @@ def test_a_watcher_that_stops_reading_is_dropped_and_never_slows_the_players(
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
         sock.connect(("127.0.0.1", port))
-        sock.sendall(_raw_watch())  # ... and never reads a byte
+        sock.sendall(raw_watch())  # ... and never reads a byte
         await m.play()
         m.records_agree()
         counts = [e.count for e in m.host_events if isinstance(e, WatchersChanged)]

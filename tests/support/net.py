@@ -15,10 +15,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
+from p2p_spite.contracts.session import Event
 from p2p_spite.core.effects import Show
-from p2p_spite.core.game import Committed
+from p2p_spite.core.game import Committed, GameCore
 from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import (
@@ -37,6 +38,8 @@ from p2p_spite.core.wire import FrameDecoder, ProtocolError, RemoteProtocolError
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "p2p_spite"]
 SEED = bytes(range(32))  # the seed Ann's in-memory matches are dealt from (playing)
+LIMIT = 60.0  # seconds a test waits on a session's next event
+E = TypeVar("E")
 
 
 def pump(a: Endpoint, b: Endpoint, rounds: int = 50) -> tuple[list[Any], list[Any]]:
@@ -136,6 +139,53 @@ def playing(clock: Callable[[], float] | None = None) -> tuple[Endpoint, Endpoin
     assert eh and isinstance(eh[0], Handshaken) and ej and isinstance(ej[0], Handshaken), (eh, ej)
     assert h.core is not None and j.core is not None
     return h, j
+
+
+def cores(h: Endpoint, j: Endpoint) -> tuple[GameCore, GameCore]:
+    """Both endpoints' match cores (there are: both are playing)."""
+    assert h.core is not None and j.core is not None
+    return h.core, j.core
+
+
+def resumed(hc: GameCore, jc: GameCore) -> tuple[Endpoint, Endpoint, list[object], list[object]]:
+    """A reconnection: new endpoints over the same cores, through their handshake."""
+    h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
+    h2.initiate()
+    j2.initiate()
+    eh, ej = pump(h2, j2)
+    return h2, j2, eh, ej
+
+
+def one_game_over() -> tuple[Endpoint, Endpoint]:
+    """A one-game match, over: the side on turn resigned it."""
+    h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED, max_games=1), LocalConfig(JOIN, "Bob"))
+    assert h.core is not None and j.core is not None
+    mover = (h, j)[h.core.match.game.turn]
+    assert mover.core is not None
+    mover.core.commit(mover.core.check_resign(mover.core.seat))
+    mover.send_action(mover.core.position - 1)
+    pump(h, j)
+    assert h.core.finished and j.core.finished
+    return h, j
+
+
+class Events(Protocol):
+    async def next_event(self) -> Event: ...
+
+
+async def next_of(s: Events, kind: type[E], seconds: float = LIMIT) -> E:
+    """The session's next event of ``kind`` (the others before it are passed over),
+    within ``seconds``."""
+    async with asyncio.timeout(seconds):
+        while True:
+            ev = await s.next_event()
+            if isinstance(ev, kind):
+                return ev
+
+
+def raw_watch() -> bytes:
+    """A watcher's first message, in clear (a host with --no-code)."""
+    return encode({"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": False})
 
 
 def refused(ep: Endpoint, msg: dict[str, object]) -> RemoteProtocolError:

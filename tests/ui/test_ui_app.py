@@ -469,10 +469,10 @@ def test_what_the_command_said_first_shows_in_the_message_pane() -> None:
 
 
 def test_full_screen_hand_numbers_stay_put_within_a_turn() -> None:
-    from .test_ui_lineplay import _seed_with_early_center_play
+    from tests.support.ui import seed_with_early_center_play
 
     async def main() -> None:
-        seed, slot, center = _seed_with_early_center_play()
+        seed, slot, center = seed_with_early_center_play()
         s = LocalSession(seed, bot=None)
         async with running(s) as (app, inp):
             v = app.view

@@ -22,57 +22,14 @@ from p2p_spite.ui.controller import Controller
 from p2p_spite.ui.question import QuestionKind
 from p2p_spite.ui.text import card_label
 from p2p_spite.ui.words import Style
-from tests.support.ui import LocalSession, find_seed, run, until
-
-
-class RecordingPort:
-    """A Port that renders nothing: it keeps the lines and what was offered."""
-
-    def __init__(self) -> None:
-        self.lines: list[tuple[Style, str]] = []
-        self.offered: list[str] = []
-        self.helped = 0
-        self.left = False
-        self.moves_sent = 0
-
-    def say(self, style: Style, text: str) -> None:
-        self.lines.append((style, text))
-
-    def show_help(self) -> None:
-        self.helped += 1
-
-    def offer(self, text: str) -> None:
-        self.offered.append(text)
-
-    def next_game(self) -> bool:
-        return False
-
-    def holding(self) -> bool:
-        return False
-
-    async def played(self, before: PlayerView) -> None:
-        self.moves_sent += 1
-
-    def leave(self) -> None:
-        self.left = True
-
-    def changed(self) -> None:
-        pass
-
-    def said(self) -> str:
-        return "\n".join(text for _, text in self.lines)
-
-
-async def _show_queued(s: LocalSession, ctl: Controller) -> None:
-    while s.queued:
-        ctl.show(await s.next_event())
+from tests.support.ui import LocalSession, RecordingPort, find_seed, run, show_queued, until
 
 
 async def _started(seat_starts: int = 0) -> tuple[LocalSession, RecordingPort, Controller]:
     s = LocalSession(find_seed(seat_starts), bot=None)
     port = RecordingPort()
     ctl = Controller(s, port, enter_plays_hint=True, enter_shows_help=True)
-    await _show_queued(s, ctl)  # the game's start
+    await show_queued(s, ctl)  # the game's start
     return s, port, ctl
 
 
@@ -200,7 +157,7 @@ def test_the_opponents_move_and_what_it_did_are_said_from_the_event() -> None:
         card = discard.hand_card
         assert card is not None
         s.play_other(discard)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         assert f"Bob discarded {card_label(card)} on side stack {discard.slot + 1}" in port.said()
         assert port.lines[-1][1].startswith("Your turn.")
         assert ctl.view is not None and ctl.view.my_turn and ctl.last_move is not None
@@ -215,9 +172,9 @@ async def _match_over(other_again: bool = True) -> tuple[LocalSession, Recording
     s.other_again = other_again
     port = RecordingPort()
     ctl = Controller(s, port)
-    await _show_queued(s, ctl)
+    await show_queued(s, ctl)
     await s.resign()
-    await _show_queued(s, ctl)
+    await show_queued(s, ctl)
     assert ctl.finished
     return s, port, ctl
 
@@ -234,7 +191,7 @@ def test_play_again_yes_starts_the_next_match_afresh() -> None:
         await asking
         assert port.lines[-1] == (Style.EVENT, "Match 2 begins.") and not port.left
         assert s.match.seed != first and s.matches == 2
-        await _show_queued(s, ctl)  # the next match's first game
+        await show_queued(s, ctl)  # the next match's first game
         assert not ctl.finished and ctl.scores == (0, 0) and ctl.view is not None and ctl.view.game == 1
 
     run(main())
@@ -285,7 +242,7 @@ def test_a_peers_answer_that_comes_first_is_told_and_a_no_withdraws_the_question
         asking = asyncio.create_task(ctl.handle(Again()))
         await until(lambda: ctl.question is not None)
         s.inject(RematchAnswered(False))
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         await asking
         assert ctl.question is None and ctl.over and not port.left
         assert port.said().count("Bob does not want another match.") == 1
@@ -318,7 +275,7 @@ def test_the_joiner_forgets_the_hosts_watchers_when_the_connection_drops() -> No
     async def main() -> None:
         s = LocalSession(find_seed(0), seat=1, bot=None)
         ctl = Controller(s, RecordingPort())
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         ctl.news(WatchersChanged(1))
         assert ctl.watchers == 1
         ctl.news(ConnectionChanged(LinkState.RECONNECTING))

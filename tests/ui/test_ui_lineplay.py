@@ -26,7 +26,7 @@ from p2p_spite.engine.cards import card_symbol
 from p2p_spite.ui.board import hand_order
 from p2p_spite.ui.lineplay import play_lines, render
 from p2p_spite.ui.text import card_label
-from tests.support.ui import LocalSession, find_seed, run, until
+from tests.support.ui import LocalSession, find_seed, run, seed_with_early_center_play, until
 
 
 @dataclass
@@ -308,26 +308,9 @@ def test_a_peer_who_quits_left_the_match_once_and_points_are_singular() -> None:
     run(main())
 
 
-def _seed_with_early_center_play() -> tuple[bytes, int, int]:
-    """A seed where seat 0 begins and can play a hand card that is not the last
-    one shown onto a center; that card's slot and the center (0-based)."""
-    for i in range(400):
-        seed = i.to_bytes(32, "big")
-        m = Match(seed)
-        if m.game.starter != 0:
-            continue
-        v = view(m.game, 0)
-        shown = hand_order(v.hand)
-        for mv in v.legal_moves():
-            card = mv.hand_card
-            if card is not None and mv.target == CENTER and shown.index(card) < len(shown) - 1:
-                return seed, shown.index(card), mv.slot
-    raise AssertionError("no seed")
-
-
 def test_hand_numbers_stay_put_within_a_turn() -> None:
     async def main() -> None:
-        seed, slot, center = _seed_with_early_center_play()
+        seed, slot, center = seed_with_early_center_play()
         s = LocalSession(seed, bot=None)
         async with lineplay(s) as d:
             await d.wait_for("your move> ")

@@ -17,8 +17,7 @@ from p2p_spite.ui.question import QuestionKind
 from p2p_spite.ui.text import card_label
 from p2p_spite.ui.words import Style
 from tests.support.positions import quiet_moves
-from tests.support.ui import LocalSession, run, until
-from tests.ui.test_ui_controller import RecordingPort, _show_queued
+from tests.support.ui import LocalSession, RecordingPort, run, show_queued, until
 from tests.ui.test_ui_lineplay import lineplay
 
 
@@ -39,13 +38,13 @@ async def _started(
     s.takebacks = takebacks
     port = RecordingPort()
     ctl = Controller(s, port, enter_plays_hint=True, enter_shows_help=True)
-    await _show_queued(s, ctl)
+    await show_queued(s, ctl)
     return s, port, ctl
 
 
 async def _play(s: LocalSession, ctl: Controller, move: Move) -> None:
     await ctl.handle(PlayText(move_notation(move, ctl.slots)))
-    await _show_queued(s, ctl)
+    await show_queued(s, ctl)
 
 
 def test_against_the_computer_undo_takes_back_at_once_to_the_turns_start() -> None:
@@ -61,7 +60,7 @@ def test_against_the_computer_undo_takes_back_at_once_to_the_turns_start() -> No
         assert len(s.match.moves[-1]) == 2
         for m in reversed(moves):
             await ctl.handle(Undo())
-            await _show_queued(s, ctl)
+            await show_queued(s, ctl)
             assert port.lines[-1] == (
                 Style.ME,
                 f"You took back {card_label(m.arg or 0)} from center {m.slot + 1}",
@@ -112,12 +111,12 @@ def test_against_a_person_undo_waits_for_their_answer() -> None:
         await ctl.handle(Undo())  # one at a time
         assert port.lines[-1] == (Style.ERROR, "Your takeback waits for Bob's answer.")
         s.answer_other(False)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         assert port.lines[-1] == (Style.INFO, "Bob did not allow the takeback.")
         assert s.match.moves[-1] == [m]
         await ctl.handle(Undo())
         s.answer_other(True)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         assert port.lines[-1] == (Style.ME, f"You took back {card} from center {m.slot + 1}")
         assert s.match.moves[-1] == []
 
@@ -133,7 +132,7 @@ def test_a_move_voids_our_request() -> None:
         await _play(s, ctl, second)  # played on instead of waiting
         assert (Style.INFO, "You played on: your takeback is withdrawn.") in port.lines
         s.answer_other(True)  # the answer to a void request changes nothing
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         assert s.match.moves[-1] == [first, second] and not ctl.takebacks.asking
 
     run(main())
@@ -145,9 +144,9 @@ def test_the_other_players_request_is_a_question(yes: bool) -> None:
         s, port, ctl = await _started(seat_starts=1)
         m = quiet_moves(s.match)[0]
         s.play_other(m)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         s.take_back_other()
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         await until(lambda: ctl.question is not None)
         q = ctl.question
         assert q is not None and q.kind is QuestionKind.TAKEBACK
@@ -156,7 +155,7 @@ def test_the_other_players_request_is_a_question(yes: bool) -> None:
         ctl.answer(yes)
         await until(lambda: ctl.question is None and s.other_asked is None)
         await asyncio.sleep(0)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         if yes:
             assert port.lines[-1] == (Style.OPP, f"Bob took back {card} from center {m.slot + 1}")
             assert s.match.moves[-1] == []
@@ -172,12 +171,12 @@ def test_the_other_players_move_withdraws_its_question() -> None:
         s, port, ctl = await _started(seat_starts=1)
         first, second = quiet_moves(s.match)[:2]
         s.play_other(first)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         s.take_back_other()
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         await until(lambda: ctl.question is not None)
         s.play_other(second)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         assert ctl.question is None
         assert (Style.INFO, "Bob played on: the takeback is withdrawn.") in port.lines
         assert not await s.answer_takeback(True)  # void: nothing to answer
@@ -202,7 +201,7 @@ def test_undo_after_the_discard_is_refused_on_the_board_shown() -> None:
         s = LocalSession(seed_with_moves(0, 1), bot="easy")
         port = RecordingPort()
         ctl = Controller(s, port)
-        await _show_queued(s, ctl)
+        await show_queued(s, ctl)
         v = ctl.view
         assert v is not None
         discard = next(m for m in v.legal_moves() if m.target == SIDE)

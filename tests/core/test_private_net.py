@@ -10,25 +10,23 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from p2p_spite.bots import make_bot
 from p2p_spite.contracts.errors import SessionClosed
 from p2p_spite.contracts.news import CannotKeepRecord
 from p2p_spite.contracts.session import EndCause, Event, GameStarted, SessionFailed
 from p2p_spite.core.game import Action, GameCore
-from p2p_spite.core.messages import HOST, JOIN, Deck, DeckBody, DeckBytes, DeckIntent
+from p2p_spite.core.messages import HOST, JOIN, DeckBytes, DeckIntent
 from p2p_spite.core.private import PrivateDeck, public_digest
-from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
-from p2p_spite.core.wire import ProtocolError, Refusal, encode
+from p2p_spite.core.protocol import LocalConfig
+from p2p_spite.core.wire import Refusal, encode
 from p2p_spite.engine import CENTER, HAND, SIDE, GameState, Match, Move, Played
 from p2p_spite.engine.refusals import Illegal
-from p2p_spite.fairdeck import MAX_WIRE, FairDeck, Reveal, Shares, Shuffle, from_wire, to_wire
+from p2p_spite.fairdeck import MAX_WIRE, Reveal, Shares, Shuffle, from_wire, to_wire
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck.scheme import _reencrypt, card_point
 from p2p_spite.fairdeck.table import HIDDEN
@@ -37,107 +35,10 @@ from p2p_spite.net.session import NetSession
 from p2p_spite.storage import record
 from p2p_spite.storage.keeper import RecordKeeper
 from tests.adversary.peeking import named_by_one_key
-from tests.support.net import pair, pump, settled
-
-Tamper = Callable[[dict[str, Any]], list[dict[str, Any]]]
-
-
-def _body(wire: dict[str, Any]) -> DeckBody:
-    """A deck message from its wire map (checked as a receiver checks it)."""
-    return Deck.from_wire(wire).body
+from tests.support.net import pair
+from tests.support.privatetable import Seat, Table, deck_body, deck_refused
 
 
-class Seat:
-    """One side: its endpoint, core and private deck, and the events it saw."""
-
-    def __init__(self, ep: Endpoint, tape: RecordKeeper | None = None) -> None:
-        self.ep = ep
-        core = ep.core
-        assert core is not None
-        deck = PrivateDeck.of(core)
-        assert deck is not None
-        self.core: GameCore = core
-        self.deck: PrivateDeck = deck
-        self.events: list[Any] = []
-        self.tamper: Tamper | None = None
-        self.frames: list[dict[str, Any]] = []  # every deck message this side sent
-        self.tape = tape
-        self.deck.attach(self)
-
-    def write_pending(self) -> None:
-        """What the shell does before bytes leave (NetSession.write_pending)."""
-        for e in self.deck.take_unwritten():
-            if self.tape is not None:
-                self.tape.deck_tape(e)
-
-    def send_message(self, body: DeckBody) -> None:
-        """The deck's way out: each message as its wire map (what a test tampers with)."""
-        self.write_pending()
-        msg = Deck(body).to_wire()
-        for m in self.tamper(msg) if self.tamper is not None else [msg]:
-            self.frames.append(m)
-            self.ep.send_message(_body(m))
-
-    def push_event(self, ev: Event) -> None:
-        self.events.append(ev)
-
-    @property
-    def fd(self) -> FairDeck:
-        assert self.deck.now.deck is not None
-        return self.deck.now.deck
-
-
-class Table:
-    def __init__(self, host_tape: RecordKeeper | None = None, games: int | None = None) -> None:
-        host = LocalConfig(HOST, "Ann", private=True, max_games=games)
-        h, j, eh, ej = pair(host, LocalConfig(JOIN, "Bob", private=True))
-        assert h.phase is Phase.PLAY and j.phase is Phase.PLAY, (eh, ej)
-        self.seats = [Seat(h, host_tape), Seat(j)]
-
-    def pump(self) -> None:
-        a, b = self.seats
-        ea, eb = pump(a.ep, b.ep, rounds=10_000)
-        a.write_pending()
-        b.write_pending()
-        a.events += ea
-        b.events += eb
-
-    def error(self, seat: int) -> ProtocolError | None:
-        evs = self.seats[seat].events
-        return evs[-1] if evs and isinstance(evs[-1], ProtocolError) else None
-
-    def play(self, seat: int, move: Move | None) -> None:
-        """``seat`` announces ``move`` (None: resigns), the deck messages flow, then it makes it."""
-        s = self.seats[seat]
-        core = s.core
-        action = Action(core.match.game_number, seat, move)
-        if move is not None:
-            core.check_move(move, seat)
-        s.deck.announce(action)
-        self.pump()
-        if not s.deck.ready(action) or self.error(0) or self.error(1):
-            return  # refused (the error is in the events)
-        s.events += settled(s.ep, core.commit(action))
-        self.pump()
-
-    def turn(self) -> int:
-        return self.seats[0].core.match.game.turn
-
-    def bots_play(self, moves: int) -> None:
-        bots = [make_bot("easy", 1), make_bot("easy", 2)]
-        for _ in range(moves):
-            if any(self.error(s) for s in (0, 1)) or self.seats[0].core.finished:
-                return
-            g = self.seats[0].core.match.game
-            if g.result is not None or not self.seats[0].deck.installed:
-                return
-            t = g.turn
-            v = self.seats[t].core.view()
-            assert v is not None  # (dealt: seat 0 has its deal installed, and so both)
-            self.play(t, bots[t].choose(v))
-
-
-@pytest.mark.slow
 def test_a_private_game_over_the_protocol_shows_each_side_only_its_cards() -> None:
     t = Table(games=1)
     t.pump()
@@ -164,12 +65,6 @@ def test_a_private_game_over_the_protocol_shows_each_side_only_its_cards() -> No
     record.verify(record.from_json(json.loads(record.dumps(data))))
 
 
-def _refused(t: Table, seat: int, code: Refusal) -> None:
-    e = t.error(seat)
-    assert e is not None, f"seat {seat} took it"
-    assert e.code == code, e
-
-
 def _deal(t: Table) -> None:
     t.pump()
     assert all(s.deck.installed for s in t.seats)
@@ -191,7 +86,7 @@ def test_a_false_share_is_refused_at_once() -> None:
 
     hostile.tamper = lie
     t.pump()
-    _refused(t, 0, Refusal.BAD_SHARE)
+    deck_refused(t, 0, Refusal.BAD_SHARE)
     assert not t.seats[0].deck.installed  # nothing of it was taken
 
 
@@ -251,7 +146,7 @@ def test_deck_messages_at_the_wrong_moment_or_wrong_are_refused(attack: str) -> 
         "other's move": Refusal.FORGED,
         "no intent": Refusal.ILLEGAL_MOVE,
     }[attack]
-    _refused(t, honest.core.seat, want)
+    deck_refused(t, honest.core.seat, want)
     assert honest.fd.cards == before
 
 
@@ -260,15 +155,15 @@ def test_a_message_sent_again_the_same_is_skipped() -> None:
     _deal(t)
     hostile = t.seats[1]
     for m in hostile.frames[:3]:
-        hostile.ep.send_message(_body(m))
+        hostile.ep.send_message(deck_body(m))
     t.pump()
     assert t.error(0) is None
     t.bots_play(6)
     assert t.error(0) is None and t.error(1) is None
     for _ in range(100):  # but not again and again (a reconnection resends each once)
-        hostile.ep.send_message(_body(hostile.frames[0]))
+        hostile.ep.send_message(deck_body(hostile.frames[0]))
     t.pump()
-    _refused(t, 0, Refusal.FLOOD)
+    deck_refused(t, 0, Refusal.FLOOD)
 
 
 def test_an_announced_hand_card_must_be_the_card_its_slot_holds() -> None:
@@ -289,7 +184,7 @@ def test_an_announced_hand_card_must_be_the_card_its_slot_holds() -> None:
     for m in mover.fd.outgoing():
         mover.ep.send_message(DeckBytes(1, n + 1, to_wire(m)))
     t.pump()
-    _refused(t, 1 - seat, Refusal.ILLEGAL_MOVE)
+    deck_refused(t, 1 - seat, Refusal.ILLEGAL_MOVE)
 
 
 @pytest.mark.parametrize("attack", ["duplicate", "own-order"])
@@ -334,7 +229,7 @@ def test_a_false_deal_pass_is_refused_before_any_card_is_shown(tmp_path: Path, a
 
     fd._shuffle = cheating_shuffle  # type: ignore[method-assign]
     t.pump()
-    _refused(t, 0, Refusal.BAD_SHUFFLE)
+    deck_refused(t, 0, Refusal.BAD_SHUFFLE)
     host_deck = t.seats[0].fd
     assert not host_deck.dealt and len(host_deck.rounds[0].passes) == 1
     ev = t.seats[0].deck.outcomes[0]
@@ -441,7 +336,7 @@ def test_a_resignation_announced_instead_of_made_is_refused_and_shows_nothing() 
     before = len(honest.frames)
     hostile.ep._out += encode({"t": "deck", "g": 1, "i": hostile.deck.mail.next_index, "m": None, "s": None})
     t.pump()
-    _refused(t, 1 - turn, Refusal.DECK_ORDER)
+    deck_refused(t, 1 - turn, Refusal.DECK_ORDER)
     sent = [from_wire(f["b"]) for f in honest.frames[before:] if f.get("b") is not None]
     assert not [m for m in sent if isinstance(m, Reveal)]
     assert honest.fd.result is None and not honest.fd.over
@@ -463,7 +358,7 @@ def test_a_peer_that_reveals_in_the_middle_of_a_game_cannot_play_on() -> None:
     slot = hostile.fd.slot_of(move.arg) if move.source == HAND and move.arg is not None else None
     hostile.ep.send_message(DeckIntent(1, hostile.deck.mail.next_index, move, slot))
     t.pump()
-    _refused(t, 1 - turn, Refusal.DECK_ORDER)
+    deck_refused(t, 1 - turn, Refusal.DECK_ORDER)
     assert honest.deck.intents.pending is None
 
 

@@ -43,9 +43,9 @@ from p2p_spite.net.connect import _core_from_saved
 from p2p_spite.net.session import NetSession
 from p2p_spite.storage import record
 from p2p_spite.storage.resume import load_saved
-from tests.core.test_private_net import Seat, Table, _refused
 from tests.support.net import drain, next_of, pump
 from tests.support.positions import quiet_moves
+from tests.support.privatetable import Seat, Table, deck_refused
 
 
 def _v(view: PlayerView | None) -> PlayerView:
@@ -237,7 +237,7 @@ def test_an_undo_the_peer_acknowledged_cannot_come_back_at_a_sync() -> None:
     for s, h in zip(t.seats, hello, strict=True):
         s.deck.resync(s.ep, h.peer_position)
     t.pump()
-    _refused(t, on.core.seat, Refusal.FORGED)
+    deck_refused(t, on.core.seat, Refusal.FORGED)
     assert _snap(t.seats[on.core.seat]) == after
 
 
@@ -300,7 +300,7 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
         before = _snap(off)
         _raw(on, {"t": "takeback", "n": on.core.position - 1})
         t.pump()
-        _refused(t, off.core.seat, Refusal.TAKEBACK)
+        deck_refused(t, off.core.seat, Refusal.TAKEBACK)
         assert _snap(off) == before
         return
     if attack == "after-its-discard":
@@ -308,7 +308,7 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
         before = _snap(off)
         _raw(on, {"t": "takeback", "n": on.core.position - 1})
         t.pump()
-        _refused(t, off.core.seat, Refusal.UNEXPECTED)
+        deck_refused(t, off.core.seat, Refusal.UNEXPECTED)
         assert _snap(off) == before
         return
     t.play(seat, m)
@@ -371,7 +371,7 @@ def test_a_hostile_requester_is_refused_and_changes_nothing(attack: str) -> None
     cards = dict(off.fd.cards)
     sent = len(off.frames)
     t.pump()
-    _refused(t, off.core.seat, code)
+    deck_refused(t, off.core.seat, code)
     assert _snap(off) == before and off.fd.cards == cards
     assert len(off.frames) == sent  # the honest side showed nothing for it
 

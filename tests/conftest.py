@@ -28,7 +28,7 @@ from types import FrameType
 
 import pytest
 
-from p2p_spite.errors import set_wording
+from p2p_spite.contracts.errors import set_wording
 from p2p_spite.ui.networds import news_words
 
 set_wording(news_words)  # as the program does when it starts (cli.main)
@@ -59,7 +59,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def _english() -> Iterator[None]:
     """Every test starts in English (the source language) whatever the machine's locale, and
     a test that speaks another language (or runs ``main(["--lang", ...])``) leaves none behind."""
-    from p2p_spite import i18n
+    from p2p_spite.contracts import i18n
 
     i18n.setup("en")
     yield

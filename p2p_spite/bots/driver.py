@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
+from ..contracts.errors import SessionClosed
+from ..contracts.session import Event, MatchEnded, Rematch, Session, SessionFailed, TakebackAsked, view_of
 from ..engine import PlayerView
-from ..errors import SessionClosed
-from ..session import Event, MatchEnded, Rematch, Session, SessionFailed, TakebackAsked, view_of
 from . import make_bot
 
 

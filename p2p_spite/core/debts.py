@@ -5,7 +5,7 @@ input, and a debt not paid by its deadline comes out of :meth:`Debts.due`."""
 
 from __future__ import annotations
 
-from ..news import Stalled
+from ..contracts.news import Stalled
 from .wire import Refusal
 
 

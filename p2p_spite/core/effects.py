@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..contracts.news import Stalled
+from ..contracts.session import Event
 from ..engine import Match
-from ..news import Stalled
-from ..session import Event
 from .game import Action
 from .tape import TapeEntry
 from .wire import Refusal

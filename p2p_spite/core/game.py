@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, NoReturn, Protocol, TypeVar
 
+from ..contracts.session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed, MoveTakenBack
 from ..engine import GameState, IllegalMoveError, Match, Move, Played, PlayerView, takeback, view
 from ..engine.refusals import Illegal, MatchIsOver, PlaysForOther
-from ..session import Event, GameEnded, GameStarted, MatchEnded, MovePlayed, MoveTakenBack
 
 RESIGN = "resign"
 

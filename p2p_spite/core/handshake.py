@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Final
 
+from ..contracts.plaintext import MAX_NAME
 from ..engine import DEFAULT_TARGET, Match
-from ..plaintext import MAX_NAME
 from .game import GameCore
 from .keys import commitment, proof_mac, resume_key, seed_from
 from .messages import (

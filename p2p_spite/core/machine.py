@@ -9,7 +9,7 @@ and the time comes with each input that needs it.
 
 from __future__ import annotations
 
-from ..news import Stalled
+from ..contracts.news import Stalled
 from .debts import Debts
 from .effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
 from .game import Committed, GameCore

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Final, Self
 
+from ..contracts.plaintext import MAX_CHAT, MAX_NAME, printable
 from ..engine import Move, move_from_json
 from ..fairdeck import MAX_WIRE
-from ..plaintext import MAX_CHAT, MAX_NAME, printable
 from .wire import Refusal, RemoteProtocolError
 
 APP: Final = "p2p-spite"

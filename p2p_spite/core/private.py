@@ -50,6 +50,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from ..contracts.session import Event
 from ..engine import GameState, IllegalMoveError, Played
 from ..engine.refusals import Illegal
 from ..fairdeck import (
@@ -65,7 +66,6 @@ from ..fairdeck import (
     to_wire,
 )
 from ..fairdeck.table import SeatGame
-from ..session import Event
 from .deckmail import DeckMail, Resend
 from .deckundo import DeckUndo
 from .game import Action, GameCore

@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..contracts.plaintext import MAX_CHAT
+from ..contracts.session import ChatReceived, Event
 from ..engine import IllegalMoveError
-from ..plaintext import MAX_CHAT
-from ..session import ChatReceived, Event
 from .game import Action, Committed, DesyncError, GameCore, chain
 from .handshake import PROTOCOL_VERSION, Agreed, Deal, Handshake, LocalConfig, Phase, Route, SeedOrigin
 from .messages import (

@@ -1,5 +1,5 @@
 """What a seat's session says of its match by reading the match core alone: the
-part of the :class:`~p2p_spite.session.Session` contract that the network session
+part of the :class:`~p2p_spite.contracts.session.Session` contract that the network session
 and the in-process one share."""
 
 from __future__ import annotations

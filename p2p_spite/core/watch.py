@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
+from ..contracts.news import WatchStop
+from ..contracts.plaintext import MAX_NAME
+from ..contracts.spectator import TableShown, Watching
 from ..engine import Card, EndReason, Move, PublicView, Result, move_from_json
-from ..news import WatchStop
-from ..plaintext import MAX_NAME
-from ..spectator import TableShown, Watching
 from .messages import (
     APP,
     HOST,

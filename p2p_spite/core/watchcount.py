@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from ..session import WatchersChanged
+from ..contracts.session import WatchersChanged
 from .effects import Effect, Flush, Show, WakeAt
 from .handshake import Phase
 from .messages import Hello, Message, Role, Watchers

@@ -15,10 +15,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
+from ..contracts.news import AgainRefused
+from ..contracts.session import Rematch
 from ..core.protocol import Endpoint, PeerLeft, PeerRefused, Phase
 from ..core.wire import ProtocolError
-from ..news import AgainRefused
-from ..session import Rematch
 from .link import Link
 
 REMATCH_WAIT = 300.0  # seconds a side that said yes waits for the other's answer (pings do not count)

@@ -12,16 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.game import Action, GameCore
-from ..core.keys import derive_code_key
-from ..core.messages import HOST, JOIN
-from ..core.private import PrivateDeck, resume_core
-from ..core.protocol import Agreed, Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
-from ..core.watch import HostBye, WatcherDoor
-from ..core.wire import CODE_REFUSALS, ProtocolError, Refusal, RemoteProtocolError
-from ..engine import IllegalMoveError, Match
-from ..errors import EXIT_PEER_LEFT, UserError
-from ..news import (
+from ..contracts.errors import EXIT_PEER_LEFT, UserError
+from ..contracts.news import (
     CannotListen,
     ConnectionDropped,
     DealSeen,
@@ -34,7 +26,15 @@ from ..news import (
     SavedMatchUnusable,
     WatchStop,
 )
-from ..plaintext import shown_path
+from ..contracts.plaintext import shown_path
+from ..core.game import Action, GameCore
+from ..core.keys import derive_code_key
+from ..core.messages import HOST, JOIN
+from ..core.private import PrivateDeck, resume_core
+from ..core.protocol import Agreed, Deal, Endpoint, LocalConfig, PeerLeft, PeerRefused, Phase, SeedOrigin
+from ..core.watch import HostBye, WatcherDoor
+from ..core.wire import CODE_REFUSALS, ProtocolError, Refusal, RemoteProtocolError
+from ..engine import IllegalMoveError, Match
 from ..storage.journal import claim_record
 from ..storage.keeper import RecordKeeper
 from ..storage.paths import default_record_path

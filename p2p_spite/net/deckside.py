@@ -9,6 +9,10 @@ import asyncio
 import contextlib
 from typing import Protocol
 
+from ..contracts.errors import StorageError, storage_problem
+from ..contracts.news import Owed as OwedKind
+from ..contracts.news import RecordNotAmended, SecretNotRevealed, Stalled
+from ..contracts.session import Event, Notice
 from ..core.game import Action, GameCore
 from ..core.machine import SeatMachine
 from ..core.messages import DeckBody
@@ -16,11 +20,7 @@ from ..core.private import PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal
 from ..engine import IllegalMoveError
-from ..errors import StorageError, storage_problem
 from ..fairdeck import OrderError
-from ..news import Owed as OwedKind
-from ..news import RecordNotAmended, SecretNotRevealed, Stalled
-from ..session import Event, Notice
 from ..storage.keeper import RecordKeeper
 from .link import Link
 

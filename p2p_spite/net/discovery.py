@@ -39,7 +39,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..plaintext import MAX_NAME, printable
+from ..contracts.plaintext import MAX_NAME, printable
 
 MAGIC: Final = b"p2pspite"
 VERSION: Final = 1

@@ -33,8 +33,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
-from ..errors import UserError
-from ..news import ConnectionDropped, DropKind, DropsSummary, News
+from ..contracts.errors import UserError
+from ..contracts.news import ConnectionDropped, DropKind, DropsSummary, News
 
 MAX_PENDING: Final = 32  # connections a host handshakes with at once
 MAX_PER_ADDRESS: Final = 4  # ... of which from one address (an IPv6 /64 counts as one)

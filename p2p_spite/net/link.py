@@ -12,11 +12,11 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 
+from ..contracts.errors import StorageError
+from ..contracts.news import CannotDial, Dial, DropKind
+from ..contracts.session import Event
 from ..core.protocol import Endpoint, Handshaken, NeedData, Phase, PlayEvent
 from ..core.wire import ProtocolError
-from ..errors import StorageError
-from ..news import CannotDial, Dial, DropKind
-from ..session import Event
 from .conn import no_delay, send_bounded
 
 HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshake

@@ -1,4 +1,4 @@
-"""The matches of one connection as one :class:`~p2p_spite.session.Session`: the
+"""The matches of one connection as one :class:`~p2p_spite.contracts.session.Session`: the
 driver plays the current match's :class:`~.session.NetSession`; after a yes from
 both sides to another match (:meth:`Matches.rematch`) the next one's events follow
 in the same stream, and its seat, names and deck are the same."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+from ..contracts.session import Event, Rematch
 from ..engine import Match, Move, Played, PlayerView
-from ..session import Event, Rematch
 from .session import NetSession
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ..news import ChatFlood, News, Repeated
-from ..session import ChatReceived, Event, Notice
+from ..contracts.news import ChatFlood, News, Repeated
+from ..contracts.session import ChatReceived, Event, Notice
 
 NOTICE_EVERY = 5.0  # seconds: at most one Notice per this (the others are counted in the next one)
 MAX_CHAT_BACKLOG = 100  # chat messages waiting for the driver; more are dropped (one notice)

@@ -31,10 +31,10 @@ import socket
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
+from ..contracts.news import Connected, ConnectionDropped, DropKind
 from ..core.messages import Refuse
 from ..core.protocol import PeerRefused
 from ..core.wire import MAX_FRAME, Refusal, RemoteProtocolError, encode
-from ..news import Connected, ConnectionDropped, DropKind
 from ..tunnel.errors import ChannelError, ConfirmationError, PakeError
 from ..tunnel.paths import Opened, SealedTransport, open_channel
 from ..tunnel.relay import where_of

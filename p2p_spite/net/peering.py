@@ -8,14 +8,14 @@ import asyncio
 import contextlib
 from typing import Protocol
 
+from ..contracts.news import News, PeerBack, Stalled
+from ..contracts.news import Owed as OwedKind
+from ..contracts.session import EndCause
 from ..core.game import Action, GameCore
 from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
-from ..news import News, PeerBack, Stalled
-from ..news import Owed as OwedKind
-from ..session import EndCause
 from .acks import Acks
 from .deckside import DeckSide
 from .link import HANDSHAKE_TIMEOUT, Link, LinkOwner

@@ -7,10 +7,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
+from ..contracts.news import ConnectionLost, News, PeerStopped, Redialing, WeStopped
+from ..contracts.session import EndCause
 from ..core.protocol import PeerRefused, Phase
 from ..core.wire import ProtocolError, Refusal, RemoteProtocolError
-from ..news import ConnectionLost, News, PeerStopped, Redialing, WeStopped
-from ..session import EndCause
 
 if TYPE_CHECKING:
     from ..core.game import GameCore

@@ -13,6 +13,27 @@ import contextlib
 from collections.abc import Callable
 from enum import Enum
 
+from ..contracts.errors import SessionClosed, StorageError, storage_problem
+from ..contracts.news import (
+    CannotKeepRecord,
+    ConnectionLost,
+    News,
+    PeerLeft,
+    PeerStopped,
+    Stalled,
+    WeStopped,
+)
+from ..contracts.session import (
+    ChatReceived,
+    ConnectionChanged,
+    EndCause,
+    Ending,
+    Event,
+    LinkState,
+    Rematch,
+    RematchAnswered,
+    SessionFailed,
+)
 from ..core.effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
 from ..core.game import Action, Committed, GameCore
 from ..core.machine import SeatMachine
@@ -33,27 +54,6 @@ from ..core.protocol import (
 from ..core.seat import CoreSeat
 from ..core.wire import ProtocolError, Refusal
 from ..engine import Move, Played
-from ..errors import SessionClosed, StorageError, storage_problem
-from ..news import (
-    CannotKeepRecord,
-    ConnectionLost,
-    News,
-    PeerLeft,
-    PeerStopped,
-    Stalled,
-    WeStopped,
-)
-from ..session import (
-    ChatReceived,
-    ConnectionChanged,
-    EndCause,
-    Ending,
-    Event,
-    LinkState,
-    Rematch,
-    RematchAnswered,
-    SessionFailed,
-)
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .again import Again, Successor
@@ -83,7 +83,7 @@ _LIVE = frozenset({Life.PLAYING, Life.OVER})  # the link matters: losing it is n
 
 
 class NetSession(CoreSeat):
-    """One seat's side of a network match: the :class:`~p2p_spite.session.Session` contract.
+    """One seat's side of a network match: the :class:`~p2p_spite.contracts.session.Session` contract.
 
     If the connection drops mid-match, the joiner redials and the host keeps
     the seat open for ``grace`` seconds (ConnectionChanged events say so); the

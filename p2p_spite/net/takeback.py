@@ -8,16 +8,16 @@ import asyncio
 import contextlib
 from typing import Protocol
 
+from ..contracts.errors import StorageError
+from ..contracts.news import Owed as OwedKind
+from ..contracts.news import Stalled
+from ..contracts.session import Event, TakebackAsked, TakebackRefused, Takebacks
 from ..core.game import Action, GameCore
 from ..core.machine import SeatMachine
 from ..core.protocol import MAX_TAKEBACKS, Phase, TakebackAnswered, TakebackRequested, TakenBack
 from ..core.wire import Refusal
 from ..engine import IllegalMoveError, Played
 from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
-from ..errors import StorageError
-from ..news import Owed as OwedKind
-from ..news import Stalled
-from ..session import Event, TakebackAsked, TakebackRefused, Takebacks
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .link import Link

@@ -1,7 +1,7 @@
 """Watchers, the asyncio side: the host's door hands a watcher's connection to a
 :class:`WatchLink`, the :class:`WatchHub` shows each of them the table after every
 event of the host's session, and :func:`watch_match` is ``p2p-spite watch``'s
-connection (a :class:`~p2p_spite.spectator.Spectator`).
+connection (a :class:`~p2p_spite.contracts.spectator.Spectator`).
 
 The players never wait for a watcher: a table is encoded once and written to each
 watcher's socket without awaiting anything; a watcher that leaves more than
@@ -16,6 +16,31 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Final, Protocol
 
+from ..contracts.errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
+from ..contracts.news import (
+    ConnectionDropped,
+    DropKind,
+    HandshakeFailed,
+    HostRefused,
+    RefusedHost,
+    WatchCut,
+    WatchEnd,
+    WatchStop,
+)
+from ..contracts.session import (
+    ConnectionChanged,
+    EndCause,
+    Ending,
+    Event,
+    GameEnded,
+    GameStarted,
+    LinkState,
+    MatchEnded,
+    MovePlayed,
+    MoveTakenBack,
+    SessionFailed,
+)
+from ..contracts.spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from ..core.keys import derive_code_key
 from ..core.protocol import NeedData, PeerRefused
 from ..core.watch import (
@@ -33,31 +58,6 @@ from ..core.watch import (
 )
 from ..core.wire import CODE_REFUSALS, FrameDecoder, ProtocolError, Refusal, RemoteProtocolError
 from ..engine import public_view
-from ..errors import EXIT_ERROR, EXIT_LOST, EXIT_PEER_LEFT, UserError
-from ..news import (
-    ConnectionDropped,
-    DropKind,
-    HandshakeFailed,
-    HostRefused,
-    RefusedHost,
-    WatchCut,
-    WatchEnd,
-    WatchStop,
-)
-from ..session import (
-    ConnectionChanged,
-    EndCause,
-    Ending,
-    Event,
-    GameEnded,
-    GameStarted,
-    LinkState,
-    MatchEnded,
-    MovePlayed,
-    MoveTakenBack,
-    SessionFailed,
-)
-from ..spectator import SpectatorEvent, TableShown, Watching, WatchStopped
 from .conn import Beat, Silence, no_delay, send_bounded, small_send_buffer
 from .gate import AUTHENTICATED, GREETED, CodeRefused, shown_address
 from .link import HANDSHAKE_TIMEOUT, DialFailed, Link, connect_to, fmt_addr
@@ -399,7 +399,7 @@ def _cut(where: str, bye: HostBye) -> WatchCut:
 
 
 class WatchClient(asyncio.Protocol):
-    """``p2p-spite watch``'s connection to the host: a :class:`~p2p_spite.spectator.Spectator`."""
+    """``p2p-spite watch``'s connection to the host: a :class:`~p2p_spite.contracts.spectator.Spectator`."""
 
     def __init__(self, endpoint: WatchEndpoint, where: str) -> None:
         self.endpoint = endpoint

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from ..contracts.errors import UserError, storage_problem
+from ..contracts.news import Keeping
+from ..contracts.plaintext import shown_path
 from ..core.game import Action
 from ..core.tape import TapeEntry
-from ..errors import UserError, storage_problem
-from ..news import Keeping
-from ..plaintext import shown_path
 from . import record as recordmod
 from .lines import MAX_JOURNAL_LINE, ActionLine, KeyLine, PortLine, RequestLine, TagLine, TapeLine, parse_line
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..contracts.errors import StorageError, storage_problem
+from ..contracts.news import Keeping
 from ..core.game import Action, GameCore
 from ..core.handshake import SeedOrigin
 from ..core.outcomes import GameOutcome
@@ -34,8 +36,6 @@ from ..core.private import PrivateDeck
 from ..core.tape import TapeEntry
 from ..engine import Match
 from ..engine.state import WIN_RESIGN
-from ..errors import StorageError, storage_problem
-from ..news import Keeping
 from . import record as recordmod
 from .journal import iter_journal, journal_path
 from .lines import KeyLine, PortLine, RequestLine, TagLine, TapeLine, action_text, dump_line

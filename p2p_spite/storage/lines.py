@@ -89,7 +89,7 @@ def action_text(n: int, a: Action, tag: bytes | None) -> str:
     """The journal line of action ``n`` (``ActionLine(n, a, tag)``), formatted directly: a
     line is written for every action, and the JSON encoder costs twice as much.  The
     move's fields are checked (plain ints, known words), so nothing needs escaping;
-    tests/test_journal_lines.py holds it byte for byte to the compact JSON of
+    tests/storage/test_journal_lines.py holds it byte for byte to the compact JSON of
     ``ActionLine.to_json()``, the form every other line is written in."""
     t = "" if tag is None else f',"a":"{tag.hex()}"'
     m = a.move

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, ParamSpec, TypeVar
 
+from ..contracts.errors import SpiteError
+from ..contracts.news import BadRecord, Keeping, StorageProblem
+from ..contracts.plaintext import printable, shown_path
 from ..engine import DEFAULT_TARGET, GameState, Illegal, IllegalMoveError, Match, Result, parse_seed
 from ..engine.state import DRAW_STOCK, WIN_PAYOFF, WIN_RESIGN, EndReason
-from ..errors import SpiteError
 from ..fairdeck import DeckStream, GameDeck, private_game
-from ..news import BadRecord, Keeping, StorageProblem
-from ..plaintext import printable, shown_path
 
 FORMAT = "p2p-spite-record"
 VERSION = 1

@@ -6,15 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contracts.errors import UserError
+from ..contracts.news import NotResumable
+from ..contracts.plaintext import shown_path
 from ..core.game import Action
 from ..core.handshake import SeedOrigin
 from ..core.tape import TapeEntry
 from ..engine import Match, RulesError, move_from_json
 from ..engine.state import WIN_RESIGN
-from ..errors import UserError
 from ..fairdeck import GameDeck
-from ..news import NotResumable
-from ..plaintext import shown_path
 from . import record as recordmod
 from .journal import journal_path, read_journal_tail
 

@@ -1,6 +1,6 @@
 """The errors of the sealed channel and its key exchange, under the project's root.
 
-:class:`TunnelError` is a :class:`~p2p_spite.errors.SpiteError`.  The messages are
+:class:`TunnelError` is a :class:`~p2p_spite.contracts.errors.SpiteError`.  The messages are
 technical and in English: the code that wires the tunnel into a command words them
 for the player (a wrong code, a peer that sent garbage) before they reach one.
 
@@ -15,7 +15,7 @@ for the player (a wrong code, a peer that sent garbage) before they reach one.
 
 from __future__ import annotations
 
-from ..errors import SpiteError
+from ..contracts.errors import SpiteError
 
 
 class TunnelError(SpiteError):

@@ -1,15 +1,15 @@
 """What can go wrong on the way to the other player over the internet, as typed errors.
 
-Each is a :class:`~p2p_spite.errors.UserError` (one line, exit code 1) that carries a
-:class:`~p2p_spite.news.RendezvousFailed`: :mod:`p2p_spite.ui.networds` words it in the
+Each is a :class:`~p2p_spite.contracts.errors.UserError` (one line, exit code 1) that carries a
+:class:`~p2p_spite.contracts.news.RendezvousFailed`: :mod:`p2p_spite.ui.networds` words it in the
 language spoken.  The WebSocket layer's own errors (:mod:`.websocket`) are technical; the
 mailbox client turns them into these.
 """
 
 from __future__ import annotations
 
-from ..errors import UserError
-from ..news import Rendezvous, RendezvousFailed
+from ..contracts.errors import UserError
+from ..contracts.news import Rendezvous, RendezvousFailed
 
 
 class RendezvousError(UserError):

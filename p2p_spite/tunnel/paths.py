@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..news import Connected, News
+from ..contracts.news import Connected, News
 from .channel import MAX_MESSAGE, SealedChannel, derive_key
 from .errors import ChannelError
 from .failures import NoPath, RelayLonely, RelayRefused, RelayUnreachable

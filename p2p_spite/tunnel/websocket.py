@@ -15,7 +15,7 @@ nothing more.  No extensions and no subprotocols are offered.
 which checks the certificate and the host name) and gives a :class:`WebSocket`; each of
 its waits has a deadline.
 
-The errors are under :class:`~p2p_spite.errors.SpiteError`, technical words (the mailbox
+The errors are under :class:`~p2p_spite.contracts.errors.SpiteError`, technical words (the mailbox
 client turns them into a player's line).
 """
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
-from ..errors import SpiteError
+from ..contracts.errors import SpiteError
 
 GUID: Final = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, 1.3
 

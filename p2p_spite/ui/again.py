@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from ..i18n import _
-from ..session import Rematch
+from ..contracts.i18n import _
+from ..contracts.session import Rematch
 from .commands import Again
 from .question import QuestionKind
 from .seat import Seat

@@ -1,12 +1,13 @@
 """The full-screen game: board, messages, a move line and a toolbar.
 
-:class:`GameApp` is the screen of one :class:`~p2p_spite.session.Session`: the
+:class:`GameApp` is the screen of one :class:`~p2p_spite.contracts.session.Session`: the
 state shown and what each intent does are the :class:`~.controller.Controller`'s
 (the line prompt has the same one); the events come through
 :class:`~.feed.EventFeed` (taken at once, shown paced), the message pane is
-:class:`~.messages.MessageLog`, the layout and keys are :mod:`.screen`'s.  What
-stays here is the prompt_toolkit application: the move line and its
-completions, the mouse, the board's render cache, the title.
+:class:`~.messages.MessageLog`, the layout and keys are :mod:`.screen`'s, the move
+line's completions, Tab and the mouse are :mod:`.moveline`'s.  What stays here is
+the prompt_toolkit application: the move line's buffer, the board's render cache,
+the title.
 
 The board is always drawn from the view carried by the last event shown, and
 moves typed are read against that same view, so what a player types always
@@ -18,21 +19,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion, get_common_complete_suffix
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..engine import Move, PlayerView
-from ..i18n import _
-from ..runner import terminal_closed
-from ..session import (
+from ..contracts.hangups import terminal_closed
+from ..contracts.i18n import _
+from ..contracts.session import (
     ChatReceived,
     ConnectionChanged,
     Event,
@@ -46,12 +45,14 @@ from ..session import (
     WatchersChanged,
     view_of,
 )
+from ..engine import Move, PlayerView
 from .board import MIN_WIDTH, BoardInfo, Line, Slots, app_style, as_text, render_board, render_compact
-from .commands import Again, Quit, completions, default_why, is_yes, parse_command
+from .commands import Again, Quit, default_why, is_yes, parse_command
 from .controller import Controller
 from .feed import EventFeed
 from .messages import MessageLog
-from .notation import source_token, target_token, typed_moves, typed_source
+from .moveline import MoveCompleter, clicked, current_source, press_tab, targets_of
+from .notation import target_token, typed_moves
 from .question import Question, QuestionKind
 from .screen import (
     FIXED_ROWS,
@@ -79,28 +80,6 @@ def help_lines() -> list[str]:
         _("Commands: hint, undo, chat TEXT, resign, quit. Mouse: a card, then a stack."),
         _("Keys: Tab lists moves, PgUp/PgDn scroll, Esc clears, F1 help, ^C quit."),
     ]
-
-
-class MoveCompleter(Completer):
-    """Completes the legal moves (as shown numbers) and the commands."""
-
-    def __init__(self, app: GameApp) -> None:
-        self.app = app
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        text = document.text_before_cursor
-        typed = " ".join(text.lower().split())
-        if not typed and not complete_event.completion_requested:
-            return  # no menu over an empty line unless Tab asks for it
-        if text.endswith(" ") and typed:
-            typed += " "
-        choices = self.app.move_choices(typed)
-        for notation, meta in choices:
-            yield Completion(notation, start_position=-len(text), display_meta=meta)
-        if len(typed) >= 2 or (typed and not self.app.move_choices()):
-            for cmd in completions():
-                if cmd.startswith(typed) and cmd != typed:
-                    yield Completion(cmd, start_position=-len(text))
 
 
 class GameApp:
@@ -406,62 +385,11 @@ class GameApp:
             self.app.create_background_task(self.ctl.handle(Quit()))
 
     def tab(self) -> None:
-        """Tab: list the completions; insert only what makes whole words, and
-        never pick one of them.
-
-        prompt_toolkit's own Tab inserts the completions' common prefix, so on
-        an empty line it typed ``h`` (every move started with a hand card) and
-        ``h5`` then read ``hh5``; over a menu already open (it opens as one
-        types and pauses) it selected the first move listed, a discard that
-        Enter then played.  Here the common part is inserted only when the
-        line is not empty and what it completes is a whole token, the one
-        choice left is completed in full (it shows whole on the line), and
-        otherwise the choices are listed with none selected."""
-        b = self.buffer
-        doc = b.document
-        event = CompleteEvent(completion_requested=True)
-        found = list(MoveCompleter(self).get_completions(doc, event))
-        if len(found) == 1 and doc.text_before_cursor.strip():
-            b.apply_completion(found[0])
-            return
-        common = get_common_complete_suffix(doc, found) if found else ""
-        whole = common[: common.rfind(" ") + 1]  # (up to its last whole word: "8" gives "8c ")
-        if doc.text_before_cursor.strip() and whole:
-            b.insert_text(whole)
-        b.start_completion(insert_common_part=False)
-
-    # -- mouse ------------------------------------------------------------------
+        press_tab(self)
 
     def click(self, token: str) -> None:
-        """A click on a board token: pick a card, then the stack it goes on.  A play on
-        a center is made at once (``undo`` takes it back); a discard, which ends the turn
-        for good, is only put on the move line: Enter, or a second click on the same
-        side stack, makes it (as Tab leaves a move on the line for Enter)."""
-        v = self.view
-        if v is None or not v.my_turn or self.finished:
-            return
-        sel = self.selected
-        is_source = token.startswith(("h", "p")) or (token.startswith("s") and sel is None)
-        discard = (
-            f"{sel} {token}" if sel is not None and sel.startswith("h") and token.startswith("s") else None
-        )
-        if token == sel:
-            self.selected = None
-            self.buffer.reset()
-        elif discard is not None and self.buffer.text != discard:
-            self.buffer.set_document(Document(discard, len(discard)))
-            self.say(
-                Style.INFO,
-                _("Enter (or a second click on {stack}) discards: that ends your turn.").format(stack=token),
-            )
-        elif sel is not None and (token.startswith("c") or discard is not None):
-            self.selected = None
-            self.buffer.reset()
-            self.app.create_background_task(self.command(f"{sel} {token}"))
-        elif is_source or token.startswith("s"):
-            self.selected = token
-            self.buffer.set_document(Document(f"{token} ", len(token) + 1))
-        self.invalidate()
+        """A click on the board's ``token`` (:func:`~.moveline.clicked`)."""
+        clicked(self, token)
 
     def scroll(self, lines: int) -> None:
         self.log.scroll(lines, self.msg_rows(), self.cols())
@@ -481,35 +409,17 @@ class GameApp:
         except Exception:
             return 24
 
-    def current_source(self) -> str | None:
-        """The card being played: clicked, or typed at the start of the line (``h3``, ``p``, ``s2``)."""
-        if self.selected is not None:
-            return self.selected
-        return typed_source(self.buffer.text)
-
-    def targets_of(self, source: str | None) -> frozenset[str]:
-        """Where the card ``source`` may go now (from the legal moves): ``c1``, ``s3``..."""
-        v = self.view
-        if source is None or v is None or self.finished:
-            return frozenset()
-        hand = self.shown_hand()
-        out: set[str] = set()
-        for m in v.legal_moves():
-            if source_token(m, hand) == source:
-                out.add(target_token(m))
-        return frozenset(out)
-
     def board_info(self) -> BoardInfo | None:
         if self.view is None:
             return None
-        source = self.current_source()
+        source = current_source(self)
         return BoardInfo(
             view=self.view,
             names=(self.names[0], self.names[1]),
             scores=self.scores,
             target=self.target,
             selected=source,
-            targets=self.targets_of(source),
+            targets=targets_of(self, source),
             highlight=self.highlight,
             on_click=self.click,
             status=_("match over") if self.finished else None,
@@ -556,4 +466,4 @@ class GameApp:
         return as_text(self.board_lines())
 
 
-__all__ = ["GameApp", "MoveCompleter"]
+__all__ = ["GameApp"]

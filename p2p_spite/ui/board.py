@@ -24,10 +24,10 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
+from ..contracts.i18n import _, ngettext
 from ..engine import CENTER, Card, Move, PlayerView, stands_for
 from ..engine import needs as rank_needed
 from ..engine.cards import RANK_CHARS, is_king, is_red, rank, suit
-from ..i18n import _, ngettext
 from .text import ARROW, BACK, DOT, RULE, UNICODE, card_label
 
 Line = StyleAndTextTuples

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..contracts.i18n import language
+from ..contracts.plaintext import MAX_CHAT, printable
 from ..engine import Move, PlayerView
-from ..i18n import language
-from ..plaintext import MAX_CHAT, printable
 
 if TYPE_CHECKING:
     from ..bots.review import HintReason

@@ -22,12 +22,11 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..engine import IllegalMoveError, Move, PlayerView
-from ..errors import SessionClosed
-from ..i18n import _
-from ..news import StorageProblem
-from ..plaintext import MAX_CHAT, clean_name
-from ..session import (
+from ..contracts.errors import SessionClosed
+from ..contracts.i18n import _
+from ..contracts.news import StorageProblem
+from ..contracts.plaintext import MAX_CHAT, clean_name
+from ..contracts.session import (
     ChatReceived,
     ConnectionChanged,
     Ending,
@@ -46,6 +45,7 @@ from ..session import (
     TakebackRefused,
     WatchersChanged,
 )
+from ..engine import IllegalMoveError, Move, PlayerView
 from .again import PlayAgain
 from .board import Slots, hand_slots
 from .commands import Again, Chat, Command, Enter, Help, Hint, PlayText, Quit, Resign, Undo, default_hint

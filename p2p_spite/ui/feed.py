@@ -11,7 +11,7 @@ Two tasks run beside the screen in the same event loop:
   wants to follow), and holds a new game until :meth:`EventFeed.next_game`
   (Enter) while the finished one is on screen.
 
-A :class:`~p2p_spite.session.SessionFailed` is queued after the game events
+A :class:`~p2p_spite.contracts.session.SessionFailed` is queued after the game events
 still waiting, which are then shown at once.
 """
 
@@ -22,7 +22,7 @@ import contextlib
 from collections import deque
 from typing import Protocol
 
-from ..session import (
+from ..contracts.session import (
     ChatReceived,
     ConnectionChanged,
     Event,

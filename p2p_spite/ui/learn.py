@@ -1,7 +1,7 @@
-"""``p2p-spite learn``: the lessons of :mod:`p2p_spite.lessons`, played on the real board.
+"""``p2p-spite learn``: the lessons of :mod:`p2p_spite.ui.lessons`, played on the real board.
 
 A lesson is a :class:`LessonSession` (the Session contract over a
-:class:`~p2p_spite.lessons.Tutor`), so the full screen (:class:`LessonApp`, the game's
+:class:`~p2p_spite.ui.lessons.Tutor`), so the full screen (:class:`LessonApp`, the game's
 own :class:`~.app.GameApp`) and the line prompt (:func:`learn_lines`, the game's own
 line player) show the board, read moves and refuse them exactly as in a game.  The
 :class:`Coach` adds the lessons' words around the events (the goal, what a solved
@@ -19,16 +19,16 @@ from typing import TextIO
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from ..contracts.errors import SessionClosed
+from ..contracts.i18n import _
+from ..contracts.session import Event, GameStarted, MovePlayed, MoveTakenBack, Rematch
 from ..engine import DEFAULT_TARGET, IllegalMoveError, Move, PlayerView, view
 from ..engine.refusals import Refused
-from ..errors import SessionClosed
-from ..i18n import _
-from ..lessons import STUDENT, Tutor, lessons
-from ..session import Event, GameStarted, MovePlayed, MoveTakenBack, Rematch
 from .app import GameApp
 from .board import BoardInfo
 from .commands import Quit, is_yes, parse_command
 from .controller import Controller
+from .lessons import STUDENT, Tutor, lessons
 from .lineplay import _LinePlayer, _stdin_lines, _turn_starts, render
 from .messages import MessageLog
 from .play import fullscreen_ok

@@ -23,9 +23,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..engine import CENTER, Move, PlayerView, needs
-from ..i18n import _, ngettext
-from ..session import (
+from ..contracts.i18n import _, ngettext
+from ..contracts.session import (
     Event,
     GameStarted,
     MatchEnded,
@@ -35,6 +34,7 @@ from ..session import (
     SessionFailed,
     view_of,
 )
+from ..engine import CENTER, Move, PlayerView, needs
 from .board import Slots, hand_order, rank_label
 from .commands import Again, default_why, is_yes, parse_command
 from .controller import Controller

@@ -1,6 +1,6 @@
 """The review's marks in the replay viewer (``m``): the person's turns judged in the background.
 
-The review (:func:`p2p_spite.review.run_review`, as ``p2p-spite review`` does it) is
+The review (:func:`p2p_spite.bots.turns.run_review`, as ``p2p-spite review`` does it) is
 CPU-bound: it runs in a thread of the loop's executor while the viewer keeps its keys,
 reporting its progress to the loop after each turn.  ``m`` again stops it (the thread
 ends after the turn it is judging).  A finished review is kept while the viewer is open.
@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable
 
 from ..bots.review import REVIEW, ReviewConfig, TurnReview
+from ..bots.turns import Judged, run_review, turns_in
+from ..contracts.errors import SpiteError
 from ..engine import Match, Move, PlayerView
-from ..errors import SpiteError
-from ..review import Judged, run_review, turns_in
 
 Judge = Callable[[PlayerView, tuple[Move, ...]], TurnReview]
 

@@ -1,5 +1,5 @@
 """What the network and the storage tell the player, in words: the one place the
-:mod:`p2p_spite.news` types (notices, a connection's news, why a match stopped or
+:mod:`p2p_spite.contracts.news` types (notices, a connection's news, why a match stopped or
 a command could not start) become sentences, in the language spoken.
 
 The sibling of :mod:`.words` (which words the game itself).  Every sentence is
@@ -12,10 +12,10 @@ No prompt_toolkit, no session: data in, text out.
 
 from __future__ import annotations
 
-from .. import news as n
-from ..errors import SpiteError
-from ..i18n import _, ngettext
-from ..plaintext import clean_name, printable
+from ..contracts import news as n
+from ..contracts.errors import SpiteError
+from ..contracts.i18n import _, ngettext
+from ..contracts.plaintext import clean_name, printable
 
 
 def _name(peer: str) -> str:

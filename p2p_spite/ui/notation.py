@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..contracts.i18n import _
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, Move, PlayerView
 from ..engine.cards import card_symbol, parse_card, same_card
-from ..i18n import _
 from .text import card_label, clip_text
 
 

@@ -1,7 +1,7 @@
 """A person playing a session: the full-screen interface, or the plain line
 prompt when the terminal cannot take it (not a terminal, or ``TERM=dumb``).
 
-Used by ``play``, ``host`` and ``join`` (their wiring is in p2p_spite/lan.py).
+Used by ``play``, ``host`` and ``join`` (their wiring is in p2p_spite/commands/lan.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..session import Session
+from ..contracts.session import Session
 
 
 def fullscreen_ok() -> bool:

@@ -29,6 +29,8 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 
 from ..bots.review import REVIEW, ReviewConfig
+from ..contracts.i18n import _, ngettext
+from ..contracts.plaintext import clean_name
 from ..engine import (
     CENTER,
     HAND,
@@ -43,8 +45,6 @@ from ..engine import (
     view,
 )
 from ..engine.refusals import NoSuchSeat, NotYourTurn
-from ..i18n import _, ngettext
-from ..plaintext import clean_name
 from ..storage import record as recordmod
 from ..storage.resume import replay_with_journal
 from .board import (

@@ -8,8 +8,8 @@ from typing import TextIO
 
 from ..bots.reasons import explain
 from ..bots.review import BLUNDER, INACCURACY, MISTAKE
-from ..i18n import _, ngettext
-from ..review import Judged, Summary, by_game, summary
+from ..bots.turns import Judged, Summary, by_game, summary
+from ..contracts.i18n import _, ngettext
 from .words import reasons_words, turn_words
 
 

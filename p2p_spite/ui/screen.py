@@ -28,8 +28,8 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from ..i18n import _
-from ..session import LinkState
+from ..contracts.i18n import _
+from ..contracts.session import LinkState
 from .board import COMPACT_MIN_WIDTH, Line, clip, no_color, width_of, wrap
 from .messages import MessageLog
 from .question import Question

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..contracts.session import MovePlayed, Session
 from ..engine import PlayerView
-from ..session import MovePlayed, Session
 from .board import Slots
 from .question import Question, Questions
 from .words import Style, Voice

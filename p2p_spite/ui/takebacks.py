@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import asyncio
 
+from ..contracts.i18n import _
+from ..contracts.session import MoveTakenBack, TakebackAsked, TakebackRefused
 from ..engine import IllegalMoveError
 from ..engine import refusals as no
-from ..i18n import _
-from ..session import MoveTakenBack, TakebackAsked, TakebackRefused
 from .board import Slots
 from .commands import Undo
 from .question import QuestionKind

@@ -5,8 +5,8 @@
   UTF-8 mode makes ``sys.stdout.encoding`` say UTF-8 even then, so the locale
   variables decide first.
 * Text from elsewhere made safe to print: echoed lines cut to a sane length
-  (names: :func:`p2p_spite.plaintext.clean_name`).
-* Small pieces of words: ``1 point`` / ``3 points`` (in the language spoken, :mod:`p2p_spite.i18n`).
+  (names: :func:`p2p_spite.contracts.plaintext.clean_name`).
+* Small pieces of words: ``1 point`` / ``3 points`` (in the language spoken, :mod:`p2p_spite.contracts.i18n`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import sys
 import textwrap
 from collections.abc import Mapping
 
+from ..contracts.i18n import ngettext
+from ..contracts.plaintext import printable
+from ..contracts.session import LinkState
 from ..engine import Card
 from ..engine.cards import SUIT_CHARS, SUIT_SYMBOLS, card_symbol
-from ..i18n import ngettext
-from ..plaintext import printable
-from ..session import LinkState
 
 MAX_ECHO = 200  # a line typed back in an error message
 

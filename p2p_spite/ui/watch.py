@@ -1,6 +1,6 @@
 """``p2p-spite watch``: a match shown as it is played, to someone who does not play it.
 
-:class:`WatchModel` turns a :class:`~p2p_spite.spectator.Spectator`'s events into
+:class:`WatchModel` turns a :class:`~p2p_spite.contracts.spectator.Spectator`'s events into
 the table to draw and the lines that tell what happened; :func:`print_watch`
 prints those lines (off a terminal), :class:`WatchScreen` draws the board as the
 replay viewer does, both hands face down, with the moves of the game below it.
@@ -20,11 +20,11 @@ from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HS
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
+from ..contracts.errors import EXIT_ERROR, UserError
+from ..contracts.i18n import _
+from ..contracts.plaintext import clean_name
+from ..contracts.spectator import Spectator, SpectatorEvent, TableShown, Watching, WatchStopped
 from ..engine import PublicView
-from ..errors import EXIT_ERROR, UserError
-from ..i18n import _
-from ..plaintext import clean_name
-from ..spectator import Spectator, SpectatorEvent, TableShown, Watching, WatchStopped
 from .board import (
     COMPACT_MIN_WIDTH,
     BoardInfo,

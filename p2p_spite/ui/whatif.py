@@ -3,7 +3,7 @@
 From any position of a record the person takes a seat and plays on against the
 computer at a chosen level, on the same deck (:func:`p2p_spite.core.whatif.whatif_match`),
 on the game's own screen (:class:`WhatIfApp`, a :class:`~.app.GameApp` over a
-:class:`~p2p_spite.localsession.LocalSession`): the bot sees only its seat's view, as
+:class:`~p2p_spite.bots.localsession.LocalSession`): the bot sees only its seat's view, as
 in ``play``.  A what-if writes no record and is in no history: it is a board to try
 other moves on, not a match played.  It lasts the one game; at its end, Enter (or
 Ctrl-C at any time) goes back to the replay at the position it started from.
@@ -28,12 +28,12 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.widgets import Button, Dialog, Label, RadioList
 
 from ..bots import LEVELS, STRONGEST, make_bot
+from ..bots.localsession import LocalSession
+from ..contracts.i18n import _, pgettext
+from ..contracts.session import Event, MatchEnded
 from ..core.whatif import NoPositionToPlay, WhatIfStart, start_of, whatif_match
 from ..engine import Match
 from ..fairdeck.dealing import DeckStream
-from ..i18n import _, pgettext
-from ..localsession import LocalSession
-from ..session import Event, MatchEnded
 from .app import GameApp
 from .board import BoardInfo
 from .words import Style

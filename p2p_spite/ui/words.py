@@ -5,7 +5,7 @@ The engine says what happened as data (:class:`~p2p_spite.engine.Played`, the
 reasons of :mod:`p2p_spite.engine.refusals`, :class:`~p2p_spite.engine.Result`);
 this module puts it in the player's terms: players by name or as "you", stacks
 counted from 1, cards as ``7♥``.  No English is parsed or edited anywhere else.
-Each sentence is one whole message of the catalogs (:mod:`p2p_spite.i18n`), with
+Each sentence is one whole message of the catalogs (:mod:`p2p_spite.contracts.i18n`), with
 a message of its own for "you" and for a name (a language may conjugate, or
 decline, them differently): no sentence is assembled from translated pieces.
 No prompt_toolkit, no session: data in, text out.
@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from ..contracts.i18n import _, ngettext
+from ..contracts.news import News, PeerLeft
+from ..contracts.session import EndCause, Ending, LinkState, Rematch
 from ..engine import CENTER, HAND, PAYOFF, SIDE, Card, EndReason, Move, Played, Result
 from ..engine import refusals as no
 from ..engine.state import STACK_COMPLETE
-from ..i18n import _, ngettext
-from ..news import News, PeerLeft
-from ..session import EndCause, Ending, LinkState, Rematch
 from .networds import news_words
 from .text import card_label, points
 

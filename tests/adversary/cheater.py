@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from p2p_spite.cli import main
+from p2p_spite.commands.cli import main
 from p2p_spite.fairdeck import deck as fd
 from p2p_spite.fairdeck import group as grp
 from p2p_spite.fairdeck import scheme

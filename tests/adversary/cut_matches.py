@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from p2p_spite.bots import make_bot
+from p2p_spite.bots.selfplay import play_match
 from p2p_spite.engine import Match
-from p2p_spite.selfplay import play_match
 from p2p_spite.storage import record
 from tests.support.net import finish_all, spawn, wait_listening
 from tests.support.proxy import FaultProxy, Plan

@@ -16,7 +16,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from p2p_spite.cli import main
+from p2p_spite.commands.cli import main
 from p2p_spite.core.protocol import Endpoint
 from p2p_spite.net import connect
 

@@ -20,11 +20,11 @@ import contextlib
 import sys
 from typing import Any
 
-from p2p_spite.cli import main
+from p2p_spite.commands.cli import main
+from p2p_spite.contracts.errors import SessionClosed
 from p2p_spite.core import private, protocol
 from p2p_spite.core.messages import DeckIntent
 from p2p_spite.engine import HAND, IllegalMoveError
-from p2p_spite.errors import SessionClosed
 from p2p_spite.net import takeback
 from p2p_spite.net.session import NetSession
 

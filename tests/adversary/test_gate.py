@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.news import ConnectionDropped, DropKind
 from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION, Endpoint, LocalConfig
 from p2p_spite.core.wire import FrameDecoder, ProtocolError, Refusal, RemoteProtocolError, encode
@@ -31,11 +32,10 @@ from p2p_spite.net.gate import (
     address_key,
     shown_address,
 )
-from p2p_spite.news import ConnectionDropped, DropKind
 from p2p_spite.ui.networds import news_words
 from tests.adversary.siege import siege
 from tests.support.lanopen import guess
-from tests.support.net import finish, finish_all, pair, read_code, reader, spawn, wait_listening
+from tests.support.net import finish, finish_all, free_port, pair, read_code, reader, spawn, wait_listening
 
 TIMEOUT = 60.0
 CHURN = 1200  # connections the attacker makes at most; it stops once the joiner is in
@@ -462,16 +462,9 @@ def test_the_right_code_still_hears_seat_taken() -> None:
 # -- a resumed match keeps its names and the seed's origin (issue 12, item 3) ---------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((ADDR, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.mark.parametrize("seeded", [True, pytest.param(False, marks=pytest.mark.slow)])
 def test_after_both_crash_the_resumed_match_keeps_names_and_seed_origin(tmp_path: Path, seeded: bool) -> None:
-    port = _free_port()
+    port = free_port()
     seed = ["--seed", "ab" * 32] if seeded else []
     host = spawn(["host", "--bind", ADDR, "--port", str(port), "--no-code", "--name", "Ann", "--bot", "easy",
                   "--games", "1", "--record", "h.json", *seed], tmp_path)  # fmt: skip

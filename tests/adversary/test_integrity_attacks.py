@@ -7,43 +7,18 @@ record holds no forged action and passes ``replay --check``."""
 
 from __future__ import annotations
 
-import json
-import signal
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from p2p_spite.core.game import Action, GameCore
+from p2p_spite.core.game import Action
 from p2p_spite.core.keys import commitment
 from tests.adversary.hostile import ADDR, Hostile, listener, seed_exchange_as_joiner
-from tests.support.net import CLI, finish, spawn, wait_listening
-
-TIMEOUT = 60.0
-SEED = "5e" * 32
-
-
-def _one_line(err: str) -> str:
-    """The one line that says why the honest side stopped (the host's warnings about the
-    connections it dropped while waiting are apart); no traceback."""
-    assert "Traceback" not in err, err
-    lines = [x for x in err.splitlines() if x.strip() and "warning:" not in x]
-    assert len(lines) == 1, err
-    return lines[0]
-
-
-def _check(path: Path) -> dict[str, Any]:
-    """``replay --check`` passes on the honest record; the record itself (none: a match
-    stopped before its first move keeps no record, so it holds no forged action either)."""
-    if not path.exists():
-        return {"games": []}
-    r = subprocess.run([*CLI, "replay", "--check", str(path)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stdout + r.stderr
-    rec: dict[str, Any] = json.loads(path.read_text())
-    return rec
+from tests.adversary.realhost import SEED, TIMEOUT, check_record, on_our_turn, one_line, run_host, start_host
+from tests.support.net import finish, spawn
 
 
 def _no_result(rec: dict[str, Any]) -> None:
@@ -52,34 +27,9 @@ def _no_result(rec: dict[str, Any]) -> None:
     assert rec.get("scores", [0, 0]) == [0, 0]
 
 
-def _host(tmp: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
-    host = spawn(["host", "--bind", ADDR, "--port", "0", "--no-code", "--name", "Ann", "--record", "h.json",
-                  "--bot", "easy", "--grace", "2", *extra], tmp)  # fmt: skip
-    port, _ = wait_listening(host)
-    return host, port
-
-
 def _join(tmp: Path, port: int, *extra: str) -> subprocess.Popen[str]:
     return spawn(["join", f"{ADDR}:{port}", "--name", "Bob", "--record", "j.json", "--bot", "easy",
                   "--grace", "2", *extra], tmp)  # fmt: skip
-
-
-def _run_host(tmp: Path, attack: Callable[[int], dict[str, Any] | None], *extra: str) -> tuple[int, str, Any]:
-    host, port = _host(tmp, *extra)
-    try:
-        told = attack(port)
-        if told is not None and told["code"] == "position":
-            # refused inside the handshake: no match began; the host keeps waiting for a
-            # real joiner (Ctrl-C stops it)
-            time.sleep(0.3)
-            assert host.poll() is None
-            host.send_signal(signal.SIGINT)
-        rc, _out, err = finish(host, TIMEOUT)
-    finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait()
-    return rc, err, told
 
 
 # -- a hostile joiner against a real host -------------------------------------------------
@@ -98,21 +48,9 @@ def _fresh_sync_then_resign_the_host(port: int) -> dict[str, Any] | None:
         p.close()
 
 
-def _on_our_turn(port: int) -> tuple[Hostile, GameCore]:
-    """Join the host honestly (sync at 0) and let its bot play until the joiner is on turn."""
-    p = Hostile.dial(port)
-    p.join_seeded()
-    p.sync()
-    c = p.core
-    assert c is not None
-    while c.match.game.turn != 1:
-        p.receive_action()
-    return p, c
-
-
 def _resign_the_host_mid_game(port: int) -> dict[str, Any] | None:
     """After an honest sync: the host's resignation, made up by the joiner."""
-    p, c = _on_our_turn(port)
+    p, c = on_our_turn(port)
     try:
         a = Action(1, 0)
         p.send({"t": "resign", "n": c.position, "g": 1, "s": 0, "d": c.digest_after(a), "a": b"\1" * 32})
@@ -123,7 +61,7 @@ def _resign_the_host_mid_game(port: int) -> dict[str, Any] | None:
 
 def _move_for_the_host(port: int) -> dict[str, Any] | None:
     """On the host's turn, a legal move for the host's seat, with a forged tag."""
-    p, c = _on_our_turn(port)
+    p, c = on_our_turn(port)
     try:
         p.play_own(next(m for m in c.match.game.legal_moves() if m.target == "side"))  # the host's turn
         m = c.match.game.legal_moves()[0]
@@ -137,7 +75,7 @@ def _move_for_the_host(port: int) -> dict[str, Any] | None:
 
 def _replayed_action(port: int) -> dict[str, Any] | None:
     """The host's own last move, sent back to it as if new (a replay)."""
-    p, c = _on_our_turn(port)
+    p, c = on_our_turn(port)
     try:
         if not any(m["t"] == "move" for m in p.got):
             p.play_own(next(x for x in c.match.game.legal_moves() if x.target == "side"))
@@ -151,7 +89,7 @@ def _replayed_action(port: int) -> dict[str, Any] | None:
 
 def _reordered(port: int) -> dict[str, Any] | None:
     """Two of our own moves, the second sent first."""
-    p, c = _on_our_turn(port)
+    p, c = on_our_turn(port)
     try:
         n = c.position
         p.send({"t": "move", "n": n + 1, "m": [1, "hand", 0, "side", 0], "d": b"\0" * 32, "a": b"\0" * 32})
@@ -172,9 +110,9 @@ ATTACKS = {
 @pytest.mark.parametrize("what", list(ATTACKS))
 def test_a_hostile_joiner_cannot_forge_at_a_real_host(tmp_path: Path, what: str) -> None:
     attack, code = ATTACKS[what]
-    rc, err, told = _run_host(tmp_path, attack, "--seed", SEED)
+    rc, err, told = run_host(tmp_path, attack, "--seed", SEED)
     assert told is not None and told["code"] == code, told
-    line = _one_line(err)
+    line = one_line(err)
     if code == "position":
         warned = [x for x in err.splitlines() if "warning:" in x]
         assert len(warned) == 1 and "a new match starts at action 0, not 3" in warned[0], err
@@ -185,7 +123,7 @@ def test_a_hostile_joiner_cannot_forge_at_a_real_host(tmp_path: Path, what: str)
     else:
         assert line.startswith("p2p-spite: ") and "mallory" in line, line
         assert rc == 1, (rc, err)  # a protocol error: neither a finished match (0) nor a win
-    rec = _check(tmp_path / "h.json")
+    rec = check_record(tmp_path / "h.json")
     assert all(g.get("result", {}).get("reason") != "resign" for g in rec["games"]), rec["games"]
 
 
@@ -253,9 +191,9 @@ def test_a_hostile_host_cannot_forge_at_a_real_joiner(
 ) -> None:
     rc, err, told = _run_joiner(tmp_path, attack)
     assert told is not None and told["code"] in codes, (what, told)
-    _one_line(err)
+    one_line(err)
     assert rc == 1, (rc, err)
-    rec = _check(tmp_path / "j.json")
+    rec = check_record(tmp_path / "j.json")
     assert all(g.get("result", {}).get("reason") != "resign" for g in rec["games"]), rec["games"]
 
 
@@ -267,7 +205,7 @@ def test_a_joiner_that_drops_after_seeing_the_deal_cannot_get_another(tmp_path: 
     """The issue's attack: the joiner computes the seed after the host's reveal, drops and
     dials again.  The host holds the fixed deal (a new joiner gets seat-taken), then says
     plainly that the joiner left after the deal was fixed (exit 3), and writes no match."""
-    host, port = _host(tmp_path)
+    host, port = start_host(tmp_path)
     try:
         p = Hostile.dial(port)
         p.hello()
@@ -288,7 +226,7 @@ def test_a_joiner_that_drops_after_seeing_the_deal_cannot_get_another(tmp_path: 
             host.kill()
             host.wait()
     assert all(r is not None and r["code"] == "seat-taken" for r in seen), seen
-    line = _one_line(err)
+    line = one_line(err)
     assert "left during the seed exchange, after the deal was fixed" in line, line
     assert rc == 3, (rc, err)
     assert len(seed) == 32
@@ -296,7 +234,7 @@ def test_a_joiner_that_drops_after_seeing_the_deal_cannot_get_another(tmp_path: 
 
 def test_a_joiner_that_drops_after_seeing_the_deal_gets_the_same_one_back(tmp_path: Path) -> None:
     """A returning joiner (the same commitments) is dealt the same seed as before."""
-    host, port = _host(tmp_path, "--games", "1")
+    host, port = start_host(tmp_path, "--games", "1")
     try:
         p = Hostile.dial(port)
         p.hello()
@@ -358,7 +296,7 @@ def test_a_host_that_drops_after_the_joiners_reveal_cannot_deal_again(tmp_path: 
             join.kill()
             join.wait()
     assert told is not None and told["code"] == "other-match", told
-    line = _one_line(err)
+    line = one_line(err)
     assert "the host left after it had your half of the seed" in line, line
     assert rc == 3, (rc, err)
 

@@ -30,10 +30,10 @@ from p2p_spite.net.discovery import encode as announcement
 from p2p_spite.net.opening import ELEMENT_MESSAGE, Opening
 from p2p_spite.tunnel.spake2 import Role
 from tests.adversary.hostile import ADDR, Closed, Hostile, listener
+from tests.net.test_discovery import free_udp_port
 from tests.support.lanopen import scalar
 from tests.support.net import CLI, finish, finish_all, read_code, reader, spawn, wait_listening
 from tests.support.ui import find_seed
-from tests.test_discovery import free_udp_port
 
 TIMEOUT = 60.0
 SEED = "5e" * 32

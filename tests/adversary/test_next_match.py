@@ -19,7 +19,7 @@ import pytest
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.engine import Match
 from tests.adversary.hostile import Hostile, listener
-from tests.adversary.test_integrity_attacks import SEED, _check, _one_line
+from tests.adversary.realhost import SEED, check_record, one_line
 from tests.support.net import Outcome, finish, host_and_join, spawn
 
 pytestmark = pytest.mark.slow  # (real processes)
@@ -56,15 +56,15 @@ CHANGED = {
 def test_a_next_match_other_than_the_one_agreed_is_refused_by_the_joiner(tmp_path: Path, mode: str) -> None:
     extra, detail = CHANGED[mode]
     (hrc, _hout, herr), (jrc, jout, jerr) = _run(tmp_path, mode, *extra)
-    assert _one_line(jerr) == f"{OURS.format(name='Ann')}{NOT_AGREED} ({detail})", jerr
+    assert one_line(jerr) == f"{OURS.format(name='Ann')}{NOT_AGREED} ({detail})", jerr
     assert jrc == 1, (jrc, jout, jerr)
     assert "match 2 started" not in jout and "final scores" in jout, jout
     # the host is told why, in one line, and exits 1 too
     told = "p2p-spite: Bob refused the next match before any card was dealt: "
-    assert _one_line(herr) == f"{told}{NOT_AGREED} ({detail})", herr
+    assert one_line(herr) == f"{told}{NOT_AGREED} ({detail})", herr
     assert hrc == 1, (hrc, herr)
     # match 1 stands and checks; no card of match 2 was dealt: no record of it on either side
-    assert _check(tmp_path / "j.json")["games"], jout
+    assert check_record(tmp_path / "j.json")["games"], jout
     assert (tmp_path / "j.json").read_bytes() == (tmp_path / "h.json").read_bytes()
     assert not (tmp_path / "j-2.json").exists() and not (tmp_path / "h-2.json").exists()
     assert not list(tmp_path.glob("*.journal"))
@@ -85,7 +85,7 @@ def test_the_next_match_agreed_is_played_and_an_existing_file_is_left_alone(tmp_
     second = tmp_path / "j-2-2.json"
     assert f"record: {second.name}" in jout or f"record: {second}" in jout, jout
     assert second.read_bytes() == (tmp_path / "h-2.json").read_bytes()
-    assert _check(second)["seed_by"] == "both"
+    assert check_record(second)["seed_by"] == "both"
 
 
 # -- a hand-written host: a setup early, twice, or for the match just over ----------------
@@ -165,8 +165,8 @@ def test_a_hostile_hosts_next_setup_is_refused_by_the_real_joiner(tmp_path: Path
             join.kill()
             join.wait()
     assert told is not None and told["code"] == code, (told, err)
-    line = _one_line(err)
+    line = one_line(err)
     assert line.startswith(OURS.format(name="mallory") + words), err
     assert rc == 1, (rc, out, err)
-    assert _check(tmp_path / "j.json")["games"], out  # match 1 whole; nothing of a match 2
+    assert check_record(tmp_path / "j.json")["games"], out  # match 1 whole; nothing of a match 2
     assert not (tmp_path / "j-2.json").exists() and "match 2 started" not in out

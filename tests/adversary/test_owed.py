@@ -19,20 +19,20 @@ from pathlib import Path
 
 import pytest
 
-from p2p_spite.errors import EXIT_ERROR
-from p2p_spite.lan import _failure_exit
-from p2p_spite.net.deckside import DECK_DEADLINE
-from p2p_spite.net.session import NetSession
-from p2p_spite.net.takeback import UNDO_ACK_DEADLINE
-from p2p_spite.news import Owed, Stalled
-from p2p_spite.session import (
+from p2p_spite.commands.drive import failure_exit
+from p2p_spite.contracts.errors import EXIT_ERROR
+from p2p_spite.contracts.news import Owed, Stalled
+from p2p_spite.contracts.session import (
     ChatReceived,
     Event,
     SessionFailed,
 )
+from p2p_spite.net.deckside import DECK_DEADLINE
+from p2p_spite.net.session import NetSession
+from p2p_spite.net.takeback import UNDO_ACK_DEADLINE
 from p2p_spite.ui.networds import news_words
+from tests.net.test_takeback_net import undo_never_acked
 from tests.support.net import finish_all, spawn, wait_listening
-from tests.test_takeback_net import undo_never_acked
 
 ADDR = "127.0.0.1"
 VERDICT = 120.0  # seconds any wait on a verdict may take (the deadlines are 15 and 30 s)
@@ -87,7 +87,7 @@ def test_a_peer_that_owes_the_ack_of_an_undo_cannot_chat_its_deadline_away(tmp_p
         assert news_words(failed.news) == (
             f"stopped the match: {off.names[off.seat]} did not acknowledge the move taken back within 15 s"
         )
-        assert _failure_exit(failed.ending) == (EXIT_ERROR, None)
+        assert failure_exit(failed.ending) == (EXIT_ERROR, None)
         assert failed.ending is not None and failed.ending.code == "stalled"
         assert t1 - t0 >= UNDO_ACK_DEADLINE - 0.5, t1 - t0  # not before the deadline ...
         assert chats >= 5, chats  # ... and the chat went on while it ran

@@ -16,7 +16,7 @@ import pytest
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.engine import Match
 from p2p_spite.storage.keeper import RecordKeeper
-from tests.support.net import CLI
+from tests.support.net import CLI, records_folder
 
 TIMEOUT = 60
 
@@ -36,14 +36,8 @@ def _cli(tmp: Path, *args: str, memory: int | None = None) -> subprocess.Complet
     )  # fmt: skip
 
 
-def _records(tmp: Path) -> Path:
-    folder = tmp / "xdg" / "p2p-spite" / "records"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def _good(tmp: Path, name: str = "20260101-000000-play-1.json") -> Path:
-    path = _records(tmp) / name
+    path = records_folder(tmp) / name
     r = _cli(
         tmp, "selfplay", "--seed", "ab" * 32, "--games", "1", "--bots", "easy,easy", "--record", str(path)
     )
@@ -69,7 +63,7 @@ def _quiet(r: subprocess.CompletedProcess[str]) -> None:
 
 def test_a_fifo_named_json_hangs_nothing(tmp_path: Path) -> None:
     good = _good(tmp_path)
-    fifo = _records(tmp_path) / "trap.json"
+    fifo = records_folder(tmp_path) / "trap.json"
     os.mkfifo(fifo)
     h = _cli(tmp_path, "history")
     _quiet(h)
@@ -99,7 +93,7 @@ def test_a_fifo_journal_hangs_nothing(tmp_path: Path) -> None:
 
 def test_a_dangling_link_does_not_hide_the_records(tmp_path: Path) -> None:
     good = _good(tmp_path)
-    (_records(tmp_path) / "gone.json").symlink_to(tmp_path / "nowhere.json")
+    (records_folder(tmp_path) / "gone.json").symlink_to(tmp_path / "nowhere.json")
     latest = _cli(tmp_path, "replay", "--check")
     _quiet(latest)
     assert latest.returncode == 0 and f"the latest record: {good}" in latest.stdout, (
@@ -113,11 +107,11 @@ def test_a_dangling_link_does_not_hide_the_records(tmp_path: Path) -> None:
 
 def test_a_file_name_with_escape_codes_is_printed_safely(tmp_path: Path) -> None:
     good = _good(tmp_path)
-    evil = _records(tmp_path) / "\x1b]0;pwned\x07\x1b[2J-host-7.json"
+    evil = records_folder(tmp_path) / "\x1b]0;pwned\x07\x1b[2J-host-7.json"
     _unfinished_host_record(evil, 40123)
     h = _cli(tmp_path, "history")
     _quiet(h)
-    shown = "$'" + str(_records(tmp_path)) + "/\\x1b]0;pwned\\x07\\x1b[2J-host-7.json'"
+    shown = "$'" + str(records_folder(tmp_path)) + "/\\x1b]0;pwned\\x07\\x1b[2J-host-7.json'"
     assert f"resumable: p2p-spite host --port 40123 --resume {shown}" in h.stdout, h.stdout
     latest = _cli(tmp_path, "replay", "--check")
     _quiet(latest)

@@ -15,7 +15,7 @@ import pytest
 
 from p2p_spite.core.game import Action
 from tests.adversary.hostile import Hostile
-from tests.adversary.test_integrity_attacks import SEED, TIMEOUT, _check, _host, _on_our_turn, _one_line
+from tests.adversary.realhost import SEED, TIMEOUT, check_record, on_our_turn, one_line, start_host
 from tests.support.net import finish
 
 pytestmark = pytest.mark.slow  # (real processes)
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow  # (real processes)
 
 def _over(port: int) -> Hostile:
     """Join honestly and resign our seat on our turn: the one-game match is over."""
-    p, c = _on_our_turn(port)
+    p, c = on_our_turn(port)
     a = Action(1, 1)
     p.send({"t": "resign", "n": c.position, "g": 1, "s": 1, "d": c.digest_after(a), "a": b"\3" * 32})
     c.apply(a)
@@ -41,7 +41,7 @@ def _told(p: Hostile, *frames: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _early(port: int) -> dict[str, Any] | None:
-    p, c = _on_our_turn(port)
+    p, c = on_our_turn(port)
     return _told(p, {"t": "rematch", "match": c.match_id, "yes": True})  # in the middle of the match
 
 
@@ -120,7 +120,7 @@ def _setup_from_the_joiner(port: int) -> dict[str, Any] | None:
 
 
 def _setup_mid_match(port: int) -> dict[str, Any] | None:
-    p, c = _on_our_turn(port)  # a setup in the middle of match 1
+    p, c = on_our_turn(port)  # a setup in the middle of match 1
     setup = {"t": "setup", "match": c.match_id, "seed": b"\x09" * 32, "target": 1, "games": None,
              "players": ["Ann", "mallory"], "resume": False}  # fmt: skip
     return _told(p, setup)
@@ -145,7 +145,7 @@ ATTACKS: dict[str, tuple[Callable[[int], dict[str, Any] | None], str, int]] = {
 @pytest.mark.parametrize("what", list(ATTACKS))
 def test_a_hostile_rematch_is_refused_at_a_real_host(tmp_path: Path, what: str) -> None:
     attack, code, exit_code = ATTACKS[what]
-    host, port = _host(tmp_path, "--seed", SEED, "--games", "1", "--matches", "2")
+    host, port = start_host(tmp_path, "--seed", SEED, "--games", "1", "--matches", "2")
     try:
         told = attack(port)
         rc, out, err = finish(host, TIMEOUT)
@@ -157,11 +157,11 @@ def test_a_hostile_rematch_is_refused_at_a_real_host(tmp_path: Path, what: str) 
     assert "Traceback" not in err, err
     assert rc == exit_code, (rc, out, err)
     if exit_code and what not in ("early", "setup mid-match"):  # match 2 refused: one line says so
-        line = _one_line(err)
+        line = one_line(err)
         assert line.startswith(
             "p2p-spite: refused the next match with mallory before any card was dealt: "
         ), err
-    rec = _check(tmp_path / "h.json")
+    rec = check_record(tmp_path / "h.json")
     assert rec["games"], rec
     assert not (tmp_path / "h-2.json").exists()
     assert "final scores" in out, out

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.session import Notice
 from p2p_spite.core.messages import JOIN
 from p2p_spite.core.protocol import PROTOCOL_VERSION
 from p2p_spite.net import HostSettings, JoinSettings, gate, host_session, join_session
@@ -22,7 +23,6 @@ from p2p_spite.net.gate import Guesses
 from p2p_spite.net.opening import ELEMENT_MESSAGE, Opening
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.watch import watch_match
-from p2p_spite.session import Notice
 from p2p_spite.tunnel.spake2 import Role
 from p2p_spite.ui.networds import news_words
 from tests.support.lanopen import Guesser, guess, scalar

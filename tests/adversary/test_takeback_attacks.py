@@ -18,11 +18,11 @@ from p2p_spite.core.game import GameCore
 from p2p_spite.core.protocol import MAX_TAKEBACKS
 from p2p_spite.engine import SIDE, Move, takeback
 from tests.adversary.hostile import Hostile
-from tests.adversary.test_integrity_attacks import _check, _on_our_turn, _one_line, _run_host
-from tests.positions import quiet_moves
+from tests.adversary.realhost import check_record, on_our_turn, one_line, run_host
+from tests.support.positions import quiet_moves
 
 pytestmark = pytest.mark.slow
-# the joiner starts game 1, with two moves it can take back (tests/test_takeback.py's kind)
+# the joiner starts game 1, with two moves it can take back (tests/engine/test_takeback.py's kind)
 SEED = "00" * 31 + "01"
 
 
@@ -119,7 +119,7 @@ def test_a_hostile_joiners_takebacks_are_refused_by_a_real_host(tmp_path: Path, 
     played: list[list[Any]] = []
 
     def attack(port: int) -> dict[str, Any] | None:
-        p, c = _on_our_turn(port)
+        p, c = on_our_turn(port)
         try:
             body(p, c)
             played.extend(list(m) for m in c.match.moves[-1])
@@ -127,10 +127,10 @@ def test_a_hostile_joiners_takebacks_are_refused_by_a_real_host(tmp_path: Path, 
         finally:
             p.close()
 
-    rc, err, told = _run_host(tmp_path, attack, "--seed", SEED)
+    rc, err, told = run_host(tmp_path, attack, "--seed", SEED)
     assert told is not None and told["code"] == code, told
-    line = _one_line(err)
+    line = one_line(err)
     assert line.startswith("p2p-spite: ") and "mallory" in line and rc == 1, (rc, err)
-    rec = _check(tmp_path / "h.json")
+    rec = check_record(tmp_path / "h.json")
     kept = rec["games"][-1]["moves"] if rec["games"] else []  # (no move: no record is kept)
     assert kept == played  # every move the host took, none taken back

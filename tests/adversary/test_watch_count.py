@@ -11,25 +11,14 @@ from typing import Any
 
 import pytest
 
+from p2p_spite.contracts.session import WatchersChanged
 from p2p_spite.core.messages import HOST, JOIN, Hello
 from p2p_spite.core.protocol import Endpoint, LocalConfig, Phase
 from p2p_spite.core.watchcount import WATCHERS_BURST, WATCHERS_RATE
-from p2p_spite.core.wire import Refusal, RemoteProtocolError, encode
-from p2p_spite.session import WatchersChanged
-from tests.support.net import drain, messages, pair, pump
+from p2p_spite.core.wire import Refusal, encode
+from tests.support.net import drain, messages, one_game_over, playing, pump, refused
 
 SEED = bytes(range(32))
-
-
-def _playing(clock: list[float] | None = None) -> tuple[Endpoint, Endpoint]:
-    if clock is None:
-        return pair(LocalConfig(HOST, "Ann", seed=SEED), LocalConfig(JOIN, "Bob"))[:2]
-    h = Endpoint(LocalConfig(HOST, "Ann", seed=SEED), clock=lambda: clock[0])
-    j = Endpoint(LocalConfig(JOIN, "Bob"), clock=lambda: clock[0])
-    h.initiate()
-    j.initiate()
-    pump(h, j)
-    return h, j
 
 
 def _take(ep: Endpoint, msg: dict[str, object]) -> list[Any]:
@@ -37,15 +26,6 @@ def _take(ep: Endpoint, msg: dict[str, object]) -> list[Any]:
     evs: list[Any] = []
     drain(ep, evs)
     return evs
-
-
-def _refused(ep: Endpoint, msg: dict[str, object]) -> Refusal:
-    evs = _take(ep, msg)
-    assert evs and isinstance(evs[-1], RemoteProtocolError), evs
-    assert ep.phase is Phase.CLOSED
-    refusal = messages(ep.data_to_send())[-1]
-    assert refusal["t"] == "refuse" and refusal["code"] == evs[-1].code.value  # the peer is told
-    return evs[-1].code
 
 
 def test_the_joiner_asks_in_its_hello_and_the_host_tells_it() -> None:
@@ -87,15 +67,15 @@ def test_the_host_sends_only_in_play_and_only_a_count_in_its_limit() -> None:
     h.data_to_send()
     h.hs.peer = Hello(2, JOIN, "Bob", bytes(16), False, watchers=True)  # (asked, handshake not done)
     assert not h.watchers.send(1, 4)  # before the handshake is done
-    h, _j = _playing()
+    h, _j = playing()
     assert not h.watchers.send(5, 4) and not h.watchers.send(-1, 4)
     assert h.data_to_send() == b""
 
 
 def test_the_joiner_cannot_count_watchers_for_the_host() -> None:
-    h, _j = _playing()
+    h, _j = playing()
     before = h.core.position if h.core else -1
-    assert _refused(h, {"t": "watchers", "n": 1, "most": 4}) is Refusal.UNEXPECTED
+    assert refused(h, {"t": "watchers", "n": 1, "most": 4}).code is Refusal.UNEXPECTED
     assert h.core is not None and h.core.position == before
 
 
@@ -104,11 +84,11 @@ def test_a_count_before_the_handshake_is_done_is_refused() -> None:
     h.initiate()
     j.initiate()
     j.receive_data(h.data_to_send())  # the host's hello: the joiner waits for its setup
-    assert _refused(j, {"t": "watchers", "n": 1, "most": 4}) is Refusal.UNEXPECTED
+    assert refused(j, {"t": "watchers", "n": 1, "most": 4}).code is Refusal.UNEXPECTED
 
 
 def test_a_count_after_the_close_is_ignored() -> None:
-    h, j = _playing()
+    h, j = playing()
     h.send_bye("quit")
     pump(h, j)
     assert j.phase is Phase.CLOSED
@@ -130,19 +110,19 @@ def test_a_count_after_the_close_is_ignored() -> None:
     ids=["negative", "huge", "above-limit", "limit-too-big", "bool", "float", "list", "no-limit"],
 )
 def test_a_count_out_of_range_or_of_the_wrong_type_is_malformed(msg: dict[str, object]) -> None:
-    _h, j = _playing()
-    assert _refused(j, msg) is Refusal.MALFORMED
+    _h, j = playing()
+    assert refused(j, msg).code is Refusal.MALFORMED
 
 
 def test_a_host_whose_limit_changes_is_lying() -> None:
-    _h, j = _playing()
+    _h, j = playing()
     assert _take(j, {"t": "watchers", "n": 1, "most": 4}) == [WatchersChanged(1)]
-    assert _refused(j, {"t": "watchers", "n": 5, "most": 8}) is Refusal.MALFORMED
+    assert refused(j, {"t": "watchers", "n": 5, "most": 8}).code is Refusal.MALFORMED
 
 
 def test_a_flood_of_counts_is_refused_and_the_rate_an_honest_host_keeps_is_not() -> None:
     clock = [100.0]
-    _h, j = _playing(clock)
+    _h, j = playing(lambda: clock[0])
     for k in range(60):  # an honest host: one a second at most (core/watchcount.py, CountTold), for a minute
         clock[0] += 1.0
         assert _take(j, {"t": "watchers", "n": k % 4, "most": 4}) == [WatchersChanged(k % 4)]
@@ -152,7 +132,7 @@ def test_a_flood_of_counts_is_refused_and_the_rate_an_honest_host_keeps_is_not()
     evs: list[Any] = []
     drain(j, evs)
     assert evs == [WatchersChanged(1)] * WATCHERS_BURST  # a burst is taken ...
-    assert _refused(j, {"t": "watchers", "n": 2, "most": 4}) is Refusal.FLOOD  # ... one more is not
+    assert refused(j, {"t": "watchers", "n": 2, "most": 4}).code is Refusal.FLOOD  # ... one more is not
     assert WATCHERS_RATE >= 2  # (room for a reconnection's count on top of one a second)
 
 
@@ -161,9 +141,7 @@ def test_a_count_that_crosses_the_joiners_yes_to_another_match_is_read_as_before
     joiner before it read the joiner's yes: the joiner, already reading up to the host's
     next hello, takes it (*Playing again*), and the host, once it has both yes, tells no
     more on this connection."""
-    from tests.test_rematch_core import _over
-
-    h, j = _over()
+    h, j = one_game_over()
     h.send_rematch(True)
     pump(h, j)
     j.send_rematch(True)
@@ -180,7 +158,7 @@ def test_a_count_that_crosses_the_joiners_yes_to_another_match_is_read_as_before
 
 def test_a_count_in_the_middle_of_a_catch_up_is_refused() -> None:
     """The sync claimed actions: only they may come (and pings) until they all have."""
-    _h, j = _playing()
+    _h, j = playing()
     assert j.core is not None
     j._catch_up_to = (3, bytes(32))  # (as a sync claiming three actions leaves it)
-    assert _refused(j, {"t": "watchers", "n": 1, "most": 4}) is Refusal.POSITION
+    assert refused(j, {"t": "watchers", "n": 1, "most": 4}).code is Refusal.POSITION

@@ -4,11 +4,11 @@ tests of the files on disk."""
 
 from __future__ import annotations
 
+from p2p_spite.contracts.session import Event
 from p2p_spite.core.effects import Effect, MakeDurable, Show, WriteEntry
 from p2p_spite.core.game import Action, GameCore
 from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.protocol import ActionReceived
-from p2p_spite.session import Event
 from p2p_spite.storage.keeper import RecordKeeper
 
 

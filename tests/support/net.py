@@ -13,26 +13,33 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
+from p2p_spite.contracts.session import Event
 from p2p_spite.core.effects import Show
-from p2p_spite.core.game import Committed
+from p2p_spite.core.game import Committed, GameCore
 from p2p_spite.core.machine import SeatMachine
+from p2p_spite.core.messages import HOST, JOIN
 from p2p_spite.core.protocol import (
     NEED_DATA,
     ActionDue,
     ActionReceived,
     Endpoint,
+    Handshaken,
     LocalConfig,
+    Phase,
     TakebackAnswered,
     TakenBack,
 )
-from p2p_spite.core.wire import FrameDecoder, ProtocolError
+from p2p_spite.core.wire import FrameDecoder, ProtocolError, RemoteProtocolError, encode
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "p2p_spite"]
+SEED = bytes(range(32))  # the seed Ann's in-memory matches are dealt from (playing)
+LIMIT = 60.0  # seconds a test waits on a session's next event
+E = TypeVar("E")
 
 
 def pump(a: Endpoint, b: Endpoint, rounds: int = 50) -> tuple[list[Any], list[Any]]:
@@ -117,8 +124,109 @@ def pair(host: LocalConfig, join: LocalConfig) -> tuple[Endpoint, Endpoint, list
     return h, j, eh, ej
 
 
-def _sigint_default() -> None:
+def playing(clock: Callable[[], float] | None = None) -> tuple[Endpoint, Endpoint]:
+    """Ann hosting a match from :data:`SEED` and Bob joining, in memory, through their
+    handshake: both endpoints playing (``clock``: both endpoints' clock)."""
+    host, join = LocalConfig(HOST, "Ann", seed=SEED), LocalConfig(JOIN, "Bob")
+    h, j = (
+        (Endpoint(host), Endpoint(join))
+        if clock is None
+        else (Endpoint(host, clock=clock), Endpoint(join, clock=clock))
+    )
+    h.initiate()
+    j.initiate()
+    eh, ej = pump(h, j)
+    assert eh and isinstance(eh[0], Handshaken) and ej and isinstance(ej[0], Handshaken), (eh, ej)
+    assert h.core is not None and j.core is not None
+    return h, j
+
+
+def cores(h: Endpoint, j: Endpoint) -> tuple[GameCore, GameCore]:
+    """Both endpoints' match cores (there are: both are playing)."""
+    assert h.core is not None and j.core is not None
+    return h.core, j.core
+
+
+def resumed(hc: GameCore, jc: GameCore) -> tuple[Endpoint, Endpoint, list[object], list[object]]:
+    """A reconnection: new endpoints over the same cores, through their handshake."""
+    h2, j2 = Endpoint(LocalConfig(HOST, "Ann"), hc), Endpoint(LocalConfig(JOIN, "Bob"), jc)
+    h2.initiate()
+    j2.initiate()
+    eh, ej = pump(h2, j2)
+    return h2, j2, eh, ej
+
+
+def one_game_over() -> tuple[Endpoint, Endpoint]:
+    """A one-game match, over: the side on turn resigned it."""
+    h, j, _, _ = pair(LocalConfig(HOST, "Ann", seed=SEED, max_games=1), LocalConfig(JOIN, "Bob"))
+    assert h.core is not None and j.core is not None
+    mover = (h, j)[h.core.match.game.turn]
+    assert mover.core is not None
+    mover.core.commit(mover.core.check_resign(mover.core.seat))
+    mover.send_action(mover.core.position - 1)
+    pump(h, j)
+    assert h.core.finished and j.core.finished
+    return h, j
+
+
+class Events(Protocol):
+    async def next_event(self) -> Event: ...
+
+
+async def next_of(s: Events, kind: type[E], seconds: float = LIMIT) -> E:
+    """The session's next event of ``kind`` (the others before it are passed over),
+    within ``seconds``."""
+    async with asyncio.timeout(seconds):
+        while True:
+            ev = await s.next_event()
+            if isinstance(ev, kind):
+                return ev
+
+
+def raw_watch() -> bytes:
+    """A watcher's first message, in clear (a host with --no-code)."""
+    return encode({"t": "watch", "proto": 2, "app": "p2p-spite", "nonce": bytes(16), "code": False})
+
+
+def refused(ep: Endpoint, msg: dict[str, object]) -> RemoteProtocolError:
+    """``msg`` from the peer, refused: the error it is refused with (the endpoint's last
+    event).  The endpoint is closed and has told the peer why."""
+    ep.receive_data(encode(msg))
+    evs: list[Any] = []
+    drain(ep, evs)
+    assert evs and isinstance(evs[-1], RemoteProtocolError), evs
+    assert ep.phase is Phase.CLOSED
+    told = messages(ep.data_to_send())
+    assert told and told[-1]["t"] == "refuse" and told[-1]["code"] == evs[-1].code.value, told
+    return evs[-1]
+
+
+def frame(body: bytes) -> bytes:
+    """``body`` as one frame on the wire (its length, 4 bytes big-endian, first)."""
+    return len(body).to_bytes(4, "big") + body
+
+
+def frames(data: bytes) -> list[bytes]:
+    """``data`` cut into its frames, each with its length."""
+    out = []
+    while data:
+        n = int.from_bytes(data[:4], "big")
+        out.append(data[: 4 + n])
+        data = data[4 + n :]
+    return out
+
+
+def sigint_default() -> None:
+    """In a child before it runs: SIGINT back to its default action, whatever the test's
+    process set."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def records_folder(tmp: Path) -> Path:
+    """The records folder of a CLI run with ``XDG_DATA_HOME`` at ``tmp / "xdg"`` (made)."""
+    folder = tmp / "xdg" / "p2p-spite" / "records"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def spawn(
@@ -146,7 +254,7 @@ def spawn(
         env=e,
         # Ctrl-C as a user's terminal has it: a test run started in the background by a
         # non-interactive shell ignores SIGINT, and its children would inherit that
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

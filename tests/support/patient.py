@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from p2p_spite.cli import main
+from p2p_spite.commands.cli import main
 from p2p_spite.net import deckside
 
 if __name__ == "__main__":

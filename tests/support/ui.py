@@ -1,5 +1,6 @@
 """What the interface tests share: the in-process session they play against, a
-seed by who starts, the game screen run on a pipe, and waiting with a deadline."""
+seed by who starts, the game screen run on a pipe, a Port that only records what the
+controller tells it, and waiting with a deadline."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2p_spite import localsession
-from p2p_spite.bots import make_bot
-from p2p_spite.engine import Match, Move, new_seed
+from p2p_spite.bots import localsession, make_bot
+from p2p_spite.engine import CENTER, Match, Move, PlayerView, new_seed, view
 from p2p_spite.ui.app import GameApp
+from p2p_spite.ui.board import hand_order
+from p2p_spite.ui.controller import Controller
+from p2p_spite.ui.words import Style
 
 TIMEOUT = 10.0
 
@@ -113,15 +116,79 @@ def texts(app: GameApp) -> str:
     return "\n".join("".join(f[1] for f in m) for m in app.log.messages)
 
 
+class RecordingPort:
+    """A Port that renders nothing: it keeps the lines and what was offered."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[Style, str]] = []
+        self.offered: list[str] = []
+        self.helped = 0
+        self.left = False
+        self.moves_sent = 0
+
+    def say(self, style: Style, text: str) -> None:
+        self.lines.append((style, text))
+
+    def show_help(self) -> None:
+        self.helped += 1
+
+    def offer(self, text: str) -> None:
+        self.offered.append(text)
+
+    def next_game(self) -> bool:
+        return False
+
+    def holding(self) -> bool:
+        return False
+
+    async def played(self, before: PlayerView) -> None:
+        self.moves_sent += 1
+
+    def leave(self) -> None:
+        self.left = True
+
+    def changed(self) -> None:
+        pass
+
+    def said(self) -> str:
+        return "\n".join(text for _, text in self.lines)
+
+
+async def show_queued(s: LocalSession, ctl: Controller) -> None:
+    """Show on ``ctl`` what ``s`` has queued (the events so far)."""
+    while s.queued:
+        ctl.show(await s.next_event())
+
+
+def seed_with_early_center_play() -> tuple[bytes, int, int]:
+    """A seed where seat 0 begins and can play a hand card that is not the last
+    one shown onto a center; that card's slot and the center (0-based)."""
+    for i in range(400):
+        seed = i.to_bytes(32, "big")
+        m = Match(seed)
+        if m.game.starter != 0:
+            continue
+        v = view(m.game, 0)
+        shown = hand_order(v.hand)
+        for mv in v.legal_moves():
+            card = mv.hand_card
+            if card is not None and mv.target == CENTER and shown.index(card) < len(shown) - 1:
+                return seed, shown.index(card), mv.slot
+    raise AssertionError("no seed")
+
+
 __all__ = [
     "TIMEOUT",
     "LocalSession",
+    "RecordingPort",
     "SizedOutput",
     "changed",
     "equals",
     "find_seed",
     "run",
     "running",
+    "seed_with_early_center_play",
+    "show_queued",
     "texts",
     "until",
 ]

@@ -26,7 +26,7 @@ from tests.support.net import finish_all, reader, spawn
 from tests.support.proxy import FaultProxy, Plan
 from tests.support.wormhole_servers import WormholeServer, mailbox_server, relay_server, run  # noqa: F401
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SEED = bytes(range(32))
 HOST_NAME = "alice-the-host"
 JOIN_NAME = "bob-the-joiner"

@@ -65,12 +65,66 @@ class PeerOverdue:
 
 
 @dataclass(frozen=True, slots=True)
+class Withdraw:
+    """Action ``n``, the last, was taken back: rewrite the record without it (and start
+    the journal afresh)."""
+
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class PeerHolds:
+    """The peer holds the first ``n`` actions now: whoever waits for them goes on."""
+
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class MakeDue:
+    """Make ``action``, ours, now due (one kept while our undo was unacknowledged); the
+    driver did not choose it."""
+
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class Unseen:
+    """The board changed under the driver: a move it chose before it has seen the events
+    shown so far is dropped."""
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """Tell the driver ``event``."""
 
     event: Event
 
 
-Effect = WriteTape | WriteEntry | Flush | MakeDurable | WakeAt | PeerOverdue | Show
+Effect = (
+    WriteTape
+    | WriteEntry
+    | Flush
+    | MakeDurable
+    | WakeAt
+    | PeerOverdue
+    | Withdraw
+    | PeerHolds
+    | MakeDue
+    | Unseen
+    | Show
+)
 
-__all__ = ["Effect", "Flush", "MakeDurable", "PeerOverdue", "Show", "WakeAt", "WriteEntry", "WriteTape"]
+__all__ = [
+    "Effect",
+    "Flush",
+    "MakeDue",
+    "MakeDurable",
+    "PeerHolds",
+    "PeerOverdue",
+    "Show",
+    "Unseen",
+    "WakeAt",
+    "Withdraw",
+    "WriteEntry",
+    "WriteTape",
+]

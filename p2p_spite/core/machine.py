@@ -9,13 +9,38 @@ and the time comes with each input that needs it.
 
 from __future__ import annotations
 
-from ..news import Stalled
+from ..engine import IllegalMoveError, Played
+from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
+from ..news import Owed, Stalled
+from ..session import TakebackAsked, TakebackRefused, Takebacks
 from .debts import Debts
-from .effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
-from .game import Committed, GameCore
+from .effects import (
+    Effect,
+    Flush,
+    MakeDue,
+    MakeDurable,
+    PeerHolds,
+    PeerOverdue,
+    Show,
+    Unseen,
+    WakeAt,
+    Withdraw,
+    WriteEntry,
+    WriteTape,
+)
+from .game import Action, Committed, GameCore
 from .handshake import Phase
 from .private import PrivateDeck
 from .protocol import ActionReceived, Endpoint
+from .takebacks import (
+    MAX_TAKEBACKS,
+    UNDO_ACK,
+    UNDO_ACK_DEADLINE,
+    SeatTakebacks,
+    TakebackAnswered,
+    TakebackRequested,
+    TakenBack,
+)
 from .watchcount import CountTold, WatcherCounts
 from .wire import Refusal
 
@@ -24,10 +49,13 @@ class SeatMachine:
     """The effects of what happens to one seat: its :class:`GameCore` (``core``), what the
     peer owes it, and, the host's, how many watch (``watchers``: at most; 0: none)."""
 
-    def __init__(self, core: GameCore, *, watchers: int = 0) -> None:
+    def __init__(self, core: GameCore, *, watchers: int = 0, peer_name: str = "", held: int = 0) -> None:
         self.core = core
         self.counted = CountTold(watchers)  # how many watch, told to the joiner
         self.debts = Debts()  # what the peer owes on the connection of the moment
+        self.peer_name = peer_name  # (named in the news of a debt not paid)
+        self.held = held  # the peer holds the first ``held`` actions (acknowledged, or it acted after them)
+        self.takeback = SeatTakebacks()  # taking back: requests both ways, our undo until acked
 
     def settle(
         self, done: Committed, endpoint: Endpoint | None, received: ActionReceived | None = None
@@ -88,6 +116,144 @@ class SeatMachine:
         if (deadline := self.debts.next_deadline) is not None:
             fx.append(WakeAt(deadline))
         return fx
+
+    # -- what the peer holds -------------------------------------------------------
+
+    def peer_holds(self, n: int) -> list[Effect]:
+        """The peer holds the first ``n`` actions (it acknowledged them, or made one after
+        them; a lower ``n`` changes nothing)."""
+        if n <= self.held:
+            return []
+        self.held = n
+        return [PeerHolds(n)]
+
+    def acked(self, n: int, endpoint: Endpoint) -> list[Effect]:
+        """The peer's ack of the first ``n`` actions over ``endpoint``: once it has our undo,
+        that debt is paid, and an action kept for after the undo is made now."""
+        fx = self.peer_holds(n)
+        if not endpoint.takebacks.undo_unacked:
+            self.debts.paid(UNDO_ACK)
+        tb = self.takeback
+        due, tb.due_after_undo = tb.due_after_undo, None
+        return [*fx, MakeDue(due)] if due is not None else fx
+
+    # -- taking back (docs/protocol.md, *Taking back*) -----------------------------
+
+    def ask_takeback(self, endpoint: Endpoint | None) -> tuple[Played, list[Effect]]:
+        """Ask the peer over ``endpoint`` to let us take back our last move of this turn:
+        the move asked about, and the request sent (IllegalMoveError, nothing sent, if it
+        cannot be taken back now).  The answer comes to :meth:`takeback_received`."""
+        core = self.core
+        why: Illegal | None = core.takeback_refusal(core.seat)
+        if why is None:
+            if endpoint is None or endpoint.phase is not Phase.PLAY or endpoint.catching_up:
+                why = TakebackOffline()
+            elif endpoint.takebacks.asking:
+                why = TakebackWaiting()
+            elif endpoint.takebacks.asked >= MAX_TAKEBACKS:
+                why = TooManyTakebacks(MAX_TAKEBACKS)
+        if why is not None or endpoint is None:
+            raise IllegalMoveError([], why or TakebackOffline())
+        played = core.match.last_played()
+        assert played is not None
+        endpoint.send_takeback_request()
+        self.takeback.asking = played
+        return played, self._sent()
+
+    def answer_takeback(self, yes: bool, endpoint: Endpoint | None) -> tuple[bool, list[Effect]]:
+        """The driver's answer to the peer's request (TakebackAsked), over the connection
+        of the moment (None: none, or the session stopped).  False, nothing sent: it is
+        void (never asked, answered already, the peer played on, or the connection it
+        came on is gone)."""
+        tb = self.takeback
+        req, tb.peer_request = tb.peer_request, None
+        if req is None or endpoint is not req[0] or endpoint.phase is not Phase.PLAY:
+            return False, []
+        return endpoint.answer_takeback(req[1], yes), self._sent()
+
+    def undo_waits(self, endpoint: Endpoint | None) -> bool:
+        """Must an action of ours wait?  Until the peer has acknowledged our last undo, or a
+        new connection (``endpoint``, the one of the moment) settled it, so that both
+        histories go on from the same action."""
+        tb = self.takeback
+        if tb.undo_on is None:
+            return False
+        if endpoint is not None and (endpoint is not tb.undo_on or not endpoint.takebacks.undo_unacked):
+            tb.undo_on = None
+            return False
+        return True
+
+    def acting(self) -> None:
+        """We make an action: it voids our request."""
+        self.takeback.asking = None
+
+    def peer_acted(self) -> list[Effect]:
+        """The peer made an action (committed): it voids its request, and it holds every
+        action before it."""
+        self.takeback.peer_request = None
+        return self.peer_holds(self.core.position)
+
+    def action_due(self, endpoint: Endpoint, action: Action) -> list[Effect]:
+        """An action of ours is due (ActionDue): made now, or kept until the peer has our
+        undo."""
+        if endpoint.takebacks.undo_unacked:
+            self.takeback.due_after_undo = action
+            return []
+        return [MakeDue(action)]
+
+    def takeback_received(
+        self, ev: TakebackRequested | TakebackAnswered | TakenBack, endpoint: Endpoint, now: float
+    ) -> list[Effect]:
+        """The peer's request (shown, or answered by our standing rule), its answer to ours
+        (a yes: taken back, written down, the undo sent, its ack owed), or its undo (written
+        down, acknowledged, shown)."""
+        core, tb = self.core, self.takeback
+        peer = 1 - core.seat
+        if isinstance(ev, TakebackRequested):
+            if tb.takebacks is Takebacks.ASK:
+                tb.peer_request = (endpoint, ev.n)
+                return [Show(TakebackAsked(peer, ev.played))]
+            endpoint.answer_takeback(ev.n, tb.takebacks is Takebacks.ALWAYS, rule=True)
+            return self._sent()
+        if isinstance(ev, TakenBack):  # (done in the core by the endpoint, its tape noted)
+            fx: list[Effect] = [*self._tape(), Withdraw(ev.n)]
+            endpoint.acknowledge()
+            return [*fx, *self._sent(), *self._taken_back(peer, ev.played)]
+        tb.asking = None
+        if not ev.ok:
+            return [Show(TakebackRefused(peer, rule=ev.rule))]
+        n = ev.n
+        if core.position - 1 != n or core.takeback_refusal(core.seat) is not None:
+            return []  # (cannot happen: our action after the request voided it)
+        fx = self._tape()  # (the tape so far: the journal started afresh holds it once)
+        played = core.take_back(core.seat)
+        fx.append(Withdraw(n))
+        endpoint.send_undo(n)
+        fx += self._sent()
+        tb.undo_on = endpoint
+        # our next action waits for the peer's ack of the undo: a debt with a deadline, which
+        # its pings do not put off (a link lost forgives it: the next sync settles the undo)
+        stalled = Stalled(self.peer_name, Owed.UNDO_ACK, UNDO_ACK_DEADLINE)
+        fx += self.owe(UNDO_ACK, stalled, Refusal.STALLED, now)
+        return fx + self._taken_back(core.seat, played)
+
+    def takeback_lost(self) -> list[Effect]:
+        """The connection is lost: the peer asks again, if it still wants to; our request
+        is gone (shown refused)."""
+        tb = self.takeback
+        tb.peer_request = tb.due_after_undo = None
+        if tb.asking is None:
+            return []
+        tb.asking = None
+        return [Show(TakebackRefused(1 - self.core.seat, lost=True))]
+
+    def _taken_back(self, seat: int, played: Played) -> list[Effect]:
+        self.held = min(self.held, self.core.position)  # the action taken back is nobody's now
+        return [*(Show(ev) for ev in self.core.taken_back(seat, played)), Unseen()]
+
+    def _sent(self) -> list[Effect]:
+        """What the endpoint queued goes (after the tape it may depend on)."""
+        return [*self._tape(), Flush()]
 
     def quiet(self) -> None:
         """Nothing more is told unasked (the match was handed on, or is closing)."""

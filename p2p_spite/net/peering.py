@@ -62,7 +62,8 @@ class Peering:
         self.link = link
         link.owner = s
         hs = link.handshaken.result()
-        s.acks.got(hs.peer_position)
+        s.machine.peer_holds(hs.peer_position)
+        s.acks.wake(s.machine.held)
         self.catch_up_end = hs.peer_position
         s.acks.back.set()
         self.stirred.set()

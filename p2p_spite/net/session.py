@@ -13,7 +13,20 @@ import contextlib
 from collections.abc import Callable
 from enum import Enum
 
-from ..core.effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
+from ..core.effects import (
+    Effect,
+    Flush,
+    MakeDue,
+    MakeDurable,
+    PeerHolds,
+    PeerOverdue,
+    Show,
+    Unseen,
+    WakeAt,
+    Withdraw,
+    WriteEntry,
+    WriteTape,
+)
 from ..core.game import Action, Committed, GameCore
 from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
@@ -21,6 +34,7 @@ from ..core.protocol import (
     Acked,
     ActionDue,
     ActionReceived,
+    Endpoint,
     Handover,
     PeerBye,
     PeerRefused,
@@ -32,7 +46,8 @@ from ..core.protocol import (
 )
 from ..core.seat import CoreSeat
 from ..core.wire import ProtocolError, Refusal
-from ..engine import Move, Played
+from ..engine import IllegalMoveError, Move, Played
+from ..engine.refusals import TakebackOffline
 from ..errors import SessionClosed, StorageError, storage_problem
 from ..news import (
     CannotKeepRecord,
@@ -63,7 +78,8 @@ from .notices import Outbox
 from .peering import Peering
 from .reconnect import Dial, Reconnector
 from .settings import HostSettings, Settings
-from .takeback import TakebackSide
+
+AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
 
 
 class Life(Enum):
@@ -108,14 +124,17 @@ class NetSession(CoreSeat):
     ) -> None:
         hs = link.handshaken.result()
         self.core = core
+        self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         most = settings.watchers if isinstance(settings, HostSettings) else 0
-        self.machine = SeatMachine(core, watchers=most)  # what to do, in order: the effects
+        held = max(hs.resumed_at, hs.peer_position)  # what the peer holds of our actions
+        # what to do, in order: the effects
+        self.machine = SeatMachine(core, watchers=most, peer_name=self.peer_name, held=held)
+        self.takeback = self.machine.takeback  # (how this side answers takeback requests)
         self._waker: asyncio.TimerHandle | None = None  # the machine's WakeAt
         self.keeper = keeper
-        self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         self.resumed_at = hs.resumed_at
         self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
-        self.acks = Acks(max(hs.resumed_at, hs.peer_position))  # what the peer holds of our actions
+        self.acks = Acks()  # who waits for the peer to hold our actions
         self.life = Life.PLAYING
         self.record_dropped = False  # left before its first move: no record kept (_nothing_to_keep)
         self.failure: News | None = None  # why the session failed, for the user ...
@@ -133,7 +152,6 @@ class NetSession(CoreSeat):
         # another match on this connection
         self.again = Again(successor, self._retire, settings.rematch_wait, self.peer_name)
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
-        self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         for ev in core.start_events():
             self.put(ev)
         if core.finished:
@@ -177,7 +195,7 @@ class NetSession(CoreSeat):
     @property
     def acked(self) -> int:
         """The peer holds the first ``acked`` actions."""
-        return self.acks.count
+        return self.machine.held
 
     async def wait_acked(
         self, n: int, timeout: float | None = None, *, through_reconnects: bool = False
@@ -185,8 +203,9 @@ class NetSession(CoreSeat):
         """Wait until the peer has acknowledged the first ``n`` actions (False on timeout,
         or on a lost connection unless ``through_reconnects``)."""
         stopped, linked = (lambda: self.life not in _LIVE), (lambda: self.peer.link is not None)
+        held = lambda: self.machine.held  # noqa: E731
         return await self.acks.wait(
-            n, timeout, through_reconnects=through_reconnects, stopped=stopped, linked=linked
+            n, timeout, held=held, through_reconnects=through_reconnects, stopped=stopped, linked=linked
         )
 
     async def play(self, move: Move) -> None:
@@ -195,7 +214,7 @@ class NetSession(CoreSeat):
         whose events the driver has not seen yet) is dropped: the events that follow
         show the board as it is now."""
         self._check_open()
-        if not await self._fresh() or not await self.takeback.settled():
+        if not await self._fresh() or not await self._undo_settled():
             return
         core = self.core
         core.check_move(move, core.seat)
@@ -216,7 +235,7 @@ class NetSession(CoreSeat):
             return
         core = self.core
         if core.match.game.turn == core.seat:
-            if not await self.takeback.settled():
+            if not await self._undo_settled():
                 return
             action = core.check_resign(core.seat)
             if self.deck is not None and not await self.deck.announced(action):
@@ -238,14 +257,43 @@ class NetSession(CoreSeat):
         self.peer.send_chat(text)
 
     async def take_back(self) -> Played | None:
-        """Ask to take back our last move of this turn (TakebackSide.ask)."""
+        """Ask to take back our last move of this turn: the move asked about (its answer
+        comes as MoveTakenBack or TakebackRefused; None: the computer answered at once, its
+        event follows); IllegalMoveError, nothing sent, if it cannot be taken back now."""
         self._check_open()
         await self._fresh()
-        return await self.takeback.ask()
+        if not await self._undo_settled():
+            raise IllegalMoveError([], TakebackOffline())
+        link = self.peer.link
+        played, fx = self.machine.ask_takeback(_endpoint(link))
+        self._perform(link, fx)
+        tb = self.machine.takeback
+        if tb.peer_answers_at_once:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._until(lambda: tb.asking is not played), AT_ONCE)
+            if tb.asking is not played:
+                return None  # answered: its event follows
+        return played
 
     async def answer_takeback(self, yes: bool) -> bool:
         """Answer the peer's takeback request (False: it is void)."""
-        return await self.takeback.answer(yes)
+        link = self.peer.link
+        sent, fx = self.machine.answer_takeback(yes, None if self.closed_for_play else _endpoint(link))
+        self._perform(link, fx)
+        return sent
+
+    async def _undo_settled(self) -> bool:
+        """Before an action of ours: wait until the peer holds our last undo
+        (SeatMachine.undo_waits); False: the session stopped meanwhile."""
+        await self._until(lambda: not self.machine.undo_waits(_endpoint(self.peer.link)))
+        return not self.closed_for_play
+
+    async def _until(self, done: Callable[[], bool]) -> None:
+        """Wait until ``done()`` or the session stops (asked again after every event, link
+        or loss)."""
+        while not done() and not self.closed_for_play:
+            self.peer.stirred.clear()
+            await self.peer.stirred.wait()
 
     async def close(self, reason: str = "quit") -> None:
         """Leave: once the match is over, first make sure the peer has every action
@@ -350,7 +398,7 @@ class NetSession(CoreSeat):
     def make(self, action: Action, *, unseen: bool = False) -> None:
         """Make an action of this seat's (checked legal).  ``unseen``: the protocol made it,
         not the driver (a resignation due: ActionDue).  It voids our takeback request."""
-        self.takeback.acted()
+        self.machine.acting()
         self._settle(self.peer.link, self.core.commit(action), None, unseen=unseen)
 
     def _settle(
@@ -389,6 +437,13 @@ class NetSession(CoreSeat):
                     self._wake_at(fx.when)
                 elif isinstance(fx, PeerOverdue):
                     self.peer.overdue(fx.what, fx.code)
+                elif isinstance(fx, PeerHolds):
+                    self.acks.wake(fx.n)
+                elif isinstance(fx, Unseen):
+                    self.outbox.mark()  # a move chosen on the board before it is dropped
+                elif isinstance(fx, MakeDue):
+                    if not self.closed_for_play:
+                        self.make(fx.action, unseen=True)
                 elif keeper is None:
                     continue
                 elif isinstance(fx, WriteEntry):
@@ -397,6 +452,8 @@ class NetSession(CoreSeat):
                     keeper.deck_tape(fx.entry)
                 elif isinstance(fx, MakeDurable):
                     keeper.game_over(fx.match)  # the record's checkpoint, when due
+                elif isinstance(fx, Withdraw):
+                    keeper.withdraw(fx.n)
             except StorageError as e:
                 self.link_storage_failed(link, e)
                 return False
@@ -459,19 +516,17 @@ class NetSession(CoreSeat):
     def link_event(self, link: Link, ev: OwnerEvent) -> None:
         self.peer.stirred.set()
         if isinstance(ev, ActionReceived):
-            self.takeback.peer_acted()  # its action voids its takeback request
-            self.acks.got(self.core.position)  # the peer made that action: it has them all
+            self._perform(link, self.machine.peer_acted())  # (it voids its takeback request)
             # one the peer caught us up with changed the board on this driver's turn
             self._settle(link, ev.done, ev, unseen=self.core.position <= self.peer.catch_up_end)
             self.peer.caught_action(link)  # (one the peer's sync claimed: the next has 15 s again)
         elif isinstance(ev, ActionDue):
-            if not self.takeback.due(link, ev.action):
-                self.make(ev.action, unseen=True)
+            self._perform(link, self.machine.action_due(link.endpoint, ev.action))
         elif isinstance(ev, Acked):
-            self.acks.got(ev.n)
-            self.takeback.acked(link)
+            self._perform(link, self.machine.acked(ev.n, link.endpoint))
         elif isinstance(ev, TakebackRequested | TakebackAnswered | TakenBack):
-            self.takeback.event(link, ev)
+            now = asyncio.get_running_loop().time()
+            self._perform(link, self.machine.takeback_received(ev, link.endpoint, now))
         elif isinstance(ev, PeerBye):
             if self.life is Life.PLAYING:
                 self.give_up(PeerLeft(self.peer_name, ev.reason), EndCause.PEER_LEFT, reason=ev.reason)
@@ -500,7 +555,7 @@ class NetSession(CoreSeat):
     def link_lost(self, link: Link, exc: Exception | None) -> None:
         if not self.peer.lost(link):
             return
-        self.takeback.lost()
+        self._perform(None, self.machine.takeback_lost())
         if self.ended:
             self.again.lost(exc)  # (no other match: a lost connection is not redialed for one)
         if self.life not in _LIVE:
@@ -574,6 +629,10 @@ class NetSession(CoreSeat):
         if self.keeper is not None and self._nothing_to_keep() and self.keeper.discard():
             self.record_dropped = True
         await self.peer.stop_listening()
+
+
+def _endpoint(link: Link | None) -> Endpoint | None:
+    return link.endpoint if link is not None else None
 
 
 def ending(peer: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:

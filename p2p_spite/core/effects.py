@@ -94,6 +94,12 @@ class Unseen:
 
 
 @dataclass(frozen=True, slots=True)
+class StartNext:
+    """Both said yes to another match: this match stops sending (no pings, no bye) and
+    the next match's hello goes out over its connection."""
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """Tell the driver ``event``."""
 
@@ -111,6 +117,7 @@ Effect = (
     | PeerHolds
     | MakeDue
     | Unseen
+    | StartNext
     | Show
 )
 
@@ -122,6 +129,7 @@ __all__ = [
     "PeerHolds",
     "PeerOverdue",
     "Show",
+    "StartNext",
     "Unseen",
     "WakeAt",
     "Withdraw",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..engine import IllegalMoveError, Played
 from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from ..news import Owed, Stalled
-from ..session import TakebackAsked, TakebackRefused, Takebacks
+from ..session import Rematch, RematchAnswered, TakebackAsked, TakebackRefused, Takebacks
 from .debts import Debts
 from .effects import (
     Effect,
@@ -22,6 +22,7 @@ from .effects import (
     PeerHolds,
     PeerOverdue,
     Show,
+    StartNext,
     Unseen,
     WakeAt,
     Withdraw,
@@ -32,6 +33,7 @@ from .game import Action, Committed, GameCore
 from .handshake import Phase
 from .private import PrivateDeck
 from .protocol import ActionReceived, Endpoint
+from .rematch import SeatRematch
 from .takebacks import (
     MAX_TAKEBACKS,
     UNDO_ACK,
@@ -56,6 +58,7 @@ class SeatMachine:
         self.peer_name = peer_name  # (named in the news of a debt not paid)
         self.held = held  # the peer holds the first ``held`` actions (acknowledged, or it acted after them)
         self.takeback = SeatTakebacks()  # taking back: requests both ways, our undo until acked
+        self.rematch = SeatRematch()  # another match on this connection: both answers
 
     def settle(
         self, done: Committed, endpoint: Endpoint | None, received: ActionReceived | None = None
@@ -254,6 +257,46 @@ class SeatMachine:
     def _sent(self) -> list[Effect]:
         """What the endpoint queued goes (after the tape it may depend on)."""
         return [*self._tape(), Flush()]
+
+    # -- another match on this connection (docs/protocol.md, *Playing again*) ---------
+
+    def rematch_answer(
+        self, yes: bool, endpoint: Endpoint | None, ended: bool
+    ) -> tuple[Rematch | None, list[Effect]]:
+        """Our answer to another match, once the match has ``ended``, over ``endpoint``
+        (None: no connection, or no next match may follow on it): how it settled at once
+        (None: our yes waits for the peer's answer, then :meth:`SeatRematch.waited`), and
+        the effects: our answer sent, the next match started if the peer said yes first."""
+        rm = self.rematch
+        if rm.ours is not None or not ended:
+            return Rematch.NOT_OFFERED, []
+        rm.ours = yes
+        live = endpoint is not None and endpoint.phase is Phase.PLAY and not rm.gone
+        fx: list[Effect] = []
+        if live and rm.theirs is not False:
+            assert endpoint is not None
+            endpoint.send_rematch(yes)
+            fx = self._sent()  # (our yes before the next match's hello)
+            if yes:
+                return None, fx + self._start_next()
+        if rm.theirs is False:
+            return Rematch.DECLINED, fx
+        return (Rematch.GONE if yes else Rematch.NOT_OFFERED), fx
+
+    def rematch_received(self, yes: bool) -> list[Effect]:
+        """The peer's answer (checked by the endpoint: once, after the end, for this match):
+        shown if we have not answered yet; a yes to our yes starts the next match."""
+        rm = self.rematch
+        rm.theirs = yes
+        fx: list[Effect] = [Show(RematchAnswered(yes))] if rm.ours is None else []
+        return fx + self._start_next()
+
+    def _start_next(self) -> list[Effect]:
+        rm = self.rematch
+        if not rm.agreed or rm.started:
+            return []
+        rm.started = True
+        return [StartNext()]
 
     def quiet(self) -> None:
         """Nothing more is told unasked (the match was handed on, or is closing)."""

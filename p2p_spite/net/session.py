@@ -21,6 +21,7 @@ from ..core.effects import (
     PeerHolds,
     PeerOverdue,
     Show,
+    StartNext,
     Unseen,
     WakeAt,
     Withdraw,
@@ -66,7 +67,6 @@ from ..session import (
     Event,
     LinkState,
     Rematch,
-    RematchAnswered,
     SessionFailed,
 )
 from ..storage.keeper import RecordKeeper
@@ -150,7 +150,7 @@ class NetSession(CoreSeat):
             dead_after=settings.dead_after,
         )
         # another match on this connection
-        self.again = Again(successor, self._retire, settings.rematch_wait, self.peer_name)
+        self.again = Again(successor, self.machine.rematch, settings.rematch_wait, self.peer_name)
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
         for ev in core.start_events():
             self.put(ev)
@@ -339,7 +339,17 @@ class NetSession(CoreSeat):
     async def rematch(self, yes: bool) -> Rematch:
         """The match is over: this side's answer to another match on this connection
         (:class:`~.again.Again`; STARTED: :attr:`again` ``.next`` is its session)."""
-        return await self.again.answer(yes, self.peer.link, self.life is Life.OVER)
+        ended, again = self.life is Life.OVER, self.again
+        first = self.machine.rematch.ours is None and ended
+        link = self.peer.link
+        ep = _endpoint(link) if again.successor is not None else None
+        settled, fx = self.machine.rematch_answer(yes, ep, ended)
+        self._perform(link, fx)
+        if settled is None:
+            settled = await again.follow()
+        if first:
+            again.settled(again.next if settled is Rematch.STARTED else None)
+        return settled
 
     def _retire(self) -> None:
         """Both said yes: this match's connection goes on to the next one (its server too).
@@ -441,6 +451,10 @@ class NetSession(CoreSeat):
                     self.acks.wake(fx.n)
                 elif isinstance(fx, Unseen):
                     self.outbox.mark()  # a move chosen on the board before it is dropped
+                elif isinstance(fx, StartNext):
+                    if link is not None:
+                        self._retire()
+                        self.again.start(link)
                 elif isinstance(fx, MakeDue):
                     if not self.closed_for_play:
                         self.make(fx.action, unseen=True)
@@ -532,9 +546,8 @@ class NetSession(CoreSeat):
                 self.give_up(PeerLeft(self.peer_name, ev.reason), EndCause.PEER_LEFT, reason=ev.reason)
             link.fail(ConnectionError("bye"))
         elif isinstance(ev, RematchReceived):
-            if self.again.ours is None:
-                self.put(RematchAnswered(ev.yes))
-            self.again.answered(ev.yes, link)
+            self._perform(link, self.machine.rematch_received(ev.yes))
+            self.again.heard()
         elif isinstance(ev, Handover):
             self.again.hand_over(link, ev.data)
         elif isinstance(ev, ChatReceived):

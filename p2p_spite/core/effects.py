@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import Match
-from ..news import Stalled
-from ..session import Event
+from ..news import News, Stalled
+from ..session import EndCause, Event
 from .game import Action
 from .tape import TapeEntry
 from .wire import Refusal
@@ -100,6 +100,36 @@ class StartNext:
 
 
 @dataclass(frozen=True, slots=True)
+class Redial:
+    """The peer is away: dial it again (if no dial is under way), with back-off, until it
+    answers or the match stops."""
+
+
+@dataclass(frozen=True, slots=True)
+class WaitedOut:
+    """The grace period ended and the peer did not come back (``news`` says so)."""
+
+    news: News
+
+
+@dataclass(frozen=True, slots=True)
+class DropLink:
+    """The connection of the moment is dead (``why``): drop it, as lost."""
+
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class GiveUp:
+    """The peer cannot be got back: stop the match (``news``, ``cause``, ``code``, ``reason``)."""
+
+    news: News
+    cause: EndCause
+    code: Refusal | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """Tell the driver ``event``."""
 
@@ -118,19 +148,27 @@ Effect = (
     | MakeDue
     | Unseen
     | StartNext
+    | Redial
+    | WaitedOut
+    | DropLink
+    | GiveUp
     | Show
 )
 
 __all__ = [
+    "DropLink",
     "Effect",
     "Flush",
+    "GiveUp",
     "MakeDue",
     "MakeDurable",
     "PeerHolds",
     "PeerOverdue",
+    "Redial",
     "Show",
     "StartNext",
     "Unseen",
+    "WaitedOut",
     "WakeAt",
     "Withdraw",
     "WriteEntry",

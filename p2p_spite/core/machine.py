@@ -31,6 +31,7 @@ from .effects import (
 )
 from .game import Action, Committed, GameCore
 from .handshake import Phase
+from .liveness import Liveness
 from .private import PrivateDeck
 from .protocol import ActionReceived, Endpoint
 from .rematch import SeatRematch
@@ -51,7 +52,15 @@ class SeatMachine:
     """The effects of what happens to one seat: its :class:`GameCore` (``core``), what the
     peer owes it, and, the host's, how many watch (``watchers``: at most; 0: none)."""
 
-    def __init__(self, core: GameCore, *, watchers: int = 0, peer_name: str = "", held: int = 0) -> None:
+    def __init__(
+        self,
+        core: GameCore,
+        *,
+        watchers: int = 0,
+        peer_name: str = "",
+        held: int = 0,
+        live: Liveness | None = None,
+    ) -> None:
         self.core = core
         self.counted = CountTold(watchers)  # how many watch, told to the joiner
         self.debts = Debts()  # what the peer owes on the connection of the moment
@@ -59,6 +68,8 @@ class SeatMachine:
         self.held = held  # the peer holds the first ``held`` actions (acknowledged, or it acted after them)
         self.takeback = SeatTakebacks()  # taking back: requests both ways, our undo until acked
         self.rematch = SeatRematch()  # another match on this connection: both answers
+        # a lost peer waited for (none by default), a silent one noticed (never by default)
+        self.live = live or Liveness(peer_name, grace=0.0, dead_after=float("inf"), redials=False)
 
     def settle(
         self, done: Committed, endpoint: Endpoint | None, received: ActionReceived | None = None
@@ -112,12 +123,15 @@ class SeatMachine:
 
     def tick(self, endpoint: Endpoint | None, now: float) -> list[Effect]:
         """The time a :class:`~p2p_spite.core.effects.WakeAt` asked for has come: the
-        debts not paid by now, a count that waited; then the next wake-up, if one is
+        debts not paid by now, a count that waited, the grace period's end (the peer
+        still away: waited out); then the next wake-up, if one is
         due (the shell keeps one, the earliest, so each tick asks again)."""
         fx: list[Effect] = [PeerOverdue(what, code) for what, code in self.debts.due(now)]
         fx += self.counted.tick(_conn(endpoint), now)
-        if (deadline := self.debts.next_deadline) is not None:
-            fx.append(WakeAt(deadline))
+        fx += self.live.due(now, linked=endpoint is not None)
+        wakes = [t for t in (self.debts.next_deadline, self.live.grace_until) if t is not None]
+        if wakes:
+            fx.append(WakeAt(min(wakes)))
         return fx
 
     # -- what the peer holds -------------------------------------------------------
@@ -301,6 +315,7 @@ class SeatMachine:
     def quiet(self) -> None:
         """Nothing more is told unasked (the match was handed on, or is closing)."""
         self.counted.stop()
+        self.live.back()  # (no grace period either)
 
     def _tape(self) -> list[Effect]:
         deck = PrivateDeck.of(self.core)

@@ -10,25 +10,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from enum import Enum
 
 from ..core.effects import (
+    DropLink,
     Effect,
     Flush,
+    GiveUp,
     MakeDue,
     MakeDurable,
     PeerHolds,
     PeerOverdue,
+    Redial,
     Show,
     StartNext,
     Unseen,
+    WaitedOut,
     WakeAt,
     Withdraw,
     WriteEntry,
     WriteTape,
 )
 from ..core.game import Action, Committed, GameCore
+from ..core.liveness import Liveness
 from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
 from ..core.protocol import (
@@ -76,7 +81,7 @@ from .deckside import DeckSide
 from .link import Link, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
-from .reconnect import Dial, Reconnector
+from .reconnect import Backoff, Dial
 from .settings import HostSettings, Settings
 
 AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
@@ -127,8 +132,10 @@ class NetSession(CoreSeat):
         self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         most = settings.watchers if isinstance(settings, HostSettings) else 0
         held = max(hs.resumed_at, hs.peer_position)  # what the peer holds of our actions
+        g, dead = settings.grace, settings.dead_after  # (the grace period, the heartbeat's verdict)
+        live = Liveness(self.peer_name, grace=g, dead_after=dead, redials=dial is not None)
         # what to do, in order: the effects
-        self.machine = SeatMachine(core, watchers=most, peer_name=self.peer_name, held=held)
+        self.machine = SeatMachine(core, watchers=most, peer_name=self.peer_name, held=held, live=live)
         self.takeback = self.machine.takeback  # (how this side answers takeback requests)
         self._waker: asyncio.TimerHandle | None = None  # the machine's WakeAt
         self.keeper = keeper
@@ -142,12 +149,11 @@ class NetSession(CoreSeat):
         self.peer = Peering(self, server)  # the connection of the moment (and the host's listener)
         self.outbox = Outbox(self.peer.stirred.set)  # what the driver is told
         self._observers: list[Callable[[Event], None]] = []  # see observe()
-        self.reconnect = Reconnector(
-            self,
-            redial=(lambda: dial(core)) if dial is not None else None,
-            grace=settings.grace,
-            heartbeat=settings.heartbeat,
-            dead_after=settings.dead_after,
+        # the joiner's redial of a lost host (Redial), and the heartbeat
+        self._redial_host = (lambda: dial(core)) if dial is not None else None
+        self._dialer: asyncio.Task[None] | None = None
+        self._beat: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
+            self._heartbeat(settings.heartbeat)
         )
         # another match on this connection
         self.again = Again(successor, self.machine.rematch, settings.rematch_wait, self.peer_name)
@@ -302,7 +308,7 @@ class NetSession(CoreSeat):
             return
         self.again.lost()  # (a yes to another match waiting for the peer's answer: no more)
         if self.life is Life.OVER and self.acked < self.core.position:
-            await self.wait_acked(self.core.position, self.reconnect.grace, through_reconnects=True)
+            await self.wait_acked(self.core.position, self.machine.live.grace, through_reconnects=True)
         if self.deck is not None:
             if self.life is Life.OVER:
                 await self.deck.wait_reveal()
@@ -363,7 +369,10 @@ class NetSession(CoreSeat):
     def _quiet(self) -> None:
         """No more notices, heartbeats or private-deck deadlines."""
         self.outbox.notices.stop()
-        self.reconnect.stop()
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+        self._halt()
         self.machine.quiet()
         if self._waker is not None:
             self._waker.cancel()
@@ -451,6 +460,19 @@ class NetSession(CoreSeat):
                     self.acks.wake(fx.n)
                 elif isinstance(fx, Unseen):
                     self.outbox.mark()  # a move chosen on the board before it is dropped
+                elif isinstance(fx, Redial):
+                    if self._redial_host is not None and (self._dialer is None or self._dialer.done()):
+                        self._dialer = asyncio.get_running_loop().create_task(self._redial(self._redial_host))
+                elif isinstance(fx, WaitedOut):
+                    if not self.closing:
+                        self._halt()
+                        self._waited_out(fx.news)
+                elif isinstance(fx, DropLink):
+                    if link is not None and link.transport is not None:
+                        link.fail(ConnectionError(fx.why))
+                        link.transport.abort()
+                elif isinstance(fx, GiveUp):
+                    self.give_up(fx.news, fx.cause, fx.code, fx.reason)
                 elif isinstance(fx, StartNext):
                     if link is not None:
                         self._retire()
@@ -577,11 +599,13 @@ class NetSession(CoreSeat):
         if settled:  # the peer left after the end (its bye, or another match refused)
             self.put(ConnectionChanged(LinkState.CLOSED))
             return
-        if self.reconnect.grace <= 0:
+        if self.machine.live.grace <= 0:
             if self.life is Life.PLAYING:
                 self.give_up(ConnectionLost(self.peer_name), EndCause.CONNECTION_LOST)
             return
-        self.put(ConnectionChanged(LinkState.RECONNECTING, self.reconnect.lost()))
+        news, fx = self.machine.live.lost(asyncio.get_running_loop().time())
+        self.put(ConnectionChanged(LinkState.RECONNECTING, news))
+        self._perform(None, fx)
 
     def offer_link(self, link: Link) -> bool:
         """A returning joiner's link (host side): taken while the match needs one."""
@@ -593,7 +617,7 @@ class NetSession(CoreSeat):
 
     def relink(self, link: Link) -> None:
         """The peer is back (it dialed the host again, or the joiner redialed it)."""
-        self.reconnect.back()
+        self.machine.live.back()
         self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_news(link)))
         self.peer.attach(link)
         self._linked(link)  # (the joiner may have missed the last count)
@@ -601,7 +625,7 @@ class NetSession(CoreSeat):
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
         self._fail(news, ending(self.peer_name, cause, code, reason))
 
-    def waited_out(self, news: News) -> None:
+    def _waited_out(self, news: News) -> None:
         if self.ended:
             self.acks.back.set()  # close() stops waiting for the last acknowledgement
             return
@@ -631,7 +655,39 @@ class NetSession(CoreSeat):
         self.put(ConnectionChanged(LinkState.LOST, news, ending))
         self.put(SessionFailed(news, path, ending, unsaved))
         self.peer.close_transport()
-        self.reconnect.halt()
+        self._halt()
+
+    def _halt(self) -> None:
+        """No more waiting for the peer: no redial, no grace period."""
+        if self._dialer is not None:
+            self._dialer.cancel()
+        self.machine.live.back()
+
+    async def _redial(self, dial: Callable[[], Awaitable[Link]]) -> None:
+        """Dial the lost host again, with back-off, until it answers (relink), the match
+        stops, or a refusal says redialing is pointless (Liveness.redial_refused)."""
+        backoff = Backoff()
+        while self.peer.link is None and not self.closing and self.failure is None:
+            try:
+                link = await dial()
+            except (OSError, ConnectionError, TimeoutError, ProtocolError) as e:
+                if isinstance(e, ProtocolError) and (fx := self.machine.live.redial_refused(e)):
+                    self._perform(None, fx)
+                    return
+            else:
+                self.relink(link)
+                return
+            await backoff.wait()
+
+    async def _heartbeat(self, every: float) -> None:
+        """Every ``every`` seconds, the machine's verdict on the connection of the moment
+        (Liveness.beat: pinged, or dropped as silent)."""
+        loop = asyncio.get_running_loop()
+        while not self.closing:
+            await asyncio.sleep(every)
+            link = self.peer.link
+            if link is not None and link.transport is not None:
+                self._perform(link, self.machine.live.beat(link.endpoint, loop.time() - link.last_rx))
 
     async def _shutdown(self, reason: str) -> None:
         self._quiet()

@@ -174,28 +174,19 @@ def test_a_standing_rule_answers_without_asking_the_driver(rule: Takebacks, ok: 
     assert s.moff.answer_takeback(True, s.off) == (False, [])  # (the driver was never asked)
 
 
-def test_an_answer_never_asked_for_sends_nothing() -> None:
+@pytest.mark.parametrize("how", ["never-asked", "twice", "peer-played-on"])
+def test_an_answer_not_waited_for_is_void_and_sends_nothing(how: str) -> None:
+    """Never asked for, given a second time, or after the peer's action voided the request."""
     s = Seats()
-    assert s.moff.answer_takeback(True, s.off) == (False, [])
-    assert s.off.data_to_send() == b""
-
-
-def test_an_answer_given_twice_is_sent_once() -> None:
-    s = Seats()
-    _, ev = s.request()
-    s.moff.takeback_received(ev, s.off, 0.0)
-    assert s.moff.answer_takeback(True, s.off) == (True, [Flush()])
-    s.off.data_to_send()
+    if how != "never-asked":
+        _, ev = s.request()
+        s.moff.takeback_received(ev, s.off, 0.0)
+    if how == "twice":
+        assert s.moff.answer_takeback(True, s.off) == (True, [Flush()])
+        s.off.data_to_send()
+    elif how == "peer-played-on":
+        s.moff.peer_acted()  # its action came: it voids its request
     assert s.moff.answer_takeback(False, s.off) == (False, [])
-    assert s.off.data_to_send() == b""
-
-
-def test_an_answer_after_the_peer_played_on_is_void() -> None:
-    s = Seats()
-    _, ev = s.request()
-    s.moff.takeback_received(ev, s.off, 0.0)
-    s.moff.peer_acted()  # its action came: it voids its request
-    assert s.moff.answer_takeback(True, s.off) == (False, [])
     assert s.off.data_to_send() == b""
 
 

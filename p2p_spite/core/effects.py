@@ -81,10 +81,12 @@ class PeerHolds:
 
 @dataclass(frozen=True, slots=True)
 class MakeDue:
-    """Make ``action``, ours, now due (one kept while our undo was unacknowledged); the
-    driver did not choose it."""
+    """Make ``action``, ours, now due (one kept while our undo was unacknowledged, or a
+    resignation asked for while the connection was down); ``unseen``: the driver did not
+    see it coming (a move it chose before is dropped)."""
 
     action: Action
+    unseen: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ and the time comes with each input that needs it.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..engine import IllegalMoveError, Played
 from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from ..news import Owed, Stalled
@@ -46,6 +48,8 @@ from .takebacks import (
 )
 from .watchcount import CountTold, WatcherCounts
 from .wire import Refusal
+
+CATCH_UP: Final = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
 
 
 class SeatMachine:
@@ -271,6 +275,52 @@ class SeatMachine:
     def _sent(self) -> list[Effect]:
         """What the endpoint queued goes (after the tape it may depend on)."""
         return [*self._tape(), Flush()]
+
+    # -- the connection of the moment: the peer's catch-up, a resignation asked for ----
+
+    def owe_catch_up(self, endpoint: Endpoint | None, seconds: float, now: float) -> list[Effect]:
+        """The peer's sync claimed actions we lack: each must come within ``seconds`` of
+        the one before (its pings do not put it off; owed already: its deadline holds)."""
+        if endpoint is None or not endpoint.catching_up:
+            return []
+        return self.owe(CATCH_UP, Stalled(self.peer_name, Owed.CATCH_UP, seconds), Refusal.POSITION, now)
+
+    def caught_action(self, endpoint: Endpoint, seconds: float, now: float, *, closed: bool) -> list[Effect]:
+        """An action the peer's sync claimed came: the next has its deadline afresh; after
+        the last, a resignation we asked for is asked again."""
+        if not self.debts.owes(CATCH_UP):
+            return []
+        self.debts.paid(CATCH_UP)
+        if endpoint.catching_up:
+            return self.owe_catch_up(endpoint, seconds, now)
+        return self.resign_again(endpoint, closed=closed)
+
+    def resign_pending(self, endpoint: Endpoint | None, *, closed: bool) -> list[Effect]:
+        """A new connection (not catching up): a resignation we asked for while the
+        connection was down (or before a crash) is ours to make if we are on turn, else
+        asked again.  (While it catches up the endpoint makes it due itself: ActionDue.)"""
+        g = self.core.match.game
+        if not self._resigning(closed) or (endpoint is not None and endpoint.catching_up):
+            return []
+        if g.turn == self.core.seat:
+            return [MakeDue(Action(g.game, self.core.seat), unseen=False)]
+        return self.resign_again(endpoint, closed=closed)
+
+    def resign_again(self, endpoint: Endpoint | None, *, closed: bool) -> list[Effect]:
+        """Off turn in a game we asked to resign: the peer is asked (again) over
+        ``endpoint``, if it plays (``closed``: the session is closed for play)."""
+        g = self.core.match.game
+        if not self._resigning(closed) or g.turn == self.core.seat:
+            return []
+        if endpoint is None or endpoint.phase is not Phase.PLAY:
+            return []
+        endpoint.send_resign_request(g.game)
+        return self._sent()
+
+    def _resigning(self, closed: bool) -> bool:
+        """We asked to resign the game in play, and the match goes on."""
+        core, g = self.core, self.core.match.game
+        return not closed and not core.finished and g.result is None and g.game in core.requests
 
     # -- another match on this connection (docs/protocol.md, *Playing again*) ---------
 

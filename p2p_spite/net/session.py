@@ -78,7 +78,7 @@ from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .again import Again, Successor
 from .deckside import DeckSide
-from .link import Link, OwnerEvent
+from .link import HANDSHAKE_TIMEOUT, Link, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
 from .reconnect import Backoff, Dial
@@ -164,8 +164,7 @@ class NetSession(CoreSeat):
             self._finish()
         if watched is not None:  # the host's watchers: the table now, then every event
             watched(self)  # (before the link brings the peer's first move)
-        self.peer.attach(link)
-        self._linked(link)
+        self._attach(link)
 
     # -- the Session contract ------------------------------------------------------
 
@@ -256,7 +255,8 @@ class NetSession(CoreSeat):
             except StorageError as e:
                 self.link_storage_failed(self.peer.link, e)
                 return
-        self.peer.ask_again()  # (sent now, if the link is up)
+        link = self.peer.link  # (asked now, if the link is up)
+        self._perform(link, self.machine.resign_again(_endpoint(link), closed=self.closed_for_play))
 
     async def chat(self, text: str) -> None:
         self._check_open()
@@ -404,9 +404,28 @@ class NetSession(CoreSeat):
         """May a move the driver chose now be played?  Not if the driver has not yet seen
         the peer's latest actions (a catch-up in progress is waited out first: Peering):
         it was chosen on an old board, and the events still to read show the board as it is."""
-        await self.peer.caught_up()
+        while not self.closed_for_play and (link := self.peer.link) is not None and link.endpoint.catching_up:
+            self._owe_catch_up(link)  # (armed at the attach already: its deadline holds)
+            self.peer.stirred.clear()  # set again by the next event, link or loss
+            await self.peer.stirred.wait()
         self._check_open()
         return self.outbox.seen
+
+    def _attach(self, link: Link) -> None:
+        """Play over ``link`` (Peering.attach), the peer's catch-up owed, what came right
+        behind the handshake read, then a resignation asked for while it was down."""
+        self.peer.attach(link)
+        if PrivateDeck.of(self.core) is None:  # (a private deck's catch-up interleaves deck work)
+            self._owe_catch_up(link)
+        catching_up = link.endpoint.catching_up
+        link.pump()  # (play messages that came right behind the handshake)
+        if not catching_up:  # (else the end of the catch-up asks: caught_action)
+            self._perform(link, self.machine.resign_pending(link.endpoint, closed=self.closed_for_play))
+        self._linked(link)  # (the peer may have missed the last count of watchers)
+
+    def _owe_catch_up(self, link: Link) -> None:
+        now = asyncio.get_running_loop().time()
+        self._perform(link, self.machine.owe_catch_up(link.endpoint, HANDSHAKE_TIMEOUT, now))
 
     def notice(self, news: News, *, merged: bool = False) -> None:
         """Tell the driver something that changes nothing in the match (throttled:
@@ -479,7 +498,7 @@ class NetSession(CoreSeat):
                         self.again.start(link)
                 elif isinstance(fx, MakeDue):
                     if not self.closed_for_play:
-                        self.make(fx.action, unseen=True)
+                        self.make(fx.action, unseen=fx.unseen)
                 elif keeper is None:
                     continue
                 elif isinstance(fx, WriteEntry):
@@ -555,7 +574,11 @@ class NetSession(CoreSeat):
             self._perform(link, self.machine.peer_acted())  # (it voids its takeback request)
             # one the peer caught us up with changed the board on this driver's turn
             self._settle(link, ev.done, ev, unseen=self.core.position <= self.peer.catch_up_end)
-            self.peer.caught_action(link)  # (one the peer's sync claimed: the next has 15 s again)
+            now = asyncio.get_running_loop().time()  # (one the peer's sync claimed: the next has 15 s again)
+            closed = self.closed_for_play
+            self._perform(
+                link, self.machine.caught_action(link.endpoint, HANDSHAKE_TIMEOUT, now, closed=closed)
+            )
         elif isinstance(ev, ActionDue):
             self._perform(link, self.machine.action_due(link.endpoint, ev.action))
         elif isinstance(ev, Acked):
@@ -619,8 +642,7 @@ class NetSession(CoreSeat):
         """The peer is back (it dialed the host again, or the joiner redialed it)."""
         self.machine.live.back()
         self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_news(link)))
-        self.peer.attach(link)
-        self._linked(link)  # (the joiner may have missed the last count)
+        self._attach(link)
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
         self._fail(news, ending(self.peer_name, cause, code, reason))

@@ -1,8 +1,9 @@
 """One seat's machine: what happens to the seat (an action made or received, a change
-in how many watch, a debt the peer owes, a tick of the clock) taken to the list of
-effects the shell carries out (:mod:`p2p_spite.core.effects`), in their order: for
-an action, the one order the durability rule needs.  No I/O and no clock: the
-protocol endpoint only queues bytes, nothing queued leaves before a
+in how many watch, a debt the peer owes, a takeback asked, answered or done, an answer
+to another match, a connection lost, caught up or silent, a tick of the clock) taken
+to the list of effects the shell carries out (:mod:`p2p_spite.core.effects`), in
+their order: for an action, the one order the durability rule needs.  No I/O and no
+clock: the protocol endpoint only queues bytes, nothing queued leaves before a
 :class:`~p2p_spite.core.effects.Flush`, which comes after the writes it depends on,
 and the time comes with each input that needs it.
 """
@@ -54,7 +55,9 @@ CATCH_UP: Final = "catch-up"  # the debt of a peer whose sync claimed actions th
 
 class SeatMachine:
     """The effects of what happens to one seat: its :class:`GameCore` (``core``), what the
-    peer owes it, and, the host's, how many watch (``watchers``: at most; 0: none)."""
+    peer owes it, and, the host's, how many watch (``watchers``: at most; 0: none); how
+    many actions the peer holds (``held``), the takebacks, the answers to another match,
+    and how long a lost peer is waited for (``live``: its name ``peer_name``)."""
 
     def __init__(
         self,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..contracts.news import Stalled
-from ..contracts.session import Event
+from ..contracts.news import News, Stalled
+from ..contracts.session import EndCause, Event
 from ..engine import Match
 from .game import Action
 from .tape import TapeEntry
@@ -65,12 +65,114 @@ class PeerOverdue:
 
 
 @dataclass(frozen=True, slots=True)
+class Withdraw:
+    """Action ``n``, the last, was taken back: rewrite the record without it (and start
+    the journal afresh)."""
+
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class PeerHolds:
+    """The peer holds the first ``n`` actions now: whoever waits for them goes on."""
+
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class MakeDue:
+    """Make ``action``, ours, now due (one kept while our undo was unacknowledged, or a
+    resignation asked for while the connection was down); ``unseen``: the driver did not
+    see it coming (a move it chose before is dropped)."""
+
+    action: Action
+    unseen: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Unseen:
+    """The board changed under the driver: a move it chose before it has seen the events
+    shown so far is dropped."""
+
+
+@dataclass(frozen=True, slots=True)
+class StartNext:
+    """Both said yes to another match: this match stops sending (no pings, no bye) and
+    the next match's hello goes out over its connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class Redial:
+    """The peer is away: dial it again (if no dial is under way), with back-off, until it
+    answers or the match stops."""
+
+
+@dataclass(frozen=True, slots=True)
+class WaitedOut:
+    """The grace period ended and the peer did not come back (``news`` says so)."""
+
+    news: News
+
+
+@dataclass(frozen=True, slots=True)
+class DropLink:
+    """The connection of the moment is dead (``why``): drop it, as lost."""
+
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class GiveUp:
+    """The peer cannot be got back: stop the match (``news``, ``cause``, ``code``, ``reason``)."""
+
+    news: News
+    cause: EndCause
+    code: Refusal | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """Tell the driver ``event``."""
 
     event: Event
 
 
-Effect = WriteTape | WriteEntry | Flush | MakeDurable | WakeAt | PeerOverdue | Show
+Effect = (
+    WriteTape
+    | WriteEntry
+    | Flush
+    | MakeDurable
+    | WakeAt
+    | PeerOverdue
+    | Withdraw
+    | PeerHolds
+    | MakeDue
+    | Unseen
+    | StartNext
+    | Redial
+    | WaitedOut
+    | DropLink
+    | GiveUp
+    | Show
+)
 
-__all__ = ["Effect", "Flush", "MakeDurable", "PeerOverdue", "Show", "WakeAt", "WriteEntry", "WriteTape"]
+__all__ = [
+    "DropLink",
+    "Effect",
+    "Flush",
+    "GiveUp",
+    "MakeDue",
+    "MakeDurable",
+    "PeerHolds",
+    "PeerOverdue",
+    "Redial",
+    "Show",
+    "StartNext",
+    "Unseen",
+    "WaitedOut",
+    "WakeAt",
+    "Withdraw",
+    "WriteEntry",
+    "WriteTape",
+]

@@ -1,33 +1,82 @@
 """One seat's machine: what happens to the seat (an action made or received, a change
-in how many watch, a debt the peer owes, a tick of the clock) taken to the list of
-effects the shell carries out (:mod:`p2p_spite.core.effects`), in their order: for
-an action, the one order the durability rule needs.  No I/O and no clock: the
-protocol endpoint only queues bytes, nothing queued leaves before a
+in how many watch, a debt the peer owes, a takeback asked, answered or done, an answer
+to another match, a connection lost, caught up or silent, a tick of the clock) taken
+to the list of effects the shell carries out (:mod:`p2p_spite.core.effects`), in
+their order: for an action, the one order the durability rule needs.  No I/O and no
+clock: the protocol endpoint only queues bytes, nothing queued leaves before a
 :class:`~p2p_spite.core.effects.Flush`, which comes after the writes it depends on,
 and the time comes with each input that needs it.
 """
 
 from __future__ import annotations
 
-from ..contracts.news import Stalled
+from typing import Final
+
+from ..contracts.news import Owed, Stalled
+from ..contracts.session import Rematch, RematchAnswered, TakebackAsked, TakebackRefused, Takebacks
+from ..engine import IllegalMoveError, Played
+from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from .debts import Debts
-from .effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
-from .game import Committed, GameCore
+from .effects import (
+    Effect,
+    Flush,
+    MakeDue,
+    MakeDurable,
+    PeerHolds,
+    PeerOverdue,
+    Show,
+    StartNext,
+    Unseen,
+    WakeAt,
+    Withdraw,
+    WriteEntry,
+    WriteTape,
+)
+from .game import Action, Committed, GameCore
 from .handshake import Phase
+from .liveness import Liveness
 from .private import PrivateDeck
 from .protocol import ActionReceived, Endpoint
+from .rematch import SeatRematch
+from .takebacks import (
+    MAX_TAKEBACKS,
+    UNDO_ACK,
+    UNDO_ACK_DEADLINE,
+    SeatTakebacks,
+    TakebackAnswered,
+    TakebackRequested,
+    TakenBack,
+)
 from .watchcount import CountTold, WatcherCounts
 from .wire import Refusal
+
+CATCH_UP: Final = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
 
 
 class SeatMachine:
     """The effects of what happens to one seat: its :class:`GameCore` (``core``), what the
-    peer owes it, and, the host's, how many watch (``watchers``: at most; 0: none)."""
+    peer owes it, and, the host's, how many watch (``watchers``: at most; 0: none); how
+    many actions the peer holds (``held``), the takebacks, the answers to another match,
+    and how long a lost peer is waited for (``live``: its name ``peer_name``)."""
 
-    def __init__(self, core: GameCore, *, watchers: int = 0) -> None:
+    def __init__(
+        self,
+        core: GameCore,
+        *,
+        watchers: int = 0,
+        peer_name: str = "",
+        held: int = 0,
+        live: Liveness | None = None,
+    ) -> None:
         self.core = core
         self.counted = CountTold(watchers)  # how many watch, told to the joiner
         self.debts = Debts()  # what the peer owes on the connection of the moment
+        self.peer_name = peer_name  # (named in the news of a debt not paid)
+        self.held = held  # the peer holds the first ``held`` actions (acknowledged, or it acted after them)
+        self.takeback = SeatTakebacks()  # taking back: requests both ways, our undo until acked
+        self.rematch = SeatRematch()  # another match on this connection: both answers
+        # a lost peer waited for (none by default), a silent one noticed (never by default)
+        self.live = live or Liveness(peer_name, grace=0.0, dead_after=float("inf"), redials=False)
 
     def settle(
         self, done: Committed, endpoint: Endpoint | None, received: ActionReceived | None = None
@@ -81,17 +130,245 @@ class SeatMachine:
 
     def tick(self, endpoint: Endpoint | None, now: float) -> list[Effect]:
         """The time a :class:`~p2p_spite.core.effects.WakeAt` asked for has come: the
-        debts not paid by now, a count that waited; then the next wake-up, if one is
+        debts not paid by now, a count that waited, the grace period's end (the peer
+        still away: waited out); then the next wake-up, if one is
         due (the shell keeps one, the earliest, so each tick asks again)."""
         fx: list[Effect] = [PeerOverdue(what, code) for what, code in self.debts.due(now)]
         fx += self.counted.tick(_conn(endpoint), now)
-        if (deadline := self.debts.next_deadline) is not None:
-            fx.append(WakeAt(deadline))
+        fx += self.live.due(now, linked=endpoint is not None)
+        wakes = [t for t in (self.debts.next_deadline, self.live.grace_until) if t is not None]
+        if wakes:
+            fx.append(WakeAt(min(wakes)))
         return fx
+
+    # -- what the peer holds -------------------------------------------------------
+
+    def peer_holds(self, n: int) -> list[Effect]:
+        """The peer holds the first ``n`` actions (it acknowledged them, or made one after
+        them; a lower ``n`` changes nothing)."""
+        if n <= self.held:
+            return []
+        self.held = n
+        return [PeerHolds(n)]
+
+    def acked(self, n: int, endpoint: Endpoint) -> list[Effect]:
+        """The peer's ack of the first ``n`` actions over ``endpoint``: once it has our undo,
+        that debt is paid, and an action kept for after the undo is made now."""
+        fx = self.peer_holds(n)
+        if not endpoint.takebacks.undo_unacked:
+            self.debts.paid(UNDO_ACK)
+        tb = self.takeback
+        due, tb.due_after_undo = tb.due_after_undo, None
+        return [*fx, MakeDue(due)] if due is not None else fx
+
+    # -- taking back (docs/protocol.md, *Taking back*) -----------------------------
+
+    def ask_takeback(self, endpoint: Endpoint | None) -> tuple[Played, list[Effect]]:
+        """Ask the peer over ``endpoint`` to let us take back our last move of this turn:
+        the move asked about, and the request sent (IllegalMoveError, nothing sent, if it
+        cannot be taken back now).  The answer comes to :meth:`takeback_received`."""
+        core = self.core
+        why: Illegal | None = core.takeback_refusal(core.seat)
+        if why is None:
+            if endpoint is None or endpoint.phase is not Phase.PLAY or endpoint.catching_up:
+                why = TakebackOffline()
+            elif endpoint.takebacks.asking:
+                why = TakebackWaiting()
+            elif endpoint.takebacks.asked >= MAX_TAKEBACKS:
+                why = TooManyTakebacks(MAX_TAKEBACKS)
+        if why is not None or endpoint is None:
+            raise IllegalMoveError([], why or TakebackOffline())
+        played = core.match.last_played()
+        assert played is not None
+        endpoint.send_takeback_request()
+        self.takeback.asking = played
+        return played, self._sent()
+
+    def answer_takeback(self, yes: bool, endpoint: Endpoint | None) -> tuple[bool, list[Effect]]:
+        """The driver's answer to the peer's request (TakebackAsked), over the connection
+        of the moment (None: none, or the session stopped).  False, nothing sent: it is
+        void (never asked, answered already, the peer played on, or the connection it
+        came on is gone)."""
+        tb = self.takeback
+        req, tb.peer_request = tb.peer_request, None
+        if req is None or endpoint is not req[0] or endpoint.phase is not Phase.PLAY:
+            return False, []
+        return endpoint.answer_takeback(req[1], yes), self._sent()
+
+    def undo_waits(self, endpoint: Endpoint | None) -> bool:
+        """Must an action of ours wait?  Until the peer has acknowledged our last undo, or a
+        new connection (``endpoint``, the one of the moment) settled it, so that both
+        histories go on from the same action."""
+        tb = self.takeback
+        if tb.undo_on is None:
+            return False
+        if endpoint is not None and (endpoint is not tb.undo_on or not endpoint.takebacks.undo_unacked):
+            tb.undo_on = None
+            return False
+        return True
+
+    def acting(self) -> None:
+        """We make an action: it voids our request."""
+        self.takeback.asking = None
+
+    def peer_acted(self) -> list[Effect]:
+        """The peer made an action (committed): it voids its request, and it holds every
+        action before it."""
+        self.takeback.peer_request = None
+        return self.peer_holds(self.core.position)
+
+    def action_due(self, endpoint: Endpoint, action: Action) -> list[Effect]:
+        """An action of ours is due (ActionDue): made now, or kept until the peer has our
+        undo."""
+        if endpoint.takebacks.undo_unacked:
+            self.takeback.due_after_undo = action
+            return []
+        return [MakeDue(action)]
+
+    def takeback_received(
+        self, ev: TakebackRequested | TakebackAnswered | TakenBack, endpoint: Endpoint, now: float
+    ) -> list[Effect]:
+        """The peer's request (shown, or answered by our standing rule), its answer to ours
+        (a yes: taken back, written down, the undo sent, its ack owed), or its undo (written
+        down, acknowledged, shown)."""
+        core, tb = self.core, self.takeback
+        peer = 1 - core.seat
+        if isinstance(ev, TakebackRequested):
+            if tb.takebacks is Takebacks.ASK:
+                tb.peer_request = (endpoint, ev.n)
+                return [Show(TakebackAsked(peer, ev.played))]
+            endpoint.answer_takeback(ev.n, tb.takebacks is Takebacks.ALWAYS, rule=True)
+            return self._sent()
+        if isinstance(ev, TakenBack):  # (done in the core by the endpoint, its tape noted)
+            fx: list[Effect] = [*self._tape(), Withdraw(ev.n)]
+            endpoint.acknowledge()
+            return [*fx, *self._sent(), *self._taken_back(peer, ev.played)]
+        tb.asking = None
+        if not ev.ok:
+            return [Show(TakebackRefused(peer, rule=ev.rule))]
+        n = ev.n
+        if core.position - 1 != n or core.takeback_refusal(core.seat) is not None:
+            return []  # (cannot happen: our action after the request voided it)
+        fx = self._tape()  # (the tape so far: the journal started afresh holds it once)
+        played = core.take_back(core.seat)
+        fx.append(Withdraw(n))
+        endpoint.send_undo(n)
+        fx += self._sent()
+        tb.undo_on = endpoint
+        # our next action waits for the peer's ack of the undo: a debt with a deadline, which
+        # its pings do not put off (a link lost forgives it: the next sync settles the undo)
+        stalled = Stalled(self.peer_name, Owed.UNDO_ACK, UNDO_ACK_DEADLINE)
+        fx += self.owe(UNDO_ACK, stalled, Refusal.STALLED, now)
+        return fx + self._taken_back(core.seat, played)
+
+    def takeback_lost(self) -> list[Effect]:
+        """The connection is lost: the peer asks again, if it still wants to; our request
+        is gone (shown refused)."""
+        tb = self.takeback
+        tb.peer_request = tb.due_after_undo = None
+        if tb.asking is None:
+            return []
+        tb.asking = None
+        return [Show(TakebackRefused(1 - self.core.seat, lost=True))]
+
+    def _taken_back(self, seat: int, played: Played) -> list[Effect]:
+        self.held = min(self.held, self.core.position)  # the action taken back is nobody's now
+        return [*(Show(ev) for ev in self.core.taken_back(seat, played)), Unseen()]
+
+    def _sent(self) -> list[Effect]:
+        """What the endpoint queued goes (after the tape it may depend on)."""
+        return [*self._tape(), Flush()]
+
+    # -- the connection of the moment: the peer's catch-up, a resignation asked for ----
+
+    def owe_catch_up(self, endpoint: Endpoint | None, seconds: float, now: float) -> list[Effect]:
+        """The peer's sync claimed actions we lack: each must come within ``seconds`` of
+        the one before (its pings do not put it off; owed already: its deadline holds)."""
+        if endpoint is None or not endpoint.catching_up:
+            return []
+        return self.owe(CATCH_UP, Stalled(self.peer_name, Owed.CATCH_UP, seconds), Refusal.POSITION, now)
+
+    def caught_action(self, endpoint: Endpoint, seconds: float, now: float, *, closed: bool) -> list[Effect]:
+        """An action the peer's sync claimed came: the next has its deadline afresh; after
+        the last, a resignation we asked for is asked again."""
+        if not self.debts.owes(CATCH_UP):
+            return []
+        self.debts.paid(CATCH_UP)
+        if endpoint.catching_up:
+            return self.owe_catch_up(endpoint, seconds, now)
+        return self.resign_again(endpoint, closed=closed)
+
+    def resign_pending(self, endpoint: Endpoint | None, *, closed: bool) -> list[Effect]:
+        """A new connection (not catching up): a resignation we asked for while the
+        connection was down (or before a crash) is ours to make if we are on turn, else
+        asked again.  (While it catches up the endpoint makes it due itself: ActionDue.)"""
+        g = self.core.match.game
+        if not self._resigning(closed) or (endpoint is not None and endpoint.catching_up):
+            return []
+        if g.turn == self.core.seat:
+            return [MakeDue(Action(g.game, self.core.seat), unseen=False)]
+        return self.resign_again(endpoint, closed=closed)
+
+    def resign_again(self, endpoint: Endpoint | None, *, closed: bool) -> list[Effect]:
+        """Off turn in a game we asked to resign: the peer is asked (again) over
+        ``endpoint``, if it plays (``closed``: the session is closed for play)."""
+        g = self.core.match.game
+        if not self._resigning(closed) or g.turn == self.core.seat:
+            return []
+        if endpoint is None or endpoint.phase is not Phase.PLAY:
+            return []
+        endpoint.send_resign_request(g.game)
+        return self._sent()
+
+    def _resigning(self, closed: bool) -> bool:
+        """We asked to resign the game in play, and the match goes on."""
+        core, g = self.core, self.core.match.game
+        return not closed and not core.finished and g.result is None and g.game in core.requests
+
+    # -- another match on this connection (docs/protocol.md, *Playing again*) ---------
+
+    def rematch_answer(
+        self, yes: bool, endpoint: Endpoint | None, ended: bool
+    ) -> tuple[Rematch | None, list[Effect]]:
+        """Our answer to another match, once the match has ``ended``, over ``endpoint``
+        (None: no connection, or no next match may follow on it): how it settled at once
+        (None: our yes waits for the peer's answer, then :meth:`SeatRematch.waited`), and
+        the effects: our answer sent, the next match started if the peer said yes first."""
+        rm = self.rematch
+        if rm.ours is not None or not ended:
+            return Rematch.NOT_OFFERED, []
+        rm.ours = yes
+        live = endpoint is not None and endpoint.phase is Phase.PLAY and not rm.gone
+        fx: list[Effect] = []
+        if live and rm.theirs is not False:
+            assert endpoint is not None
+            endpoint.send_rematch(yes)
+            fx = self._sent()  # (our yes before the next match's hello)
+            if yes:
+                return None, fx + self._start_next()
+        if rm.theirs is False:
+            return Rematch.DECLINED, fx
+        return (Rematch.GONE if yes else Rematch.NOT_OFFERED), fx
+
+    def rematch_received(self, yes: bool) -> list[Effect]:
+        """The peer's answer (checked by the endpoint: once, after the end, for this match):
+        shown if we have not answered yet; a yes to our yes starts the next match."""
+        rm = self.rematch
+        rm.theirs = yes
+        fx: list[Effect] = [Show(RematchAnswered(yes))] if rm.ours is None else []
+        return fx + self._start_next()
+
+    def _start_next(self) -> list[Effect]:
+        rm = self.rematch
+        if not rm.agreed or rm.started:
+            return []
+        rm.started = True
+        return [StartNext()]
 
     def quiet(self) -> None:
         """Nothing more is told unasked (the match was handed on, or is closing)."""
         self.counted.stop()
+        self.live.back()  # (no grace period either)
 
     def _tape(self) -> list[Effect]:
         deck = PrivateDeck.of(self.core)

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..contracts.news import AgainRefused
+from ..contracts.session import Rematch
 from .game import GameCore
 from .messages import Message, RematchAnswer
-from .wire import LocalProtocolError, Refusal, RemoteProtocolError
+from .wire import LocalProtocolError, ProtocolError, Refusal, RemoteProtocolError
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +63,36 @@ class RematchLedger:
             raise RemoteProtocolError("an answer to another match for another match id", Refusal.OTHER_MATCH)
         self.theirs = msg.yes
         return RematchReceived(msg.yes)
+
+
+class SeatRematch:
+    """A seat's answer to another match and the peer's, across the match's connections
+    (the seat machine's): ``ours`` and ``theirs`` once given, ``gone`` (the peer left, or
+    the connection was lost, before the next match), ``started`` (both said yes: the next
+    match's hello went out), ``refused`` (the next match was refused before any deal: why)."""
+
+    def __init__(self) -> None:
+        self.ours: bool | None = None
+        self.theirs: bool | None = None
+        self.gone = False
+        self.started = False
+        self.refused: AgainRefused | None = None
+
+    @property
+    def agreed(self) -> bool:
+        return bool(self.ours and self.theirs)
+
+    def waited(self) -> Rematch | None:
+        """After our yes waited for the peer: how it settled (None: both said yes and the
+        next match's hello went out: its handshake decides)."""
+        if self.theirs is False:
+            return Rematch.DECLINED
+        if self.gone or not self.started:
+            return Rematch.GONE if self.refused is None else Rematch.REFUSED
+        return None
+
+    def broken(self, e: ProtocolError, peer: str, *, ours: bool, begun: bool) -> None:
+        """Refused (``ours``: by this side, else by the peer) after both said yes and before
+        the next match began (``begun``): the next match is refused, ``peer`` named."""
+        if self.refused is None and not begun:
+            self.refused = AgainRefused(peer, e.code.value, str(e), ours=ours)

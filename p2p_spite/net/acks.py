@@ -1,4 +1,5 @@
-"""How many of a match's actions the peer has acknowledged, and waiting for more."""
+"""Waiting until the peer holds a match's actions (the count is the seat machine's:
+:attr:`~p2p_spite.core.machine.SeatMachine.held`)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,18 @@ from collections.abc import Callable
 
 
 class Acks:
-    """The peer holds the first :attr:`count` actions (it acknowledged them, or made
-    one after them).  :attr:`back` is set whenever a link is attached (a wait
-    through reconnections waits for it)."""
+    """Who waits for the peer to hold how many actions.  :attr:`back` is set whenever
+    a link is attached (a wait through reconnections waits for it)."""
 
-    def __init__(self, count: int) -> None:
-        self.count = count
+    def __init__(self) -> None:
         self.back = asyncio.Event()
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
 
-    def got(self, n: int) -> None:
-        """The peer holds the first ``n`` actions (a lower ``n`` changes nothing)."""
-        self.count = max(self.count, n)
+    def wake(self, held: int) -> None:
+        """The peer holds the first ``held`` actions: who waited for no more goes on."""
         keep = []
         for want, fut in self._waiters:
-            if self.count >= want:
+            if held >= want:
                 if not fut.done():
                     fut.set_result(None)
             else:
@@ -41,16 +39,18 @@ class Acks:
         n: int,
         timeout: float | None,
         *,
+        held: Callable[[], int],
         through_reconnects: bool,
         stopped: Callable[[], bool],
         linked: Callable[[], bool],
     ) -> bool:
-        """Wait until the peer holds the first ``n`` actions (False on timeout, when
-        ``stopped()``, or on a lost connection unless ``through_reconnects``: then the
-        wait goes on once a link is back, ``linked()`` telling whether one is)."""
+        """Wait until the peer holds the first ``n`` actions (``held()``: how many it holds
+        now; False on timeout, when ``stopped()``, or on a lost connection unless
+        ``through_reconnects``: then the wait goes on once a link is back, ``linked()``
+        telling whether one is)."""
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
-        while self.count < n:
+        while held() < n:
             if stopped():
                 return False
             left = None if deadline is None else deadline - loop.time()

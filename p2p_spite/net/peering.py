@@ -1,6 +1,8 @@
 """The connection of the moment of a :class:`~.session.NetSession`: taking a link
-over once its handshake is done, what the peer owes on it (with deadlines), its
-catch-up, a resignation asked while it was down, losing it and saying goodbye on it."""
+over once its handshake is done, losing it, refusing a peer that did not pay what it
+owed in time, and saying goodbye on it.  (The catch-up's deadline and a resignation
+asked for while it was down are the seat machine's: ``SeatMachine.owe_catch_up``,
+``resign_pending``.)"""
 
 from __future__ import annotations
 
@@ -11,17 +13,16 @@ from typing import Protocol
 from ..contracts.news import News, PeerBack, Stalled
 from ..contracts.news import Owed as OwedKind
 from ..contracts.session import EndCause
-from ..core.game import Action, GameCore
+from ..core.game import GameCore
 from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
 from .acks import Acks
 from .deckside import DeckSide
-from .link import HANDSHAKE_TIMEOUT, Link, LinkOwner
+from .link import Link, LinkOwner
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
-CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
 
 
 class PeeringSession(LinkOwner, Protocol):
@@ -35,10 +36,6 @@ class PeeringSession(LinkOwner, Protocol):
 
     @property
     def closed_for_play(self) -> bool: ...
-
-    def make(self, action: Action, *, unseen: bool = False) -> None: ...
-
-    def owe(self, key: str, what: Stalled, code: Refusal) -> None: ...
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None: ...
 
@@ -57,12 +54,14 @@ class Peering:
         self.catch_up_end = 0  # the peer's position at the last sync
 
     def attach(self, link: Link) -> None:
-        """Play over ``link`` (its handshake done): what it lacks is sent first."""
+        """Play over ``link`` (its handshake done): what it lacks is sent first.  (The
+        session then arms the catch-up's deadline and reads what came behind.)"""
         s = self.session
         self.link = link
         link.owner = s
         hs = link.handshaken.result()
-        s.acks.got(hs.peer_position)
+        s.machine.peer_holds(hs.peer_position)
+        s.acks.wake(s.machine.held)
         self.catch_up_end = hs.peer_position
         s.acks.back.set()
         self.stirred.set()
@@ -77,12 +76,6 @@ class Peering:
             link.flush()
         if deck is not None and s.deck is not None:
             deck.attach(s.deck)
-        if deck is None:  # (a private deck's catch-up interleaves deck work: when the driver acts)
-            self.owe_catch_up()
-        catching_up = link.endpoint.catching_up
-        link.pump()  # play messages that came right behind the handshake
-        if not catching_up:  # (else the end of the catch-up asks: link_event)
-            self.pending_resignation()
 
     def lost(self, link: Link) -> bool:
         """``link`` closed: False if it was not the link of the moment."""
@@ -112,66 +105,6 @@ class Peering:
             old.owner = None
             if old.transport is not None:
                 old.transport.abort()
-
-    async def caught_up(self) -> None:
-        """A catch-up in progress is waited out before a move of the driver's is played.
-        (Dropping the move while actions were still on their way, instead of waiting,
-        could leave both sides waiting for each other: the catch-up need not bring the
-        driver any new event.  The wait is bounded by the catch-up's deadline, which
-        stops the session.)"""
-        s = self.session
-        while not s.closed_for_play:
-            link = self.link
-            if link is None or not link.endpoint.catching_up:
-                break
-            self.owe_catch_up()  # (armed at the attach already: its deadline holds)
-            self.stirred.clear()  # set again by the next event, link or loss
-            await self.stirred.wait()
-
-    def owe_catch_up(self) -> None:
-        """The peer's sync claimed actions we lack: each must come within the deadline of
-        the one before (its pings do not put it off)."""
-        link = self.link
-        if link is not None and link.endpoint.catching_up:
-            stalled = Stalled(self.session.peer_name, OwedKind.CATCH_UP, HANDSHAKE_TIMEOUT)
-            self.session.owe(CATCH_UP, stalled, Refusal.POSITION)
-
-    def caught_action(self, link: Link) -> None:
-        """An action the peer's sync claimed came: the next has its deadline afresh."""
-        debts = self.session.machine.debts
-        if debts.owes(CATCH_UP):
-            debts.paid(CATCH_UP)
-            if link.endpoint.catching_up:
-                self.owe_catch_up()
-            else:
-                self.ask_again()
-
-    def pending_resignation(self) -> None:
-        """A resignation we asked for while the connection was down (or before a crash):
-        ours to make if we are on turn now, else asked again."""
-        s, link = self.session, self.link
-        core = s.core
-        g = core.match.game
-        if s.closed_for_play or core.finished or g.result is not None or g.game not in core.requests:
-            return
-        if link is not None and link.endpoint.catching_up:
-            return  # the endpoint resigns for us once caught up, if the turn is ours
-        if g.turn == core.seat:
-            s.make(Action(g.game, core.seat))
-        else:
-            self.ask_again()
-
-    def ask_again(self) -> None:
-        """Off turn in a game we asked to resign: ask the peer (again).  (On turn, once a
-        catch-up is over, the endpoint makes the resignation due itself: ActionDue.)"""
-        s, link = self.session, self.link
-        core = s.core
-        g = core.match.game
-        if s.closed_for_play or core.finished or g.result is not None or g.game not in core.requests:
-            return
-        if g.turn != core.seat and link is not None and link.endpoint.phase is Phase.PLAY:
-            link.endpoint.send_resign_request(g.game)
-            link.flush()
 
     def send_chat(self, text: str) -> None:
         link = self.link
@@ -226,4 +159,4 @@ class Peering:
         s.give_up(what, EndCause.PEER_BROKE_PROTOCOL, code)
 
 
-__all__ = ["CATCH_UP", "LINGER", "Peering"]
+__all__ = ["LINGER", "Peering"]

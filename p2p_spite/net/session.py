@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from enum import Enum
 
 from ..contracts.errors import SessionClosed, StorageError, storage_problem
@@ -31,17 +31,36 @@ from ..contracts.session import (
     Event,
     LinkState,
     Rematch,
-    RematchAnswered,
     SessionFailed,
 )
-from ..core.effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
+from ..core.effects import (
+    DropLink,
+    Effect,
+    Flush,
+    GiveUp,
+    MakeDue,
+    MakeDurable,
+    PeerHolds,
+    PeerOverdue,
+    Redial,
+    Show,
+    StartNext,
+    Unseen,
+    WaitedOut,
+    WakeAt,
+    Withdraw,
+    WriteEntry,
+    WriteTape,
+)
 from ..core.game import Action, Committed, GameCore
+from ..core.liveness import Liveness
 from ..core.machine import SeatMachine
 from ..core.private import PrivateDeck
 from ..core.protocol import (
     Acked,
     ActionDue,
     ActionReceived,
+    Endpoint,
     Handover,
     PeerBye,
     PeerRefused,
@@ -53,17 +72,19 @@ from ..core.protocol import (
 )
 from ..core.seat import CoreSeat
 from ..core.wire import ProtocolError, Refusal
-from ..engine import Move, Played
+from ..engine import IllegalMoveError, Move, Played
+from ..engine.refusals import TakebackOffline
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .again import Again, Successor
 from .deckside import DeckSide
-from .link import Link, OwnerEvent
+from .link import HANDSHAKE_TIMEOUT, Link, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
-from .reconnect import Dial, Reconnector
+from .reconnect import Backoff, Dial
 from .settings import HostSettings, Settings
-from .takeback import TakebackSide
+
+AT_ONCE = 3.0  # seconds take_back() waits for the computer's answer
 
 
 class Life(Enum):
@@ -108,14 +129,19 @@ class NetSession(CoreSeat):
     ) -> None:
         hs = link.handshaken.result()
         self.core = core
+        self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         most = settings.watchers if isinstance(settings, HostSettings) else 0
-        self.machine = SeatMachine(core, watchers=most)  # what to do, in order: the effects
+        held = max(hs.resumed_at, hs.peer_position)  # what the peer holds of our actions
+        g, dead = settings.grace, settings.dead_after  # (the grace period, the heartbeat's verdict)
+        live = Liveness(self.peer_name, grace=g, dead_after=dead, redials=dial is not None)
+        # what to do, in order: the effects
+        self.machine = SeatMachine(core, watchers=most, peer_name=self.peer_name, held=held, live=live)
+        self.takeback = self.machine.takeback  # (how this side answers takeback requests)
         self._waker: asyncio.TimerHandle | None = None  # the machine's WakeAt
         self.keeper = keeper
-        self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         self.resumed_at = hs.resumed_at
         self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
-        self.acks = Acks(max(hs.resumed_at, hs.peer_position))  # what the peer holds of our actions
+        self.acks = Acks()  # who waits for the peer to hold our actions
         self.life = Life.PLAYING
         self.record_dropped = False  # left before its first move: no record kept (_nothing_to_keep)
         self.failure: News | None = None  # why the session failed, for the user ...
@@ -123,25 +149,22 @@ class NetSession(CoreSeat):
         self.peer = Peering(self, server)  # the connection of the moment (and the host's listener)
         self.outbox = Outbox(self.peer.stirred.set)  # what the driver is told
         self._observers: list[Callable[[Event], None]] = []  # see observe()
-        self.reconnect = Reconnector(
-            self,
-            redial=(lambda: dial(core)) if dial is not None else None,
-            grace=settings.grace,
-            heartbeat=settings.heartbeat,
-            dead_after=settings.dead_after,
+        # the joiner's redial of a lost host (Redial), and the heartbeat
+        self._redial_host = (lambda: dial(core)) if dial is not None else None
+        self._dialer: asyncio.Task[None] | None = None
+        self._beat: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
+            self._heartbeat(settings.heartbeat)
         )
         # another match on this connection
-        self.again = Again(successor, self._retire, settings.rematch_wait, self.peer_name)
+        self.again = Again(successor, self.machine.rematch, settings.rematch_wait, self.peer_name)
         self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
-        self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         for ev in core.start_events():
             self.put(ev)
         if core.finished:
             self._finish()
         if watched is not None:  # the host's watchers: the table now, then every event
             watched(self)  # (before the link brings the peer's first move)
-        self.peer.attach(link)
-        self._linked(link)
+        self._attach(link)
 
     # -- the Session contract ------------------------------------------------------
 
@@ -177,7 +200,7 @@ class NetSession(CoreSeat):
     @property
     def acked(self) -> int:
         """The peer holds the first ``acked`` actions."""
-        return self.acks.count
+        return self.machine.held
 
     async def wait_acked(
         self, n: int, timeout: float | None = None, *, through_reconnects: bool = False
@@ -185,8 +208,9 @@ class NetSession(CoreSeat):
         """Wait until the peer has acknowledged the first ``n`` actions (False on timeout,
         or on a lost connection unless ``through_reconnects``)."""
         stopped, linked = (lambda: self.life not in _LIVE), (lambda: self.peer.link is not None)
+        held = lambda: self.machine.held  # noqa: E731
         return await self.acks.wait(
-            n, timeout, through_reconnects=through_reconnects, stopped=stopped, linked=linked
+            n, timeout, held=held, through_reconnects=through_reconnects, stopped=stopped, linked=linked
         )
 
     async def play(self, move: Move) -> None:
@@ -195,7 +219,7 @@ class NetSession(CoreSeat):
         whose events the driver has not seen yet) is dropped: the events that follow
         show the board as it is now."""
         self._check_open()
-        if not await self._fresh() or not await self.takeback.settled():
+        if not await self._fresh() or not await self._undo_settled():
             return
         core = self.core
         core.check_move(move, core.seat)
@@ -216,7 +240,7 @@ class NetSession(CoreSeat):
             return
         core = self.core
         if core.match.game.turn == core.seat:
-            if not await self.takeback.settled():
+            if not await self._undo_settled():
                 return
             action = core.check_resign(core.seat)
             if self.deck is not None and not await self.deck.announced(action):
@@ -231,21 +255,51 @@ class NetSession(CoreSeat):
             except StorageError as e:
                 self.link_storage_failed(self.peer.link, e)
                 return
-        self.peer.ask_again()  # (sent now, if the link is up)
+        link = self.peer.link  # (asked now, if the link is up)
+        self._perform(link, self.machine.resign_again(_endpoint(link), closed=self.closed_for_play))
 
     async def chat(self, text: str) -> None:
         self._check_open()
         self.peer.send_chat(text)
 
     async def take_back(self) -> Played | None:
-        """Ask to take back our last move of this turn (TakebackSide.ask)."""
+        """Ask to take back our last move of this turn: the move asked about (its answer
+        comes as MoveTakenBack or TakebackRefused; None: the computer answered at once, its
+        event follows); IllegalMoveError, nothing sent, if it cannot be taken back now."""
         self._check_open()
         await self._fresh()
-        return await self.takeback.ask()
+        if not await self._undo_settled():
+            raise IllegalMoveError([], TakebackOffline())
+        link = self.peer.link
+        played, fx = self.machine.ask_takeback(_endpoint(link))
+        self._perform(link, fx)
+        tb = self.machine.takeback
+        if tb.peer_answers_at_once:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._until(lambda: tb.asking is not played), AT_ONCE)
+            if tb.asking is not played:
+                return None  # answered: its event follows
+        return played
 
     async def answer_takeback(self, yes: bool) -> bool:
         """Answer the peer's takeback request (False: it is void)."""
-        return await self.takeback.answer(yes)
+        link = self.peer.link
+        sent, fx = self.machine.answer_takeback(yes, None if self.closed_for_play else _endpoint(link))
+        self._perform(link, fx)
+        return sent
+
+    async def _undo_settled(self) -> bool:
+        """Before an action of ours: wait until the peer holds our last undo
+        (SeatMachine.undo_waits); False: the session stopped meanwhile."""
+        await self._until(lambda: not self.machine.undo_waits(_endpoint(self.peer.link)))
+        return not self.closed_for_play
+
+    async def _until(self, done: Callable[[], bool]) -> None:
+        """Wait until ``done()`` or the session stops (asked again after every event, link
+        or loss)."""
+        while not done() and not self.closed_for_play:
+            self.peer.stirred.clear()
+            await self.peer.stirred.wait()
 
     async def close(self, reason: str = "quit") -> None:
         """Leave: once the match is over, first make sure the peer has every action
@@ -254,7 +308,7 @@ class NetSession(CoreSeat):
             return
         self.again.lost()  # (a yes to another match waiting for the peer's answer: no more)
         if self.life is Life.OVER and self.acked < self.core.position:
-            await self.wait_acked(self.core.position, self.reconnect.grace, through_reconnects=True)
+            await self.wait_acked(self.core.position, self.machine.live.grace, through_reconnects=True)
         if self.deck is not None:
             if self.life is Life.OVER:
                 await self.deck.wait_reveal()
@@ -291,7 +345,17 @@ class NetSession(CoreSeat):
     async def rematch(self, yes: bool) -> Rematch:
         """The match is over: this side's answer to another match on this connection
         (:class:`~.again.Again`; STARTED: :attr:`again` ``.next`` is its session)."""
-        return await self.again.answer(yes, self.peer.link, self.life is Life.OVER)
+        ended, again = self.life is Life.OVER, self.again
+        first = self.machine.rematch.ours is None and ended
+        link = self.peer.link
+        ep = _endpoint(link) if again.successor is not None else None
+        settled, fx = self.machine.rematch_answer(yes, ep, ended)
+        self._perform(link, fx)
+        if settled is None:
+            settled = await again.follow()
+        if first:
+            again.settled(again.next if settled is Rematch.STARTED else None)
+        return settled
 
     def _retire(self) -> None:
         """Both said yes: this match's connection goes on to the next one (its server too).
@@ -305,7 +369,10 @@ class NetSession(CoreSeat):
     def _quiet(self) -> None:
         """No more notices, heartbeats or private-deck deadlines."""
         self.outbox.notices.stop()
-        self.reconnect.stop()
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+        self._halt()
         self.machine.quiet()
         if self._waker is not None:
             self._waker.cancel()
@@ -337,9 +404,28 @@ class NetSession(CoreSeat):
         """May a move the driver chose now be played?  Not if the driver has not yet seen
         the peer's latest actions (a catch-up in progress is waited out first: Peering):
         it was chosen on an old board, and the events still to read show the board as it is."""
-        await self.peer.caught_up()
+        while not self.closed_for_play and (link := self.peer.link) is not None and link.endpoint.catching_up:
+            self._owe_catch_up(link)  # (armed at the attach already: its deadline holds)
+            self.peer.stirred.clear()  # set again by the next event, link or loss
+            await self.peer.stirred.wait()
         self._check_open()
         return self.outbox.seen
+
+    def _attach(self, link: Link) -> None:
+        """Play over ``link`` (Peering.attach), the peer's catch-up owed, what came right
+        behind the handshake read, then a resignation asked for while it was down."""
+        self.peer.attach(link)
+        if PrivateDeck.of(self.core) is None:  # (a private deck's catch-up interleaves deck work)
+            self._owe_catch_up(link)
+        catching_up = link.endpoint.catching_up
+        link.pump()  # (play messages that came right behind the handshake)
+        if not catching_up:  # (else the end of the catch-up asks: caught_action)
+            self._perform(link, self.machine.resign_pending(link.endpoint, closed=self.closed_for_play))
+        self._linked(link)  # (the peer may have missed the last count of watchers)
+
+    def _owe_catch_up(self, link: Link) -> None:
+        now = asyncio.get_running_loop().time()
+        self._perform(link, self.machine.owe_catch_up(link.endpoint, HANDSHAKE_TIMEOUT, now))
 
     def notice(self, news: News, *, merged: bool = False) -> None:
         """Tell the driver something that changes nothing in the match (throttled:
@@ -350,7 +436,7 @@ class NetSession(CoreSeat):
     def make(self, action: Action, *, unseen: bool = False) -> None:
         """Make an action of this seat's (checked legal).  ``unseen``: the protocol made it,
         not the driver (a resignation due: ActionDue).  It voids our takeback request."""
-        self.takeback.acted()
+        self.machine.acting()
         self._settle(self.peer.link, self.core.commit(action), None, unseen=unseen)
 
     def _settle(
@@ -389,6 +475,30 @@ class NetSession(CoreSeat):
                     self._wake_at(fx.when)
                 elif isinstance(fx, PeerOverdue):
                     self.peer.overdue(fx.what, fx.code)
+                elif isinstance(fx, PeerHolds):
+                    self.acks.wake(fx.n)
+                elif isinstance(fx, Unseen):
+                    self.outbox.mark()  # a move chosen on the board before it is dropped
+                elif isinstance(fx, Redial):
+                    if self._redial_host is not None and (self._dialer is None or self._dialer.done()):
+                        self._dialer = asyncio.get_running_loop().create_task(self._redial(self._redial_host))
+                elif isinstance(fx, WaitedOut):
+                    if not self.closing:
+                        self._halt()
+                        self._waited_out(fx.news)
+                elif isinstance(fx, DropLink):
+                    if link is not None and link.transport is not None:
+                        link.fail(ConnectionError(fx.why))
+                        link.transport.abort()
+                elif isinstance(fx, GiveUp):
+                    self.give_up(fx.news, fx.cause, fx.code, fx.reason)
+                elif isinstance(fx, StartNext):
+                    if link is not None:
+                        self._retire()
+                        self.again.start(link)
+                elif isinstance(fx, MakeDue):
+                    if not self.closed_for_play:
+                        self.make(fx.action, unseen=fx.unseen)
                 elif keeper is None:
                     continue
                 elif isinstance(fx, WriteEntry):
@@ -397,6 +507,8 @@ class NetSession(CoreSeat):
                     keeper.deck_tape(fx.entry)
                 elif isinstance(fx, MakeDurable):
                     keeper.game_over(fx.match)  # the record's checkpoint, when due
+                elif isinstance(fx, Withdraw):
+                    keeper.withdraw(fx.n)
             except StorageError as e:
                 self.link_storage_failed(link, e)
                 return False
@@ -459,27 +571,28 @@ class NetSession(CoreSeat):
     def link_event(self, link: Link, ev: OwnerEvent) -> None:
         self.peer.stirred.set()
         if isinstance(ev, ActionReceived):
-            self.takeback.peer_acted()  # its action voids its takeback request
-            self.acks.got(self.core.position)  # the peer made that action: it has them all
+            self._perform(link, self.machine.peer_acted())  # (it voids its takeback request)
             # one the peer caught us up with changed the board on this driver's turn
             self._settle(link, ev.done, ev, unseen=self.core.position <= self.peer.catch_up_end)
-            self.peer.caught_action(link)  # (one the peer's sync claimed: the next has 15 s again)
+            now = asyncio.get_running_loop().time()  # (one the peer's sync claimed: the next has 15 s again)
+            closed = self.closed_for_play
+            self._perform(
+                link, self.machine.caught_action(link.endpoint, HANDSHAKE_TIMEOUT, now, closed=closed)
+            )
         elif isinstance(ev, ActionDue):
-            if not self.takeback.due(link, ev.action):
-                self.make(ev.action, unseen=True)
+            self._perform(link, self.machine.action_due(link.endpoint, ev.action))
         elif isinstance(ev, Acked):
-            self.acks.got(ev.n)
-            self.takeback.acked(link)
+            self._perform(link, self.machine.acked(ev.n, link.endpoint))
         elif isinstance(ev, TakebackRequested | TakebackAnswered | TakenBack):
-            self.takeback.event(link, ev)
+            now = asyncio.get_running_loop().time()
+            self._perform(link, self.machine.takeback_received(ev, link.endpoint, now))
         elif isinstance(ev, PeerBye):
             if self.life is Life.PLAYING:
                 self.give_up(PeerLeft(self.peer_name, ev.reason), EndCause.PEER_LEFT, reason=ev.reason)
             link.fail(ConnectionError("bye"))
         elif isinstance(ev, RematchReceived):
-            if self.again.ours is None:
-                self.put(RematchAnswered(ev.yes))
-            self.again.answered(ev.yes, link)
+            self._perform(link, self.machine.rematch_received(ev.yes))
+            self.again.heard()
         elif isinstance(ev, Handover):
             self.again.hand_over(link, ev.data)
         elif isinstance(ev, ChatReceived):
@@ -500,7 +613,7 @@ class NetSession(CoreSeat):
     def link_lost(self, link: Link, exc: Exception | None) -> None:
         if not self.peer.lost(link):
             return
-        self.takeback.lost()
+        self._perform(None, self.machine.takeback_lost())
         if self.ended:
             self.again.lost(exc)  # (no other match: a lost connection is not redialed for one)
         if self.life not in _LIVE:
@@ -509,11 +622,13 @@ class NetSession(CoreSeat):
         if settled:  # the peer left after the end (its bye, or another match refused)
             self.put(ConnectionChanged(LinkState.CLOSED))
             return
-        if self.reconnect.grace <= 0:
+        if self.machine.live.grace <= 0:
             if self.life is Life.PLAYING:
                 self.give_up(ConnectionLost(self.peer_name), EndCause.CONNECTION_LOST)
             return
-        self.put(ConnectionChanged(LinkState.RECONNECTING, self.reconnect.lost()))
+        news, fx = self.machine.live.lost(asyncio.get_running_loop().time())
+        self.put(ConnectionChanged(LinkState.RECONNECTING, news))
+        self._perform(None, fx)
 
     def offer_link(self, link: Link) -> bool:
         """A returning joiner's link (host side): taken while the match needs one."""
@@ -525,15 +640,14 @@ class NetSession(CoreSeat):
 
     def relink(self, link: Link) -> None:
         """The peer is back (it dialed the host again, or the joiner redialed it)."""
-        self.reconnect.back()
+        self.machine.live.back()
         self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_news(link)))
-        self.peer.attach(link)
-        self._linked(link)  # (the joiner may have missed the last count)
+        self._attach(link)
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
         self._fail(news, ending(self.peer_name, cause, code, reason))
 
-    def waited_out(self, news: News) -> None:
+    def _waited_out(self, news: News) -> None:
         if self.ended:
             self.acks.back.set()  # close() stops waiting for the last acknowledgement
             return
@@ -563,7 +677,39 @@ class NetSession(CoreSeat):
         self.put(ConnectionChanged(LinkState.LOST, news, ending))
         self.put(SessionFailed(news, path, ending, unsaved))
         self.peer.close_transport()
-        self.reconnect.halt()
+        self._halt()
+
+    def _halt(self) -> None:
+        """No more waiting for the peer: no redial, no grace period."""
+        if self._dialer is not None:
+            self._dialer.cancel()
+        self.machine.live.back()
+
+    async def _redial(self, dial: Callable[[], Awaitable[Link]]) -> None:
+        """Dial the lost host again, with back-off, until it answers (relink), the match
+        stops, or a refusal says redialing is pointless (Liveness.redial_refused)."""
+        backoff = Backoff()
+        while self.peer.link is None and not self.closing and self.failure is None:
+            try:
+                link = await dial()
+            except (OSError, ConnectionError, TimeoutError, ProtocolError) as e:
+                if isinstance(e, ProtocolError) and (fx := self.machine.live.redial_refused(e)):
+                    self._perform(None, fx)
+                    return
+            else:
+                self.relink(link)
+                return
+            await backoff.wait()
+
+    async def _heartbeat(self, every: float) -> None:
+        """Every ``every`` seconds, the machine's verdict on the connection of the moment
+        (Liveness.beat: pinged, or dropped as silent)."""
+        loop = asyncio.get_running_loop()
+        while not self.closing:
+            await asyncio.sleep(every)
+            link = self.peer.link
+            if link is not None and link.transport is not None:
+                self._perform(link, self.machine.live.beat(link.endpoint, loop.time() - link.last_rx))
 
     async def _shutdown(self, reason: str) -> None:
         self._quiet()
@@ -574,6 +720,10 @@ class NetSession(CoreSeat):
         if self.keeper is not None and self._nothing_to_keep() and self.keeper.discard():
             self.record_dropped = True
         await self.peer.stop_listening()
+
+
+def _endpoint(link: Link | None) -> Endpoint | None:
+    return link.endpoint if link is not None else None
 
 
 def ending(peer: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:

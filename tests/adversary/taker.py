@@ -23,9 +23,9 @@ from typing import Any
 from p2p_spite.commands.cli import main
 from p2p_spite.contracts.errors import SessionClosed
 from p2p_spite.core import private, protocol
+from p2p_spite.core.machine import SeatMachine
 from p2p_spite.core.messages import DeckIntent
 from p2p_spite.engine import HAND, IllegalMoveError
-from p2p_spite.net import takeback
 from p2p_spite.net.session import NetSession
 
 MODES = ("honest", "lying-undo", "other-slot")
@@ -49,13 +49,13 @@ def install(mode: str) -> None:
                 await self.take_back()
 
     NetSession.play = play  # type: ignore[method-assign]
-    honest_shown = takeback.TakebackSide._put_taken_back
+    honest_shown = SeatMachine._taken_back
 
-    def shown(self: takeback.TakebackSide, seat: int, played: Any) -> None:
+    def shown(self: SeatMachine, seat: int, played: Any) -> Any:
         print(f"taker: took back {list(played.move)}", file=sys.stderr, flush=True)
-        honest_shown(self, seat, played)
+        return honest_shown(self, seat, played)
 
-    takeback.TakebackSide._put_taken_back = shown  # type: ignore[method-assign]
+    SeatMachine._taken_back = shown  # type: ignore[method-assign]
     if mode == "lying-undo":
         honest_undo = protocol.Endpoint.send_undo
 

@@ -356,9 +356,9 @@ def test_a_peer_that_claims_actions_it_never_sends_is_stopped_in_time(
     the peer said at its sync that it has actions we lack (here: 3), then sends none."""
     from p2p_spite.contracts.errors import SessionClosed
     from p2p_spite.engine import IllegalMoveError
-    from p2p_spite.net import peering
+    from p2p_spite.net import session
 
-    monkeypatch.setattr(peering, "HANDSHAKE_TIMEOUT", 0.5)
+    monkeypatch.setattr(session, "HANDSHAKE_TIMEOUT", 0.5)
 
     async def main() -> None:
         host, peer = await _match_with_raw_peer(tmp_path)

@@ -378,9 +378,9 @@ def test_a_peer_that_never_acknowledges_an_undo_is_stopped_though_it_pings(
     (At the real deadline, with chat too: tests/adversary/test_owed.py.)"""
     from p2p_spite.contracts.news import Owed, Stalled
     from p2p_spite.contracts.session import SessionFailed
-    from p2p_spite.net import takeback as takeback_mod
+    from p2p_spite.core import machine as machine_mod
 
-    monkeypatch.setattr(takeback_mod, "UNDO_ACK_DEADLINE", 1.0)
+    monkeypatch.setattr(machine_mod, "UNDO_ACK_DEADLINE", 1.0)
 
     async def main() -> None:
         on, off = await undo_never_acked(tmp_path, 0.1)  # a heartbeat of 0.1 s: the peer stays alive

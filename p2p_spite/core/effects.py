@@ -71,6 +71,33 @@ class Show:
     event: Event
 
 
-Effect = WriteTape | WriteEntry | Flush | MakeDurable | WakeAt | PeerOverdue | Show
+# -- the private deck's (core/deckside.py) --------------------------------------------
 
-__all__ = ["Effect", "Flush", "MakeDurable", "PeerOverdue", "Show", "WakeAt", "WriteEntry", "WriteTape"]
+
+@dataclass(frozen=True, slots=True)
+class WorkAhead:
+    """Once what was just sent is on its way (the loop idle), give the machine
+    :meth:`~p2p_spite.core.deckside.DeckSide.ahead`: the deck works ahead while the
+    peer answers."""
+
+
+@dataclass(frozen=True, slots=True)
+class Amend:
+    """A private game's outcome came after the record was closed: write the record
+    again (a failure is only told: the match is over)."""
+
+
+Effect = WriteTape | WriteEntry | Flush | MakeDurable | WakeAt | PeerOverdue | Show | WorkAhead | Amend
+
+__all__ = [
+    "Amend",
+    "Effect",
+    "Flush",
+    "MakeDurable",
+    "PeerOverdue",
+    "Show",
+    "WakeAt",
+    "WorkAhead",
+    "WriteEntry",
+    "WriteTape",
+]

@@ -10,31 +10,32 @@ from typing import Protocol
 
 from ..core.game import Action, GameCore
 from ..core.machine import SeatMachine
-from ..core.private import PrivateDeck
+from ..core.private import Port, PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
 from ..news import News, PeerBack, Stalled
 from ..news import Owed as OwedKind
 from ..session import EndCause
 from .acks import Acks
-from .deckside import DeckSide
-from .link import HANDSHAKE_TIMEOUT, Link, LinkOwner
+from .link import HANDSHAKE_TIMEOUT, Link, LinkNews
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 CATCH_UP = "catch-up"  # the debt of a peer whose sync claimed actions this side lacks
 
 
-class PeeringSession(LinkOwner, Protocol):
+class PeeringSession(Protocol):
     """What the link of the moment reads and does of its :class:`~.session.NetSession`."""
 
     core: GameCore
     machine: SeatMachine
     peer_name: str
     acks: Acks
-    deck: DeckSide | None
+    deck: Port | None  # a private deck's way out
 
     @property
     def closed_for_play(self) -> bool: ...
+
+    def link_news(self, link: Link, ev: LinkNews) -> None: ...
 
     def make(self, action: Action, *, unseen: bool = False) -> None: ...
 
@@ -60,7 +61,7 @@ class Peering:
         """Play over ``link`` (its handshake done): what it lacks is sent first."""
         s = self.session
         self.link = link
-        link.owner = s
+        link.sink = s.link_news  # (what the link hands on goes to the session)
         hs = link.handshaken.result()
         s.acks.got(hs.peer_position)
         self.catch_up_end = hs.peer_position
@@ -109,7 +110,7 @@ class Peering:
         if old is not None:
             self.link = None
             self.session.machine.debts.forgive()
-            old.owner = None
+            old.sink = None
             if old.transport is not None:
                 old.transport.abort()
 

@@ -13,10 +13,23 @@ import contextlib
 from collections.abc import Callable
 from enum import Enum
 
-from ..core.effects import Effect, Flush, MakeDurable, PeerOverdue, Show, WakeAt, WriteEntry, WriteTape
+from ..core.deckside import DeckSide
+from ..core.effects import (
+    Amend,
+    Effect,
+    Flush,
+    MakeDurable,
+    PeerOverdue,
+    Show,
+    WakeAt,
+    WorkAhead,
+    WriteEntry,
+    WriteTape,
+)
 from ..core.game import Action, Committed, GameCore
 from ..core.machine import SeatMachine
-from ..core.private import PrivateDeck
+from ..core.messages import DeckBody
+from ..core.private import Port, PrivateDeck
 from ..core.protocol import (
     Acked,
     ActionDue,
@@ -40,6 +53,7 @@ from ..news import (
     News,
     PeerLeft,
     PeerStopped,
+    RecordNotAmended,
     Stalled,
     WeStopped,
 )
@@ -50,6 +64,7 @@ from ..session import (
     Ending,
     Event,
     LinkState,
+    Notice,
     Rematch,
     RematchAnswered,
     SessionFailed,
@@ -57,8 +72,7 @@ from ..session import (
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .again import Again, Successor
-from .deckside import DeckSide
-from .link import Link, OwnerEvent
+from .link import Link, LinkBroken, LinkLost, LinkNews, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
 from .reconnect import Dial, Reconnector
@@ -108,11 +122,12 @@ class NetSession(CoreSeat):
     ) -> None:
         hs = link.handshaken.result()
         self.core = core
+        self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         most = settings.watchers if isinstance(settings, HostSettings) else 0
-        self.machine = SeatMachine(core, watchers=most)  # what to do, in order: the effects
+        # what to do, in order: the effects
+        self.machine = SeatMachine(core, watchers=most, peer=self.peer_name)
         self._waker: asyncio.TimerHandle | None = None  # the machine's WakeAt
         self.keeper = keeper
-        self.peer_name = peer_name or ("host" if core.seat == 1 else "joiner")
         self.resumed_at = hs.resumed_at
         self.seed_by = seed_by  # who chose the seed (None: a record from before it was kept)
         self.acks = Acks(max(hs.resumed_at, hs.peer_position))  # what the peer holds of our actions
@@ -132,7 +147,13 @@ class NetSession(CoreSeat):
         )
         # another match on this connection
         self.again = Again(successor, self._retire, settings.rematch_wait, self.peer_name)
-        self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
+        # a private deck's way out (through the machine) and what its waits wait on
+        self.deck: Port | None = None
+        self.deck_moved = asyncio.Event()  # the private deck moved on (or the session stopped)
+        if (d := PrivateDeck.of(core)) is not None:
+            self.deck = DeckPort(self._deck_sent, self.put)
+            d.on_change = self.deck_moved.set
+            d.on_outcome = self._deck_outcome
         self.takeback = TakebackSide(self)  # taking back (docs/protocol.md, *Taking back*)
         for ev in core.start_events():
             self.put(ev)
@@ -140,10 +161,19 @@ class NetSession(CoreSeat):
             self._finish()
         if watched is not None:  # the host's watchers: the table now, then every event
             watched(self)  # (before the link brings the peer's first move)
-        self.peer.attach(link)
-        self._linked(link)
+        self._attach(link)
 
     # -- the Session contract ------------------------------------------------------
+
+    @property
+    def life(self) -> Life:
+        """Where the session is in its life (the machine is told each change)."""
+        return self._life
+
+    @life.setter
+    def life(self, life: Life) -> None:
+        self._life = life
+        self.machine.stage(playing=life is Life.PLAYING, ended=life in _ENDED)
 
     @property
     def record_path(self) -> str | None:
@@ -203,7 +233,7 @@ class NetSession(CoreSeat):
         if (deck := PrivateDeck.of(core)) is not None:
             # an action we announced before a restart is binding: it is the one we make
             action = deck.own_pending() or action
-            if self.deck is not None and not await self.deck.announced(action):
+            if not await self._announced(action):
                 return
         self.make(action)
 
@@ -219,7 +249,7 @@ class NetSession(CoreSeat):
             if not await self.takeback.settled():
                 return
             action = core.check_resign(core.seat)
-            if self.deck is not None and not await self.deck.announced(action):
+            if not await self._announced(action):
                 return
             self.make(action)
             return
@@ -255,15 +285,13 @@ class NetSession(CoreSeat):
         self.again.lost()  # (a yes to another match waiting for the peer's answer: no more)
         if self.life is Life.OVER and self.acked < self.core.position:
             await self.wait_acked(self.core.position, self.reconnect.grace, through_reconnects=True)
-        if self.deck is not None:
-            if self.life is Life.OVER:
-                await self.deck.wait_reveal()
-            await self.deck.leave()
+        if self.life is Life.OVER:
+            await self._wait_reveal()
+        await self._leave()
         if self.closing:
             return  # (closed meanwhile)
         was, self.life = self.life, Life.CLOSED_OVER if self.life is Life.OVER else Life.CLOSED
-        if self.deck is not None:
-            self.deck.wake.set()
+        self.deck_moved.set()
         if was is Life.PLAYING:
             self.put(ConnectionChanged(LinkState.CLOSED))
         await self._shutdown(reason)
@@ -277,8 +305,6 @@ class NetSession(CoreSeat):
             return
         self.life = Life.CLOSED
         self._quiet()
-        if self.deck is not None:
-            self.deck.wake.set()
         self.peer.close_transport()
 
     async def next_event(self) -> Event:
@@ -310,8 +336,7 @@ class NetSession(CoreSeat):
         if self._waker is not None:
             self._waker.cancel()
             self._waker = None
-        if self.deck is not None:
-            self.deck.stop()
+        self.deck_moved.set()
 
     @property
     def closed_for_play(self) -> bool:
@@ -389,8 +414,15 @@ class NetSession(CoreSeat):
                     self._wake_at(fx.when)
                 elif isinstance(fx, PeerOverdue):
                     self.peer.overdue(fx.what, fx.code)
+                elif isinstance(fx, WorkAhead):
+                    asyncio.get_running_loop().call_soon(self._work_ahead)
                 elif keeper is None:
                     continue
+                elif isinstance(fx, Amend):
+                    try:
+                        keeper.amend()
+                    except StorageError as e:  # (the match is over: only told)
+                        self.put(Notice(RecordNotAmended(storage_problem(e))))
                 elif isinstance(fx, WriteEntry):
                     keeper.append(fx.n, fx.action, fx.tag)
                 elif isinstance(fx, WriteTape):
@@ -452,9 +484,22 @@ class NetSession(CoreSeat):
         self.give_up(CannotKeepRecord(problem), EndCause.STORAGE)
 
     def write_pending(self) -> None:
-        """(Link.flush, before any byte leaves: the private deck's tape, DeckSide.write_pending.)"""
-        if self.deck is not None:
-            self.deck.write_pending()
+        """The private deck's tape noted so far, written down (StorageError if it cannot):
+        before a takeback starts the journal afresh (net/takeback.py)."""
+        keeper = self.keeper
+        for fx in self.machine.tape():
+            if keeper is not None and isinstance(fx, WriteTape):
+                keeper.deck_tape(fx.entry)
+
+    def link_news(self, link: Link, ev: LinkNews) -> None:
+        """What ``link`` hands on (its sink, once the session takes it over): the match's
+        events, its loss, the peer breaking the protocol."""
+        if isinstance(ev, LinkLost):
+            self.link_lost(link, ev.exc)
+        elif isinstance(ev, LinkBroken):
+            self.link_protocol_error(link, ev.error)
+        else:
+            self.link_event(link, ev)
 
     def link_event(self, link: Link, ev: OwnerEvent) -> None:
         self.peer.stirred.set()
@@ -495,6 +540,61 @@ class NetSession(CoreSeat):
             self.again.broken(e)
         self._fail(*refused(e, self.peer_name))
 
+    # -- the private deck (the machine's DeckSide decides; here, its timers and futures) ------
+
+    def _deck_sent(self, msg: DeckBody) -> None:
+        link = self.peer.link
+        assert self.machine.deck is not None
+        self._perform(link, self.machine.deck.sent(msg, link.endpoint if link is not None else None))
+
+    def _work_ahead(self) -> None:
+        if self.machine.deck is not None:
+            self.machine.deck.ahead()
+
+    def _deck_outcome(self) -> None:
+        """A private game's outcome came (a late one goes into the closed record)."""
+        self.deck_moved.set()
+        if self.machine.deck is not None:
+            self._perform(self.peer.link, self.machine.deck.outcome())
+
+    async def _announced(self, action: Action) -> bool:
+        """A private deck's: announce ``action`` and wait until the cards it shows are shown
+        (False: not to be made).  A seeded match's: True."""
+        side = self.machine.deck
+        if side is None:
+            return True
+        if not side.announce(action):
+            return False
+        while (ready := side.ready(action)) is False:
+            self.deck_moved.clear()
+            await self.deck_moved.wait()
+        return ready is True
+
+    async def _wait_reveal(self) -> None:
+        """The match ended on a resignation: wait for the peer's secret of the last game
+        (REVEAL_WAIT at most, pings do not count), then put it in the record, or say
+        plainly that it did not come."""
+        side = self.machine.deck
+        if side is not None:
+            side.await_reveal(asyncio.get_running_loop().time())
+            await self._wait_secret(side)
+            self._perform(self.peer.link, side.reveal_missed())
+
+    async def _leave(self) -> None:
+        """Leaving in the middle of a private game: our secret revealed, the peer's waited
+        for (REVEAL_WAIT at most)."""
+        side, link = self.machine.deck, self.peer.link
+        ep = link.endpoint if link is not None else None
+        if side is not None and side.leave(ep, asyncio.get_running_loop().time()):
+            await self._wait_secret(side)
+
+    async def _wait_secret(self, side: DeckSide) -> None:
+        loop = asyncio.get_running_loop()
+        while (left := side.secret_wait(self.peer.link is not None, loop.time())) is not None:
+            self.deck_moved.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.deck_moved.wait(), left)
+
     # -- losing and finding the peer again ------------------------------------------------
 
     def link_lost(self, link: Link, exc: Exception | None) -> None:
@@ -527,8 +627,16 @@ class NetSession(CoreSeat):
         """The peer is back (it dialed the host again, or the joiner redialed it)."""
         self.reconnect.back()
         self.put(ConnectionChanged(LinkState.CONNECTED, self.peer.back_news(link)))
+        self._attach(link)  # (the joiner may have missed the last count)
+
+    def _attach(self, link: Link) -> None:
+        """Play over ``link``: a private deck's tape noted so far is written before what
+        was sent goes again (a restarted seat's next secret, before its KEY), then the
+        link is taken over and told what it may not know."""
+        if not self._perform(link, self.machine.tape()):
+            return  # (the session has stopped)
         self.peer.attach(link)
-        self._linked(link)  # (the joiner may have missed the last count)
+        self._linked(link)
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None:
         self._fail(news, ending(self.peer_name, cause, code, reason))
@@ -546,8 +654,7 @@ class NetSession(CoreSeat):
             self.life = Life.FAILED
         self.failure = news
         self.ending = ending
-        if self.deck is not None:
-            self.deck.wake.set()
+        self.deck_moved.set()
         path, unsaved = None, None
         if self.keeper is not None and save:
             deck = PrivateDeck.of(self.core)
@@ -574,6 +681,15 @@ class NetSession(CoreSeat):
         if self.keeper is not None and self._nothing_to_keep() and self.keeper.discard():
             self.record_dropped = True
         await self.peer.stop_listening()
+
+
+class DeckPort:
+    """A private deck's way out (core/private.py's ``Port``): what it sends goes through
+    the seat machine's effects (``send``), its events to the driver (``show``)."""
+
+    def __init__(self, send: Callable[[DeckBody], None], show: Callable[[Event], None]) -> None:
+        self.send_message = send
+        self.push_event = show
 
 
 def ending(peer: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:

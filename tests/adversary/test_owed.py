@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from p2p_spite.core.deckside import DECK_DEADLINE
 from p2p_spite.errors import EXIT_ERROR
 from p2p_spite.lan import _failure_exit
-from p2p_spite.net.deckside import DECK_DEADLINE
 from p2p_spite.net.session import NetSession
 from p2p_spite.net.takeback import UNDO_ACK_DEADLINE
 from p2p_spite.news import Owed, Stalled

@@ -138,6 +138,22 @@ class Show:
     event: Event
 
 
+# -- the private deck's (core/deckside.py) --------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorkAhead:
+    """Once what was just sent is on its way (the loop idle), give the machine
+    :meth:`~p2p_spite.core.deckside.DeckSide.ahead`: the deck works ahead while the
+    peer answers."""
+
+
+@dataclass(frozen=True, slots=True)
+class Amend:
+    """A private game's outcome came after the record was closed: write the record
+    again (a failure is only told: the match is over)."""
+
+
 Effect = (
     WriteTape
     | WriteEntry
@@ -155,9 +171,12 @@ Effect = (
     | DropLink
     | GiveUp
     | Show
+    | WorkAhead
+    | Amend
 )
 
 __all__ = [
+    "Amend",
     "DropLink",
     "Effect",
     "Flush",
@@ -173,6 +192,7 @@ __all__ = [
     "WaitedOut",
     "WakeAt",
     "Withdraw",
+    "WorkAhead",
     "WriteEntry",
     "WriteTape",
 ]

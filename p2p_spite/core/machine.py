@@ -17,6 +17,7 @@ from ..contracts.session import Rematch, RematchAnswered, TakebackAsked, Takebac
 from ..engine import IllegalMoveError, Played
 from ..engine.refusals import Illegal, TakebackOffline, TakebackWaiting, TooManyTakebacks
 from .debts import Debts
+from .deckside import DECK_DEBT, DeckSide
 from .effects import (
     Effect,
     Flush,
@@ -30,7 +31,6 @@ from .effects import (
     WakeAt,
     Withdraw,
     WriteEntry,
-    WriteTape,
 )
 from .game import Action, Committed, GameCore
 from .handshake import Phase
@@ -71,6 +71,8 @@ class SeatMachine:
         self.core = core
         self.counted = CountTold(watchers)  # how many watch, told to the joiner
         self.debts = Debts()  # what the peer owes on the connection of the moment
+        deck = PrivateDeck.of(core)  # a private deck's match has its side (core/deckside.py)
+        self.deck = DeckSide(deck, peer_name, self.debts) if deck is not None else None
         self.peer_name = peer_name  # (named in the news of a debt not paid)
         self.held = held  # the peer holds the first ``held`` actions (acknowledged, or it acted after them)
         self.takeback = SeatTakebacks()  # taking back: requests both ways, our undo until acked
@@ -92,16 +94,20 @@ class SeatMachine:
         n = core.position - 1
         # the peer's tag is kept for its own actions (ours come back only while it catches us up)
         tag = received.tag if received is not None and core.authors[-1] != core.seat else None
-        fx: list[Effect] = [*self._tape(), WriteEntry(n, done.action, tag)]
+        fx: list[Effect] = [*self.tape(), WriteEntry(n, done.action, tag)]
         live = endpoint if endpoint is not None and endpoint.phase is Phase.PLAY else None
         if live is not None and received is None:
             live.send_action(n)
-        if core.private is not None:
-            core.private.after_action()  # a resignation's secret goes after it (and before our ack)
+        if self.deck is not None:  # a resignation's secret goes after it (and before our ack) ...
+            self.deck.held = True  # ... let go by this list's Flush, after the entry is written
+            try:
+                self.deck.deck.after_action()
+            finally:
+                self.deck.held = False
         if live is not None:
             if received is not None:
                 live.acknowledge()
-            fx += self._tape()
+            fx += self.tape()
             fx.append(Flush())
         evs = core.events(done)
         if core.match.game.result is not None:
@@ -119,8 +125,12 @@ class SeatMachine:
         return self.counted.set(count, _conn(endpoint), now)
 
     def linked(self, endpoint: Endpoint, now: float) -> list[Effect]:
-        """A connection to the peer, new or back: what it may not know yet is told."""
-        return self.counted.tell(endpoint.watchers, now)
+        """A connection to the peer, new or back: what it may not know yet is told (and a
+        private deck's deadline looked at from now on, :meth:`tick`)."""
+        fx = self.counted.tell(endpoint.watchers, now)
+        if self.deck is not None and self.deck.playing:
+            fx.append(WakeAt(now + self.deck.every))
+        return fx
 
     def owe(self, key: str, what: Stalled, code: Refusal, now: float) -> list[Effect]:
         """The peer owes ``key`` within ``what.seconds`` (:meth:`Debts.owe`); paying it
@@ -133,13 +143,27 @@ class SeatMachine:
         debts not paid by now, a count that waited, the grace period's end (the peer
         still away: waited out); then the next wake-up, if one is
         due (the shell keeps one, the earliest, so each tick asks again)."""
-        fx: list[Effect] = [PeerOverdue(what, code) for what, code in self.debts.due(now)]
+        fx: list[Effect] = []
+        deck = self.deck
+        if deck is not None and deck.playing:  # (first: a deck message that came pays its debt)
+            owed = deck.owed(endpoint)
+            if owed is not None:
+                fx += self.owe(DECK_DEBT, owed, Refusal.STALLED, now)
+        fx += [PeerOverdue(what, code) for what, code in self.debts.due(now)]
         fx += self.counted.tick(_conn(endpoint), now)
         fx += self.live.due(now, linked=endpoint is not None)
         wakes = [t for t in (self.debts.next_deadline, self.live.grace_until) if t is not None]
+        if deck is not None and deck.playing:
+            wakes.append(now + deck.every)
         if wakes:
             fx.append(WakeAt(min(wakes)))
         return fx
+
+    def stage(self, *, playing: bool, ended: bool) -> None:
+        """Where the match is (the shell's life): ``playing``, moves may be made; ``ended``,
+        it is over and its record closed (a private game's late outcome amends it)."""
+        if self.deck is not None:
+            self.deck.playing, self.deck.ended = playing, ended
 
     # -- what the peer holds -------------------------------------------------------
 
@@ -240,7 +264,7 @@ class SeatMachine:
             endpoint.answer_takeback(ev.n, tb.takebacks is Takebacks.ALWAYS, rule=True)
             return self._sent()
         if isinstance(ev, TakenBack):  # (done in the core by the endpoint, its tape noted)
-            fx: list[Effect] = [*self._tape(), Withdraw(ev.n)]
+            fx: list[Effect] = [*self.tape(), Withdraw(ev.n)]
             endpoint.acknowledge()
             return [*fx, *self._sent(), *self._taken_back(peer, ev.played)]
         tb.asking = None
@@ -249,7 +273,7 @@ class SeatMachine:
         n = ev.n
         if core.position - 1 != n or core.takeback_refusal(core.seat) is not None:
             return []  # (cannot happen: our action after the request voided it)
-        fx = self._tape()  # (the tape so far: the journal started afresh holds it once)
+        fx = self.tape()  # (the tape so far: the journal started afresh holds it once)
         played = core.take_back(core.seat)
         fx.append(Withdraw(n))
         endpoint.send_undo(n)
@@ -277,7 +301,7 @@ class SeatMachine:
 
     def _sent(self) -> list[Effect]:
         """What the endpoint queued goes (after the tape it may depend on)."""
-        return [*self._tape(), Flush()]
+        return [*self.tape(), Flush()]
 
     # -- the connection of the moment: the peer's catch-up, a resignation asked for ----
 
@@ -370,9 +394,9 @@ class SeatMachine:
         self.counted.stop()
         self.live.back()  # (no grace period either)
 
-    def _tape(self) -> list[Effect]:
-        deck = PrivateDeck.of(self.core)
-        return [WriteTape(e) for e in deck.take_unwritten()] if deck is not None else []
+    def tape(self) -> list[Effect]:
+        """A private deck's tape noted so far, to write down (DeckSide.tape)."""
+        return self.deck.tape() if self.deck is not None else []
 
 
 def _conn(endpoint: Endpoint | None) -> WatcherCounts | None:

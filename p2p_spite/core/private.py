@@ -7,7 +7,8 @@ the whole deck with :meth:`PrivateDeck.of`) for the whole match, runs one
 :class:`Port` (the connection's endpoint) and queues what it must not lose as
 :class:`~p2p_spite.core.tape.TapeEntry` lines; the shell takes them
 (:meth:`PrivateDeck.take_unwritten`) and writes them to the journal before any byte
-leaves (``NetSession.write_pending``, called by ``Link.flush``).  docs/fairness.md says
+leaves (the seat machine's ``WriteTape`` effects before its ``Flush``,
+core/deckside.py).  docs/fairness.md says
 what is built and why.
 
 The driver is made of parts, each with its own job: the tape

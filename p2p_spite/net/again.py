@@ -111,7 +111,7 @@ class Again(Generic[S]):
         if link is None or transport is None:
             return
         self.handed = True
-        old.owner = None
+        old.sink = None
         transport.set_protocol(link)
         if data:
             link.data_received(data)

@@ -1,8 +1,11 @@
 """One TCP connection: an asyncio Protocol around a protocol :class:`Endpoint`.
 
 Bytes from the socket go into the endpoint, its bytes go to the socket (bounded:
-a peer that stops reading is dropped), and its events go to the link's owner
-(a :class:`LinkOwner`, the session) once the handshake is done.
+a peer that stops reading is dropped), and, once the handshake is done, what
+happens goes to the link's :attr:`Link.sink` (a function the session that takes
+the link over passes in) as :data:`LinkNews`.  The link only moves bytes: what the
+bytes it sends depend on is written down before they are queued for it (the seat
+machine's ``Flush`` comes after its writes).
 """
 
 from __future__ import annotations
@@ -10,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from ..contracts.errors import StorageError
 from ..contracts.news import CannotDial, Dial, DropKind
 from ..contracts.session import Event
 from ..core.protocol import Endpoint, Handshaken, NeedData, Phase, PlayEvent
@@ -23,27 +26,29 @@ HANDSHAKE_TIMEOUT = 15.0  # seconds a connection may take to finish its handshak
 MAX_SEND_BUFFER = 256 * 1024  # bytes queued for a peer that does not read; more: the link is dropped
 
 
-# what a link hands its owner: the match's events, and the endpoint's about the link
+# what a link hands its sink: the match's events, and the endpoint's about the link
 OwnerEvent = Event | PlayEvent
 
 
-class LinkOwner(Protocol):
-    """What a link tells the session that has taken it over."""
+@dataclass(frozen=True, slots=True)
+class LinkLost:
+    """The connection closed (``exc``: why, as asyncio says; None: an orderly close)."""
 
-    def link_event(self, link: Link, ev: OwnerEvent) -> None:
-        """An event of the endpoint's (an action received: write it down and acknowledge
-        it before this returns)."""
+    exc: Exception | None
 
-    def write_pending(self) -> None:
-        """Write down what the protocol core noted and the journal lacks (the private
-        deck's tape): :meth:`Link.flush` calls it before any byte leaves.  StorageError
-        if it cannot."""
 
-    def link_lost(self, link: Link, exc: Exception | None) -> None: ...
+@dataclass(frozen=True, slots=True)
+class LinkBroken:
+    """The peer broke the protocol, or refused ours (``error``; our refusal is sent)."""
 
-    def link_protocol_error(self, link: Link, e: ProtocolError) -> None: ...
+    error: ProtocolError
 
-    def link_storage_failed(self, link: Link | None, e: BaseException) -> None: ...
+
+# everything a link hands on, to the one function its session passes in (Link.sink): an
+# event (an action received: written down and acknowledged before the sink returns), the
+# link's loss, a protocol error
+LinkNews = OwnerEvent | LinkLost | LinkBroken
+Sink = Callable[["Link", LinkNews], None]
 
 
 class HelloTimeout(TimeoutError):
@@ -73,7 +78,7 @@ class Link(asyncio.Protocol):
         self.peer_label = peer_label
         self.handshaken: asyncio.Future[Handshaken] = asyncio.get_running_loop().create_future()
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.owner: LinkOwner | None = None
+        self.sink: Sink | None = None  # the session's, once it takes the link over
         self.error: BaseException | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._hello_timer: asyncio.TimerHandle | None = None
@@ -132,8 +137,8 @@ class Link(asyncio.Protocol):
             self.handshaken.exception()  # mark retrieved
         if not self.closed.done():
             self.closed.set_result(None)
-        if self.owner is not None:
-            self.owner.link_lost(self, exc)
+        if self.sink is not None:
+            self.sink(self, LinkLost(exc))
 
     # helpers
     def _handshake_timeout(self) -> None:
@@ -164,16 +169,8 @@ class Link(asyncio.Protocol):
             self.transport.abort()
 
     def flush(self) -> None:
-        """Send what the endpoint has queued, once the owner has written down what it
-        depends on (the durability rule of the private deck's tape)."""
-        owner = self.owner
-        if owner is not None:
-            try:
-                owner.write_pending()
-            except StorageError as e:  # the record or journal (disk full...): not the peer's fault
-                self.endpoint.data_to_send()  # dropped: it may depend on what could not be written
-                owner.link_storage_failed(self, e)
-                return
+        """Send what the endpoint has queued (what it depends on is written down already:
+        the session flushes after the machine's writes)."""
         if not send_bounded(self.transport, self.endpoint.data_to_send(), MAX_SEND_BUFFER):
             self._overflow()
 
@@ -195,16 +192,16 @@ class Link(asyncio.Protocol):
             self.transport.close()
 
     def pump(self) -> None:
-        """Process what arrived, until the endpoint needs more bytes (or an owner must take over)."""
+        """Process what arrived, until the endpoint needs more bytes (or a session must take over)."""
         ep = self.endpoint
         try:
             while True:
                 if self.transport is not None and self.transport.is_closing():
                     # dropped (overflow, failure, a write that found the connection reset):
                     # nothing more from this peer (an action it sent is handed over whole,
-                    # written down and shown, by the owner's link_event)
+                    # written down and shown, by the sink)
                     break
-                if self.handshaken.done() and self.owner is None:
+                if self.handshaken.done() and self.sink is None:
                     break  # wait for the session to attach before handling play messages
                 ev = ep.next_event()
                 if isinstance(ev, NeedData):
@@ -214,15 +211,15 @@ class Link(asyncio.Protocol):
                         self._timer.cancel()
                     self.handshaken.set_result(ev)
                     continue
-                assert self.owner is not None
-                self.owner.link_event(self, ev)
+                assert self.sink is not None
+                self.sink(self, ev)
         except ProtocolError as e:
             if not self.handshaken.done():
                 self.error = e
                 self.fail(e)
-            elif self.owner is not None:
+            elif self.sink is not None:
                 self.flush()
-                self.owner.link_protocol_error(self, e)
+                self.sink(self, LinkBroken(e))
             else:
                 self.fail(e)
         self.flush()

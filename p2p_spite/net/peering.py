@@ -15,27 +15,28 @@ from ..contracts.news import Owed as OwedKind
 from ..contracts.session import EndCause
 from ..core.game import GameCore
 from ..core.machine import SeatMachine
-from ..core.private import PrivateDeck
+from ..core.private import Port, PrivateDeck
 from ..core.protocol import Phase
 from ..core.wire import Refusal, RemoteProtocolError
 from .acks import Acks
-from .deckside import DeckSide
-from .link import Link, LinkOwner
+from .link import Link, LinkNews
 
 LINGER = 2.0  # seconds to wait for the peer to see our last bytes when closing
 
 
-class PeeringSession(LinkOwner, Protocol):
+class PeeringSession(Protocol):
     """What the link of the moment reads and does of its :class:`~.session.NetSession`."""
 
     core: GameCore
     machine: SeatMachine
     peer_name: str
     acks: Acks
-    deck: DeckSide | None
+    deck: Port | None  # a private deck's way out
 
     @property
     def closed_for_play(self) -> bool: ...
+
+    def link_news(self, link: Link, ev: LinkNews) -> None: ...
 
     def give_up(self, news: News, cause: EndCause, code: Refusal | None = None, reason: str = "") -> None: ...
 
@@ -58,7 +59,7 @@ class Peering:
         session then arms the catch-up's deadline and reads what came behind.)"""
         s = self.session
         self.link = link
-        link.owner = s
+        link.sink = s.link_news  # (what the link hands on goes to the session)
         hs = link.handshaken.result()
         s.machine.peer_holds(hs.peer_position)
         s.acks.wake(s.machine.held)
@@ -102,7 +103,7 @@ class Peering:
         if old is not None:
             self.link = None
             self.session.machine.debts.forgive()
-            old.owner = None
+            old.sink = None
             if old.transport is not None:
                 old.transport.abort()
 

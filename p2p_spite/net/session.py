@@ -20,6 +20,7 @@ from ..contracts.news import (
     News,
     PeerLeft,
     PeerStopped,
+    RecordNotAmended,
     Stalled,
     WeStopped,
 )
@@ -30,10 +31,13 @@ from ..contracts.session import (
     Ending,
     Event,
     LinkState,
+    Notice,
     Rematch,
     SessionFailed,
 )
+from ..core.deckside import DeckSide
 from ..core.effects import (
+    Amend,
     DropLink,
     Effect,
     Flush,
@@ -49,13 +53,15 @@ from ..core.effects import (
     WaitedOut,
     WakeAt,
     Withdraw,
+    WorkAhead,
     WriteEntry,
     WriteTape,
 )
 from ..core.game import Action, Committed, GameCore
 from ..core.liveness import Liveness
 from ..core.machine import SeatMachine
-from ..core.private import PrivateDeck
+from ..core.messages import DeckBody
+from ..core.private import Port, PrivateDeck
 from ..core.protocol import (
     Acked,
     ActionDue,
@@ -77,8 +83,7 @@ from ..engine.refusals import TakebackOffline
 from ..storage.keeper import RecordKeeper
 from .acks import Acks
 from .again import Again, Successor
-from .deckside import DeckSide
-from .link import HANDSHAKE_TIMEOUT, Link, OwnerEvent
+from .link import HANDSHAKE_TIMEOUT, Link, LinkBroken, LinkLost, LinkNews, OwnerEvent
 from .notices import Outbox
 from .peering import Peering
 from .reconnect import Backoff, Dial
@@ -157,7 +162,13 @@ class NetSession(CoreSeat):
         )
         # another match on this connection
         self.again = Again(successor, self.machine.rematch, settings.rematch_wait, self.peer_name)
-        self.deck = DeckSide(self, d) if (d := PrivateDeck.of(core)) is not None else None
+        # a private deck's way out (through the machine) and what its waits wait on
+        self.deck: Port | None = None
+        self.deck_moved = asyncio.Event()  # the private deck moved on (or the session stopped)
+        if (d := PrivateDeck.of(core)) is not None:
+            self.deck = DeckPort(self._deck_sent, self.put)
+            d.on_change = self.deck_moved.set
+            d.on_outcome = self._deck_outcome
         for ev in core.start_events():
             self.put(ev)
         if core.finished:
@@ -167,6 +178,16 @@ class NetSession(CoreSeat):
         self._attach(link)
 
     # -- the Session contract ------------------------------------------------------
+
+    @property
+    def life(self) -> Life:
+        """Where the session is in its life (the machine is told each change)."""
+        return self._life
+
+    @life.setter
+    def life(self, life: Life) -> None:
+        self._life = life
+        self.machine.stage(playing=life is Life.PLAYING, ended=life in _ENDED)
 
     @property
     def record_path(self) -> str | None:
@@ -227,7 +248,7 @@ class NetSession(CoreSeat):
         if (deck := PrivateDeck.of(core)) is not None:
             # an action we announced before a restart is binding: it is the one we make
             action = deck.own_pending() or action
-            if self.deck is not None and not await self.deck.announced(action):
+            if not await self._announced(action):
                 return
         self.make(action)
 
@@ -243,7 +264,7 @@ class NetSession(CoreSeat):
             if not await self._undo_settled():
                 return
             action = core.check_resign(core.seat)
-            if self.deck is not None and not await self.deck.announced(action):
+            if not await self._announced(action):
                 return
             self.make(action)
             return
@@ -309,15 +330,13 @@ class NetSession(CoreSeat):
         self.again.lost()  # (a yes to another match waiting for the peer's answer: no more)
         if self.life is Life.OVER and self.acked < self.core.position:
             await self.wait_acked(self.core.position, self.machine.live.grace, through_reconnects=True)
-        if self.deck is not None:
-            if self.life is Life.OVER:
-                await self.deck.wait_reveal()
-            await self.deck.leave()
+        if self.life is Life.OVER:
+            await self._wait_reveal()
+        await self._leave()
         if self.closing:
             return  # (closed meanwhile)
         was, self.life = self.life, Life.CLOSED_OVER if self.life is Life.OVER else Life.CLOSED
-        if self.deck is not None:
-            self.deck.wake.set()
+        self.deck_moved.set()
         if was is Life.PLAYING:
             self.put(ConnectionChanged(LinkState.CLOSED))
         await self._shutdown(reason)
@@ -331,8 +350,6 @@ class NetSession(CoreSeat):
             return
         self.life = Life.CLOSED
         self._quiet()
-        if self.deck is not None:
-            self.deck.wake.set()
         self.peer.close_transport()
 
     async def next_event(self) -> Event:
@@ -377,8 +394,7 @@ class NetSession(CoreSeat):
         if self._waker is not None:
             self._waker.cancel()
             self._waker = None
-        if self.deck is not None:
-            self.deck.stop()
+        self.deck_moved.set()
 
     @property
     def closed_for_play(self) -> bool:
@@ -412,8 +428,12 @@ class NetSession(CoreSeat):
         return self.outbox.seen
 
     def _attach(self, link: Link) -> None:
-        """Play over ``link`` (Peering.attach), the peer's catch-up owed, what came right
-        behind the handshake read, then a resignation asked for while it was down."""
+        """Play over ``link``: a private deck's tape noted so far written before what was
+        sent goes again (a restarted seat's next secret, before its KEY); then the link
+        taken over (Peering.attach), the peer's catch-up owed, what came right behind the
+        handshake read, then a resignation asked for while it was down."""
+        if not self._perform(link, self.machine.tape()):
+            return  # (the session has stopped)
         self.peer.attach(link)
         if PrivateDeck.of(self.core) is None:  # (a private deck's catch-up interleaves deck work)
             self._owe_catch_up(link)
@@ -499,8 +519,15 @@ class NetSession(CoreSeat):
                 elif isinstance(fx, MakeDue):
                     if not self.closed_for_play:
                         self.make(fx.action, unseen=fx.unseen)
+                elif isinstance(fx, WorkAhead):
+                    asyncio.get_running_loop().call_soon(self._work_ahead)
                 elif keeper is None:
                     continue
+                elif isinstance(fx, Amend):
+                    try:
+                        keeper.amend()
+                    except StorageError as e:  # (the match is over: only told)
+                        self.put(Notice(RecordNotAmended(storage_problem(e))))
                 elif isinstance(fx, WriteEntry):
                     keeper.append(fx.n, fx.action, fx.tag)
                 elif isinstance(fx, WriteTape):
@@ -564,9 +591,22 @@ class NetSession(CoreSeat):
         self.give_up(CannotKeepRecord(problem), EndCause.STORAGE)
 
     def write_pending(self) -> None:
-        """(Link.flush, before any byte leaves: the private deck's tape, DeckSide.write_pending.)"""
-        if self.deck is not None:
-            self.deck.write_pending()
+        """The private deck's tape noted so far, written down (StorageError if it cannot):
+        before a takeback starts the journal afresh (net/takeback.py)."""
+        keeper = self.keeper
+        for fx in self.machine.tape():
+            if keeper is not None and isinstance(fx, WriteTape):
+                keeper.deck_tape(fx.entry)
+
+    def link_news(self, link: Link, ev: LinkNews) -> None:
+        """What ``link`` hands on (its sink, once the session takes it over): the match's
+        events, its loss, the peer breaking the protocol."""
+        if isinstance(ev, LinkLost):
+            self.link_lost(link, ev.exc)
+        elif isinstance(ev, LinkBroken):
+            self.link_protocol_error(link, ev.error)
+        else:
+            self.link_event(link, ev)
 
     def link_event(self, link: Link, ev: OwnerEvent) -> None:
         self.peer.stirred.set()
@@ -607,6 +647,61 @@ class NetSession(CoreSeat):
         if self.life is Life.HANDED:  # both said yes: the next match is refused (its line says why)
             self.again.broken(e)
         self._fail(*refused(e, self.peer_name))
+
+    # -- the private deck (the machine's DeckSide decides; here, its timers and futures) ------
+
+    def _deck_sent(self, msg: DeckBody) -> None:
+        link = self.peer.link
+        assert self.machine.deck is not None
+        self._perform(link, self.machine.deck.sent(msg, link.endpoint if link is not None else None))
+
+    def _work_ahead(self) -> None:
+        if self.machine.deck is not None:
+            self.machine.deck.ahead()
+
+    def _deck_outcome(self) -> None:
+        """A private game's outcome came (a late one goes into the closed record)."""
+        self.deck_moved.set()
+        if self.machine.deck is not None:
+            self._perform(self.peer.link, self.machine.deck.outcome())
+
+    async def _announced(self, action: Action) -> bool:
+        """A private deck's: announce ``action`` and wait until the cards it shows are shown
+        (False: not to be made).  A seeded match's: True."""
+        side = self.machine.deck
+        if side is None:
+            return True
+        if not side.announce(action):
+            return False
+        while (ready := side.ready(action)) is False:
+            self.deck_moved.clear()
+            await self.deck_moved.wait()
+        return ready is True
+
+    async def _wait_reveal(self) -> None:
+        """The match ended on a resignation: wait for the peer's secret of the last game
+        (REVEAL_WAIT at most, pings do not count), then put it in the record, or say
+        plainly that it did not come."""
+        side = self.machine.deck
+        if side is not None:
+            side.await_reveal(asyncio.get_running_loop().time())
+            await self._wait_secret(side)
+            self._perform(self.peer.link, side.reveal_missed())
+
+    async def _leave(self) -> None:
+        """Leaving in the middle of a private game: our secret revealed, the peer's waited
+        for (REVEAL_WAIT at most)."""
+        side, link = self.machine.deck, self.peer.link
+        ep = link.endpoint if link is not None else None
+        if side is not None and side.leave(ep, asyncio.get_running_loop().time()):
+            await self._wait_secret(side)
+
+    async def _wait_secret(self, side: DeckSide) -> None:
+        loop = asyncio.get_running_loop()
+        while (left := side.secret_wait(self.peer.link is not None, loop.time())) is not None:
+            self.deck_moved.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.deck_moved.wait(), left)
 
     # -- losing and finding the peer again ------------------------------------------------
 
@@ -660,8 +755,7 @@ class NetSession(CoreSeat):
             self.life = Life.FAILED
         self.failure = news
         self.ending = ending
-        if self.deck is not None:
-            self.deck.wake.set()
+        self.deck_moved.set()
         path, unsaved = None, None
         if self.keeper is not None and save:
             deck = PrivateDeck.of(self.core)
@@ -724,6 +818,15 @@ class NetSession(CoreSeat):
 
 def _endpoint(link: Link | None) -> Endpoint | None:
     return link.endpoint if link is not None else None
+
+
+class DeckPort:
+    """A private deck's way out (core/private.py's ``Port``): what it sends goes through
+    the seat machine's effects (``send``), its events to the driver (``show``)."""
+
+    def __init__(self, send: Callable[[DeckBody], None], show: Callable[[Event], None]) -> None:
+        self.send_message = send
+        self.push_event = show
 
 
 def ending(peer: str, cause: EndCause, code: Refusal | None = None, reason: str = "") -> Ending:

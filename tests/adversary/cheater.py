@@ -79,9 +79,8 @@ def _mute() -> None:
     """Once the deal is shown, make no more shares, passes or reveals and no more moves
     (the connection stays up and keeps answering pings): the honest side waits on what
     it is owed, the cards of a move announced, a draw's share."""
-    from p2p_spite.core import private
+    from p2p_spite.core import deckside, private
     from p2p_spite.core.protocol import Endpoint, Phase
-    from p2p_spite.net import deckside
 
     deckside.DECK_DEADLINE = 10**6  # (a cheater does not give up on the honest side first)
     honest = fd.FairDeck.outgoing

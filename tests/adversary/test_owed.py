@@ -27,8 +27,8 @@ from p2p_spite.contracts.session import (
     Event,
     SessionFailed,
 )
+from p2p_spite.core.deckside import DECK_DEADLINE
 from p2p_spite.core.takebacks import UNDO_ACK_DEADLINE
-from p2p_spite.net.deckside import DECK_DEADLINE
 from p2p_spite.net.session import NetSession
 from p2p_spite.ui.networds import news_words
 from tests.net.test_takeback_net import undo_never_acked

@@ -179,7 +179,7 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
     import asyncio
 
     from p2p_spite.core.protocol import ActionReceived, Handshaken
-    from p2p_spite.net.link import Link
+    from p2p_spite.net.link import Link, LinkNews
 
     class ResetOnWrite:
         closing = False
@@ -200,17 +200,11 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
         def __init__(self) -> None:
             self.events: list[object] = []
 
-        def link_event(self, link: Link, ev: object) -> None:
+        def news(self, link: Link, ev: LinkNews) -> None:
             self.events.append(ev)
             if isinstance(ev, ActionReceived):  # written down (no journal here), acknowledged
                 link.endpoint.acknowledge()
                 link.flush()  # the write finds the connection reset
-
-        def link_lost(self, link: object, exc: object) -> None:
-            pass
-
-        def write_pending(self) -> None:
-            pass  # a seeded match: no private-deck tape
 
     async def main() -> list[object]:
         h, j = playing()
@@ -221,7 +215,7 @@ def test_an_action_applied_as_the_connection_breaks_still_reaches_the_driver() -
         link.transport = ResetOnWrite()  # type: ignore[assignment]
         link.handshaken.set_result(Handshaken("x", None, 0, 0))
         owner = Owner()
-        link.owner = owner  # type: ignore[assignment]
+        link.sink = owner.news
         m = _discard(sc)
         sc.apply(Action(1, sc.seat, m))
         sender.send_action(0)

@@ -20,12 +20,14 @@ import pytest
 from p2p_spite.contracts.errors import SessionClosed
 from p2p_spite.contracts.news import Stalled
 from p2p_spite.contracts.session import GameEnded, GameStarted, MatchEnded, SessionFailed
+from p2p_spite.core import deckside
+from p2p_spite.core.effects import Effect
 from p2p_spite.core.intents import Stage
 from p2p_spite.core.messages import DeckBody, DeckBytes
 from p2p_spite.core.private import PrivateDeck
 from p2p_spite.core.wire import Refusal
 from p2p_spite.fairdeck import Reveal, from_wire
-from p2p_spite.net import HostSettings, JoinSettings, deckside, host_session, join_session
+from p2p_spite.net import HostSettings, JoinSettings, host_session, join_session
 from p2p_spite.net.reconnect import HEARTBEAT
 from p2p_spite.net.session import NetSession
 from p2p_spite.storage import record
@@ -208,17 +210,17 @@ def test_a_peer_that_announces_a_move_and_never_makes_it_is_given_up(
             await next_of(s, GameStarted)
         mover = sessions[host.core.match.game.turn]
         honest = sessions[1 - mover.core.seat]
-        owe = honest.owe
+        owe = honest.machine.owe
         deck = PrivateDeck.of(honest.core)
         assert deck is not None
 
-        def short(key: str, what: Stalled, code: Refusal) -> None:
+        def short(key: str, what: Stalled, code: Refusal, now: float) -> list[Effect]:
             # 2 s once the announced move's cards are shown: all the mover owes is the action
             p = deck.intents.pending
             shown = p is not None and p.seat == mover.core.seat and p.stage is Stage.READY
-            owe(key, replace(what, seconds=2.0) if shown else what, code)
+            return owe(key, replace(what, seconds=2.0) if shown else what, code, now)
 
-        honest.owe = short  # type: ignore[method-assign]
+        honest.machine.owe = short  # type: ignore[method-assign]
         mover.make = lambda *a, **k: None  # type: ignore[method-assign]  # announces, never makes it
         await asyncio.wait_for(mover.play(mover.core.match.game.legal_moves()[0]), LIMIT)
         failed = await next_of(honest, SessionFailed)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from p2p_spite.commands.cli import main
-from p2p_spite.net import deckside
+from p2p_spite.core import deckside
 
 if __name__ == "__main__":
     deckside.DECK_DEADLINE = float(sys.argv[1])

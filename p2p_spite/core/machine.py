@@ -42,7 +42,6 @@ from .takebacks import (
     MAX_TAKEBACKS,
     UNDO_ACK,
     UNDO_ACK_DEADLINE,
-    SeatTakebacks,
     TakebackAnswered,
     TakebackRequested,
     TakenBack,
@@ -397,6 +396,22 @@ class SeatMachine:
     def tape(self) -> list[Effect]:
         """A private deck's tape noted so far, to write down (DeckSide.tape)."""
         return self.deck.tape() if self.deck is not None else []
+
+
+class SeatTakebacks:
+    """A seat's takebacks across its connections (the seat machine's): how it answers the
+    peer's requests (``takebacks``), whether the peer is the computer (the shell then waits
+    for its answer), the peer's request waiting for the driver's answer (with the endpoint
+    it came on), our own request waiting for the peer's answer, the endpoint our last undo
+    went out on until the peer acknowledged it, and an action of ours due meanwhile."""
+
+    def __init__(self) -> None:
+        self.takebacks = Takebacks.ASK
+        self.peer_answers_at_once = False
+        self.peer_request: tuple[Endpoint, int] | None = None
+        self.asking: Played | None = None
+        self.undo_on: Endpoint | None = None
+        self.due_after_undo: Action | None = None
 
 
 def _conn(endpoint: Endpoint | None) -> WatcherCounts | None:

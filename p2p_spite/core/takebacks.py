@@ -12,17 +12,13 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from ..contracts.session import Takebacks
 from ..engine import Played
 from ..engine import refusals as no
-from .game import Action, Committed, GameCore
+from .game import Committed, GameCore
 from .messages import Message, TakebackAnswer, TakebackRequest, Undo
 from .wire import LocalProtocolError, Refusal, RemoteProtocolError
-
-if TYPE_CHECKING:
-    from .protocol import Endpoint
 
 # takeback requests: at most this many in one turn of the requester's (allowed or not)
 MAX_TAKEBACKS: Final = 5
@@ -212,19 +208,3 @@ class TakebackLedger:
             )
         self._allowed = None
         return c.take_back(peer)
-
-
-class SeatTakebacks:
-    """A seat's takebacks across its connections (the seat machine's): how it answers the
-    peer's requests (``takebacks``), whether the peer is the computer (the shell then waits
-    for its answer), the peer's request waiting for the driver's answer (with the endpoint
-    it came on), our own request waiting for the peer's answer, the endpoint our last undo
-    went out on until the peer acknowledged it, and an action of ours due meanwhile."""
-
-    def __init__(self) -> None:
-        self.takebacks = Takebacks.ASK
-        self.peer_answers_at_once = False
-        self.peer_request: tuple[Endpoint, int] | None = None
-        self.asking: Played | None = None
-        self.undo_on: Endpoint | None = None
-        self.due_after_undo: Action | None = None

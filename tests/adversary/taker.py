@@ -40,7 +40,10 @@ def install(mode: str) -> None:
     async def play(self: NetSession, move: Any) -> None:
         await honest_play(self, move)
         core = self.core
-        if left[0] > 0 and core.position >= 2 and core.takeback_refusal(core.seat) is None:
+        # (other-slot lies about a hand slot: only a move from the hand is worth taking back,
+        # or a private deal whose first moves come from the side stacks never lets it lie)
+        wanted = mode != "other-slot" or move.source == HAND
+        if wanted and left[0] > 0 and core.position >= 2 and core.takeback_refusal(core.seat) is None:
             left[0] -= 1
             undone.append(move)
             print(f"taker: asking to take back {list(move)}", file=sys.stderr, flush=True)

@@ -848,46 +848,26 @@ def _run_host(args: argparse.Namespace) -> int:
 
 
 def _run_join(args: argparse.Namespace) -> int:
-
     _check_record_path(args.record)
-    from .internet import is_code
-
-    code = is_code(args.address)
-    if code is not None:
-        from .internet import run_internet_join
-
-        return run_internet_join(args, code)
-    if args.address is None:
-        from .lan import choose_host
-
-        host, port = choose_host(args)
-    else:
-        host, port = parse_address(args.address)
-    from .lan import run_join
-
-    return run_join(args, host, port)
+    return _to_host(args, watch=False)
 
 
 def _run_watch(args: argparse.Namespace) -> int:
-
     if args.code and args.no_code:
-        raise UserError("--code and --no-code do not go together", exit_code=2)
-    from .internet import is_code
+        raise UserError(_("--code and --no-code do not go together"), exit_code=2)
+    return _to_host(args, watch=True)
 
-    code = is_code(args.address)
+
+def _to_host(args: argparse.Namespace, *, watch: bool) -> int:
+    """``join`` or ``watch`` (``watch``): an internet code meets its host through the
+    mailbox (internet.py); an address, or none (the hosts heard on the LAN), goes to lan.py."""
+    from . import internet, lan
+
+    code = internet.is_code(args.address)
     if code is not None:
-        from .internet import run_internet_watch
-
-        return run_internet_watch(args, code)
-    if args.address is None:
-        from .lan import choose_host
-
-        host, port = choose_host(args)
-    else:
-        host, port = parse_address(args.address)
-    from .lan import run_watch
-
-    return run_watch(args, host, port)
+        return (internet.run_internet_watch if watch else internet.run_internet_join)(args, code)
+    host, port = lan.choose_host(args) if args.address is None else parse_address(args.address)
+    return (lan.run_watch if watch else lan.run_join)(args, host, port)
 
 
 def _flush_per_line() -> None:
